@@ -1,0 +1,97 @@
+/*
+ * tsgemm.h — the public tsgemm_* interface of libtsgemm.so.
+ *
+ * The BLAS entry points themselves (cblas_sgemm, sgemm_ and their ILP64 variants) are declared by
+ * the CBLAS/Fortran headers applications already use; this header holds only what tsgemm adds:
+ * statistics (to prove a call was intercepted and see where it ran), release of pooled GPU memory,
+ * and SGEMM on device-resident data.
+ *
+ * Thread safety: every function here may be called from any thread at any time.
+ */
+#ifndef TSGEMM_H
+#define TSGEMM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSGEMM_VERSION_MAJOR 0
+#define TSGEMM_VERSION_MINOR 1
+#define TSGEMM_VERSION_PATCH 0
+
+/* The library's version as "MAJOR.MINOR.PATCH" (static storage; never freed). */
+const char *tsgemm_version(void);
+
+/*
+ * Counters since the process loaded the library (all calls, all threads, all entry points).
+ * Counters only grow; read them before and after a call to learn what that call did.
+ */
+struct tsgemm_stats {
+    uint64_t calls;          /* SGEMM calls received through any exported BLAS name          */
+    uint64_t illegal;        /* calls rejected for an illegal argument (xerbla reported)      */
+    uint64_t quick;          /* calls finished by the BLAS scalar rules, no backend run:
+                                m or n = 0, or (alpha = 0 or k = 0) — then C = beta*C here     */
+    uint64_t gpu;            /* calls completed by the GPU kernel                             */
+    uint64_t cpu;            /* calls completed by the CPU BLAS (OpenBLAS), retries included  */
+    uint64_t gpu_failed;     /* GPU attempts that failed and were redone on the CPU           */
+    double gpu_flops;        /* 2*m*n*k summed over GPU calls                                 */
+    double cpu_flops;        /* 2*m*n*k summed over CPU calls                                 */
+    double gpu_seconds;      /* wall time of GPU calls (host clock, transfers included)       */
+    double cpu_seconds;      /* wall time of CPU calls                                        */
+};
+
+/* Copies the counters into *out. out must not be NULL. */
+void tsgemm_get_stats(struct tsgemm_stats *out);
+
+/*
+ * Frees the pooled device buffers, pinned host staging buffers and streams kept between calls.
+ * Safe to call at any time; calls in flight on other threads keep their buffers until they
+ * finish. The next GPU call allocates again. Tests call it before exit so that
+ * compute-sanitizer's leak check sees a clean process.
+ */
+void tsgemm_release(void);
+
+/*
+ * Where the last cblas_sgemm / sgemm_ call of the calling thread ran.
+ * Returns one of "none" (no call yet), "illegal", "quick", "gpu", "cpu", "cpu-retry"
+ * (the GPU failed and the CPU redid the call). Static storage.
+ */
+const char *tsgemm_last_path(void);
+
+/*
+ * SGEMM on device memory: C = alpha * op(A) * op(B) + beta * C, column-major, on tsgemm's own
+ * CUDA kernel, enqueued on `stream` (a cudaStream_t; NULL = the legacy default stream).
+ *
+ *   transa, transb  'N'/'n' (op(X) = X) or 'T'/'t'/'C'/'c' (op(X) = X^T; C means T for real data)
+ *   m, n, k         op(A) is m x k, op(B) is k x n, C is m x n; each >= 0
+ *   A, B, C         device pointers; A is lda x (k if transa = N, else m), B is ldb x (n if
+ *                   transb = N, else k), C is ldc x n, all column-major
+ *   lda, ldb, ldc   leading dimensions in elements: lda >= max(1, transa = N ? m : k),
+ *                   ldb >= max(1, transb = N ? k : n), ldc >= max(1, m)
+ *
+ * Reads A and B (not when alpha = 0 or k = 0) and C (not when beta = 0: NaN in C never
+ * survives), writes only the m x n window of C. Returns when the work is enqueued, not done.
+ *
+ * Returns 0 on success; the 1-based position of the first illegal argument in the Fortran
+ * SGEMM numbering (1 transa, 2 transb, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc) — nothing is
+ * enqueued then; or -1 when the GPU cannot run it (no device, CUDA error; C is then unchanged
+ * unless the error struck after the kernel started). Argument rules: reference BLAS SGEMM.
+ */
+int tsgemm_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+                        float *C, int64_t ldc, void *stream);
+
+/*
+ * Describes tsgemm's kernel configuration in text (tile sizes, threads per block, CUDA
+ * architecture it runs on) into buf (at most len bytes, NUL-terminated). Returns 0, or -1 when no
+ * GPU is usable (buf then says why).
+ */
+int tsgemm_kernel_info(char *buf, int len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TSGEMM_H */

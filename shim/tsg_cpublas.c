@@ -1,0 +1,231 @@
+/*
+ * tsg_cpublas.c — the CPU backend: OpenBLAS (or TSGEMM_CPU_BLAS) reached through its own dlopen
+ * handle, never by global symbol name (under LD_PRELOAD the global cblas_sgemm is ourselves).
+ *
+ * Owns: loading and validating the CPU BLAS, the re-entrancy guard, 32-bit block splitting of
+ * ILP64 calls (through src/tsg_split.c) and the CPU rate measurement. Must not: dispatch, print
+ * anything but the load warnings, or touch the GPU.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../src/tsg_split.h"
+#include "tsg_shim.h"
+
+#ifndef TSGEMM_DEFAULT_CPU_BLAS
+#define TSGEMM_DEFAULT_CPU_BLAS "libopenblas.so.0"
+#endif
+
+typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
+                               const float *, int, float, float *, int);
+typedef void (*f77_sgemm_fn)(const char *, const char *, const int *, const int *, const int *,
+                             const float *, const float *, const int *, const float *,
+                             const int *, const float *, float *, const int *, size_t, size_t);
+
+_Thread_local int tsg_in_fallback;
+
+static struct {
+    pthread_once_t once;
+    void *handle;
+    cblas_sgemm_fn cblas;
+    f77_sgemm_fn f77;
+    char path[512];
+    char describe[768];
+    char key[640];
+} fb = {.once = PTHREAD_ONCE_INIT};
+
+/* 1 when fn is defined in this very library (a fallback that resolved to ourselves). */
+static int is_ours(void *fn)
+{
+    Dl_info mine, theirs;
+    if (!fn) return 0;
+    if (!dladdr((void *)&is_ours, &mine) || !dladdr(fn, &theirs)) return 1; /* cannot tell: refuse */
+    return mine.dli_fbase == theirs.dli_fbase;
+}
+
+static int try_load(const char *name)
+{
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        tsg_log(1, "cannot load CPU BLAS %s: %s", name, dlerror());
+        return 0;
+    }
+    cblas_sgemm_fn cb = (cblas_sgemm_fn)dlsym(h, "cblas_sgemm");
+    f77_sgemm_fn f = (f77_sgemm_fn)dlsym(h, "sgemm_");
+    if (is_ours((void *)cb) || is_ours((void *)f)) {
+        tsg_log(1, "CPU BLAS %s resolves to tsgemm itself; not using it", name);
+        return 0; /* keep the handle: dlclose of ourselves would be pointless */
+    }
+    if (!cb && !f) {
+        tsg_log(1, "CPU BLAS %s has neither cblas_sgemm nor sgemm_", name);
+        dlclose(h);
+        return 0;
+    }
+    fb.handle = h;
+    fb.cblas = cb;
+    fb.f77 = f;
+    Dl_info info;
+    const char *where = dladdr(cb ? (void *)cb : (void *)f, &info) && info.dli_fname
+                            ? info.dli_fname : name;
+    snprintf(fb.path, sizeof fb.path, "%s", where);
+    return 1;
+}
+
+static void load_once(void)
+{
+    const tsg_config *cfg = tsg_rt_config();
+    int ok = 0;
+    if (cfg->cpu_blas[0]) ok = try_load(cfg->cpu_blas);
+    if (!ok) ok = try_load(TSGEMM_DEFAULT_CPU_BLAS);
+    if (!ok) {
+        tsg_log(1, "no CPU BLAS could be loaded; CPU calls use tsgemm's portable loop (slow)");
+        snprintf(fb.describe, sizeof fb.describe, "portable loop (no CPU BLAS loaded)");
+        snprintf(fb.key, sizeof fb.key, "portable");
+        return;
+    }
+    /* OpenBLAS extras, when present: thread count and core type matter for its speed. */
+    int (*threads)(void) = (int (*)(void))dlsym(fb.handle, "openblas_get_num_threads");
+    char *(*core)(void) = (char *(*)(void))dlsym(fb.handle, "openblas_get_corename");
+    char *(*conf)(void) = (char *(*)(void))dlsym(fb.handle, "openblas_get_config");
+    int nt = threads ? threads() : 0;
+    const char *cn = core ? core() : "";
+    snprintf(fb.describe, sizeof fb.describe, "%s%s%s%s, %d threads", fb.path,
+             conf ? " (" : "", conf ? conf() : "", conf ? ")" : "", nt);
+    if (cn[0]) {
+        size_t l = strlen(fb.describe);
+        snprintf(fb.describe + l, sizeof fb.describe - l, ", core %s", cn);
+    }
+    const char *base = strrchr(fb.path, '/');
+    snprintf(fb.key, sizeof fb.key, "%s-%s-t%d", base ? base + 1 : fb.path, cn[0] ? cn : "any", nt);
+    for (char *s = fb.key; *s; ++s)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '.' || *s == '-'))
+            *s = '_';
+}
+
+static void ensure_loaded(void) { pthread_once(&fb.once, load_once); }
+
+const char *tsg_cpu_describe(void)
+{
+    ensure_loaded();
+    return fb.describe;
+}
+
+const char *tsg_cpu_cache_key(void)
+{
+    ensure_loaded();
+    return fb.key;
+}
+
+/* One block whose sizes fit 32 bits. */
+static void run_block(void *ctx, const tsg_problem *p)
+{
+    (void)ctx;
+    if (fb.cblas) {
+        tsg_in_fallback = 1;
+        fb.cblas(TSG_CBLAS_COL_MAJOR, p->transa == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS,
+                 p->transb == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS, (int)p->m, (int)p->n,
+                 (int)p->k, p->alpha, p->a, (int)p->lda, p->b, (int)p->ldb, p->beta, p->c,
+                 (int)p->ldc);
+        tsg_in_fallback = 0;
+    } else if (fb.f77) {
+        int m = (int)p->m, n = (int)p->n, k = (int)p->k;
+        int lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
+        tsg_in_fallback = 1;
+        fb.f77(&p->transa, &p->transb, &m, &n, &k, &p->alpha, p->a, &lda, p->b, &ldb, &p->beta,
+               p->c, &ldc, 1, 1);
+        tsg_in_fallback = 0;
+    } else {
+        tsg_ref_sgemm(p);
+    }
+}
+
+void tsg_cpu_sgemm(const tsg_problem *p)
+{
+    ensure_loaded();
+    if (!fb.cblas && !fb.f77) {
+        tsg_ref_sgemm(p);
+    } else if (tsg_fits_int32(p)) {
+        run_block(NULL, p);
+    } else if (tsg_split_int32(p, run_block, NULL, TSG_INT32_BLOCK) != 0) {
+        tsg_ref_sgemm(p); /* a leading dimension beyond 32 bits: no BLAS call can express it */
+    }
+}
+
+void tsg_cpu_forward_cblas(int layout, int transa, int transb, int m, int n, int k, float alpha,
+                           const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                           int ldc)
+{
+    ensure_loaded();
+    if (fb.cblas) {
+        fb.cblas(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    tsg_call call; /* no library cblas_sgemm: our own rules + loop, still without recursion */
+    if (tsg_map_cblas(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &call))
+        return;
+    if (tsg_apply_scalar_rules(&call.p) == TSG_RULE_COMPUTE) tsg_ref_sgemm(&call.p);
+}
+
+void tsg_cpu_forward_f77(const char *transa, const char *transb, const int *m, const int *n,
+                         const int *k, const float *alpha, const float *a, const int *lda,
+                         const float *b, const int *ldb, const float *beta, float *c,
+                         const int *ldc)
+{
+    ensure_loaded();
+    if (fb.f77) {
+        fb.f77(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+        return;
+    }
+    tsg_call call;
+    if (tsg_map_fortran(*transa, *transb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc,
+                        &call))
+        return;
+    if (tsg_apply_scalar_rules(&call.p) == TSG_RULE_COMPUTE) tsg_ref_sgemm(&call.p);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double time_call(const tsg_problem *p)
+{
+    double t0 = now_s();
+    tsg_cpu_sgemm(p);
+    return now_s() - t0;
+}
+
+void tsg_cpu_measure(double *flops, double *latency_s)
+{
+    enum { N = 512, S = 8 };
+    float *buf = malloc(sizeof(float) * 3 * N * N);
+    if (!buf) {
+        *flops = 1e11; /* 100 GFLOP/s: a modest guess that still keeps small calls on the CPU */
+        *latency_s = 2e-6;
+        return;
+    }
+    for (size_t i = 0; i < 3u * N * N; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
+    tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N};
+    double best = 1e30;
+    for (int r = 0; r < 3; ++r) { /* the first call also starts OpenBLAS's threads */
+        double t = time_call(&p);
+        if (t < best) best = t;
+    }
+    *flops = tsg_flops(&p) / best;
+    tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S};
+    double lat = 1e30;
+    for (int r = 0; r < 5; ++r) {
+        double t = time_call(&small);
+        if (t < lat) lat = t;
+    }
+    *latency_s = lat;
+    free(buf);
+}

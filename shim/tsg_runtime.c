@@ -1,0 +1,447 @@
+/*
+ * tsg_runtime.c — process-wide state of the ABI layer: knobs, logging, counters, the lazily
+ * started GPU (with its measured and cached rates), fork handling, and the per-call driver that
+ * joins src/ (decisions) to the backends.
+ *
+ * Nothing happens at load time: the knobs are read on the first call, the GPU is started on the
+ * first call that may want it (pthread_once), so a process that never calls SGEMM, or forks
+ * before its first big call, never creates a CUDA context. A forked child of a process that
+ * started the GPU uses the CPU for good (a CUDA context does not survive fork()).
+ * Must not: hold a lock across a backend call or in the exit summary (exit while another thread
+ * is inside a call must not hang).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../include/tsgemm.h"
+#include "../kernels/tsg_gpu.h"
+#include "../src/tsg_split.h"
+#include "tsg_shim.h"
+
+#define TSG_EXPORT __attribute__((visibility("default")))
+
+/* ------------------------------------------------------------------ knobs and logging */
+
+static tsg_config g_cfg;
+static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
+
+static const char *env_lookup(const char *name, void *ctx)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+static void exit_summary(void);
+static void atfork_child(void);
+
+static void cfg_init(void)
+{
+    tsg_config_parse(&g_cfg, env_lookup, NULL);
+    for (int i = 0; i < g_cfg.nwarn; ++i)
+        if (g_cfg.log_level >= 1) fprintf(stderr, "tsgemm: %s\n", g_cfg.warn[i]);
+    if (g_cfg.log_level >= 2) atexit(exit_summary);
+    pthread_atfork(NULL, NULL, atfork_child);
+}
+
+const tsg_config *tsg_rt_config(void)
+{
+    pthread_once(&g_cfg_once, cfg_init);
+    return &g_cfg;
+}
+
+void tsg_log(int level, const char *fmt, ...)
+{
+    if (tsg_rt_config()->log_level < level) return;
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "tsgemm: %s\n", line); /* one fprintf: lines from threads do not interleave */
+}
+
+const char *tsg_api_name(tsg_api api)
+{
+    static const char *const names[TSG_API_COUNT] = {"cblas_sgemm",    "sgemm_",
+                                                     "cblas_sgemm64_", "sgemm_64_",
+                                                     "scipy_cblas_sgemm64_", "scipy_sgemm_64_"};
+    return (api >= 0 && api < TSG_API_COUNT) ? names[api] : "?";
+}
+
+/* ------------------------------------------------------------------ counters */
+
+static struct {
+    atomic_uint_fast64_t calls, illegal, quick, gpu, cpu, gpu_failed;
+    _Atomic double gpu_flops, cpu_flops, gpu_seconds, cpu_seconds;
+} g_stats;
+
+static void add_double(_Atomic double *x, double v)
+{
+    double old = atomic_load(x);
+    while (!atomic_compare_exchange_weak(x, &old, old + v)) {
+    }
+}
+
+static _Thread_local const char *t_last_path = "none";
+
+TSG_EXPORT void tsgemm_get_stats(struct tsgemm_stats *out)
+{
+    out->calls = atomic_load(&g_stats.calls);
+    out->illegal = atomic_load(&g_stats.illegal);
+    out->quick = atomic_load(&g_stats.quick);
+    out->gpu = atomic_load(&g_stats.gpu);
+    out->cpu = atomic_load(&g_stats.cpu);
+    out->gpu_failed = atomic_load(&g_stats.gpu_failed);
+    out->gpu_flops = atomic_load(&g_stats.gpu_flops);
+    out->cpu_flops = atomic_load(&g_stats.cpu_flops);
+    out->gpu_seconds = atomic_load(&g_stats.gpu_seconds);
+    out->cpu_seconds = atomic_load(&g_stats.cpu_seconds);
+}
+
+TSG_EXPORT const char *tsgemm_last_path(void) { return t_last_path; }
+
+TSG_EXPORT const char *tsgemm_version(void)
+{
+#define TSG_STR2(x) #x
+#define TSG_STR(x) TSG_STR2(x)
+    return TSG_STR(TSGEMM_VERSION_MAJOR) "." TSG_STR(TSGEMM_VERSION_MINOR) "." TSG_STR(
+        TSGEMM_VERSION_PATCH);
+}
+
+static void exit_summary(void)
+{
+    struct tsgemm_stats s;
+    tsgemm_get_stats(&s);
+    fprintf(stderr,
+            "tsgemm: summary: %llu calls: %llu gpu (%.3g GFLOP in %.3g s), %llu cpu (%.3g GFLOP in "
+            "%.3g s), %llu gpu failures redone on cpu, %llu quick, %llu illegal\n",
+            (unsigned long long)s.calls, (unsigned long long)s.gpu, s.gpu_flops * 1e-9,
+            s.gpu_seconds, (unsigned long long)s.cpu, s.cpu_flops * 1e-9, s.cpu_seconds,
+            (unsigned long long)s.gpu_failed, (unsigned long long)s.quick,
+            (unsigned long long)s.illegal);
+}
+
+/* ------------------------------------------------------------------ GPU state */
+
+enum { GPU_UNKNOWN = 0, GPU_READY, GPU_ABSENT, GPU_DISABLED };
+
+static atomic_int g_gpu_state;      /* GPU_*                                             */
+static atomic_int g_gpu_started;    /* tsg_gpu_init was entered in this process          */
+static atomic_int g_forked;         /* this process is a fork of one that started the GPU */
+static pthread_once_t g_gpu_once = PTHREAD_ONCE_INIT;
+static pthread_once_t g_rates_once = PTHREAD_ONCE_INIT;
+static tsg_rates g_rates;
+static atomic_int g_warned[8];      /* "first time" flags, one per kind of GPU trouble    */
+
+enum { WARN_FORK, WARN_ENOMEM, WARN_EFAIL, WARN_EFATAL, WARN_FORCED_NO_GPU, WARN_INIT };
+
+static int first_time(int kind) { return atomic_exchange(&g_warned[kind], 1) == 0; }
+
+static void atfork_child(void)
+{
+    if (atomic_load(&g_gpu_started)) {
+        atomic_store(&g_forked, 1);
+        atomic_store(&g_gpu_state, GPU_DISABLED);
+    }
+}
+
+static void gpu_init_once(void)
+{
+    const tsg_config *cfg = tsg_rt_config();
+    char info[512];
+    int used = cfg->device;
+    atomic_store(&g_gpu_started, 1);
+    int st = tsg_gpu_init(cfg->device, &used, info, sizeof info);
+    if (st == TSG_GPU_OK) {
+        if (used != cfg->device)
+            tsg_log(1, "TSGEMM_DEVICE=%d does not exist; using device %d", cfg->device, used);
+        tsg_log(2, "GPU: %s", info);
+        atomic_store(&g_gpu_state, GPU_READY);
+    } else {
+        atomic_store(&g_gpu_state, GPU_ABSENT);
+        if (st == TSG_GPU_ENODEV)
+            tsg_log(2, "no usable GPU (%s); all calls run on the CPU BLAS", info);
+        else if (first_time(WARN_INIT))
+            tsg_log(1, "GPU start-up failed (%s); all calls run on the CPU BLAS", info);
+    }
+}
+
+/* 1 when the GPU may be used from this process now; starts it on first use. */
+static int gpu_usable(void)
+{
+    if (atomic_load(&g_forked)) {
+        if (first_time(WARN_FORK))
+            tsg_log(1, "forked child of a process that used the GPU: CPU path from now on");
+        return 0;
+    }
+    pthread_once(&g_gpu_once, gpu_init_once);
+    return atomic_load(&g_gpu_state) == GPU_READY;
+}
+
+/* --- rates: measured once per process, cached per GPU and CPU BLAS under the cache dir --- */
+
+enum { NRATES = 9 };
+static const char *const rate_names[NRATES] = {
+    "h2d_bps", "d2h_bps", "gpu_flops", "gpu_latency_s", "gpu_tile_m",
+    "gpu_tile_n", "gpu_slots", "cpu_flops", "cpu_latency_s"};
+
+static double *rate_field(tsg_rates *r, int i)
+{
+    double *f[NRATES] = {&r->h2d_bps,    &r->d2h_bps,    &r->gpu_flops,
+                         &r->gpu_latency_s, &r->gpu_tile_m, &r->gpu_tile_n,
+                         &r->gpu_slots,  &r->cpu_flops,  &r->cpu_latency_s};
+    return f[i];
+}
+
+static int cache_path(char *buf, size_t len)
+{
+    const tsg_config *cfg = tsg_rt_config();
+    char uuid[64];
+    if (!cfg->cache_dir[0] || tsg_gpu_uuid(uuid, sizeof uuid) != TSG_GPU_OK) return -1;
+    int n = snprintf(buf, len, "%s/rates-v2-%s-%s.txt", cfg->cache_dir, uuid, tsg_cpu_cache_key());
+    return (n > 0 && (size_t)n < len) ? 0 : -1;
+}
+
+static int cache_read(const char *path, tsg_rates *r)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int got = 0;
+    char name[64];
+    double v;
+    while (fscanf(f, "%63s %lf", name, &v) == 2)
+        for (int i = 0; i < NRATES; ++i)
+            if (!strcmp(name, rate_names[i]) && isfinite(v) && v >= 0) {
+                *rate_field(r, i) = v;
+                got |= 1 << i;
+            }
+    fclose(f);
+    return got == (1 << NRATES) - 1 ? 0 : -1;
+}
+
+static void mkdir_p(const char *dir)
+{
+    char tmp[TSG_CONFIG_PATH_MAX];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof tmp) return;
+    memcpy(tmp, dir, n + 1);
+    for (char *s = tmp + 1; *s; ++s)
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(tmp, 0755);
+            *s = '/';
+        }
+    mkdir(tmp, 0755);
+}
+
+static void cache_write(const char *path, const tsg_rates *r)
+{
+    mkdir_p(tsg_rt_config()->cache_dir);
+    char tmp[TSG_CONFIG_PATH_MAX + 600];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return; /* no cache is not an error: we measure again next time */
+    for (int i = 0; i < NRATES; ++i)
+        fprintf(f, "%s %.6g\n", rate_names[i], *rate_field((tsg_rates *)r, i));
+    if (fclose(f) == 0 && rename(tmp, path) == 0) return;
+    unlink(tmp);
+}
+
+static void rates_once(void)
+{
+    char path[TSG_CONFIG_PATH_MAX + 512];
+    int have_path = cache_path(path, sizeof path) == 0;
+    if (have_path && cache_read(path, &g_rates) == 0) {
+        tsg_log(2, "rates from %s", path);
+    } else {
+        tsg_gpu_rates gr;
+        char msg[256];
+        if (tsg_gpu_measure(&gr, msg, sizeof msg) != TSG_GPU_OK) {
+            if (first_time(WARN_INIT)) tsg_log(1, "GPU measurement failed (%s); GPU disabled", msg);
+            atomic_store(&g_gpu_state, GPU_DISABLED);
+            return;
+        }
+        g_rates.h2d_bps = gr.h2d_bps;
+        g_rates.d2h_bps = gr.d2h_bps;
+        g_rates.gpu_flops = gr.gpu_flops;
+        g_rates.gpu_latency_s = gr.gpu_latency_s;
+        g_rates.gpu_tile_m = gr.tile_m;
+        g_rates.gpu_tile_n = gr.tile_n;
+        g_rates.gpu_slots = gr.slots;
+        tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_latency_s);
+        if (have_path) cache_write(path, &g_rates);
+        tsg_log(2, "rates measured%s%s", have_path ? ", cached in " : "", have_path ? path : "");
+    }
+    tsg_log(2,
+            "rates: upload %.3g GB/s, download %.3g GB/s, kernel %.3g TFLOP/s, GPU call %.3g us; "
+            "CPU BLAS %.3g TFLOP/s, call %.3g us (%s)",
+            g_rates.h2d_bps * 1e-9, g_rates.d2h_bps * 1e-9, g_rates.gpu_flops * 1e-12,
+            g_rates.gpu_latency_s * 1e6, g_rates.cpu_flops * 1e-12, g_rates.cpu_latency_s * 1e6,
+            tsg_cpu_describe());
+}
+
+/* ------------------------------------------------------------------ backends for src/ */
+
+static int be_gpu_ready(void *ctx, tsg_rates *rates)
+{
+    (void)ctx;
+    if (!gpu_usable()) {
+        if (tsg_rt_config()->mode == TSG_MODE_GPU && first_time(WARN_FORCED_NO_GPU))
+            tsg_log(1, "TSGEMM_MODE=gpu but no GPU is usable; running on the CPU BLAS");
+        return 0;
+    }
+    if (tsg_rt_config()->mode == TSG_MODE_AUTO && tsg_rt_config()->threshold <= 0)
+        pthread_once(&g_rates_once, rates_once);
+    if (atomic_load(&g_gpu_state) != GPU_READY) return 0;
+    *rates = g_rates;
+    return 1;
+}
+
+static const char *status_text(int st)
+{
+    switch (st) {
+    case TSG_GPU_ENOMEM: return "out of memory";
+    case TSG_GPU_EFATAL: return "fatal CUDA error";
+    case TSG_GPU_ENODEV: return "no device";
+    default: return "CUDA error";
+    }
+}
+
+static int be_gpu_sgemm(void *ctx, const tsg_problem *p, int64_t *done, char *msg, size_t len)
+{
+    (void)ctx;
+    int st = tsg_gpu_sgemm_host(p->transa, p->transb, p->m, p->n, p->k, p->alpha, p->a, p->lda,
+                                p->b, p->ldb, p->beta, p->c, p->ldc, done, msg, len);
+    if (st == TSG_GPU_OK) return 0;
+    int kind = st == TSG_GPU_ENOMEM ? WARN_ENOMEM : st == TSG_GPU_EFATAL ? WARN_EFATAL : WARN_EFAIL;
+    if (st == TSG_GPU_EFATAL || st == TSG_GPU_ENODEV) atomic_store(&g_gpu_state, GPU_DISABLED);
+    if (first_time(kind))
+        tsg_log(1, "GPU call failed (%s: %s); redone on the CPU BLAS%s", status_text(st), msg,
+                st == TSG_GPU_EFATAL ? "; GPU disabled for this process" : "");
+    return st;
+}
+
+static void be_cpu_sgemm(void *ctx, const tsg_problem *p)
+{
+    (void)ctx;
+    tsg_cpu_sgemm(p);
+}
+
+static const tsg_backends g_backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, NULL};
+
+/* ------------------------------------------------------------------ the per-call driver */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *path_name(const tsg_report *rep)
+{
+    if (rep->rule != TSG_RULE_COMPUTE) return "quick";
+    switch (rep->path) {
+    case TSG_PATH_GPU: return "gpu";
+    case TSG_PATH_CPU: return "cpu";
+    case TSG_PATH_CPU_RETRY: return "cpu-retry";
+    default: return "quick";
+    }
+}
+
+/* One line per call in the caller's own terms (row-major calls un-swapped). */
+static void trace(tsg_api api, const tsg_call *call, const char *path, const tsg_report *rep,
+                  double dt)
+{
+    const tsg_problem *p = &call->p;
+    int row = tsg_api_is_cblas(api) && call->row_major;
+    tsg_log(3,
+            "%s layout=%s transa=%c transb=%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld "
+            "alpha=%g beta=%g -> %s (%s) %.3f ms",
+            tsg_api_name(api), !tsg_api_is_cblas(api) ? "col(f77)" : row ? "row" : "col",
+            row ? p->transb : p->transa, row ? p->transa : p->transb,
+            (long long)(row ? p->n : p->m), (long long)(row ? p->m : p->n), (long long)p->k,
+            (long long)(row ? p->ldb : p->lda), (long long)(row ? p->lda : p->ldb),
+            (long long)p->ldc, p->alpha, p->beta, path,
+            rep->rule != TSG_RULE_COMPUTE ? "scalar rules" : tsg_why_text(rep->why), dt * 1e3);
+}
+
+void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
+{
+    const tsg_config *cfg = tsg_rt_config();
+    atomic_fetch_add(&g_stats.calls, 1);
+    if (call->info) {
+        atomic_fetch_add(&g_stats.illegal, 1);
+        t_last_path = "illegal";
+        tsg_report_illegal(api, call);
+        return;
+    }
+    if (tsg_in_fallback) { /* an ILP64 name re-entered from the CPU BLAS: never recurse */
+        if (tsg_apply_scalar_rules(&call->p) == TSG_RULE_COMPUTE) tsg_ref_sgemm(&call->p);
+        return;
+    }
+    const tsg_problem *p = &call->p;
+    tsg_report rep;
+    double t0 = now_s();
+    tsg_run(p, cfg, &g_backends, &rep);
+    double dt = now_s() - t0;
+    double flops = tsg_flops(p);
+    t_last_path = path_name(&rep);
+    if (rep.rule != TSG_RULE_COMPUTE) {
+        atomic_fetch_add(&g_stats.quick, 1);
+    } else if (rep.path == TSG_PATH_GPU) {
+        atomic_fetch_add(&g_stats.gpu, 1);
+        add_double(&g_stats.gpu_flops, flops);
+        add_double(&g_stats.gpu_seconds, dt);
+    } else {
+        atomic_fetch_add(&g_stats.cpu, 1);
+        if (rep.path == TSG_PATH_CPU_RETRY) atomic_fetch_add(&g_stats.gpu_failed, 1);
+        add_double(&g_stats.cpu_flops, flops);
+        add_double(&g_stats.cpu_seconds, dt);
+    }
+    if (cfg->log_level >= 3) trace(api, call, path_name(&rep), &rep, dt);
+}
+
+/* ------------------------------------------------------------------ public tsgemm_* */
+
+TSG_EXPORT void tsgemm_release(void)
+{
+    if (atomic_load(&g_gpu_started) && !atomic_load(&g_forked)) tsg_gpu_release();
+}
+
+TSG_EXPORT int tsgemm_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k,
+                                   float alpha, const float *A, int64_t lda, const float *B,
+                                   int64_t ldb, float beta, float *C, int64_t ldc, void *stream)
+{
+    tsg_call call;
+    if (tsg_map_fortran(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, &call))
+        return call.info;
+    if (!gpu_usable()) return -1;
+    char msg[256];
+    int st = tsg_gpu_sgemm_device(call.p.transa, call.p.transb, m, n, k, alpha, A, lda, B, ldb,
+                                  beta, C, ldc, stream, msg, sizeof msg);
+    if (st == TSG_GPU_OK) return 0;
+    if (st == TSG_GPU_EFATAL) atomic_store(&g_gpu_state, GPU_DISABLED);
+    tsg_log(1, "tsgemm_sgemm_device failed: %s", msg);
+    return -1;
+}
+
+TSG_EXPORT int tsgemm_kernel_info(char *buf, int len)
+{
+    if (!buf || len <= 0) return -1;
+    if (!gpu_usable()) {
+        snprintf(buf, (size_t)len, "no usable GPU");
+        return -1;
+    }
+    return tsg_gpu_kernel_info(buf, (size_t)len) == TSG_GPU_OK ? 0 : -1;
+}

@@ -1,0 +1,101 @@
+/*
+ * tsg_config.c — knob parsing. See tsg_config.h; the README lists the knobs for users.
+ */
+#include "tsg_config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void warn(tsg_config *cfg, const char *fmt, ...)
+{
+    if (cfg->nwarn >= TSG_CONFIG_WARN_MAX) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cfg->warn[cfg->nwarn++], TSG_CONFIG_WARN_LEN, fmt, ap);
+    va_end(ap);
+}
+
+/* Parses a whole decimal integer in [lo, hi]; returns 0 on success. */
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static void copy_path(char *dst, const char *a, const char *b)
+{
+    int n = snprintf(dst, TSG_CONFIG_PATH_MAX, "%s%s", a, b);
+    if (n < 0 || n >= TSG_CONFIG_PATH_MAX) dst[0] = '\0'; /* too long: no cache rather than a wrong one */
+}
+
+void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->mode = TSG_MODE_AUTO;
+    cfg->log_level = 1;
+    const char *v;
+    long l;
+
+    if ((v = lookup("TSGEMM_LOG", ctx)) && *v) {
+        if (parse_long(v, 0, 3, &l) == 0)
+            cfg->log_level = (int)l;
+        else
+            warn(cfg, "TSGEMM_LOG=\"%.64s\" is not one of 0, 1, 2, 3; using 1", v);
+    }
+    if ((v = lookup("TSGEMM_MODE", ctx)) && *v) {
+        if (!strcasecmp(v, "auto"))
+            cfg->mode = TSG_MODE_AUTO;
+        else if (!strcasecmp(v, "cpu"))
+            cfg->mode = TSG_MODE_CPU;
+        else if (!strcasecmp(v, "gpu"))
+            cfg->mode = TSG_MODE_GPU;
+        else
+            warn(cfg, "TSGEMM_MODE=\"%.64s\" is not one of auto, cpu, gpu; using auto", v);
+    }
+    if ((v = lookup("TSGEMM_DEVICE", ctx)) && *v) {
+        if (parse_long(v, 0, 1023, &l) == 0)
+            cfg->device = (int)l;
+        else
+            warn(cfg, "TSGEMM_DEVICE=\"%.64s\" is not a device ordinal (0, 1, ...); using 0", v);
+    }
+    if ((v = lookup("TSGEMM_GPU_THRESHOLD", ctx)) && *v) {
+        char *end;
+        errno = 0;
+        double d = strtod(v, &end);
+        if (errno == 0 && end != v && *end == '\0' && isfinite(d) && d >= 0)
+            cfg->threshold = d;
+        else
+            warn(cfg, "TSGEMM_GPU_THRESHOLD=\"%.64s\" is not a size >= 0; using the cost model", v);
+    }
+    if ((v = lookup("TSGEMM_CPU_BLAS", ctx)) && *v) {
+        if (strlen(v) < TSG_CONFIG_PATH_MAX)
+            copy_path(cfg->cpu_blas, v, "");
+        else
+            warn(cfg, "TSGEMM_CPU_BLAS is longer than %d characters; using OpenBLAS",
+                 TSG_CONFIG_PATH_MAX - 1);
+    }
+    if ((v = lookup("TSGEMM_CACHE_DIR", ctx)) && *v)
+        copy_path(cfg->cache_dir, v, "");
+    else if ((v = lookup("XDG_CACHE_HOME", ctx)) && *v == '/') /* XDG: relative paths are ignored */
+        copy_path(cfg->cache_dir, v, "/tsgemm");
+    else if ((v = lookup("HOME", ctx)) && *v)
+        copy_path(cfg->cache_dir, v, "/.cache/tsgemm");
+}
+
+const char *tsg_mode_name(tsg_mode mode)
+{
+    switch (mode) {
+    case TSG_MODE_CPU: return "cpu";
+    case TSG_MODE_GPU: return "gpu";
+    default: return "auto";
+    }
+}

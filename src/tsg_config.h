@@ -1,0 +1,35 @@
+/*
+ * tsg_config.h — the TSGEMM_* knobs, parsed once from an injected lookup function.
+ *
+ * Owns: names, defaults and validation of every knob. Must not: call getenv (the shim injects
+ * it, tests inject tables), print (bad values become warnings the caller prints).
+ */
+#ifndef TSG_CONFIG_H
+#define TSG_CONFIG_H
+
+typedef enum tsg_mode { TSG_MODE_AUTO = 0, TSG_MODE_CPU, TSG_MODE_GPU } tsg_mode;
+
+enum { TSG_CONFIG_PATH_MAX = 1024, TSG_CONFIG_WARN_MAX = 8, TSG_CONFIG_WARN_LEN = 200 };
+
+typedef struct tsg_config {
+    tsg_mode mode;        /* TSGEMM_MODE=auto|cpu|gpu                      default auto     */
+    int log_level;        /* TSGEMM_LOG=0|1|2|3                            default 1        */
+    int device;           /* TSGEMM_DEVICE=<ordinal >= 0>                  default 0        */
+    double threshold;     /* TSGEMM_GPU_THRESHOLD=<n >= 0>: in auto mode run on the GPU iff
+                             m*n*k >= n^3, instead of the cost model; 0 = use the model     */
+    char cpu_blas[TSG_CONFIG_PATH_MAX]; /* TSGEMM_CPU_BLAS=<path or soname>  "" = default  */
+    char cache_dir[TSG_CONFIG_PATH_MAX]; /* TSGEMM_CACHE_DIR, else $XDG_CACHE_HOME/tsgemm,
+                             else $HOME/.cache/tsgemm; "" = no cache                      */
+    int nwarn;
+    char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
+} tsg_config;
+
+/* Returns the value of variable `name`, or NULL when it is unset. */
+typedef const char *(*tsg_lookup_fn)(const char *name, void *ctx);
+
+/* Fills *cfg from the lookup. Never fails: a bad value keeps the default and adds a warning. */
+void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx);
+
+const char *tsg_mode_name(tsg_mode mode);
+
+#endif /* TSG_CONFIG_H */
