@@ -83,6 +83,17 @@ int tsgemm_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t 
                         const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
                         float *C, int64_t ldc, void *stream);
 
+/* Where calls may run; the programmatic form of TSGEMM_MODE. */
+enum tsgemm_mode { TSGEMM_MODE_AUTO = 0, TSGEMM_MODE_CPU = 1, TSGEMM_MODE_GPU = 2 };
+
+/*
+ * Overrides TSGEMM_MODE for the whole process from now on (calls already running are not
+ * affected). TSGEMM_MODE_GPU forces the GPU whenever one works, TSGEMM_MODE_CPU never uses it,
+ * TSGEMM_MODE_AUTO lets the cost model decide. Returns the previous mode, or -1 (nothing changed)
+ * for a value outside the enum.
+ */
+int tsgemm_set_mode(int mode);
+
 /*
  * Describes tsgemm's kernel configuration in text (tile sizes, threads per block, CUDA
  * architecture it runs on) into buf (at most len bytes, NUL-terminated). Returns 0, or -1 when no

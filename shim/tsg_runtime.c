@@ -78,6 +78,11 @@ const char *tsg_api_name(tsg_api api)
     return (api >= 0 && api < TSG_API_COUNT) ? names[api] : "?";
 }
 
+static tsg_mode current_mode(void)
+{
+    return (tsg_mode)__atomic_load_n((int *)&tsg_rt_config()->mode, __ATOMIC_RELAXED);
+}
+
 /* ------------------------------------------------------------------ counters */
 
 static struct {
@@ -296,11 +301,11 @@ static int be_gpu_ready(void *ctx, tsg_rates *rates)
 {
     (void)ctx;
     if (!gpu_usable()) {
-        if (tsg_rt_config()->mode == TSG_MODE_GPU && first_time(WARN_FORCED_NO_GPU))
+        if (current_mode() == TSG_MODE_GPU && first_time(WARN_FORCED_NO_GPU))
             tsg_log(1, "TSGEMM_MODE=gpu but no GPU is usable; running on the CPU BLAS");
         return 0;
     }
-    if (tsg_rt_config()->mode == TSG_MODE_AUTO && tsg_rt_config()->threshold <= 0)
+    if (current_mode() == TSG_MODE_AUTO && tsg_rt_config()->threshold <= 0)
         pthread_once(&g_rates_once, rates_once);
     if (atomic_load(&g_gpu_state) != GPU_READY) return 0;
     *rates = g_rates;
@@ -392,8 +397,10 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
     }
     const tsg_problem *p = &call->p;
     tsg_report rep;
+    tsg_config now = *cfg; /* tsgemm_set_mode may change the mode while we run */
+    now.mode = current_mode();
     double t0 = now_s();
-    tsg_run(p, cfg, &g_backends, &rep);
+    tsg_run(p, &now, &g_backends, &rep);
     double dt = now_s() - t0;
     double flops = tsg_flops(p);
     t_last_path = path_name(&rep);
@@ -434,6 +441,18 @@ TSG_EXPORT int tsgemm_sgemm_device(char transa, char transb, int64_t m, int64_t 
     if (st == TSG_GPU_EFATAL) atomic_store(&g_gpu_state, GPU_DISABLED);
     tsg_log(1, "tsgemm_sgemm_device failed: %s", msg);
     return -1;
+}
+
+TSG_EXPORT int tsgemm_set_mode(int mode)
+{
+    if (mode != TSGEMM_MODE_AUTO && mode != TSGEMM_MODE_CPU && mode != TSGEMM_MODE_GPU) return -1;
+    tsg_rt_config();
+    /* tsg_mode and tsgemm_mode share their values (checked below); the store is one int. */
+    _Static_assert((int)TSG_MODE_CPU == (int)TSGEMM_MODE_CPU && (int)TSG_MODE_GPU == (int)TSGEMM_MODE_GPU &&
+                       (int)TSG_MODE_AUTO == (int)TSGEMM_MODE_AUTO,
+                   "mode values");
+    int old = __atomic_exchange_n((int *)&g_cfg.mode, mode, __ATOMIC_SEQ_CST);
+    return old;
 }
 
 TSG_EXPORT int tsgemm_kernel_info(char *buf, int len)

@@ -1,0 +1,178 @@
+/*
+ * tsg_testutil.c — see tsg_testutil.h.
+ */
+#define _GNU_SOURCE
+#include "tsg_testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+const float tt_sentinel = 12345.678f;
+
+void tt_seed(tt_rng *r, uint64_t seed) { r->s = seed ? seed : 0x9e3779b97f4a7c15ull; }
+
+uint64_t tt_next(tt_rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 2685821657736338717ull;
+}
+
+float tt_uniform(tt_rng *r) { return (float)((double)(tt_next(r) >> 11) * 0x1p-52 - 1.0); }
+
+float tt_small_int(tt_rng *r, int lo, int hi)
+{
+    return (float)(lo + (int)(tt_next(r) % (uint64_t)(hi - lo + 1)));
+}
+
+static int64_t extent(int64_t rows, int64_t cols, int64_t ld)
+{
+    return (rows <= 0 || cols <= 0) ? 0 : (cols - 1) * ld + rows;
+}
+
+int tt_mat_alloc(tt_mat *m, int64_t rows, int64_t cols, int64_t ld, int offset)
+{
+    memset(m, 0, sizeof *m);
+    m->rows = rows;
+    m->cols = cols;
+    m->ld = ld;
+    /* ld * cols (not the extent) so padding after the last column is there to be watched too */
+    size_t body = (size_t)(ld * (cols > 0 ? cols : 1));
+    m->first = TT_GUARD + (size_t)offset;
+    m->total = m->first + body + TT_GUARD;
+    if (posix_memalign((void **)&m->mem, 64, m->total * sizeof(float))) return -1;
+    for (size_t i = 0; i < m->total; ++i) m->mem[i] = tt_sentinel;
+    m->p = m->mem + m->first;
+    return 0;
+}
+
+void tt_mat_free(tt_mat *m)
+{
+    free(m->mem);
+    m->mem = m->p = NULL;
+}
+
+#define FOR_EACH(m, expr)                                                                         \
+    for (int64_t j_ = 0; j_ < (m)->cols; ++j_)                                                   \
+        for (int64_t i_ = 0; i_ < (m)->rows; ++i_) (m)->p[i_ + j_ * (m)->ld] = (expr)
+
+void tt_mat_fill_uniform(tt_mat *m, tt_rng *r) { FOR_EACH(m, tt_uniform(r)); }
+void tt_mat_fill_int(tt_mat *m, tt_rng *r, int lo, int hi) { FOR_EACH(m, tt_small_int(r, lo, hi)); }
+void tt_mat_fill_value(tt_mat *m, float v) { FOR_EACH(m, v); }
+
+float *tt_mat_snapshot(const tt_mat *m)
+{
+    float *s = malloc(m->total * sizeof(float));
+    if (s) memcpy(s, m->mem, m->total * sizeof(float));
+    return s;
+}
+
+static int inside(const tt_mat *m, size_t idx)
+{
+    if (idx < m->first) return 0;
+    size_t rel = idx - m->first;
+    int64_t j = (int64_t)rel / m->ld, i = (int64_t)rel % m->ld;
+    return j < m->cols && i < m->rows;
+}
+
+size_t tt_mat_outside_changed(const tt_mat *m, const float *snap)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < m->total; ++i)
+        if (!inside(m, i) && memcmp(&m->mem[i], &snap[i], sizeof(float))) ++bad;
+    return bad;
+}
+
+size_t tt_mat_any_changed(const tt_mat *m, const float *snap)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < m->total; ++i)
+        if (memcmp(&m->mem[i], &snap[i], sizeof(float))) ++bad;
+    return bad;
+}
+
+float *tt_guarded_alloc(size_t count)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t bytes = count * sizeof(float);
+    size_t data_pages = (bytes + page - 1) / page;
+    size_t len = (data_pages + 1) * page;
+    char *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) return NULL;
+    if (mprotect(base + data_pages * page, page, PROT_NONE)) {
+        munmap(base, len);
+        return NULL;
+    }
+    return (float *)(base + data_pages * page - bytes);
+}
+
+void tt_guarded_free(float *p, size_t count)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t bytes = count * sizeof(float);
+    size_t data_pages = (bytes + page - 1) / page;
+    char *end = (char *)p + bytes;
+    munmap(end - data_pages * page, (data_pages + 1) * page);
+}
+
+void tt_ref_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
+                 const float *a, int64_t lda, const float *b, int64_t ldb, double beta,
+                 const float *c, int64_t ldc, double *r, double *absr)
+{
+    int ta = transa == 'T' || transa == 't' || transa == 'C' || transa == 'c';
+    int tb = transb == 'T' || transb == 't' || transb == 'C' || transb == 'c';
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+            double s = 0, sa = 0;
+            if (alpha != 0.0 && k > 0)
+                for (int64_t l = 0; l < k; ++l) {
+                    double x = ta ? a[l + i * lda] : a[i + l * lda];
+                    double y = tb ? b[j + l * ldb] : b[l + j * ldb];
+                    s += x * y;
+                    sa += fabs(x * y);
+                }
+            double v = alpha * s, av = fabs(alpha) * sa;
+            if (alpha == 0.0 || k == 0) v = 0.0, av = 0.0;
+            if (beta != 0.0) {
+                v += beta * (double)c[i + j * ldc];
+                av += fabs(beta * (double)c[i + j * ldc]);
+            }
+            r[i + j * m] = v;
+            if (absr) absr[i + j * m] = av;
+        }
+}
+
+tt_check tt_compare(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                    const double *r, const double *absr, double gamma)
+{
+    tt_check res = {0, 0, 0.0, 0.0, -1, -1};
+    const double u = 0x1p-24;
+    double num = 0, den = 0;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+            double got = c[i + j * ldc], want = r[i + j * m];
+            int ok;
+            if (isnan(want)) ok = isnan(got);
+            else if (isinf(want)) ok = got == want;
+            else if (!isfinite(got)) ok = 0;
+            else {
+                double bound = gamma * (double)(k > 0 ? k : 1) * u * (absr ? absr[i + j * m] : 0);
+                double diff = fabs(got - want);
+                ok = diff <= bound;
+                if (bound > 0 && diff / bound > res.worst_ratio) res.worst_ratio = diff / bound;
+                num += diff * diff;
+                den += want * want;
+            }
+            if (got != 0.0) res.nonzero++;
+            if (!ok) {
+                if (res.bad == 0) res.first_i = i, res.first_j = j;
+                res.bad++;
+            }
+        }
+    res.rel_fro = den > 0 ? sqrt(num / den) : sqrt(num);
+    return res;
+}

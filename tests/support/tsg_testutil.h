@@ -1,0 +1,85 @@
+/*
+ * tsg_testutil.h — helpers shared by the test tiers: a double-precision reference GEMM with exact
+ * BLAS semantics, matrices with padding, guard bands and sentinels, exact-extent allocations next
+ * to an unmapped page, random fills, and the result checks of TESTING.md.
+ * Test-only code: never linked into libtsgemm.so.
+ */
+#ifndef TSG_TESTUTIL_H
+#define TSG_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* xorshift64* — reproducible inputs from a seed printed on failure. */
+typedef struct tt_rng { uint64_t s; } tt_rng;
+void tt_seed(tt_rng *r, uint64_t seed);
+uint64_t tt_next(tt_rng *r);
+float tt_uniform(tt_rng *r);          /* uniform in [-1, 1) */
+float tt_small_int(tt_rng *r, int lo, int hi); /* an integer in [lo, hi], as float */
+
+/*
+ * A column-major matrix of rows x cols with leading dimension ld, placed `offset` floats after a
+ * 64-byte aligned start (offset 1..3 exercises unaligned pointers), inside a buffer whose every
+ * other float — padding rows ld > rows, `guard` floats before and after — holds a sentinel.
+ */
+typedef struct tt_mat {
+    float *mem;   /* whole buffer (sentinels + elements)        */
+    size_t total; /* floats in mem                                */
+    float *p;     /* the matrix: element (i, j) at p[i + j*ld]    */
+    int64_t rows, cols, ld;
+    size_t first; /* index of p[0] in mem                         */
+} tt_mat;
+
+#define TT_GUARD 64
+extern const float tt_sentinel; /* 12345.678f: a value no product here produces */
+
+int tt_mat_alloc(tt_mat *m, int64_t rows, int64_t cols, int64_t ld, int offset);
+void tt_mat_free(tt_mat *m);
+void tt_mat_fill_uniform(tt_mat *m, tt_rng *r);
+void tt_mat_fill_int(tt_mat *m, tt_rng *r, int lo, int hi);
+void tt_mat_fill_value(tt_mat *m, float v);   /* e.g. NaN poison */
+/* A copy of the whole buffer, to check later that nothing outside the window changed. */
+float *tt_mat_snapshot(const tt_mat *m);
+/* Number of floats outside the rows x cols window that differ bitwise from the snapshot. */
+size_t tt_mat_outside_changed(const tt_mat *m, const float *snap);
+/* Number of floats anywhere in the buffer that differ bitwise from the snapshot. */
+size_t tt_mat_any_changed(const tt_mat *m, const float *snap);
+
+/*
+ * Exactly `count` floats ending where an unmapped page begins: touching element `count` faults.
+ * Returns NULL on failure. Free with tt_guarded_free(ptr, count).
+ */
+float *tt_guarded_alloc(size_t count);
+void tt_guarded_free(float *p, size_t count);
+
+/*
+ * Reference: R = alpha*op(A)*op(B) + beta*C in double, column-major, R is m x n with ld m.
+ * BLAS semantics: alpha == 0 or k == 0 never reads A or B; beta == 0 never reads C.
+ * If absr != NULL it receives |alpha|*(|op(A)||op(B)|) + |beta|*|C| (the error-bound scale).
+ */
+void tt_ref_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
+                 const float *a, int64_t lda, const float *b, int64_t ldb, double beta,
+                 const float *c, int64_t ldc, double *r, double *absr);
+
+typedef struct tt_check {
+    size_t bad;          /* elements outside the bound (NaN counts as outside unless expected) */
+    size_t nonzero;      /* elements of C that are not zero                                   */
+    double rel_fro;      /* ||C - R||_F / ||R||_F                                              */
+    double worst_ratio;  /* max |c - r| / bound                                                */
+    int64_t first_i, first_j; /* first bad element, -1 when none                              */
+} tt_check;
+
+/*
+ * Compares C (m x n, ldc) against R. Element bound (TESTING.md):
+ * |c - r| <= gamma * k * eps32 * absr, with eps32 = 2^-24 (unit roundoff of float). gamma = 0
+ * demands bitwise equality (integer inputs whose partial sums stay below 2^24 are exact).
+ * NaN/Inf in R must be matched by NaN/Inf in C (same class), never by a finite value.
+ */
+tt_check tt_compare(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                    const double *r, const double *absr, double gamma);
+
+/* Bound factor used by the tests: gamma = 2 covers a recursive, blocked or split summation order
+ * (the classic bound is k*u*|A||B| for any order; 2 absorbs the final alpha/beta roundings). */
+#define TT_GAMMA 2.0
+
+#endif /* TSG_TESTUTIL_H */
