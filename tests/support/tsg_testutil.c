@@ -29,10 +29,6 @@ float tt_small_int(tt_rng *r, int lo, int hi)
     return (float)(lo + (int)(tt_next(r) % (uint64_t)(hi - lo + 1)));
 }
 
-static int64_t extent(int64_t rows, int64_t cols, int64_t ld)
-{
-    return (rows <= 0 || cols <= 0) ? 0 : (cols - 1) * ld + rows;
-}
 
 int tt_mat_alloc(tt_mat *m, int64_t rows, int64_t cols, int64_t ld, int offset)
 {

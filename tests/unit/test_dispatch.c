@@ -1,0 +1,308 @@
+/*
+ * test_dispatch.c — src/tsg_dispatch.c: the pure CPU/GPU predicate with injected rates, the knob
+ * overrides, and the attempt order through a fake backend table: a GPU that fails is retried on
+ * the CPU (whole call, or only the columns it had not finished), a GPU that is absent is never
+ * tried, and tiny calls never even ask for a GPU.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tsg_dispatch.h"
+#include "tsg_split.h"
+#include "tsg_testutil.h"
+
+/* Rates of the H200 host as PERF.md gives them (pageable copies, kernel ~30 TFLOP/s,
+ * OpenBLAS 1.25 TFLOP/s with 16 threads). */
+static tsg_rates h200(void)
+{
+    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 264, 1.25e12, 2e-6};
+    return r;
+}
+
+static tsg_config cfg_mode(tsg_mode mode)
+{
+    tsg_config c;
+    memset(&c, 0, sizeof c);
+    c.mode = mode;
+    c.log_level = 1;
+    return c;
+}
+
+static tsg_problem square(int64_t n)
+{
+    tsg_problem p = {'N', 'N', n, n, n, 1.0f, 0.0f, NULL, n, NULL, n, NULL, n};
+    return p;
+}
+
+static void test_model_picks_sides(void **state)
+{
+    (void)state;
+    tsg_config c = cfg_mode(TSG_MODE_AUTO);
+    tsg_rates r = h200();
+    tsg_why why;
+    tsg_problem p = square(64);
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &r, &why), 0);
+    assert_int_equal(why, TSG_WHY_TINY);
+    p = square(256); /* above the floor, but transfers + latency lose to OpenBLAS */
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &r, &why), 0);
+    assert_int_equal(why, TSG_WHY_MODEL_CPU);
+    p = square(4096);
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &r, &why), 1);
+    assert_int_equal(why, TSG_WHY_MODEL_GPU);
+    /* the same 4096 problem on a machine whose PCIe crawls (1 GB/s) and CPU flies stays on CPU */
+    tsg_rates slow = r;
+    slow.h2d_bps = slow.d2h_bps = 1e9;
+    slow.cpu_flops = 3e12;
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &slow, &why), 0);
+    /* no usable GPU: CPU whatever the size */
+    assert_int_equal(tsg_wants_gpu(&p, &c, 0, NULL, &why), 0);
+    assert_int_equal(why, TSG_WHY_NO_GPU);
+    /* a GPU without rates cannot be judged: CPU */
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, NULL, &why), 0);
+}
+
+static void test_threshold_lies_between(void **state)
+{
+    (void)state;
+    /* With H200 rates the crossover for square beta = 0 problems must lie where PERF.md saw it
+     * move (n ~ 300-1100 depending on the copy rates) — not at a constant. */
+    tsg_config c = cfg_mode(TSG_MODE_AUTO);
+    tsg_rates r = h200();
+    tsg_why why;
+    int64_t first_gpu = -1;
+    for (int64_t n = 128; n <= 4096; n += 16) {
+        tsg_problem p = square(n);
+        if (tsg_wants_gpu(&p, &c, 1, &r, &why)) {
+            first_gpu = n;
+            break;
+        }
+    }
+    assert_true(first_gpu >= 300 && first_gpu <= 1100);
+    /* pinned-speed copies (55 GB/s) move the crossover down */
+    tsg_rates fast = r;
+    fast.h2d_bps = fast.d2h_bps = 55e9;
+    int64_t first_fast = -1;
+    for (int64_t n = 128; n <= 4096; n += 16) {
+        tsg_problem p = square(n);
+        if (tsg_wants_gpu(&p, &c, 1, &fast, &why)) {
+            first_fast = n;
+            break;
+        }
+    }
+    assert_true(first_fast > 0 && first_fast < first_gpu);
+}
+
+static void test_wave_quantisation(void **state)
+{
+    (void)state;
+    /* 512 x 512 x 65536 fills 16 of 264 slots: the model charges a whole wave */
+    tsg_rates r = h200();
+    r.h2d_bps = r.d2h_bps = 1e30; /* look at the kernel term alone */
+    r.gpu_latency_s = 0;
+    tsg_problem p = {'N', 'N', 512, 512, 65536, 1, 0, NULL, 512, NULL, 65536, NULL, 512};
+    double t = tsg_estimate_gpu_s(&p, &r);
+    double ideal = tsg_flops(&p) / r.gpu_flops;
+    assert_true(t > 10 * ideal);
+    r.gpu_slots = 0; /* no tile information: plain flops / rate */
+    assert_true(fabs(tsg_estimate_gpu_s(&p, &r) - ideal) < 1e-9);
+}
+
+static void test_knob_overrides(void **state)
+{
+    (void)state;
+    tsg_rates r = h200();
+    tsg_why why;
+    tsg_problem big = square(4096), small = square(8);
+    tsg_config c = cfg_mode(TSG_MODE_CPU);
+    assert_int_equal(tsg_wants_gpu(&big, &c, 1, &r, &why), 0);
+    assert_int_equal(why, TSG_WHY_MODE_CPU);
+    assert_int_equal(tsg_may_want_gpu(&big, &c), 0);
+    c = cfg_mode(TSG_MODE_GPU);
+    assert_int_equal(tsg_wants_gpu(&small, &c, 1, &r, &why), 1);
+    assert_int_equal(why, TSG_WHY_MODE_GPU);
+    assert_int_equal(tsg_may_want_gpu(&small, &c), 1);
+    assert_int_equal(tsg_wants_gpu(&small, &c, 0, NULL, &why), 0); /* forced, but none */
+    c = cfg_mode(TSG_MODE_AUTO);
+    c.threshold = 100; /* m*n*k >= 100^3 */
+    tsg_problem p = square(99);
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &r, &why), 0);
+    assert_int_equal(why, TSG_WHY_THRESHOLD_CPU);
+    p = square(100);
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &r, &why), 1);
+    assert_int_equal(why, TSG_WHY_THRESHOLD_GPU);
+    assert_int_equal(tsg_may_want_gpu(&p, &c), 1);
+    c.threshold = 0;
+    assert_int_equal(tsg_may_want_gpu(&small, &c), 0); /* tiny: never start a GPU for it */
+    assert_string_equal(tsg_why_text(TSG_WHY_MODEL_GPU), "model: GPU faster");
+}
+
+/* ---- fake backends ---- */
+
+typedef struct fake {
+    int usable;        /* what gpu_ready answers                          */
+    int fail;          /* gpu_sgemm's status (0 = success)                */
+    int64_t done_cols; /* columns a failing GPU claims final              */
+    int ready_calls, gpu_calls, cpu_calls;
+    int64_t cpu_n[4];  /* n of each CPU call                              */
+    const float *cpu_c[4];
+} fake;
+
+static int fake_ready(void *ctx, tsg_rates *r)
+{
+    fake *f = ctx;
+    f->ready_calls++;
+    *r = h200();
+    return f->usable;
+}
+
+static int fake_gpu(void *ctx, const tsg_problem *p, int64_t *done, char *msg, size_t len)
+{
+    fake *f = ctx;
+    f->gpu_calls++;
+    if (f->fail) {
+        /* a partial result: write the final values of the columns it claims done */
+        tsg_problem head = *p;
+        head.n = f->done_cols;
+        tsg_ref_sgemm(&head);
+        *done = f->done_cols;
+        snprintf(msg, len, "injected failure");
+        return f->fail;
+    }
+    tsg_ref_sgemm(p);
+    return 0;
+}
+
+static void fake_cpu(void *ctx, const tsg_problem *p)
+{
+    fake *f = ctx;
+    if (f->cpu_calls < 4) f->cpu_n[f->cpu_calls] = p->n, f->cpu_c[f->cpu_calls] = p->c;
+    f->cpu_calls++;
+    tsg_ref_sgemm(p);
+}
+
+/* m x n x k problem with integer data (exact in float) and C = 1 + index, beta = 2. */
+typedef struct case_ {
+    float a[64 * 64], b[64 * 64], c[64 * 64], want[64 * 64];
+    tsg_problem p;
+} case_;
+
+static void make_case(case_ *cs, int64_t m, int64_t n, int64_t k)
+{
+    tt_rng r;
+    tt_seed(&r, 42);
+    for (int i = 0; i < 64 * 64; ++i) {
+        cs->a[i] = tt_small_int(&r, -4, 4);
+        cs->b[i] = tt_small_int(&r, -4, 4);
+        cs->c[i] = (float)(i % 7);
+    }
+    tsg_problem p = {'N', 'T', m, n, k, 1.0f, 2.0f, cs->a, m, cs->b, n, cs->c, m};
+    cs->p = p;
+    memcpy(cs->want, cs->c, sizeof cs->c);
+    tsg_problem q = p;
+    q.c = cs->want;
+    tsg_ref_sgemm(&q);
+}
+
+static void test_gpu_failure_retried_on_cpu(void **state)
+{
+    (void)state;
+    static case_ cs;
+    make_case(&cs, 40, 30, 50);
+    fake f = {.usable = 1, .fail = -3};
+    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
+    tsg_config c = cfg_mode(TSG_MODE_GPU);
+    tsg_report rep;
+    tsg_run(&cs.p, &c, &be, &rep);
+    assert_int_equal(f.gpu_calls, 1);
+    assert_int_equal(f.cpu_calls, 1);
+    assert_int_equal(rep.path, TSG_PATH_CPU_RETRY);
+    assert_int_equal(rep.gpu_status, -3);
+    assert_string_equal(rep.msg, "injected failure");
+    assert_memory_equal(cs.c, cs.want, sizeof cs.c); /* beta = 2 applied exactly once */
+}
+
+static void test_partial_gpu_result_only_rest_redone(void **state)
+{
+    (void)state;
+    static case_ cs;
+    make_case(&cs, 40, 30, 50);
+    fake f = {.usable = 1, .fail = -2, .done_cols = 12};
+    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
+    tsg_config c = cfg_mode(TSG_MODE_GPU);
+    tsg_report rep;
+    tsg_run(&cs.p, &c, &be, &rep);
+    assert_int_equal(rep.path, TSG_PATH_CPU_RETRY);
+    assert_int_equal(rep.gpu_done_cols, 12);
+    assert_int_equal(f.cpu_calls, 1);
+    assert_int_equal(f.cpu_n[0], 18);              /* only columns 12..29 */
+    assert_ptr_equal(f.cpu_c[0], cs.c + 12 * 40);
+    assert_memory_equal(cs.c, cs.want, sizeof cs.c); /* no column scaled by beta twice */
+}
+
+static void test_absent_gpu_and_tiny_calls(void **state)
+{
+    (void)state;
+    static case_ cs;
+    make_case(&cs, 40, 30, 50);
+    fake f = {.usable = 0};
+    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
+    tsg_config c = cfg_mode(TSG_MODE_AUTO);
+    c.threshold = 1; /* would pick the GPU if there were one */
+    tsg_report rep;
+    tsg_run(&cs.p, &c, &be, &rep);
+    assert_int_equal(f.gpu_calls, 0);
+    assert_int_equal(rep.path, TSG_PATH_CPU);
+    assert_int_equal(rep.why, TSG_WHY_NO_GPU);
+    assert_memory_equal(cs.c, cs.want, sizeof cs.c);
+    /* auto mode, tiny problem: the GPU is not even asked whether it is ready */
+    make_case(&cs, 40, 30, 50);
+    fake g = {.usable = 1};
+    tsg_backends be2 = {fake_ready, fake_gpu, fake_cpu, &g};
+    c.threshold = 0;
+    tsg_run(&cs.p, &c, &be2, &rep);
+    assert_int_equal(g.ready_calls, 0);
+    assert_int_equal(g.gpu_calls, 0);
+    assert_int_equal(rep.why, TSG_WHY_TINY);
+    /* cpu mode: never asked either */
+    c = cfg_mode(TSG_MODE_CPU);
+    tsg_run(&cs.p, &c, &be2, &rep);
+    assert_int_equal(g.ready_calls, 0);
+    assert_int_equal(rep.why, TSG_WHY_MODE_CPU);
+}
+
+static void test_scalar_rules_before_any_backend(void **state)
+{
+    (void)state;
+    float c[6] = {NAN, NAN, NAN, NAN, NAN, NAN};
+    tsg_problem p = {'N', 'N', 2, 3, 4, 0.0f, 0.0f, NULL, 2, NULL, 4, c, 2}; /* alpha = 0 */
+    fake f = {.usable = 1};
+    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
+    tsg_config cf = cfg_mode(TSG_MODE_GPU);
+    tsg_report rep;
+    tsg_run(&p, &cf, &be, &rep);
+    assert_int_equal(rep.rule, TSG_RULE_SCALED);
+    assert_int_equal(f.gpu_calls + f.cpu_calls + f.ready_calls, 0);
+    for (int i = 0; i < 6; ++i) assert_true(c[i] == 0.0f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model_picks_sides),
+        cmocka_unit_test(test_threshold_lies_between),
+        cmocka_unit_test(test_wave_quantisation),
+        cmocka_unit_test(test_knob_overrides),
+        cmocka_unit_test(test_gpu_failure_retried_on_cpu),
+        cmocka_unit_test(test_partial_gpu_result_only_rest_redone),
+        cmocka_unit_test(test_absent_gpu_and_tiny_calls),
+        cmocka_unit_test(test_scalar_rules_before_any_backend),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
