@@ -33,6 +33,7 @@ namespace {
 
 int g_device = 0;
 cudaDeviceProp g_prop;
+int64_t g_slots = 1; /* thread blocks of the sgemm kernel resident at once on the device */
 
 /* ------------------------------------------------------------------ errors */
 
@@ -92,8 +93,8 @@ constexpr size_t STAGE_BYTES = (size_t)16 << 20;
 struct Workspace {
     cudaStream_t stream = nullptr;
     cudaEvent_t ev[2] = {nullptr, nullptr};
-    float *dA = nullptr, *dB = nullptr, *dC = nullptr;
-    size_t capA = 0, capB = 0, capC = 0;
+    float *dA = nullptr, *dB = nullptr, *dC = nullptr, *dW = nullptr; /* dW: split-K partials */
+    size_t capA = 0, capB = 0, capC = 0, capW = 0;
     float *stage[2] = {nullptr, nullptr};
     size_t cap_stage = 0;
     Workspace *next = nullptr;
@@ -107,11 +108,12 @@ void free_buffers(Workspace *w)
     cudaFree(w->dA);
     cudaFree(w->dB);
     cudaFree(w->dC);
+    cudaFree(w->dW);
     cudaFreeHost(w->stage[0]);
     cudaFreeHost(w->stage[1]);
-    w->dA = w->dB = w->dC = nullptr;
+    w->dA = w->dB = w->dC = w->dW = nullptr;
     w->stage[0] = w->stage[1] = nullptr;
-    w->capA = w->capB = w->capC = w->cap_stage = 0;
+    w->capA = w->capB = w->capC = w->capW = w->cap_stage = 0;
 }
 
 void destroy(Workspace *w)
@@ -185,8 +187,8 @@ int ensure_stage(Workspace *w, size_t bytes, char *msg, size_t len)
 
 /* ------------------------------------------------------------------ kernel launch */
 
-using KernelFn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *,
-                          int64_t, float, float *, int64_t);
+using KernelFn = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, float, const float *,
+                          int64_t, const float *, int64_t, float, float *, int64_t, int64_t);
 
 template <bool TA, bool TB>
 KernelFn pick_vec(bool va, bool vb)
@@ -203,10 +205,40 @@ KernelFn pick_kernel(bool ta, bool tb, bool va, bool vb)
 
 bool vec_ok(const float *p, int64_t ld) { return ((uintptr_t)p % 16) == 0 && ld % 4 == 0; }
 
-/* Enqueues C = alpha*op(A)*op(B) + beta*C on device pointers; any legal sizes. */
+/*
+ * Split-K plan. A C grid of fewer tiles than half the resident slots leaves SMs idle for the whole
+ * K loop (512 x 512 x 65536 fills 16 of 264 slots on an H200); splitting K into `splits` slices
+ * of at least SPLIT_MIN_K gives every slot work, at the price of a workspace of splits*m*n floats
+ * (capped at SPLIT_MAX_BYTES) and one reduction pass.
+ */
+constexpr int64_t SPLIT_MIN_K = 256;
+constexpr size_t SPLIT_MAX_BYTES = (size_t)1 << 30;
+
+struct SplitPlan {
+    int64_t splits, kchunk;
+};
+
+SplitPlan plan_split(int64_t m, int64_t n, int64_t k)
+{
+    const int64_t tiles = ((m + tsg::BM - 1) / tsg::BM) * ((n + tsg::BN - 1) / tsg::BN);
+    SplitPlan one = {1, k};
+    if (tiles * 2 > g_slots || k < 2 * SPLIT_MIN_K) return one;
+    int64_t s = std::min(g_slots / tiles, k / SPLIT_MIN_K);
+    s = std::min<int64_t>(s, (int64_t)(SPLIT_MAX_BYTES / ((size_t)m * n * sizeof(float))));
+    if (s < 2) return one;
+    int64_t kchunk = (k + s - 1) / s;
+    kchunk = (kchunk + tsg::BK - 1) / tsg::BK * tsg::BK; /* keeps 16-byte alignment of slices */
+    SplitPlan p = {(k + kchunk - 1) / kchunk, kchunk};
+    return p.splits > 1 ? p : one;
+}
+
+/*
+ * Enqueues C = alpha*op(A)*op(B) + beta*C on device pointers; any legal sizes. With
+ * plan.splits > 1, W must hold plan.splits * m * n floats.
+ */
 int launch(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
            const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
-           int64_t ldc, cudaStream_t stream, char *msg, size_t len)
+           int64_t ldc, SplitPlan plan, float *W, cudaStream_t stream, char *msg, size_t len)
 {
     if (m == 0 || n == 0) return TSG_GPU_OK;
     if (k == 0 || alpha == 0.0f) {
@@ -217,9 +249,18 @@ int launch(char transa, char transb, int64_t m, int64_t n, int64_t k, float alph
         return TSG_GPU_OK;
     }
     const int64_t tiles = ((m + tsg::BM - 1) / tsg::BM) * ((n + tsg::BN - 1) / tsg::BN);
-    const unsigned grid = (unsigned)std::min<int64_t>(tiles, 0x7fffffff);
+    const unsigned grid = (unsigned)std::min<int64_t>(tiles * plan.splits, 0x7fffffff);
     KernelFn fn = pick_kernel(transa == 'T', transb == 'T', vec_ok(A, lda), vec_ok(B, ldb));
-    fn<<<grid, tsg::THREADS, 0, stream>>>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (plan.splits > 1) {
+        fn<<<grid, tsg::THREADS, 0, stream>>>(m, n, k, plan.kchunk, plan.splits, 1.0f, A, lda, B,
+                                              ldb, 0.0f, W, m, m * n);
+        TSG_TRY(cudaGetLastError());
+        const int64_t blocks = std::min<int64_t>((m * n + 255) / 256, 65536);
+        tsg::reduce_splits_kernel<<<(unsigned)blocks, 256, 0, stream>>>(m, n, plan.splits, W,
+                                                                          alpha, beta, C, ldc);
+    } else {
+        fn<<<grid, tsg::THREADS, 0, stream>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc, 0);
+    }
     TSG_TRY(cudaGetLastError());
     return TSG_GPU_OK;
 }
@@ -268,13 +309,19 @@ int sgemm_host(Workspace *w, char transa, char transb, int64_t m, int64_t n, int
     if ((st = ensure_device(&w->dA, &w->capA, ea * sizeof(float), msg, len))) return st;
     if ((st = ensure_device(&w->dB, &w->capB, eb * sizeof(float), msg, len))) return st;
     if ((st = ensure_device(&w->dC, &w->capC, m * n * sizeof(float), msg, len))) return st;
+    SplitPlan plan = plan_split(m, n, k);
+    if (plan.splits > 1 &&
+        ensure_device(&w->dW, &w->capW, plan.splits * m * n * sizeof(float), msg, len) != TSG_GPU_OK) {
+        (void)cudaGetLastError();
+        plan = SplitPlan{1, k}; /* no room for partials: one slice */
+    }
     TSG_TRY(cudaMemcpyAsync(w->dA, a, ea * sizeof(float), cudaMemcpyHostToDevice, w->stream));
     TSG_TRY(cudaMemcpyAsync(w->dB, b, eb * sizeof(float), cudaMemcpyHostToDevice, w->stream));
     if (beta != 0.0f)
         TSG_TRY(cudaMemcpy2DAsync(w->dC, m * sizeof(float), c, ldc * sizeof(float),
                                   m * sizeof(float), n, cudaMemcpyHostToDevice, w->stream));
-    if ((st = launch(transa, transb, m, n, k, alpha, w->dA, lda, w->dB, ldb, beta, w->dC, m,
-                     w->stream, msg, len)))
+    if ((st = launch(transa, transb, m, n, k, alpha, w->dA, lda, w->dB, ldb, beta, w->dC, m, plan,
+                     w->dW, w->stream, msg, len)))
         return st;
     return download(w, w->dC, m, n, c, ldc, done, msg, len);
 }
@@ -320,6 +367,10 @@ extern "C" int tsg_gpu_init(int device, int *used, char *info, size_t len)
     TSG_TRY(cudaSetDevice(g_device));
     TSG_TRY(cudaFree(nullptr)); /* creates the context now, not inside the first timed call */
     TSG_TRY(cudaGetDeviceProperties(&g_prop, g_device));
+    int per_sm = 0;
+    TSG_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, tsg::sgemm_kernel<false, false, true, true>, tsg::THREADS, 0));
+    g_slots = (int64_t)std::max(1, per_sm) * g_prop.multiProcessorCount;
     int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);
@@ -365,8 +416,19 @@ extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t
 {
     cudaError_t e = cudaSetDevice(g_device);
     if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
-    return launch(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                  (cudaStream_t)stream, msg, len);
+    cudaStream_t s = (cudaStream_t)stream;
+    SplitPlan plan = (m > 0 && n > 0 && k > 0 && alpha != 0.0f) ? plan_split(m, n, k) : SplitPlan{1, k};
+    float *W = nullptr;
+    /* stream-ordered allocation: the partials live exactly as long as the caller's stream needs */
+    if (plan.splits > 1 &&
+        cudaMallocAsync((void **)&W, plan.splits * m * n * sizeof(float), s) != cudaSuccess) {
+        (void)cudaGetLastError();
+        plan = SplitPlan{1, k};
+        W = nullptr;
+    }
+    int st = launch(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, plan, W, s, msg, len);
+    if (W) cudaFreeAsync(W, s);
+    return st;
 }
 
 extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
@@ -400,8 +462,8 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
         TSG_TRY(cudaGetLastError());
         for (int r = 0; r < 4; ++r) {
             TSG_TRY(cudaEventRecord(t0, w->stream));
-            if ((s = launch('N', 'N', N, N, N, 1.0f, w->dA, N, w->dB, N, 0.0f, w->dC, N, w->stream,
-                            msg, len)))
+            if ((s = launch('N', 'N', N, N, N, 1.0f, w->dA, N, w->dB, N, 0.0f, w->dC, N,
+                            SplitPlan{1, N}, nullptr, w->stream, msg, len)))
                 return s;
             TSG_TRY(cudaEventRecord(t1, w->stream));
             TSG_TRY(cudaEventSynchronize(t1));
@@ -438,16 +500,14 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
         out->h2d_bps = bytes / best_h2d;
         out->d2h_bps = bytes / best_d2h;
         /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time */
-        int per_sm = 0;
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, tsg::sgemm_kernel<false, false, true, true>, tsg::THREADS, 0);
-        const double slots = (double)std::max(1, per_sm) * g_prop.multiProcessorCount;
+        const double slots = (double)g_slots;
         const double tiles = (double)((N + tsg::BM - 1) / tsg::BM) * ((N + tsg::BN - 1) / tsg::BN);
         const double waves = std::ceil(tiles / slots);
         out->gpu_flops = waves * slots * 2.0 * tsg::BM * tsg::BN * N / (best_kernel * 1e-3);
         out->tile_m = tsg::BM;
         out->tile_n = tsg::BN;
         out->slots = slots;
+        out->split_min_k = SPLIT_MIN_K;
         out->gpu_latency_s = lat[2];
         /* the device buffers sized for the measurement are dropped: calls size their own */
         free_buffers(w);

@@ -43,6 +43,8 @@ typedef struct tsg_gpu_rates {
     double h2d_bps, d2h_bps, gpu_flops, gpu_latency_s;
     double tile_m, tile_n; /* C tile of one thread block                                   */
     double slots;          /* thread blocks resident at once on the whole GPU (one wave)    */
+    double split_min_k;    /* split-K: C grids of <= slots/2 tiles are split into slices of
+                              at least this many k (0 = the executor never splits)         */
 } tsg_gpu_rates;
 
 /* Measures the rates in a few tens of milliseconds. Requires a successful tsg_gpu_init. */

@@ -116,14 +116,17 @@ static __device__ __forceinline__ void tile_coords(int64_t tile, int64_t tiles_m
 }
 
 /*
- * One launch covers all tiles of C: a 1-D grid (x has no 65535 limit) striding over the
- * ceil(m/BM) * ceil(n/BN) tiles, so no grid axis ever limits m or n.
+ * One launch covers all work units: a 1-D grid (x has no 65535 limit) striding over
+ * ceil(m/BM) * ceil(n/BN) tiles times `splits` slices of K, so no grid axis ever limits m or n.
+ * Split-K (splits > 1, for C grids too small to fill the GPU): unit s of a tile computes the
+ * k range [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then passes
+ * alpha = 1, beta = 0 and a workspace as C, and reduce_splits_kernel finishes the job.
  */
 template <bool TRANS_A, bool TRANS_B, bool VEC_A, bool VEC_B>
 __global__ void __launch_bounds__(THREADS, 2)
-sgemm_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A,
-             int64_t lda, const float *__restrict__ B, int64_t ldb, float beta,
-             float *__restrict__ C, int64_t ldc)
+sgemm_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float alpha,
+             const float *__restrict__ A, int64_t lda, const float *__restrict__ B, int64_t ldb,
+             float beta, float *__restrict__ C, int64_t ldc, int64_t split_stride)
 {
     /* A not transposed is contiguous along m; B transposed is contiguous along n. */
     using LoadA = TileLoader<!TRANS_A, VEC_A>;
@@ -135,12 +138,20 @@ sgemm_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restri
     const int t = threadIdx.x;
     const int tm = t % 16, tn = t / 16;
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
-    const int64_t ktiles = (k + BK - 1) / BK;
+    const int64_t tiles = tiles_m * tiles_n;
 
-    for (int64_t tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+    for (int64_t unit = blockIdx.x; unit < tiles * splits; unit += gridDim.x) {
+        const int64_t split = unit / tiles;
         int64_t bm, bn;
-        tile_coords(tile, tiles_m, tiles_n, &bm, &bn);
+        tile_coords(unit - split * tiles, tiles_m, tiles_n, &bm, &bn);
         const int64_t m0 = bm * BM, n0 = bn * BN;
+        /* this unit's slice of K: op(A) columns / op(B) rows [kb, kb + klen) */
+        const int64_t kb = split * kchunk;
+        const int64_t klen = k - kb < kchunk ? k - kb : kchunk;
+        const int64_t ktiles = (klen + BK - 1) / BK;
+        const float *As_src = A + (TRANS_A ? kb : kb * lda);
+        const float *Bs_src = B + (TRANS_B ? kb * ldb : kb);
+        float *Cs = C + split * split_stride;
 
         float acc[8][8];
 #pragma unroll
@@ -148,8 +159,8 @@ sgemm_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restri
 #pragma unroll
             for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
 
-        LoadA la(A, lda, m0, m, k);
-        LoadB lb(B, ldb, n0, n, k);
+        LoadA la(As_src, lda, m0, m, klen);
+        LoadB lb(Bs_src, ldb, n0, n, klen);
         float ra[4], rb[4];
         la.fetch(ra);
         lb.fetch(rb);
@@ -193,7 +204,7 @@ sgemm_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restri
         for (int j = 0; j < 8; ++j) {
             const int64_t col = n0 + (j < 4 ? 4 * tn + j : 64 + 4 * tn + (j - 4));
             if (col >= n) continue;
-            float *cc = C + col * ldc;
+            float *cc = Cs + col * ldc;
 #pragma unroll
             for (int i = 0; i < 8; ++i) {
                 const int64_t row = m0 + (i < 4 ? 4 * tm + i : 64 + 4 * tm + (i - 4));
@@ -203,6 +214,23 @@ sgemm_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restri
                 }
             }
         }
+    }
+}
+
+/* C = alpha * sum over s of W[s] + beta * C, summing the splits in a fixed order (bit-identical
+ * results from run to run); W[s] is m x n with ld m at W + s*m*n. beta = 0 never reads C. */
+__global__ void reduce_splits_kernel(int64_t m, int64_t n, int64_t splits,
+                                     const float *__restrict__ W, float alpha, float beta,
+                                     float *__restrict__ C, int64_t ldc)
+{
+    const int64_t total = m * n;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        float acc = 0.0f;
+        for (int64_t s = 0; s < splits; ++s) acc += W[s * total + i];
+        float *p = C + (i / m) * ldc + (i % m);
+        const float v = alpha * acc;
+        *p = beta == 0.0f ? v : fmaf(beta, *p, v);
     }
 }
 

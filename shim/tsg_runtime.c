@@ -195,16 +195,17 @@ static int gpu_usable(void)
 
 /* --- rates: measured once per process, cached per GPU and CPU BLAS under the cache dir --- */
 
-enum { NRATES = 9 };
+enum { NRATES = 10 };
 static const char *const rate_names[NRATES] = {
     "h2d_bps", "d2h_bps", "gpu_flops", "gpu_latency_s", "gpu_tile_m",
-    "gpu_tile_n", "gpu_slots", "cpu_flops", "cpu_latency_s"};
+    "gpu_tile_n", "gpu_slots", "gpu_split_min_k", "cpu_flops", "cpu_latency_s"};
 
 static double *rate_field(tsg_rates *r, int i)
 {
     double *f[NRATES] = {&r->h2d_bps,    &r->d2h_bps,    &r->gpu_flops,
                          &r->gpu_latency_s, &r->gpu_tile_m, &r->gpu_tile_n,
-                         &r->gpu_slots,  &r->cpu_flops,  &r->cpu_latency_s};
+                         &r->gpu_slots,  &r->gpu_split_min_k, &r->cpu_flops,
+                         &r->cpu_latency_s};
     return f[i];
 }
 
@@ -213,7 +214,7 @@ static int cache_path(char *buf, size_t len)
     const tsg_config *cfg = tsg_rt_config();
     char uuid[64];
     if (!cfg->cache_dir[0] || tsg_gpu_uuid(uuid, sizeof uuid) != TSG_GPU_OK) return -1;
-    int n = snprintf(buf, len, "%s/rates-v2-%s-%s.txt", cfg->cache_dir, uuid, tsg_cpu_cache_key());
+    int n = snprintf(buf, len, "%s/rates-v3-%s-%s.txt", cfg->cache_dir, uuid, tsg_cpu_cache_key());
     return (n > 0 && (size_t)n < len) ? 0 : -1;
 }
 
@@ -283,6 +284,7 @@ static void rates_once(void)
         g_rates.gpu_tile_m = gr.tile_m;
         g_rates.gpu_tile_n = gr.tile_n;
         g_rates.gpu_slots = gr.slots;
+        g_rates.gpu_split_min_k = gr.split_min_k;
         tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_latency_s);
         if (have_path) cache_write(path, &g_rates);
         tsg_log(2, "rates measured%s%s", have_path ? ", cached in " : "", have_path ? path : "");

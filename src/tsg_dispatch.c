@@ -34,9 +34,12 @@ double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
     double kernel = tsg_flops(p) / r->gpu_flops;
     if (r->gpu_tile_m >= 1 && r->gpu_tile_n >= 1 && r->gpu_slots >= 1) {
         double tiles = ceil((double)p->m / r->gpu_tile_m) * ceil((double)p->n / r->gpu_tile_n);
-        double waves = ceil(tiles / r->gpu_slots);
-        kernel = waves * r->gpu_slots * 2.0 * r->gpu_tile_m * r->gpu_tile_n * (double)p->k /
-                 r->gpu_flops;
+        double splits = 1;
+        if (r->gpu_split_min_k >= 1 && 2 * tiles <= r->gpu_slots)
+            splits = fmax(1, fmin(floor(r->gpu_slots / tiles), floor((double)p->k / r->gpu_split_min_k)));
+        double waves = ceil(tiles * splits / r->gpu_slots);
+        kernel = waves * r->gpu_slots * 2.0 * r->gpu_tile_m * r->gpu_tile_n *
+                 ceil((double)p->k / splits) / r->gpu_flops;
     }
     return r->gpu_latency_s + in / r->h2d_bps + out / r->d2h_bps + kernel;
 }

@@ -26,6 +26,7 @@ typedef struct tsg_rates {
     double gpu_latency_s;  /* fixed cost of one GPU call (launches, syncs, small copies)      */
     double gpu_tile_m, gpu_tile_n; /* C tile per thread block (0 = ignore wave quantisation)  */
     double gpu_slots;      /* thread blocks resident at once: one wave                       */
+    double gpu_split_min_k; /* split-K slice floor of the executor (0 = no split-K)          */
     double cpu_flops;      /* CPU BLAS flop/s at a mid size                                    */
     double cpu_latency_s;  /* fixed cost of one CPU BLAS call                                  */
 } tsg_rates;
@@ -57,7 +58,9 @@ const char *tsg_why_text(tsg_why why);
  * GPU: latency + bytes in / h2d + bytes out / d2h + kernel, where the kernel runs
  * ceil(tiles / slots) waves, each as long as a full wave of tile_m x tile_n x k blocks takes at
  * gpu_flops (gpu_flops is the full-wave rate). Small C grids thus pay for a whole wave, which is
- * what makes a 512 x 512 problem slower per flop than 4096 x 4096 on the GPU. CPU: latency +
+ * what makes a 512 x 512 problem slower per flop than 4096 x 4096 on the GPU — unless the
+ * executor splits K (grids of <= slots/2 tiles, slices >= split_min_k), which the model mirrors:
+ * tiles * splits units of k/splits each. CPU: latency +
  * flops / cpu_flops.
  */
 double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r);

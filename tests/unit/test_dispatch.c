@@ -22,7 +22,7 @@
  * OpenBLAS 1.25 TFLOP/s with 16 threads). */
 static tsg_rates h200(void)
 {
-    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 264, 1.25e12, 2e-6};
+    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 264, 0, 1.25e12, 2e-6};
     return r;
 }
 
@@ -110,6 +110,8 @@ static void test_wave_quantisation(void **state)
     double t = tsg_estimate_gpu_s(&p, &r);
     double ideal = tsg_flops(&p) / r.gpu_flops;
     assert_true(t > 10 * ideal);
+    r.gpu_split_min_k = 256; /* an executor that splits K fills the GPU: close to ideal */
+    assert_true(tsg_estimate_gpu_s(&p, &r) < 1.1 * ideal);
     r.gpu_slots = 0; /* no tile information: plain flops / rate */
     assert_true(fabs(tsg_estimate_gpu_s(&p, &r) - ideal) < 1e-9);
 }

@@ -1,0 +1,492 @@
+/*
+ * test_gpu_kernel.c — tsgemm's CUDA kernel on device memory, through tsgemm_sgemm_device:
+ * the seed's check shapes, the edge grid of TESTING.md over all four transpose pairs, padded
+ * leading dimensions, pointers offset by 1-3 floats, alpha in {0, 1, -1.5}, beta in {0 over NaN,
+ * 1, 0.5}, integer inputs bit for bit and uniform inputs within the element bound, nothing outside
+ * C's window written and A/B untouched (whole buffers with sentinels and guard bands are copied to
+ * the device and back), split-K shapes, grids beyond 65535 tiles, bit-identical repeats, and the
+ * accuracy ratio to cuBLAS at n = 4096 (TESTING.md: ratio <= 1.5).
+ *
+ *   test_gpu_kernel            the gpu tier (exit 77 when no GPU is usable)
+ *   test_gpu_kernel --small    small shapes only, no cuBLAS: the compute-sanitizer run
+ *   test_gpu_kernel --bench    kernel vs cuBLAS SGEMM on device data (events, median of reps)
+ *
+ * References: a double loop on the host for small shapes; cuBLAS DGEMM on the upcast inputs (and
+ * on |A|, |B| for the bound) for large ones.
+ */
+#define _GNU_SOURCE
+#include <cblas-netlib.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsg_testutil.h"
+#include "tsgemm.h"
+
+static int g_fail, g_checks;
+static cublasHandle_t g_cublas;
+
+#define CK(call)                                                                                 \
+    do {                                                                                         \
+        cudaError_t e_ = (call);                                                                 \
+        if (e_ != cudaSuccess) {                                                                 \
+            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                             \
+        }                                                                                        \
+    } while (0)
+#define CB(call)                                                                                 \
+    do {                                                                                         \
+        cublasStatus_t s_ = (call);                                                              \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                       \
+            fprintf(stderr, "%s:%d %s: cublas status %d\n", __FILE__, __LINE__, #call, (int)s_);  \
+            exit(1);                                                                             \
+        }                                                                                        \
+    } while (0)
+
+static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void failf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    g_fail++;
+}
+
+/* A host tt_mat mirrored on the device: the whole buffer, sentinels and guards included. */
+typedef struct dmat {
+    tt_mat h;
+    float *d_mem, *d_p;
+} dmat;
+
+static void dmat_upload(dmat *m)
+{
+    CK(cudaMalloc((void **)&m->d_mem, m->h.total * sizeof(float)));
+    CK(cudaMemcpy(m->d_mem, m->h.mem, m->h.total * sizeof(float), cudaMemcpyHostToDevice));
+    m->d_p = m->d_mem + m->h.first;
+}
+
+static void dmat_download(dmat *m)
+{
+    CK(cudaMemcpy(m->h.mem, m->d_mem, m->h.total * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+static void dmat_free(dmat *m)
+{
+    cudaFree(m->d_mem);
+    tt_mat_free(&m->h);
+}
+
+typedef struct kcase {
+    char ta, tb;
+    int64_t m, n, k;
+    float alpha, beta;
+    int pad, off; /* ld = rows + pad (pad varies per operand), pointers offset by off (+0/1/2) */
+    int ints;
+} kcase;
+
+/* Reference through cuBLAS DGEMM on upcast inputs: R = alpha op(A) op(B) + beta C, S = bound. */
+static void ref_dgemm(const kcase *c, const tt_mat *A, const tt_mat *B, const tt_mat *C, double *R,
+                      double *S)
+{
+    const int64_t m = c->m, n = c->n, k = c->k;
+    int64_t ar = c->ta == 'N' ? m : k, ac = c->ta == 'N' ? k : m;
+    int64_t br = c->tb == 'N' ? k : n, bc = c->tb == 'N' ? n : k;
+    size_t na = (size_t)(ar * ac), nb = (size_t)(br * bc), nc = (size_t)(m * n);
+    double *ha = malloc(na * 8 * 2), *hb = malloc(nb * 8 * 2);
+    for (int64_t j = 0; j < ac; ++j)
+        for (int64_t i = 0; i < ar; ++i) {
+            double v = A->p[i + j * A->ld];
+            ha[i + j * ar] = v, ha[na + i + j * ar] = fabs(v);
+        }
+    for (int64_t j = 0; j < bc; ++j)
+        for (int64_t i = 0; i < br; ++i) {
+            double v = B->p[i + j * B->ld];
+            hb[i + j * br] = v, hb[nb + i + j * br] = fabs(v);
+        }
+    double *da, *db, *dr;
+    CK(cudaMalloc((void **)&da, na * 16));
+    CK(cudaMalloc((void **)&db, nb * 16));
+    CK(cudaMalloc((void **)&dr, nc * 16));
+    CK(cudaMemcpy(da, ha, na * 16, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(db, hb, nb * 16, cudaMemcpyHostToDevice));
+    const double one = 1.0, zero = 0.0;
+    cublasOperation_t oa = c->ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+    cublasOperation_t ob = c->tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+    CB(cublasDgemm(g_cublas, oa, ob, (int)m, (int)n, (int)k, &one, da, (int)ar, db, (int)br, &zero,
+                   dr, (int)m));
+    CB(cublasDgemm(g_cublas, oa, ob, (int)m, (int)n, (int)k, &one, da + na, (int)ar, db + nb,
+                   (int)br, &zero, dr + nc, (int)m));
+    CK(cudaMemcpy(R, dr, nc * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(S, dr + nc, nc * 8, cudaMemcpyDeviceToHost));
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+            size_t x = (size_t)(i + j * m);
+            double cv = C->p[i + j * C->ld];
+            R[x] = c->alpha * R[x] + (c->beta != 0 ? c->beta * cv : 0);
+            S[x] = fabs(c->alpha) * S[x] + (c->beta != 0 ? fabs(c->beta * cv) : 0);
+            if (c->alpha == 0 || k == 0) R[x] = c->beta != 0 ? c->beta * cv : 0, S[x] = fabs(R[x]);
+        }
+    cudaFree(da);
+    cudaFree(db);
+    cudaFree(dr);
+    free(ha);
+    free(hb);
+}
+
+/* Runs one case on the device and checks it. Returns the Frobenius relative error. */
+static double run_case(const kcase *c, uint64_t seed, int use_cublas_ref)
+{
+    const int64_t m = c->m, n = c->n, k = c->k;
+    int64_t ar = c->ta == 'N' ? m : k, ac = c->ta == 'N' ? k : m;
+    int64_t br = c->tb == 'N' ? k : n, bc = c->tb == 'N' ? n : k;
+    tt_rng rng;
+    tt_seed(&rng, seed);
+    dmat A, B, C;
+    tt_mat_alloc(&A.h, ar, ac, (ar > 0 ? ar : 1) + c->pad, c->off);
+    tt_mat_alloc(&B.h, br, bc, (br > 0 ? br : 1) + (c->pad ? c->pad + 1 : 0), c->off ? (c->off % 3) + 1 : 0);
+    tt_mat_alloc(&C.h, m, n, (m > 0 ? m : 1) + (c->pad ? c->pad + 2 : 0), c->off ? 3 - c->off % 3 : 0);
+    if (c->ints) {
+        tt_mat_fill_int(&A.h, &rng, -8, 8);
+        tt_mat_fill_int(&B.h, &rng, -8, 8);
+        tt_mat_fill_int(&C.h, &rng, -8, 8);
+    } else {
+        tt_mat_fill_uniform(&A.h, &rng);
+        tt_mat_fill_uniform(&B.h, &rng);
+        tt_mat_fill_uniform(&C.h, &rng);
+    }
+    if (c->beta == 0.0f) tt_mat_fill_value(&C.h, NAN); /* beta = 0 must never read C */
+    float *sa = tt_mat_snapshot(&A.h), *sb = tt_mat_snapshot(&B.h), *sc = tt_mat_snapshot(&C.h);
+    size_t nc = (size_t)(m > 0 ? m : 1) * (size_t)(n > 0 ? n : 1);
+    double *R = malloc(nc * 8), *S = malloc(nc * 8);
+    if (use_cublas_ref && m > 0 && n > 0 && k > 0)
+        ref_dgemm(c, &A.h, &B.h, &C.h, R, S);
+    else
+        tt_ref_gemm(c->ta, c->tb, m, n, k, c->alpha, A.h.p, A.h.ld, B.h.p, B.h.ld, c->beta, C.h.p,
+                    C.h.ld, R, S);
+    dmat_upload(&A);
+    dmat_upload(&B);
+    dmat_upload(&C);
+    int st = tsgemm_sgemm_device(c->ta, c->tb, m, n, k, c->alpha, A.d_p, A.h.ld, B.d_p, B.h.ld,
+                                 c->beta, C.d_p, C.h.ld, NULL);
+    CK(cudaDeviceSynchronize());
+    dmat_download(&A);
+    dmat_download(&B);
+    dmat_download(&C);
+    g_checks++;
+    char what[200];
+    snprintf(what, sizeof what, "%c%c m=%lld n=%lld k=%lld alpha=%g beta=%g lds=%lld,%lld,%lld off=%d %s seed=%llu",
+             c->ta, c->tb, (long long)m, (long long)n, (long long)k, c->alpha, c->beta,
+             (long long)A.h.ld, (long long)B.h.ld, (long long)C.h.ld, c->off,
+             c->ints ? "ints" : "uniform", (unsigned long long)seed);
+    double rel = -1;
+    if (st != 0) {
+        failf("%s: tsgemm_sgemm_device returned %d", what, st);
+    } else {
+        tt_check ck = tt_compare(C.h.p, C.h.ld, m, n, k, R, S, c->ints ? 0.0 : TT_GAMMA);
+        rel = ck.rel_fro;
+        size_t ref_nonzero = 0;
+        for (size_t i = 0; i < (size_t)(m * n); ++i) ref_nonzero += R[i] != 0;
+        if (ck.bad)
+            failf("%s: %zu elements out of bound, first (%lld,%lld): got %.9g want %.9g", what,
+                  ck.bad, (long long)ck.first_i, (long long)ck.first_j,
+                  C.h.p[ck.first_i + ck.first_j * C.h.ld], R[ck.first_i + ck.first_j * m]);
+        if (ref_nonzero && !ck.nonzero) failf("%s: C is all zeros", what);
+        size_t da = tt_mat_any_changed(&A.h, sa), db = tt_mat_any_changed(&B.h, sb);
+        size_t dc = tt_mat_outside_changed(&C.h, sc);
+        if (da || db || dc)
+            failf("%s: A changed %zu, B changed %zu, outside C's window %zu", what, da, db, dc);
+    }
+    free(sa), free(sb), free(sc), free(R), free(S);
+    dmat_free(&A), dmat_free(&B), dmat_free(&C);
+    return rel;
+}
+
+static const char TR[2] = {'N', 'T'};
+
+static void seed_shapes(void)
+{
+    const int64_t shapes[4][3] = {{1024, 1024, 1024}, {512, 1024, 256}, {1000, 1000, 1000}, {300, 200, 1001}};
+    for (int s = 0; s < 4; ++s)
+        for (int t = 0; t < 4; ++t) {
+            kcase c = {TR[t / 2], TR[t % 2], shapes[s][0], shapes[s][1], shapes[s][2], 1.0f, 0.0f, 0, 0, 0};
+            double rel = run_case(&c, 100 + s * 4 + t, 1);
+            printf("seed shape %c%c %lldx%lldx%lld: rel_fro %.3g\n", c.ta, c.tb, (long long)c.m,
+                   (long long)c.n, (long long)c.k, rel);
+        }
+}
+
+/* The edge grid: each of m, n, k over the list while the others sit at 33 and 65 (and at 1),
+ * plus k = 0 and 1, over all transposes and the alpha/beta/pad/offset variants. */
+static void edge_grid(int small)
+{
+    static const int64_t full[] = {1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 255, 257};
+    static const int64_t few[] = {1, 7, 16, 17, 33, 129}; /* sanitizers: edges, remainders */
+    const int64_t *sizes = small ? few : full;
+    const int ns = small ? (int)(sizeof few / sizeof few[0]) : (int)(sizeof full / sizeof full[0]);
+    const float alphas[3] = {0.0f, 1.0f, -1.5f}, betas[3] = {0.0f, 1.0f, 0.5f};
+    uint64_t seed = 1000;
+    for (int t = 0; t < 4; ++t)
+        for (int d = 0; d < 3; ++d)
+            for (int i = 0; i < ns; ++i) {
+                int64_t dims[3] = {small ? 17 : 33, small ? 31 : 65, small ? 9 : 129};
+                dims[d] = sizes[i];
+                int v = (int)(seed % 9);
+                kcase c = {TR[t / 2], TR[t % 2], dims[0], dims[1], dims[2], alphas[v / 3], betas[v % 3],
+                           (int)(seed % 4), (int)(seed % 4), (int)(seed % 2)};
+                run_case(&c, seed++, 0);
+            }
+    for (int t = 0; t < 4; ++t)
+        for (int k = 0; k <= 1; ++k)
+            for (int v = 0; v < 9; v += small ? 4 : 1) {
+                kcase c = {TR[t / 2], TR[t % 2], 129, 67, k, alphas[v / 3], betas[v % 3], 1, 1, 1};
+                run_case(&c, seed++, 0);
+            }
+    /* a random sample of the full cartesian product */
+    tt_rng r;
+    tt_seed(&r, 5);
+    for (int i = 0; i < (small ? 8 : 120); ++i) {
+        kcase c = {TR[tt_next(&r) % 2], TR[tt_next(&r) % 2], sizes[tt_next(&r) % ns],
+                   sizes[tt_next(&r) % ns], sizes[tt_next(&r) % ns], -1.5f, 0.5f,
+                   (int)(tt_next(&r) % 5), (int)(tt_next(&r) % 4), (int)(tt_next(&r) % 2)};
+        if (small && c.m * c.n * c.k > 64 * 64 * 64) continue;
+        run_case(&c, seed++, 0);
+    }
+}
+
+static void special_shapes(int small)
+{
+    /* split-K: C grids far smaller than the GPU (integers: exact, so any split order is exact) */
+    kcase c1 = {'N', 'T', 256, 192, small ? 3000 : 65536, 1.0f, 0.5f, 0, 0, 1};
+    run_case(&c1, 7001, !small);
+    kcase c2 = {'T', 'N', 1, 1, small ? 5000 : 1 << 22, 1.0f, 0.0f, 0, 0, 1};
+    run_case(&c2, 7002, 0);
+    kcase c3 = {'N', 'N', 512, 512, small ? 2048 : 65536, -1.5f, 0.0f, 3, 1, 0};
+    run_case(&c3, 7003, !small);
+    if (small) return;
+    /* grids that would need more than 65535 blocks on one axis, both ways */
+    kcase c4 = {'N', 'N', 65535LL * 128 + 1, 3, 5, 1.0f, 1.0f, 0, 0, 1};
+    run_case(&c4, 7004, 0);
+    kcase c5 = {'T', 'T', 3, 65535LL * 128 + 1, 5, 1.0f, 0.0f, 0, 0, 1};
+    run_case(&c5, 7005, 0);
+}
+
+/* Class 16: a long-K problem repeated gives bit-identical results. */
+static void repeats(int small)
+{
+    const int64_t m = 300, n = 200, k = small ? 4001 : 100003;
+    tt_rng r;
+    tt_seed(&r, 16);
+    size_t na = (size_t)(m * k), nb = (size_t)(k * n), nc = (size_t)(m * n);
+    float *h = malloc((na + nb) * 4), *c0 = malloc(nc * 4), *c1 = malloc(nc * 4);
+    for (size_t i = 0; i < na + nb; ++i) h[i] = tt_uniform(&r);
+    float *d, *dc;
+    CK(cudaMalloc((void **)&d, (na + nb) * 4));
+    CK(cudaMalloc((void **)&dc, nc * 4));
+    CK(cudaMemcpy(d, h, (na + nb) * 4, cudaMemcpyHostToDevice));
+    int differ = 0;
+    for (int rep = 0; rep < (small ? 2 : 20); ++rep) {
+        CK(cudaMemset(dc, 0xff, nc * 4)); /* NaN */
+        if (tsgemm_sgemm_device('N', 'N', m, n, k, 1.0f, d, m, d + na, k, 0.0f, dc, m, NULL))
+            failf("repeat: call failed");
+        CK(cudaMemcpy(rep ? c1 : c0, dc, nc * 4, cudaMemcpyDeviceToHost));
+        if (rep && memcmp(c0, c1, nc * 4)) differ++;
+    }
+    g_checks++;
+    if (differ) failf("repeat: %d of the repeats differ bitwise from the first", differ);
+    cudaFree(d), cudaFree(dc), free(h), free(c0), free(c1);
+}
+
+/* TESTING.md: ||C - C64||_F / ||C64||_F of tsgemm over the same for cuBLAS SGEMM, n = 4096. */
+static void accuracy_ratio(void)
+{
+    const int n = 4096;
+    size_t nn = (size_t)n * n;
+    tt_rng r;
+    tt_seed(&r, 4096);
+    float *ha = malloc(nn * 4 * 2), *hc = malloc(nn * 4);
+    double *hd = malloc(nn * 8 * 2), *ref = malloc(nn * 8);
+    for (size_t i = 0; i < 2 * nn; ++i) ha[i] = tt_uniform(&r), hd[i] = ha[i];
+    float *da, *dc;
+    double *dd, *dr;
+    CK(cudaMalloc((void **)&da, nn * 8));
+    CK(cudaMalloc((void **)&dc, nn * 4));
+    CK(cudaMalloc((void **)&dd, nn * 16));
+    CK(cudaMalloc((void **)&dr, nn * 8));
+    CK(cudaMemcpy(da, ha, nn * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dd, hd, nn * 16, cudaMemcpyHostToDevice));
+    const double one = 1, zero = 0;
+    CB(cublasDgemm(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dd, n, dd + nn, n, &zero, dr, n));
+    CK(cudaMemcpy(ref, dr, nn * 8, cudaMemcpyDeviceToHost));
+    double err[2];
+    for (int which = 0; which < 2; ++which) {
+        CK(cudaMemset(dc, 0xff, nn * 4));
+        if (which == 0) {
+            if (tsgemm_sgemm_device('N', 'N', n, n, n, 1.0f, da, n, da + nn, n, 0.0f, dc, n, NULL))
+                failf("accuracy: tsgemm call failed");
+        } else {
+            const float onef = 1, zerof = 0;
+            CB(cublasSgemm(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &onef, da, n, da + nn, n,
+                           &zerof, dc, n));
+        }
+        CK(cudaMemcpy(hc, dc, nn * 4, cudaMemcpyDeviceToHost));
+        double num = 0, den = 0;
+        for (size_t i = 0; i < nn; ++i) {
+            double d = hc[i] - ref[i];
+            num += d * d, den += ref[i] * ref[i];
+        }
+        err[which] = sqrt(num / den);
+    }
+    double ratio = err[0] / err[1];
+    printf("accuracy n=4096: tsgemm %.3g, cuBLAS FP32 %.3g, ratio %.3f (limit 1.5)\n", err[0],
+           err[1], ratio);
+    g_checks++;
+    if (!(ratio <= 1.5)) failf("accuracy ratio %.3f > 1.5", ratio);
+    cudaFree(da), cudaFree(dc), cudaFree(dd), cudaFree(dr);
+    free(ha), free(hc), free(hd), free(ref);
+}
+
+/* The host-memory path (cblas_sgemm with the GPU forced): transfers at exact extents, the C
+ * upload only for beta != 0, the staged download of C's window. Small, for the sanitizers too. */
+static void host_path(void)
+{
+    tsgemm_set_mode(TSGEMM_MODE_GPU);
+    const int64_t shapes[3][3] = {{17, 33, 9}, {130, 67, 45}, {1, 200, 513}};
+    uint64_t seed = 9000;
+    for (int s = 0; s < 3; ++s)
+        for (int t = 0; t < 4; ++t)
+            for (int b = 0; b < 2; ++b) {
+                const int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+                const char ta = TR[t / 2], tb = TR[t % 2];
+                tt_rng r;
+                tt_seed(&r, seed++);
+                tt_mat A, B, C;
+                tt_mat_alloc(&A, ta == 'N' ? m : k, ta == 'N' ? k : m, (ta == 'N' ? m : k) + 1, 1);
+                tt_mat_alloc(&B, tb == 'N' ? k : n, tb == 'N' ? n : k, (tb == 'N' ? k : n) + 2, 2);
+                tt_mat_alloc(&C, m, n, m + 3, 3);
+                tt_mat_fill_int(&A, &r, -8, 8);
+                tt_mat_fill_int(&B, &r, -8, 8);
+                tt_mat_fill_int(&C, &r, -8, 8);
+                const float beta = b ? 0.5f : 0.0f;
+                if (!b) tt_mat_fill_value(&C, NAN);
+                float *sc = tt_mat_snapshot(&C);
+                double *R = malloc(sizeof(double) * (size_t)(m * n));
+                tt_ref_gemm(ta, tb, m, n, k, -1.5, A.p, A.ld, B.p, B.ld, beta, C.p, C.ld, R, NULL);
+                cblas_sgemm(CblasColMajor, ta == 'N' ? CblasNoTrans : CblasTrans,
+                            tb == 'N' ? CblasNoTrans : CblasTrans, (int)m, (int)n, (int)k, -1.5f,
+                            A.p, (int)A.ld, B.p, (int)B.ld, beta, C.p, (int)C.ld);
+                g_checks++;
+                tt_check ck = tt_compare(C.p, C.ld, m, n, k, R, NULL, 0.0);
+                if (strcmp(tsgemm_last_path(), "gpu"))
+                    failf("host path %c%c %lldx%lldx%lld ran on %s", ta, tb, (long long)m,
+                          (long long)n, (long long)k, tsgemm_last_path());
+                if (ck.bad || tt_mat_outside_changed(&C, sc))
+                    failf("host path %c%c %lldx%lldx%lld beta=%g: %zu wrong", ta, tb, (long long)m,
+                          (long long)n, (long long)k, beta, ck.bad);
+                free(sc), free(R);
+                tt_mat_free(&A), tt_mat_free(&B), tt_mat_free(&C);
+            }
+    tsgemm_set_mode(TSGEMM_MODE_AUTO);
+}
+
+/* ---- --bench: kernel vs cuBLAS on device-resident data ---- */
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static void bench(int reps)
+{
+    char info[256];
+    tsgemm_kernel_info(info, sizeof info);
+    struct { char ta, tb; int n; } shapes[] = {{'N', 'N', 4096}, {'N', 'T', 4096}, {'T', 'N', 4096},
+                                                {'T', 'T', 4096}, {'N', 'N', 4095}, {'N', 'N', 8192}};
+    const int nshapes = sizeof shapes / sizeof shapes[0];
+    const size_t nn = (size_t)8192 * 8192;
+    float *d;
+    CK(cudaMalloc((void **)&d, nn * 4 * 3));
+    tt_rng r;
+    tt_seed(&r, 1);
+    float *h = malloc(nn * 4);
+    for (size_t i = 0; i < nn; ++i) h[i] = tt_uniform(&r);
+    CK(cudaMemcpy(d, h, nn * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d + nn, h, nn * 4, cudaMemcpyHostToDevice));
+    free(h);
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    float *times = malloc(sizeof(float) * reps);
+    double res[16][2][3];
+    for (int s = 0; s < nshapes; ++s)
+        for (int impl = 0; impl < 2; ++impl) {
+            const int n = shapes[s].n;
+            for (int rep = -3; rep < reps; ++rep) { /* 3 warm-ups */
+                CK(cudaEventRecord(e0, 0));
+                if (impl == 0) {
+                    tsgemm_sgemm_device(shapes[s].ta, shapes[s].tb, n, n, n, 1.0f, d, n, d + nn, n,
+                                        0.0f, d + 2 * nn, n, NULL);
+                } else {
+                    const float one = 1, zero = 0;
+                    CB(cublasSgemm(g_cublas, shapes[s].ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T,
+                                   shapes[s].tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, n, n, n, &one, d,
+                                   n, d + nn, n, &zero, d + 2 * nn, n));
+                }
+                CK(cudaEventRecord(e1, 0));
+                CK(cudaEventSynchronize(e1));
+                if (rep >= 0) CK(cudaEventElapsedTime(&times[rep], e0, e1));
+            }
+            qsort(times, reps, sizeof(float), cmp_float);
+            double fl = 2.0 * n * n * (double)n;
+            res[s][impl][0] = fl / (times[reps / 2] * 1e-3) * 1e-12;
+            res[s][impl][1] = fl / (times[reps - 1] * 1e-3) * 1e-12; /* slowest */
+            res[s][impl][2] = fl / (times[0] * 1e-3) * 1e-12;        /* fastest */
+        }
+    printf("\nkernel benchmark, device-resident data, beta = 0, median of %d after 3 warm-ups\n", reps);
+    printf("tsgemm kernel: %s\n", info);
+    printf("%-14s %22s %22s %8s\n", "shape", "tsgemm TFLOP/s [min-max]", "cuBLAS TFLOP/s [min-max]", "ratio");
+    for (int s = 0; s < nshapes; ++s) {
+        char name[32];
+        snprintf(name, sizeof name, "%c%c %d^3", shapes[s].ta, shapes[s].tb, shapes[s].n);
+        printf("%-14s %8.2f [%5.2f-%5.2f] %8.2f [%5.2f-%5.2f] %8.3f\n", name, res[s][0][0],
+               res[s][0][1], res[s][0][2], res[s][1][0], res[s][1][1], res[s][1][2],
+               res[s][0][0] / res[s][1][0]);
+    }
+    free(times);
+    cudaFree(d);
+}
+
+int main(int argc, char **argv)
+{
+    int small = argc > 1 && !strcmp(argv[1], "--small");
+    int do_bench = argc > 1 && !strcmp(argv[1], "--bench");
+    char info[256];
+    if (tsgemm_kernel_info(info, sizeof info) != 0) {
+        printf("SKIP: no usable GPU (%s)\n", info);
+        return 77;
+    }
+    printf("kernel: %s\n", info);
+    if (!small) CB(cublasCreate(&g_cublas));
+    if (do_bench) {
+        bench(argc > 2 ? atoi(argv[2]) : 20);
+    } else {
+        if (!small) seed_shapes();
+        edge_grid(small);
+        special_shapes(small);
+        repeats(small);
+        host_path();
+        if (!small) accuracy_ratio();
+        printf("%d checks, %d failures\n", g_checks, g_fail);
+    }
+    if (g_cublas) cublasDestroy(g_cublas);
+    tsgemm_release();
+    return g_fail ? 1 : 0;
+}
