@@ -71,15 +71,17 @@ typedef struct tt_check {
 
 /*
  * Compares C (m x n, ldc) against R. Element bound (TESTING.md):
- * |c - r| <= gamma * k * eps32 * absr, with eps32 = 2^-24 (unit roundoff of float). gamma = 0
+ * |c - r| <= gamma * (k + 2) * u * absr, with u = 2^-24 (unit roundoff of float): k products
+ * summed in any order, then the alpha and beta roundings (Higham, 3.5). gamma = 0
  * demands bitwise equality (integer inputs whose partial sums stay below 2^24 are exact).
  * NaN/Inf in R must be matched by NaN/Inf in C (same class), never by a finite value.
  */
 tt_check tt_compare(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                     const double *r, const double *absr, double gamma);
 
-/* Bound factor used by the tests: gamma = 2 covers a recursive, blocked or split summation order
- * (the classic bound is k*u*|A||B| for any order; 2 absorbs the final alpha/beta roundings). */
+/* Bound factor used by the tests: the classic bound gamma_(k+2) ~ (k+2)u holds for any summation
+ * order (blocked, split-K, FMA); 2 is a safety factor against second-order terms, far below what
+ * a real indexing or race bug produces (errors of the size of the elements themselves). */
 #define TT_GAMMA 2.0
 
 #endif /* TSG_TESTUTIL_H */

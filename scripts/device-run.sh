@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# scripts/device-run.sh — the whole GPU run in one device call (well inside its 10 minutes).
+#
+#   scripts/device-run.sh [STAGE ...]      default: build unit gpu sanitize kbench bench numpy
+#
+# Stages:
+#   build     configure + build for sm_90 with the devkit (.devkit/, made by scripts/devkit.sh)
+#   unit      ctest -L unit (the CPU tiers also hold on the GPU machine)
+#   gpu       ctest -L gpu: kernel tests, large sizes, fault classes forced/auto, forced-GPU testers
+#   sanitize  compute-sanitizer memcheck (+leak check), racecheck, initcheck, synccheck over the
+#             small shape set (edge tiles, all transposes, K remainders, split-K, host path)
+#   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
+#   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
+#   numpy     pip numpy (the machine's python3) float32 matmul under LD_PRELOAD, traced
+# Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand); a
+# summary table is printed last. Exit status: 0 when every stage that ran passed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/out}
+mkdir -p "$OUT"
+B=$ROOT/build-dev
+stages=("$@")
+t0=$(date +%s)
+[ ${#stages[@]} -eq 0 ] && stages=(build unit gpu sanitize kbench bench numpy)
+# A stage starts only while the call has time left for it (device calls end at 10 minutes).
+BUDGET=${TSGEMM_DEVICE_BUDGET:-540}
+want() {
+  local s
+  for s in "${stages[@]}"; do
+    if [ "$s" = "$1" ]; then
+      if [ $(( $(date +%s) - t0 )) -gt $(( BUDGET - ${2:-60} )) ]; then
+        row "$1" skip "no time left in this call's budget"; return 1; fi
+      return 0
+    fi
+  done
+  return 1
+}
+
+if [ ! -f .devkit/env.sh ]; then
+  echo "no .devkit/: run scripts/devkit.sh on the development machine and carry .devkit" >&2
+  exit 2
+fi
+# shellcheck disable=SC1091
+source .devkit/env.sh
+export TSGEMM_CACHE_DIR=$B/cache
+# OpenBLAS 0.3.21 misdetects this host's CPU ("Prescott", 0.2 TFLOP/s; PERF.md): fair comparisons
+# need the real core type. The tests do not depend on it.
+export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+
+rows=()
+row() { rows+=("$(printf '%-10s %-6s %s' "$1" "$2" "$3")"); }
+fails=0
+elapsed() { echo "$(( $(date +%s) - t0 ))s"; }
+
+machine=$( { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+  nvcc --version | tail -1; echo "kernel $(uname -r), $(nproc) CPUs"; } 2>&1 | tr '\n' ';')
+
+if want build; then
+  if cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+       -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
+       > "$OUT/build.log" 2>&1 &&
+     cmake --build "$B" -j"$(nproc)" >> "$OUT/build.log" 2>&1; then
+    row build ok "sm_90, $(elapsed)"
+  else
+    row build FAIL "see build.log"; tail -30 "$OUT/build.log"; fails=$((fails+1))
+    printf '%s\n' "${rows[@]}"; exit 1
+  fi
+fi
+
+run_ctest() { # label logname
+  local log=$OUT/tests.log
+  echo "==== ctest -L $1" >> "$log"
+  ctest --test-dir "$B" -L "$1" --output-on-failure --timeout 600 > "$OUT/.ctest.tmp" 2>&1
+  local rc=$?
+  cat "$OUT/.ctest.tmp" >> "$log"
+  local line; line=$(grep -E 'tests passed|tests failed' "$OUT/.ctest.tmp" | tail -1)
+  local skipped; skipped=$(grep -c '(Skipped)\|\*\*\*Skipped' "$OUT/.ctest.tmp")
+  if [ $rc -eq 0 ]; then row "$2" ok "$line; skipped $skipped; $(elapsed)"
+  else row "$2" FAIL "$line; $(grep -E '\*\*\*Failed|\(Failed\)' "$OUT/.ctest.tmp" | head -3 | tr -s ' ' | tr '\n' ';')"; fails=$((fails+1)); fi
+  rm -f "$OUT/.ctest.tmp"
+}
+want unit 60 && run_ctest unit unit
+want gpu 240 && run_ctest gpu gpu
+
+if want sanitize 300; then
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck initcheck synccheck; do
+    extra=(); [ $tool = memcheck ] && extra=(--leak-check full)
+    log=$OUT/.san.tmp
+    timeout 110 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
+      "$B/tests/gpu/test_gpu_kernel" --small > "$log" 2>&1
+    rc=$?
+    { echo "==== compute-sanitizer --tool $tool ${extra[*]} (rc=$rc)"; cat "$log"; } >> "$OUT/sanitize.log"
+    summary=$(grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log" | tail -2 | tr -s '= ' ' ' | tr '\n' ' ')
+    checks=$(grep -E '^[0-9]+ checks' "$log" | tail -1)
+    # 0 errors: "ERROR SUMMARY: 0 errors" (memcheck/initcheck/synccheck) or, for racecheck,
+    # "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+    if [ $rc -eq 0 ] && grep -qE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log" &&
+       grep -qE '^[0-9]+ checks, 0 failures' "$log"; then row "$tool" ok "$summary| $checks"
+    else row "$tool" FAIL "rc=$rc $summary| $checks"; fails=$((fails+1)); fi
+    rm -f "$log"
+  done
+fi
+
+if want kbench; then
+  "$B/tests/gpu/test_gpu_kernel" --bench 20 > "$OUT/kbench.txt" 2>&1 && row kbench ok "$(elapsed)" ||
+    { row kbench FAIL "see kbench.txt"; fails=$((fails+1)); }
+fi
+
+if want bench && [ -x "$B/bench/tsgemm-bench" ]; then
+  "$B/bench/tsgemm-bench" ${TSGEMM_BENCH_ARGS:---quick} --csv "$OUT/bench.csv" \
+    > "$OUT/bench.txt" 2>&1 && row bench ok "$(elapsed)" ||
+    { row bench FAIL "see bench.txt"; fails=$((fails+1)); }
+fi
+
+if want numpy; then
+  np=$ROOT/tests/preload/numpy_check.py
+  if [ -f "$np" ] && python3 -c 'import numpy' 2>/dev/null; then
+    log=$OUT/numpy.log
+    { echo "== numpy without tsgemm"; python3 "$np" --sizes 4096 --tall --time --expect none
+      echo "== numpy with LD_PRELOAD=libtsgemm.so TSGEMM_LOG=2"
+      LD_PRELOAD=$B/libtsgemm.so TSGEMM_LOG=2 python3 "$np" --sizes 4096 --tall --time --expect gpu; } > "$log" 2>&1
+    if [ $? -eq 0 ]; then row numpy ok "$(grep -c 'ran on gpu\|gpu' "$log") gpu lines; $(elapsed)"
+    else row numpy FAIL "see numpy.log"; fails=$((fails+1)); fi
+  else
+    row numpy skip "no tests/preload/numpy_check.py or no numpy in python3"
+  fi
+fi
+
+{ echo; echo "== tsgemm device run $(date -u +%FT%TZ) on $machine"
+  [ -f "$OUT/kbench.txt" ] && sed -n '/kernel benchmark/,$p' "$OUT/kbench.txt"
+  [ -f "$OUT/bench.txt" ] && tail -25 "$OUT/bench.txt"
+  echo; printf '%s\n' "${rows[@]}"; echo "failures: $fails, total $(elapsed)"; } | tee "$OUT/summary.txt"
+exit $((fails > 0))
