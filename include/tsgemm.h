@@ -29,7 +29,8 @@ const char *tsgemm_version(void);
  * Counters only grow; read them before and after a call to learn what that call did.
  */
 struct tsgemm_stats {
-    uint64_t calls;          /* SGEMM calls received through any exported BLAS name          */
+    uint64_t calls;          /* SGEMM calls received through any exported BLAS name (the sum
+                                of illegal, quick, gpu and cpu)                               */
     uint64_t illegal;        /* calls rejected for an illegal argument (xerbla reported)      */
     uint64_t quick;          /* calls finished by the BLAS scalar rules, no backend run:
                                 m or n = 0, or (alpha = 0 or k = 0) — then C = beta*C here     */
@@ -39,7 +40,9 @@ struct tsgemm_stats {
     double gpu_flops;        /* 2*m*n*k summed over GPU calls                                 */
     double cpu_flops;        /* 2*m*n*k summed over CPU calls                                 */
     double gpu_seconds;      /* wall time of GPU calls (host clock, transfers included)       */
-    double cpu_seconds;      /* wall time of CPU calls                                        */
+    double cpu_seconds;      /* wall time of CPU calls; calls below 2*128^3 flops are timed
+                                only at TSGEMM_LOG >= 2 (a clock read would cost them more
+                                than tsgemm's whole overhead budget)                          */
 };
 
 /* Copies the counters into *out. out must not be NULL. */

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # scripts/device-run.sh — the whole GPU run in one device call (well inside its 10 minutes).
 #
-#   scripts/device-run.sh [STAGE ...]      default: build unit gpu sanitize kbench bench numpy
+#   scripts/device-run.sh [STAGE ...]      default: build rates unit gpu sanitize kbench bench numpy
 #
 # Stages:
 #   build     configure + build for sm_90 with the devkit (.devkit/, made by scripts/devkit.sh)
+#   rates     the measured rates of the cost model (TSGEMM_LOG=2) and auto mode's choice per size
 #   unit      ctest -L unit (the CPU tiers also hold on the GPU machine)
 #   gpu       ctest -L gpu: kernel tests, large sizes, fault classes forced/auto, forced-GPU testers
 #   sanitize  compute-sanitizer memcheck (+leak check), racecheck, initcheck, synccheck over the
@@ -22,7 +23,7 @@ mkdir -p "$OUT"
 B=$ROOT/build-dev
 stages=("$@")
 t0=$(date +%s)
-[ ${#stages[@]} -eq 0 ] && stages=(build unit gpu sanitize kbench bench numpy)
+[ ${#stages[@]} -eq 0 ] && stages=(build rates unit gpu sanitize kbench bench numpy)
 # A stage starts only while the call has time left for it (device calls end at 10 minutes).
 BUDGET=${TSGEMM_DEVICE_BUDGET:-540}
 want() {
@@ -80,6 +81,12 @@ run_ctest() { # label logname
   else row "$2" FAIL "$line; $(grep -E '\*\*\*Failed|\(Failed\)' "$OUT/.ctest.tmp" | head -3 | tr -s ' ' | tr '\n' ';')"; fails=$((fails+1)); fi
   rm -f "$OUT/.ctest.tmp"
 }
+if want rates 30; then # the cost model's inputs on this machine, and where auto mode sends sizes
+  rm -rf "$B/cache-rates"
+  TSGEMM_CACHE_DIR=$B/cache-rates TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/rates.txt" 2>&1 &&
+    row rates ok "$(grep -o 'rates: .*' "$OUT/rates.txt" | head -1 | cut -c1-150)" ||
+    { row rates FAIL "see rates.txt"; fails=$((fails+1)); }
+fi
 want unit 60 && run_ctest unit unit
 want gpu 240 && run_ctest gpu gpu
 
@@ -130,6 +137,7 @@ fi
 
 { echo; echo "== tsgemm device run $(date -u +%FT%TZ) on $machine"
   [ -f "$OUT/kbench.txt" ] && sed -n '/kernel benchmark/,$p' "$OUT/kbench.txt"
+  [ -f "$OUT/rates.txt" ] && grep -E 'rates:|auto mode' "$OUT/rates.txt"
   [ -f "$OUT/bench.txt" ] && tail -25 "$OUT/bench.txt"
   echo; printf '%s\n' "${rows[@]}"; echo "failures: $fails, total $(elapsed)"; } | tee "$OUT/summary.txt"
 exit $((fails > 0))

@@ -27,7 +27,7 @@ typedef void (*f77_sgemm_fn)(const char *, const char *, const int *, const int 
                              const float *, const float *, const int *, const float *,
                              const int *, const float *, float *, const int *, size_t, size_t);
 
-_Thread_local int tsg_in_fallback;
+_Thread_local int tsg_in_fallback __attribute__((tls_model("initial-exec")));
 
 static struct {
     pthread_once_t once;

@@ -80,13 +80,19 @@ const char *tsg_api_name(tsg_api api)
 
 static tsg_mode current_mode(void)
 {
-    return (tsg_mode)__atomic_load_n((int *)&tsg_rt_config()->mode, __ATOMIC_RELAXED);
+    return (tsg_mode)__atomic_load_n((int *)&tsg_rt_config()->policy.mode, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------ counters */
 
+/*
+ * Counters are what tiny calls pay for, so they cost a couple of relaxed increments: `calls` is
+ * the sum of the outcomes, and a tiny CPU call (below TSG_GPU_FLOOR_FLOPS) adds its flops as an
+ * integer and is not timed (a clock read costs more than such a call on a VM; TSGEMM_LOG >= 2
+ * times every call). Larger calls add doubles with a compare-and-swap.
+ */
 static struct {
-    atomic_uint_fast64_t calls, illegal, quick, gpu, cpu, gpu_failed;
+    atomic_uint_fast64_t illegal, quick, gpu, cpu, gpu_failed, tiny_flops;
     _Atomic double gpu_flops, cpu_flops, gpu_seconds, cpu_seconds;
 } g_stats;
 
@@ -97,18 +103,19 @@ static void add_double(_Atomic double *x, double v)
     }
 }
 
-static _Thread_local const char *t_last_path = "none";
+/* initial-exec: no __tls_get_addr call on the hot path (a few bytes of static TLS) */
+static _Thread_local const char *t_last_path __attribute__((tls_model("initial-exec"))) = "none";
 
 TSG_EXPORT void tsgemm_get_stats(struct tsgemm_stats *out)
 {
-    out->calls = atomic_load(&g_stats.calls);
     out->illegal = atomic_load(&g_stats.illegal);
     out->quick = atomic_load(&g_stats.quick);
     out->gpu = atomic_load(&g_stats.gpu);
     out->cpu = atomic_load(&g_stats.cpu);
+    out->calls = out->illegal + out->quick + out->gpu + out->cpu;
     out->gpu_failed = atomic_load(&g_stats.gpu_failed);
     out->gpu_flops = atomic_load(&g_stats.gpu_flops);
-    out->cpu_flops = atomic_load(&g_stats.cpu_flops);
+    out->cpu_flops = atomic_load(&g_stats.cpu_flops) + (double)atomic_load(&g_stats.tiny_flops);
     out->gpu_seconds = atomic_load(&g_stats.gpu_seconds);
     out->cpu_seconds = atomic_load(&g_stats.cpu_seconds);
 }
@@ -307,7 +314,7 @@ static int be_gpu_ready(void *ctx, tsg_rates *rates)
             tsg_log(1, "TSGEMM_MODE=gpu but no GPU is usable; running on the CPU BLAS");
         return 0;
     }
-    if (current_mode() == TSG_MODE_AUTO && tsg_rt_config()->threshold <= 0)
+    if (current_mode() == TSG_MODE_AUTO && tsg_rt_config()->policy.threshold <= 0)
         pthread_once(&g_rates_once, rates_once);
     if (atomic_load(&g_gpu_state) != GPU_READY) return 0;
     *rates = g_rates;
@@ -386,9 +393,8 @@ static void trace(tsg_api api, const tsg_call *call, const char *path, const tsg
 void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
 {
     const tsg_config *cfg = tsg_rt_config();
-    atomic_fetch_add(&g_stats.calls, 1);
     if (call->info) {
-        atomic_fetch_add(&g_stats.illegal, 1);
+        atomic_fetch_add_explicit(&g_stats.illegal, 1, memory_order_relaxed);
         t_last_path = "illegal";
         tsg_report_illegal(api, call);
         return;
@@ -399,24 +405,29 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
     }
     const tsg_problem *p = &call->p;
     tsg_report rep;
-    tsg_config now = *cfg; /* tsgemm_set_mode may change the mode while we run */
-    now.mode = current_mode();
-    double t0 = now_s();
+    tsg_policy now = {current_mode(), cfg->policy.threshold}; /* tsgemm_set_mode may change it */
+    const double flops = tsg_flops(p);
+    const int timed = cfg->log_level >= 2 || flops >= TSG_GPU_FLOOR_FLOPS;
+    double t0 = timed ? now_s() : 0;
     tsg_run(p, &now, &g_backends, &rep);
-    double dt = now_s() - t0;
-    double flops = tsg_flops(p);
+    double dt = timed ? now_s() - t0 : 0;
     t_last_path = path_name(&rep);
     if (rep.rule != TSG_RULE_COMPUTE) {
-        atomic_fetch_add(&g_stats.quick, 1);
+        atomic_fetch_add_explicit(&g_stats.quick, 1, memory_order_relaxed);
     } else if (rep.path == TSG_PATH_GPU) {
-        atomic_fetch_add(&g_stats.gpu, 1);
+        atomic_fetch_add_explicit(&g_stats.gpu, 1, memory_order_relaxed);
         add_double(&g_stats.gpu_flops, flops);
         add_double(&g_stats.gpu_seconds, dt);
     } else {
-        atomic_fetch_add(&g_stats.cpu, 1);
-        if (rep.path == TSG_PATH_CPU_RETRY) atomic_fetch_add(&g_stats.gpu_failed, 1);
-        add_double(&g_stats.cpu_flops, flops);
-        add_double(&g_stats.cpu_seconds, dt);
+        atomic_fetch_add_explicit(&g_stats.cpu, 1, memory_order_relaxed);
+        if (rep.path == TSG_PATH_CPU_RETRY)
+            atomic_fetch_add_explicit(&g_stats.gpu_failed, 1, memory_order_relaxed);
+        if (timed) {
+            add_double(&g_stats.cpu_flops, flops);
+            add_double(&g_stats.cpu_seconds, dt);
+        } else { /* below the floor 2mnk is an exact integer < 2^23 */
+            atomic_fetch_add_explicit(&g_stats.tiny_flops, (uint64_t)flops, memory_order_relaxed);
+        }
     }
     if (cfg->log_level >= 3) trace(api, call, path_name(&rep), &rep, dt);
 }
@@ -453,7 +464,7 @@ TSG_EXPORT int tsgemm_set_mode(int mode)
     _Static_assert((int)TSG_MODE_CPU == (int)TSGEMM_MODE_CPU && (int)TSG_MODE_GPU == (int)TSGEMM_MODE_GPU &&
                        (int)TSG_MODE_AUTO == (int)TSGEMM_MODE_AUTO,
                    "mode values");
-    int old = __atomic_exchange_n((int *)&g_cfg.mode, mode, __ATOMIC_SEQ_CST);
+    int old = __atomic_exchange_n((int *)&g_cfg.policy.mode, mode, __ATOMIC_SEQ_CST);
     return old;
 }
 

@@ -40,7 +40,7 @@ static void copy_path(char *dst, const char *a, const char *b)
 void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->mode = TSG_MODE_AUTO;
+    cfg->policy.mode = TSG_MODE_AUTO;
     cfg->log_level = 1;
     const char *v;
     long l;
@@ -53,11 +53,11 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
     }
     if ((v = lookup("TSGEMM_MODE", ctx)) && *v) {
         if (!strcasecmp(v, "auto"))
-            cfg->mode = TSG_MODE_AUTO;
+            cfg->policy.mode = TSG_MODE_AUTO;
         else if (!strcasecmp(v, "cpu"))
-            cfg->mode = TSG_MODE_CPU;
+            cfg->policy.mode = TSG_MODE_CPU;
         else if (!strcasecmp(v, "gpu"))
-            cfg->mode = TSG_MODE_GPU;
+            cfg->policy.mode = TSG_MODE_GPU;
         else
             warn(cfg, "TSGEMM_MODE=\"%.64s\" is not one of auto, cpu, gpu; using auto", v);
     }
@@ -72,7 +72,7 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
         errno = 0;
         double d = strtod(v, &end);
         if (errno == 0 && end != v && *end == '\0' && isfinite(d) && d >= 0)
-            cfg->threshold = d;
+            cfg->policy.threshold = d;
         else
             warn(cfg, "TSGEMM_GPU_THRESHOLD=\"%.64s\" is not a size >= 0; using the cost model", v);
     }

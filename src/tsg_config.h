@@ -9,14 +9,20 @@
 
 typedef enum tsg_mode { TSG_MODE_AUTO = 0, TSG_MODE_CPU, TSG_MODE_GPU } tsg_mode;
 
+/* The knobs a dispatch decision reads (small: copied per call, since tsgemm_set_mode may change
+ * the mode while other threads run). */
+typedef struct tsg_policy {
+    tsg_mode mode;    /* TSGEMM_MODE=auto|cpu|gpu                      default auto     */
+    double threshold; /* TSGEMM_GPU_THRESHOLD=<n >= 0>: in auto mode run on the GPU iff
+                         m*n*k >= n^3, instead of the cost model; 0 = use the model     */
+} tsg_policy;
+
 enum { TSG_CONFIG_PATH_MAX = 1024, TSG_CONFIG_WARN_MAX = 8, TSG_CONFIG_WARN_LEN = 200 };
 
 typedef struct tsg_config {
-    tsg_mode mode;        /* TSGEMM_MODE=auto|cpu|gpu                      default auto     */
+    tsg_policy policy;    /* TSGEMM_MODE, TSGEMM_GPU_THRESHOLD                              */
     int log_level;        /* TSGEMM_LOG=0|1|2|3                            default 1        */
     int device;           /* TSGEMM_DEVICE=<ordinal >= 0>                  default 0        */
-    double threshold;     /* TSGEMM_GPU_THRESHOLD=<n >= 0>: in auto mode run on the GPU iff
-                             m*n*k >= n^3, instead of the cost model; 0 = use the model     */
     char cpu_blas[TSG_CONFIG_PATH_MAX]; /* TSGEMM_CPU_BLAS=<path or soname>  "" = default  */
     char cache_dir[TSG_CONFIG_PATH_MAX]; /* TSGEMM_CACHE_DIR, else $XDG_CACHE_HOME/tsgemm,
                              else $HOME/.cache/tsgemm; "" = no cache                      */

@@ -55,7 +55,7 @@ static int rates_usable(const tsg_rates *r)
            r->gpu_latency_s >= 0 && r->cpu_latency_s >= 0;
 }
 
-int tsg_may_want_gpu(const tsg_problem *p, const tsg_config *cfg)
+int tsg_may_want_gpu(const tsg_problem *p, const tsg_policy *cfg)
 {
     if (cfg->mode == TSG_MODE_CPU) return 0;
     if (cfg->mode == TSG_MODE_GPU) return 1;
@@ -66,7 +66,7 @@ int tsg_may_want_gpu(const tsg_problem *p, const tsg_config *cfg)
     return tsg_flops(p) >= TSG_GPU_FLOOR_FLOPS;
 }
 
-int tsg_wants_gpu(const tsg_problem *p, const tsg_config *cfg, int gpu_usable,
+int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
                   const tsg_rates *r, tsg_why *why)
 {
     if (cfg->mode == TSG_MODE_CPU) {
@@ -100,9 +100,14 @@ int tsg_wants_gpu(const tsg_problem *p, const tsg_config *cfg, int gpu_usable,
     return gpu;
 }
 
-void tsg_run(const tsg_problem *p, const tsg_config *cfg, const tsg_backends *be, tsg_report *rep)
+void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be, tsg_report *rep)
 {
-    memset(rep, 0, sizeof *rep);
+    /* not memset: msg is 256 bytes, more than a tiny call's whole budget */
+    rep->path = TSG_PATH_NONE;
+    rep->why = TSG_WHY_TINY;
+    rep->gpu_status = 0;
+    rep->gpu_done_cols = 0;
+    rep->msg[0] = '\0';
     rep->rule = tsg_apply_scalar_rules(p);
     if (rep->rule != TSG_RULE_COMPUTE) {
         rep->path = TSG_PATH_NONE;

@@ -71,11 +71,11 @@ double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r);
  * gpu_usable = 1 with measured rates (r != NULL); gpu_usable = 0 when there is none.
  * Returns 1 for GPU, 0 for CPU, and the reason in *why.
  */
-int tsg_wants_gpu(const tsg_problem *p, const tsg_config *cfg, int gpu_usable,
+int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
                   const tsg_rates *r, tsg_why *why);
 
 /* True when the decision may need the GPU, i.e. it is worth initialising one for this call. */
-int tsg_may_want_gpu(const tsg_problem *p, const tsg_config *cfg);
+int tsg_may_want_gpu(const tsg_problem *p, const tsg_policy *cfg);
 
 typedef struct tsg_backends {
     /* Makes the GPU usable (once per process; later calls return the cached answer) and fills
@@ -111,6 +111,6 @@ typedef struct tsg_report {
  * Runs a legal problem: scalar rules first (no backend sees alpha = 0, k = 0 or an empty C),
  * then the decision, then the GPU with a CPU retry on failure, or the CPU.
  */
-void tsg_run(const tsg_problem *p, const tsg_config *cfg, const tsg_backends *be, tsg_report *rep);
+void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be, tsg_report *rep);
 
 #endif /* TSG_DISPATCH_H */

@@ -33,10 +33,10 @@ static void test_defaults(void **state)
     (void)state;
     const char *env[] = {NULL};
     tsg_config c = parse(env);
-    assert_int_equal(c.mode, TSG_MODE_AUTO);
+    assert_int_equal(c.policy.mode, TSG_MODE_AUTO);
     assert_int_equal(c.log_level, 1);
     assert_int_equal(c.device, 0);
-    assert_true(c.threshold == 0);
+    assert_true(c.policy.threshold == 0);
     assert_string_equal(c.cpu_blas, "");
     assert_string_equal(c.cache_dir, "");
     assert_int_equal(c.nwarn, 0);
@@ -49,14 +49,14 @@ static void test_good_values(void **state)
                          "TSGEMM_GPU_THRESHOLD=512.5", "TSGEMM_CPU_BLAS=/opt/blas/libblas.so.3",
                          "HOME=/home/u", NULL};
     tsg_config c = parse(env);
-    assert_int_equal(c.mode, TSG_MODE_GPU);
+    assert_int_equal(c.policy.mode, TSG_MODE_GPU);
     assert_int_equal(c.log_level, 3);
     assert_int_equal(c.device, 2);
-    assert_true(c.threshold == 512.5);
+    assert_true(c.policy.threshold == 512.5);
     assert_string_equal(c.cpu_blas, "/opt/blas/libblas.so.3");
     assert_string_equal(c.cache_dir, "/home/u/.cache/tsgemm");
     assert_int_equal(c.nwarn, 0);
-    assert_string_equal(tsg_mode_name(c.mode), "gpu");
+    assert_string_equal(tsg_mode_name(c.policy.mode), "gpu");
 }
 
 static void test_cache_dir_precedence(void **state)
@@ -76,10 +76,10 @@ static void test_bad_values_warn_and_keep_defaults(void **state)
     const char *env[] = {"TSGEMM_MODE=fast", "TSGEMM_LOG=9", "TSGEMM_DEVICE=-1",
                          "TSGEMM_GPU_THRESHOLD=big", NULL};
     tsg_config c = parse(env);
-    assert_int_equal(c.mode, TSG_MODE_AUTO);
+    assert_int_equal(c.policy.mode, TSG_MODE_AUTO);
     assert_int_equal(c.log_level, 1);
     assert_int_equal(c.device, 0);
-    assert_true(c.threshold == 0);
+    assert_true(c.policy.threshold == 0);
     assert_int_equal(c.nwarn, 4);
     assert_non_null(strstr(c.warn[0], "TSGEMM_LOG=\"9\""));
     assert_non_null(strstr(c.warn[1], "TSGEMM_MODE=\"fast\""));

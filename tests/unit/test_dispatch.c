@@ -26,12 +26,9 @@ static tsg_rates h200(void)
     return r;
 }
 
-static tsg_config cfg_mode(tsg_mode mode)
+static tsg_policy cfg_mode(tsg_mode mode)
 {
-    tsg_config c;
-    memset(&c, 0, sizeof c);
-    c.mode = mode;
-    c.log_level = 1;
+    tsg_policy c = {mode, 0.0};
     return c;
 }
 
@@ -44,7 +41,7 @@ static tsg_problem square(int64_t n)
 static void test_model_picks_sides(void **state)
 {
     (void)state;
-    tsg_config c = cfg_mode(TSG_MODE_AUTO);
+    tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_rates r = h200();
     tsg_why why;
     tsg_problem p = square(64);
@@ -73,7 +70,7 @@ static void test_threshold_lies_between(void **state)
     (void)state;
     /* With H200 rates the crossover for square beta = 0 problems must lie where PERF.md saw it
      * move (n ~ 300-1100 depending on the copy rates) — not at a constant. */
-    tsg_config c = cfg_mode(TSG_MODE_AUTO);
+    tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_rates r = h200();
     tsg_why why;
     int64_t first_gpu = -1;
@@ -122,7 +119,7 @@ static void test_knob_overrides(void **state)
     tsg_rates r = h200();
     tsg_why why;
     tsg_problem big = square(4096), small = square(8);
-    tsg_config c = cfg_mode(TSG_MODE_CPU);
+    tsg_policy c = cfg_mode(TSG_MODE_CPU);
     assert_int_equal(tsg_wants_gpu(&big, &c, 1, &r, &why), 0);
     assert_int_equal(why, TSG_WHY_MODE_CPU);
     assert_int_equal(tsg_may_want_gpu(&big, &c), 0);
@@ -219,7 +216,7 @@ static void test_gpu_failure_retried_on_cpu(void **state)
     make_case(&cs, 40, 30, 50);
     fake f = {.usable = 1, .fail = -3};
     tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
-    tsg_config c = cfg_mode(TSG_MODE_GPU);
+    tsg_policy c = cfg_mode(TSG_MODE_GPU);
     tsg_report rep;
     tsg_run(&cs.p, &c, &be, &rep);
     assert_int_equal(f.gpu_calls, 1);
@@ -237,7 +234,7 @@ static void test_partial_gpu_result_only_rest_redone(void **state)
     make_case(&cs, 40, 30, 50);
     fake f = {.usable = 1, .fail = -2, .done_cols = 12};
     tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
-    tsg_config c = cfg_mode(TSG_MODE_GPU);
+    tsg_policy c = cfg_mode(TSG_MODE_GPU);
     tsg_report rep;
     tsg_run(&cs.p, &c, &be, &rep);
     assert_int_equal(rep.path, TSG_PATH_CPU_RETRY);
@@ -255,7 +252,7 @@ static void test_absent_gpu_and_tiny_calls(void **state)
     make_case(&cs, 40, 30, 50);
     fake f = {.usable = 0};
     tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
-    tsg_config c = cfg_mode(TSG_MODE_AUTO);
+    tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     c.threshold = 1; /* would pick the GPU if there were one */
     tsg_report rep;
     tsg_run(&cs.p, &c, &be, &rep);
@@ -286,7 +283,7 @@ static void test_scalar_rules_before_any_backend(void **state)
     tsg_problem p = {'N', 'N', 2, 3, 4, 0.0f, 0.0f, NULL, 2, NULL, 4, c, 2}; /* alpha = 0 */
     fake f = {.usable = 1};
     tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
-    tsg_config cf = cfg_mode(TSG_MODE_GPU);
+    tsg_policy cf = cfg_mode(TSG_MODE_GPU);
     tsg_report rep;
     tsg_run(&p, &cf, &be, &rep);
     assert_int_equal(rep.rule, TSG_RULE_SCALED);
