@@ -1,0 +1,856 @@
+/*
+ * tsgemm-bench.c — main(): options, the header, the sweep, timing of host-memory calls, and the
+ * NVBLAS worker's loop.
+ *
+ * Per shape, in one process: OpenBLAS (the real one, through its own handle; its checked result
+ * is the reference), tsgemm's cblas_sgemm in auto mode and with the GPU forced (proved by
+ * tsgemm_get_stats deltas), cuBLAS with plain copies, then kernel-only tsgemm_sgemm_device vs
+ * cublasSgemm_v2 on device data. NVBLAS runs afterwards in child processes (bench_nvblas.c).
+ * Every timed result is checked; a wrong one gets no time. Poisoning and copying of C happen
+ * outside every timed region.
+ * Must not: call cblas_sgemm of OpenBLAS by global name (the global one is tsgemm's).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "tsgemm.h"
+
+/* tsgemm's exported CBLAS entry point (the enum arguments are ints in the C ABI). libtsgemm
+ * ships no CBLAS header of its own, so it is declared here rather than via <cblas.h>, which
+ * would be OpenBLAS's on Debian. */
+void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float alpha,
+                 const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+
+enum { CBLAS_ROW = 101, CBLAS_COL = 102, CBLAS_NOTRANS = 111, CBLAS_TRANS = 112 };
+
+/* ------------------------------------------------------------------ options */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: tsgemm-bench [options]\n"
+"Times end-to-end cblas_sgemm on host memory side by side: tsgemm (auto), tsgemm (GPU forced),\n"
+"OpenBLAS, cuBLAS + plain copies, NVBLAS (two configurations), plus kernel-only tsgemm vs cuBLAS\n"
+"on device data. Columns this machine cannot run are shown as n/a with the reason.\n"
+"\n"
+"  --quick             short sweep (sizes up to 2048), 3 repeats: fine on a CPU-only machine\n"
+"  --shapes LIST       shapes to run, separated by spaces or ';':  n | m,n,k[:TA,TB[:row|col]]\n"
+"                      e.g. \"1024 4096,4096,4096:N,T 1000,1000,1000:T,N:row\" (TA/TB: N T C)\n"
+"  --reps N            timed repeats per end-to-end column (default 5, --quick 3; without this\n"
+"                      option repeats stop after 2 once one column spent %.0f s on a shape)\n"
+"  --kernel-reps N     timed repeats per kernel-only column (default 20, --quick 10)\n"
+"  --warmup N          untimed calls before the repeats (default 1; kernel-only: 3)\n"
+"  --alpha A --beta B  scalars (default 1 and 0; beta != 0 also uploads C)\n"
+"  --seed N            input seed (default 42)\n"
+"  --tol X             error bound on max|c-ref|/max|ref| (default 1e-4, x sqrt(k/65536) above)\n"
+"  --csv FILE          one row per shape x implementation\n"
+"  --plot FILE.png     TFLOP/s plots (needs gnuplot; the CSV is written anyway)\n"
+"  --plot-from CSV     no benchmark: print the tables of an earlier CSV (and --plot it)\n"
+"  --no-nvblas --no-cublas --no-kernel --no-gpu   leave those columns out (--no-gpu: all\n"
+"                      GPU columns; tsgemm's auto column may still use the GPU)\n"
+"  --openblas LIB      OpenBLAS to compare with (default libopenblas.so.0)\n"
+"  --nvblas-lib LIB    libnvblas to load (default: libnvblas.so.13, .so, /usr/local/cuda/lib64)\n"
+"  --keep-tmp          keep the temporary directory (NVBLAS configs and logs, plot data)\n"
+"  -h, --help          this text\n"
+"Environment: TSGEMM_DEVICE picks the GPU for every column; OPENBLAS_CORETYPE and\n"
+"OPENBLAS_NUM_THREADS set up the CPU baseline (see the header's warning).\n",
+            8.0);
+}
+
+enum {
+    OPT_SHAPES = 1000, OPT_REPS, OPT_KREPS, OPT_WARMUP, OPT_ALPHA, OPT_BETA, OPT_SEED, OPT_TOL,
+    OPT_CSV, OPT_PLOT, OPT_PLOT_FROM, OPT_NO_NVBLAS, OPT_NO_CUBLAS, OPT_NO_KERNEL, OPT_NO_GPU,
+    OPT_OPENBLAS, OPT_NVBLAS_LIB, OPT_KEEP_TMP, OPT_WORKER, OPT_WORKER_IMPL, OPT_BUDGET, OPT_QUICK
+};
+
+static int parse_int(const char *s, const char *what, int lo, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > 1000000) {
+        fprintf(stderr, "tsgemm-bench: %s must be an integer >= %d, not \"%s\"\n", what, lo, s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_double(const char *s, const char *what, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v)) {
+        fprintf(stderr, "tsgemm-bench: %s must be a number, not \"%s\"\n", what, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Returns 0 to run, 1 to exit 0 (help), -1 to exit 2 (bad usage). */
+static int parse_options(int argc, char **argv, bench_opts *o)
+{
+    static const struct option longopts[] = {
+        {"quick", no_argument, NULL, OPT_QUICK},
+        {"shapes", required_argument, NULL, OPT_SHAPES},
+        {"reps", required_argument, NULL, OPT_REPS},
+        {"kernel-reps", required_argument, NULL, OPT_KREPS},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"alpha", required_argument, NULL, OPT_ALPHA},
+        {"beta", required_argument, NULL, OPT_BETA},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"tol", required_argument, NULL, OPT_TOL},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"plot-from", required_argument, NULL, OPT_PLOT_FROM},
+        {"no-nvblas", no_argument, NULL, OPT_NO_NVBLAS},
+        {"no-cublas", no_argument, NULL, OPT_NO_CUBLAS},
+        {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+        {"no-gpu", no_argument, NULL, OPT_NO_GPU},
+        {"openblas", required_argument, NULL, OPT_OPENBLAS},
+        {"nvblas-lib", required_argument, NULL, OPT_NVBLAS_LIB},
+        {"keep-tmp", no_argument, NULL, OPT_KEEP_TMP},
+        {"help", no_argument, NULL, 'h'},
+        /* hidden: the NVBLAS child process (bench_nvblas.c) */
+        {"nvblas-worker", required_argument, NULL, OPT_WORKER},
+        {"worker-impl", required_argument, NULL, OPT_WORKER_IMPL},
+        {"budget", required_argument, NULL, OPT_BUDGET},
+        {NULL, 0, NULL, 0}};
+    int kreps_given = 0, c;
+    double v;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_QUICK: o->quick = 1; break;
+        case OPT_SHAPES: {
+            size_t add = strlen(optarg), have = o->shapes_text ? strlen(o->shapes_text) : 0;
+            char *t = realloc(o->shapes_text, have + add + 2);
+            if (!t) return -1;
+            if (!have) t[0] = '\0';
+            strcat(strcat(t, have ? ";" : ""), optarg);
+            o->shapes_text = t;
+            break;
+        }
+        case OPT_REPS:
+            if (parse_int(optarg, "--reps", 1, &o->reps)) return -1;
+            o->reps_given = 1;
+            break;
+        case OPT_KREPS:
+            if (parse_int(optarg, "--kernel-reps", 1, &o->kernel_reps)) return -1;
+            kreps_given = 1;
+            break;
+        case OPT_WARMUP:
+            if (parse_int(optarg, "--warmup", 0, &o->warmup)) return -1;
+            break;
+        case OPT_ALPHA:
+            if (parse_double(optarg, "--alpha", &v)) return -1;
+            o->alpha = (float)v;
+            break;
+        case OPT_BETA:
+            if (parse_double(optarg, "--beta", &v)) return -1;
+            o->beta = (float)v;
+            break;
+        case OPT_SEED:
+            if (parse_double(optarg, "--seed", &v) || v < 0) return -1;
+            o->seed = (uint64_t)v;
+            break;
+        case OPT_TOL:
+            if (parse_double(optarg, "--tol", &o->tol) || o->tol <= 0) return -1;
+            break;
+        case OPT_BUDGET:
+            if (parse_double(optarg, "--budget", &o->budget_s)) return -1;
+            break;
+        case OPT_CSV: o->csv = optarg; break;
+        case OPT_PLOT: o->plot = optarg; break;
+        case OPT_PLOT_FROM: o->plot_from = optarg; break;
+        case OPT_NO_NVBLAS: o->no_nvblas = 1; break;
+        case OPT_NO_CUBLAS: o->no_cublas = 1; break;
+        case OPT_NO_KERNEL: o->no_kernel = 1; break;
+        case OPT_NO_GPU: o->no_gpu = 1; break;
+        case OPT_OPENBLAS: o->openblas = optarg; break;
+        case OPT_NVBLAS_LIB: o->nvblas_lib = optarg; break;
+        case OPT_KEEP_TMP: o->keep_tmp = 1; break;
+        case OPT_WORKER: o->worker_config = optarg; break;
+        case OPT_WORKER_IMPL:
+            if (parse_int(optarg, "--worker-impl", 0, &o->worker_impl)) return -1;
+            break;
+        case 'h': usage(stdout); return 1;
+        default: usage(stderr); return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "tsgemm-bench: unexpected argument \"%s\"\n", argv[optind]);
+        return -1;
+    }
+    if (o->quick && !o->reps_given) o->reps = 3;
+    if (o->quick && !kreps_given) o->kernel_reps = 10;
+    const char *dev = getenv("TSGEMM_DEVICE");
+    if (dev && *dev) o->device = atoi(dev); /* the same GPU tsgemm uses */
+    return 0;
+}
+
+/* ------------------------------------------------------------------ small helpers */
+
+/* Fills r from a reason that starts with "n/a: " or "failed: " (the prefix becomes the status). */
+static void set_from_why(bench_result *r, const char *why)
+{
+    if (!strncmp(why, "n/a: ", 5)) bench_result_set(r, BS_NA, "%s", why + 5);
+    else if (!strncmp(why, "failed: ", 8)) bench_result_set(r, BS_FAIL, "%s", why + 8);
+    else bench_result_set(r, BS_FAIL, "%s", why);
+}
+
+static const char *strip_prefix(const char *why)
+{
+    if (!strncmp(why, "n/a: ", 5)) return why + 5;
+    if (!strncmp(why, "failed: ", 8)) return why + 8;
+    return why;
+}
+
+/* ------------------------------------------------------------------ timing host calls */
+
+/* One call of an implementation on host data; *seconds = wall time of the call itself. */
+typedef int (*host_fn)(bench_data *d, void *ctx, double *seconds, char *why, size_t len);
+
+static int call_openblas(bench_data *d, void *ctx, double *seconds, char *why, size_t len)
+{
+    (void)why, (void)len;
+    const bench_cpu *cpu = ctx;
+    const bench_shape *s = &d->s;
+    double t0 = bench_now();
+    cpu->sgemm(s->row ? CBLAS_ROW : CBLAS_COL, s->ta == 'N' ? CBLAS_NOTRANS : CBLAS_TRANS,
+               s->tb == 'N' ? CBLAS_NOTRANS : CBLAS_TRANS, (int)s->m, (int)s->n, (int)s->k,
+               d->alpha, d->A, d->lda, d->B, d->ldb, d->beta, d->C, d->ldc);
+    *seconds = bench_now() - t0;
+    return 0;
+}
+
+static int call_tsgemm(bench_data *d, void *ctx, double *seconds, char *why, size_t len)
+{
+    (void)ctx, (void)why, (void)len;
+    const bench_shape *s = &d->s;
+    double t0 = bench_now();
+    cblas_sgemm(s->row ? CBLAS_ROW : CBLAS_COL, s->ta == 'N' ? CBLAS_NOTRANS : CBLAS_TRANS,
+                s->tb == 'N' ? CBLAS_NOTRANS : CBLAS_TRANS, (int)s->m, (int)s->n, (int)s->k,
+                d->alpha, d->A, d->lda, d->B, d->ldb, d->beta, d->C, d->ldc);
+    *seconds = bench_now() - t0;
+    return 0;
+}
+
+static int call_cublas_copies(bench_data *d, void *ctx, double *seconds, char *why, size_t len)
+{
+    (void)ctx;
+    return bench_cuda_cublas_copies(d, seconds, why, len);
+}
+
+static int call_nvblas(bench_data *d, void *ctx, double *seconds, char *why, size_t len)
+{
+    (void)why, (void)len;
+    bench_f77_sgemm_fn f = (bench_f77_sgemm_fn)ctx;
+    const bench_cm *cm = &d->cm;
+    double t0 = bench_now();
+    f(&cm->ta, &cm->tb, &cm->m, &cm->n, &cm->k, &d->alpha, bench_cm_a(d), &cm->lda,
+      bench_cm_b(d), &cm->ldb, &d->beta, d->C, &cm->ldc);
+    *seconds = bench_now() - t0;
+    return 0;
+}
+
+/* Marks r WRONG when err is NaN or above the bound; returns 1 then. */
+static int judge(bench_result *r, double err, size_t nonfinite, const bench_ref *ref)
+{
+    if (nonfinite) {
+        bench_result_set(r, BS_WRONG, "%zu NaN/Inf elements in C", nonfinite);
+        r->err = NAN;
+        return 1;
+    }
+    if (!(err <= ref->tol)) {
+        bench_result_set(r, BS_WRONG, "max relative error %.3g above the bound %.3g", err,
+                         ref->tol);
+        r->err = err;
+        return 1;
+    }
+    return 0;
+}
+
+/* One end-to-end column being timed: an implementation, its call, and what it has measured. */
+typedef struct column {
+    int impl;
+    host_fn fn;
+    void *ctx;
+    int check_double;  /* check against the double reference (OpenBLAS validates itself)   */
+    int mode;          /* tsgemm_set_mode value around each call, or -1 to leave it alone  */
+    bench_result *r;
+    int active;        /* still running (not failed, wrong, or out of repeats)             */
+    int calls, n;      /* calls made, timed calls in t                                     */
+    double *t, spent, worst;
+    uint64_t d_calls, d_gpu, d_cpu, d_gpu_failed; /* tsgemm_get_stats deltas of its calls  */
+} column;
+
+/* One call of c (timed or not), checked; a failure or wrong result ends the column. */
+static void column_call(const bench_opts *o, bench_data *d, const bench_ref *ref, column *c,
+                        int timed)
+{
+    char why[256] = "";
+    double sec = 0;
+    struct tsgemm_stats s0, s1;
+    bench_data_prepare_c(d); /* untimed: NaN (beta = 0) or C's input */
+    if (c->mode >= 0) tsgemm_set_mode(c->mode);
+    tsgemm_get_stats(&s0);
+    int rc = c->fn(d, c->ctx, &sec, why, sizeof why);
+    tsgemm_get_stats(&s1);
+    if (c->mode >= 0) tsgemm_set_mode(TSGEMM_MODE_AUTO);
+    ++c->calls;
+    c->d_calls += s1.calls - s0.calls;
+    c->d_gpu += s1.gpu - s0.gpu;
+    c->d_cpu += s1.cpu - s0.cpu;
+    c->d_gpu_failed += s1.gpu_failed - s0.gpu_failed;
+    if (rc != 0) {
+        set_from_why(c->r, why);
+        c->active = 0;
+        return;
+    }
+    size_t bad;
+    double err = c->check_double ? bench_check_double(ref, d, d->C, &bad)
+                                 : bench_check(ref, d, d->C, &bad);
+    if (judge(c->r, err, bad, ref)) {
+        c->active = 0;
+        return;
+    }
+    if (err > c->worst) c->worst = err;
+    if (!timed) return;
+    c->t[c->n++] = sec * 1e3;
+    c->spent += sec;
+    if (c->n >= o->reps || (!o->reps_given && c->n >= 2 && c->spent > o->budget_s))
+        c->active = 0; /* done; r is filled in by run_columns */
+}
+
+/*
+ * Times the columns side by side: each gets its warm-up calls, then the repeats run in rounds
+ * (one call of every column per round), so that drift of the machine (clocks, neighbours)
+ * touches every column alike. Every call's result is checked. Without --reps a column stops
+ * after 2 repeats once they took o->budget_s seconds.
+ */
+static void run_columns(const bench_opts *o, bench_data *d, const bench_ref *ref, column *cols,
+                        int ncols)
+{
+    for (int i = 0; i < ncols; ++i) {
+        column *c = &cols[i];
+        c->active = 1;
+        c->t = malloc(sizeof(double) * (size_t)o->reps);
+        if (!c->t) {
+            bench_result_set(c->r, BS_FAIL, "out of memory");
+            c->active = 0;
+        }
+        for (int w = 0; w < o->warmup && c->active; ++w) column_call(o, d, ref, c, 0);
+    }
+    for (int round = 0; round < o->reps; ++round)
+        for (int i = 0; i < ncols; ++i)
+            if (cols[i].active) column_call(o, d, ref, &cols[i], 1);
+    for (int i = 0; i < ncols; ++i) {
+        column *c = &cols[i];
+        if (c->t && c->n > 0 && c->r->status != BS_WRONG && c->r->status != BS_FAIL &&
+            c->r->status != BS_NA) {
+            c->r->status = BS_OK;
+            c->r->reps = c->n;
+            c->r->err = c->worst;
+            c->r->reason[0] = '\0';
+            bench_stats(c->t, c->n, &c->r->median_ms, &c->r->min_ms, &c->r->max_ms);
+        }
+        free(c->t);
+        c->t = NULL;
+    }
+}
+
+static void time_kernel(int impl, const bench_opts *o, bench_data *d, const bench_ref *ref,
+                        bench_result *r)
+{
+    double *ms = malloc(sizeof(double) * (size_t)o->kernel_reps);
+    char why[256] = "";
+    if (!ms) {
+        bench_result_set(r, BS_FAIL, "out of memory");
+        return;
+    }
+    bench_data_prepare_c(d);
+    if (bench_cuda_kernel(impl, d, o->kernel_warmup, o->kernel_reps, ms, why, sizeof why) != 0) {
+        set_from_why(r, why);
+        free(ms);
+        return;
+    }
+    size_t bad;
+    double err = bench_check(ref, d, d->C, &bad);
+    if (!judge(r, err, bad, ref)) {
+        r->status = BS_OK;
+        r->reps = o->kernel_reps;
+        r->err = err;
+        r->reason[0] = '\0';
+        bench_stats(ms, o->kernel_reps, &r->median_ms, &r->min_ms, &r->max_ms);
+    }
+    free(ms);
+}
+
+/* Reference of d: one untimed OpenBLAS call checked against double precision; when right,
+ * its result is what every other column is compared with (else they face the double one). */
+static void make_reference(bench_cpu *cpu, bench_data *d, bench_ref *ref)
+{
+    double sec;
+    size_t bad;
+    bench_data_prepare_c(d);
+    call_openblas(d, cpu, &sec, NULL, 0);
+    double err = bench_check_double(ref, d, d->C, &bad);
+    if (bad || !(err <= ref->tol)) return;
+    ref->ref = malloc(d->nc * sizeof(float));
+    if (!ref->ref) return; /* the others are then checked against the double reference */
+    memcpy(ref->ref, d->C, d->nc * sizeof(float));
+    double mx = 0;
+    for (size_t i = 0; i < d->nc; ++i)
+        if (fabs(ref->ref[i]) > mx) mx = fabs(ref->ref[i]);
+    ref->ref_maxabs = mx;
+}
+
+/* ------------------------------------------------------------------ the run's context */
+
+typedef struct bench_run {
+    bench_opts *o;
+    bench_cpu cpu;
+    bench_cuda_info cuda;
+    int tsgemm_gpu_ok;
+    char tsgemm_kernel[512];  /* tsgemm_kernel_info text, or why no GPU */
+    char tsgemm_gpu_why[400]; /* "n/a: ..." when the forced-GPU column cannot run */
+    char tsgemm_path[512];
+    char date[64], host[128];
+} bench_run;
+
+/* ------------------------------------------------------------------ one shape */
+
+static void run_shape(bench_run *run, int index, const bench_shape *s, bench_result *res)
+{
+    bench_opts *o = run->o;
+    bench_data d;
+    bench_ref ref;
+    char label[96];
+    bench_shape_label(s, label, sizeof label);
+    for (int i = 0; i < BI_COUNT; ++i) bench_result_set(&res[i], BS_NONE, "not run");
+    if (bench_data_make(&d, s, o->alpha, o->beta, o->seed, index) != 0) {
+        for (int i = 0; i < BI_COUNT; ++i)
+            if (i != BI_NVBLAS && i != BI_NVBLAS_TUNED)
+                bench_result_set(&res[i], BS_FAIL, "out of host memory for the operands");
+        fprintf(stderr, "tsgemm-bench: %s: out of host memory\n", label);
+        return;
+    }
+    if (bench_ref_init(&ref, &d, bench_tolerance(s->k, o->tol)) != 0) {
+        for (int i = 0; i < BI_COUNT; ++i)
+            if (i != BI_NVBLAS && i != BI_NVBLAS_TUNED)
+                bench_result_set(&res[i], BS_FAIL, "out of host memory for the reference");
+        bench_data_free(&d);
+        return;
+    }
+    make_reference(&run->cpu, &d, &ref);
+
+    column cols[4];
+    int ncols = 0;
+    memset(cols, 0, sizeof cols);
+    cols[ncols++] = (column){.impl = BI_OPENBLAS, .fn = call_openblas, .ctx = &run->cpu,
+                             .check_double = 1, .mode = -1, .r = &res[BI_OPENBLAS]};
+    cols[ncols++] = (column){.impl = BI_TSGEMM, .fn = call_tsgemm, .mode = TSGEMM_MODE_AUTO,
+                             .r = &res[BI_TSGEMM]};
+    /* tsgemm with the GPU forced: only where tsgemm has one (checked again per call below). */
+    if (o->no_gpu) bench_result_set(&res[BI_TSGEMM_GPU], BS_NONE, "--no-gpu");
+    else if (!run->tsgemm_gpu_ok) set_from_why(&res[BI_TSGEMM_GPU], run->tsgemm_gpu_why);
+    else
+        cols[ncols++] = (column){.impl = BI_TSGEMM_GPU, .fn = call_tsgemm,
+                                 .mode = TSGEMM_MODE_GPU, .r = &res[BI_TSGEMM_GPU]};
+
+    /* cuBLAS: device buffers once per shape, outside every timed region. */
+    int want_cublas = !o->no_gpu && !o->no_cublas;
+    int want_kernel = !o->no_gpu && !o->no_kernel;
+    char why[256] = "";
+    int have_bufs = 0;
+    if ((want_cublas || want_kernel) && run->cuda.device_ok)
+        have_bufs = bench_cuda_shape_begin(&d, why, sizeof why) == 0;
+    else
+        snprintf(why, sizeof why, "%s", run->cuda.why);
+
+    bench_result *r = &res[BI_CUBLAS_COPIES];
+    if (!want_cublas) bench_result_set(r, BS_NONE, o->no_gpu ? "--no-gpu" : "--no-cublas");
+    else if (!run->cuda.device_ok) set_from_why(r, run->cuda.why);
+    else if (!have_bufs) set_from_why(r, why);
+    else if (run->cuda.cublas_why[0]) set_from_why(r, run->cuda.cublas_why);
+    else
+        cols[ncols++] = (column){.impl = BI_CUBLAS_COPIES, .fn = call_cublas_copies,
+                                 .mode = -1, .r = r};
+
+    run_columns(o, &d, &ref, cols, ncols);
+
+    /* Where tsgemm's calls ran, from its counters around exactly those calls. */
+    for (int i = 0; i < ncols; ++i) {
+        column *c = &cols[i];
+        if (c->impl == BI_TSGEMM && c->r->status == BS_OK) {
+            if (c->d_gpu == (uint64_t)c->calls) snprintf(c->r->reason, sizeof c->r->reason, "ran on gpu");
+            else if (c->d_cpu == (uint64_t)c->calls && !c->d_gpu_failed)
+                snprintf(c->r->reason, sizeof c->r->reason, "ran on cpu");
+            else
+                snprintf(c->r->reason, sizeof c->r->reason,
+                         "mixed: %llu gpu, %llu cpu (%llu gpu failures redone on cpu) of %d calls",
+                         (unsigned long long)c->d_gpu, (unsigned long long)c->d_cpu,
+                         (unsigned long long)c->d_gpu_failed, c->calls);
+        }
+        if (c->impl == BI_TSGEMM_GPU) { /* forced: every call must have run on the GPU */
+            if (c->d_gpu == 0 && c->calls > 0)
+                bench_result_set(c->r, BS_NA,
+                                 "gpu unavailable (tsgemm ran all %d calls on the CPU)", c->calls);
+            else if (c->d_gpu != (uint64_t)c->calls && c->r->status != BS_FAIL)
+                bench_result_set(c->r, BS_FAIL,
+                                 "only %llu of %d calls ran on the GPU (%llu gpu failures redone "
+                                 "on cpu)",
+                                 (unsigned long long)c->d_gpu, c->calls,
+                                 (unsigned long long)c->d_gpu_failed);
+        }
+    }
+
+    const int kimpl[2] = {BI_TSGEMM_KERNEL, BI_CUBLAS_KERNEL};
+    for (int i = 0; i < 2; ++i) {
+        r = &res[kimpl[i]];
+        if (!want_kernel) bench_result_set(r, BS_NONE, o->no_gpu ? "--no-gpu" : "--no-kernel");
+        else if (kimpl[i] == BI_CUBLAS_KERNEL && o->no_cublas) bench_result_set(r, BS_NONE, "--no-cublas");
+        else if (!run->cuda.device_ok) set_from_why(r, run->cuda.why);
+        else if (!have_bufs) set_from_why(r, why);
+        else if (kimpl[i] == BI_TSGEMM_KERNEL && !run->tsgemm_gpu_ok)
+            set_from_why(r, run->tsgemm_gpu_why);
+        else if (kimpl[i] == BI_CUBLAS_KERNEL && run->cuda.cublas_why[0])
+            set_from_why(r, run->cuda.cublas_why);
+        else time_kernel(kimpl[i], o, &d, &ref, r);
+    }
+    if (have_bufs) bench_cuda_shape_end();
+    bench_ref_free(&ref);
+    bench_data_free(&d);
+}
+
+static void progress(int index, int nshapes, const bench_shape *s, const bench_result *res,
+                     double seconds)
+{
+    char label[96], line[1024];
+    size_t used = 0;
+    bench_shape_label(s, label, sizeof label);
+    used += (size_t)snprintf(line, sizeof line, "[%2d/%d] %-24s", index + 1, nshapes, label);
+    for (int i = 0; i < BI_COUNT && used < sizeof line; ++i) {
+        const bench_result *r = &res[i];
+        if (r->status == BS_OK)
+            used += (size_t)snprintf(line + used, sizeof line - used, " %s %.3g ms", bench_impl_name(i),
+                                     r->median_ms);
+        else if (r->status == BS_WRONG || r->status == BS_FAIL)
+            used += (size_t)snprintf(line + used, sizeof line - used, " %s %s", bench_impl_name(i),
+                                     bench_status_name(r->status));
+    }
+    if (used < sizeof line) snprintf(line + used, sizeof line - used, "  (%.1f s)", seconds);
+    fprintf(stderr, "%s\n", line);
+}
+
+/* ------------------------------------------------------------------ header */
+
+static void header(FILE *f, bench_run *run, int nshapes)
+{
+    bench_opts *o = run->o;
+    const bench_cuda_info *c = &run->cuda;
+    fprintf(f, "tsgemm-bench %s: SGEMM side by side, end to end on host memory and kernel-only\n",
+            tsgemm_version());
+    fprintf(f, "date        %s   host %s\n", run->date, run->host);
+    fprintf(f, "cpu         %s, %d online CPUs\n", run->cpu.model, run->cpu.online_cpus);
+    fprintf(f, "openblas    %s\n", run->cpu.path);
+    fprintf(f, "            config \"%s\", core %s, %d threads%s%s\n", run->cpu.config,
+            run->cpu.corename, run->cpu.threads,
+            getenv("OPENBLAS_CORETYPE") ? ", OPENBLAS_CORETYPE=" : " (OPENBLAS_CORETYPE unset)",
+            getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE") : "");
+    if (bench_cpu_core_suspicious(&run->cpu))
+        fprintf(f,
+                "WARNING     OpenBLAS runs its generic \"%s\" kernels and OPENBLAS_CORETYPE is "
+                "unset:\n            the CPU baseline may be several times too slow (0.2 vs 1.25 "
+                "TFLOP/s seen on the\n            H200 host). Rerun with e.g. "
+                "OPENBLAS_CORETYPE=SkylakeX (Intel AVX-512) or Zen.\n",
+                run->cpu.corename);
+    fprintf(f, "tsgemm      %s (%s)\n", tsgemm_version(), run->tsgemm_path);
+    fprintf(f, "            kernel: %s\n", run->tsgemm_kernel);
+    static const char *const knobs[] = {"TSGEMM_MODE", "TSGEMM_GPU_THRESHOLD", "TSGEMM_CPU_BLAS",
+                                        "TSGEMM_DEVICE", "TSGEMM_LOG"};
+    for (size_t i = 0; i < sizeof knobs / sizeof *knobs; ++i)
+        if (getenv(knobs[i]))
+            fprintf(f, "            %s=%s in the environment\n", knobs[i], getenv(knobs[i]));
+    if (o->no_gpu) {
+        fprintf(f, "gpu         not used (--no-gpu)\n");
+    } else {
+        if (c->have_cudart && c->driver_version)
+            fprintf(f, "cudart      %s, runtime %d.%d; the driver supports CUDA %d.%d\n",
+                    c->cudart_path, c->runtime_version / 1000, c->runtime_version % 1000 / 10,
+                    c->driver_version / 1000, c->driver_version % 1000 / 10);
+        else if (c->have_cudart)
+            fprintf(f, "cudart      %s, runtime %d.%d; no CUDA driver\n", c->cudart_path,
+                    c->runtime_version / 1000, c->runtime_version % 1000 / 10);
+        else
+            fprintf(f, "cudart      %s\n", c->why);
+        if (c->device_ok)
+            fprintf(f, "gpu         device %d: %s, sm_%d%d, %d SMs, %d MHz, %.1f GiB\n", c->device,
+                    c->name, c->cc_major, c->cc_minor, c->sms, c->clock_mhz, c->mem_gib);
+        else
+            fprintf(f, "gpu         NO GPU FOUND: %s -> GPU columns are n/a\n", strip_prefix(c->why));
+        if (c->have_cublas)
+            fprintf(f, "cublas      %s, version %d.%d.%d (cublasSgemm_v2, CUBLAS_DEFAULT_MATH: FP32, "
+                       "no TF32)%s%s\n",
+                    c->cublas_path, c->cublas_version / 10000, c->cublas_version % 10000 / 100,
+                    c->cublas_version % 100, c->cublas_why[0] ? "; " : "",
+                    c->cublas_why[0] ? c->cublas_why : "");
+        else
+            fprintf(f, "cublas      %s\n", c->cublas_why);
+        if (o->no_nvblas)
+            fprintf(f, "nvblas      not run (--no-nvblas)\n");
+        else
+            fprintf(f,
+                    "nvblas      sgemm_ in child processes (NVBLAS reads its config once per "
+                    "process):\n            nvblas = %s;\n            nvblas-tuned = %s\n",
+                    bench_nvblas_describe(BI_NVBLAS), bench_nvblas_describe(BI_NVBLAS_TUNED));
+    }
+    fprintf(f,
+            "method      %d shapes; inputs uniform in [-1,1], never 0 (seed %llu); alpha %g, beta "
+            "%g;\n            C set to NaN%s before every call, untimed; warm-up %d, then %d "
+            "repeats%s; median shown.\n",
+            nshapes, (unsigned long long)o->seed, (double)o->alpha, (double)o->beta,
+            o->beta != 0.0f ? " (beta = 0) / restored (beta != 0)" : "", o->warmup, o->reps,
+            o->reps_given ? "" : " (2 once a column spent 8 s on a shape)");
+    fprintf(f,
+            "            end-to-end = host monotonic clock around one call on pageable malloc "
+            "memory.\n            cublas+copies = cudaMemcpy H2D A, B%s + cublasSgemm_v2 + "
+            "cudaMemcpy D2H C, all timed;\n            its device buffers are cudaMalloc'd once "
+            "per shape outside the timed region.\n",
+            o->beta != 0.0f ? ", C" : " (C too when beta != 0)");
+    fprintf(f,
+            "            kernel-only = CUDA events around one call on device-resident data, "
+            "warm-up %d, %d repeats,\n            each from a NaN (or restored) C; the last "
+            "one's result is checked.\n",
+            o->kernel_warmup, o->kernel_reps);
+    fprintf(f,
+            "check       max|c - ref| / max|ref| <= %s else WRONG (no time);\n            ref = "
+            "OpenBLAS's result, itself checked against double precision (all\n            "
+            "elements when m*n*k <= 2^26, else 256..4096 sampled elements incl. the corners).\n",
+            o->tol > 0 ? "--tol" : "1e-4 (FP32; x sqrt(k/65536) for k > 65536)");
+    fprintf(f, "\n");
+}
+
+/* ------------------------------------------------------------------ the NVBLAS worker */
+
+static int worker_main(bench_opts *o, const bench_shape *shapes, int nshapes)
+{
+    int impl = o->worker_impl == BI_NVBLAS_TUNED ? BI_NVBLAS_TUNED : BI_NVBLAS;
+    bench_result r;
+    char why[300] = "", path[512] = "";
+    tsgemm_set_mode(TSGEMM_MODE_CPU); /* tsgemm stays off the GPU in this process */
+    bench_cpu cpu;
+    bench_f77_sgemm_fn f = NULL;
+    if (bench_cpu_load(&cpu, o->openblas) != 0) {
+        snprintf(why, sizeof why, "failed: worker: %s", cpu.why);
+    } else if (!(f = bench_nvblas_load(o->nvblas_lib, path, sizeof path, why, sizeof why))) {
+        /* why says so */
+    } else {
+        /* NVBLAS without a usable GPU silently runs everything on its CPU BLAS: never time it.
+         * Only cudart is probed here; cuBLAS is NVBLAS's business in this process. */
+        bench_cuda_info ci;
+        bench_cuda_init(o->device, 0, &ci);
+        bench_cuda_shutdown();
+        if (!ci.device_ok) {
+            snprintf(why, sizeof why, "%s", ci.why);
+            f = NULL;
+        }
+    }
+    if (!f) {
+        for (int i = 0; i < nshapes; ++i) {
+            set_from_why(&r, why);
+            bench_nvblas_emit(i, &r);
+        }
+        return 0;
+    }
+    fprintf(stderr, "tsgemm-bench: %s: %s, %d shapes\n", bench_impl_name(impl), path, nshapes);
+    for (int i = 0; i < nshapes; ++i) {
+        bench_data d;
+        bench_ref ref;
+        double t0 = bench_now();
+        if (bench_data_make(&d, &shapes[i], o->alpha, o->beta, o->seed, i) != 0) {
+            bench_result_set(&r, BS_FAIL, "out of host memory for the operands");
+            bench_nvblas_emit(i, &r);
+            continue;
+        }
+        if (bench_ref_init(&ref, &d, bench_tolerance(shapes[i].k, o->tol)) != 0) {
+            bench_result_set(&r, BS_FAIL, "out of host memory for the reference");
+            bench_nvblas_emit(i, &r);
+            bench_data_free(&d);
+            continue;
+        }
+        make_reference(&cpu, &d, &ref); /* as in the parent */
+        bench_result_set(&r, BS_NONE, "not run");
+        column c = {.impl = impl, .fn = call_nvblas, .ctx = (void *)f, .mode = -1, .r = &r};
+        run_columns(o, &d, &ref, &c, 1);
+        if (c.d_calls && r.status == BS_OK)
+            snprintf(r.reason, sizeof r.reason,
+                     "NVBLAS's CPU BLAS calls reached tsgemm (%llu calls, run on OpenBLAS)",
+                     (unsigned long long)c.d_calls);
+        bench_nvblas_emit(i, &r);
+        char label[96];
+        fprintf(stderr, "        %s [%d/%d] %s: %s %.3g ms (%.1f s)\n", bench_impl_name(impl),
+                i + 1, nshapes, bench_shape_label(&shapes[i], label, sizeof label),
+                bench_status_name(r.status), r.median_ms, bench_now() - t0);
+        bench_ref_free(&ref);
+        bench_data_free(&d);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ output */
+
+static int write_outputs(const bench_opts *o, const char *title, const bench_shape *shapes,
+                         int nshapes, const bench_result *res)
+{
+    int rc = 0;
+    char alt[1024]; /* the CSV written when the plot fails and no --csv was given */
+    const char *csv = o->plot_from ? NULL : o->csv;
+    if (csv) {
+        if (bench_csv_write(csv, shapes, nshapes, res, o->alpha, o->beta) != 0) {
+            fprintf(stderr, "tsgemm-bench: cannot write %s: %s\n", csv, strerror(errno));
+            rc = 1;
+        } else {
+            fprintf(stdout, "CSV written to %s\n", csv);
+        }
+    }
+    if (o->plot) {
+        char why[512];
+        if (bench_plot(o->plot, title, shapes, nshapes, res, why, sizeof why) == 0) {
+            fprintf(stdout, "plot written to %s\n", o->plot);
+        } else {
+            fprintf(stdout, "no plot: %s\n", why);
+            if (!csv && !o->plot_from) { /* keep the data: the plot can be made later */
+                snprintf(alt, sizeof alt, "%s.csv", o->plot);
+                if (bench_csv_write(alt, shapes, nshapes, res, o->alpha, o->beta) == 0) csv = alt;
+            }
+            if (csv)
+                fprintf(stdout,
+                        "the data is in %s: plot it later with tsgemm-bench --plot-from %s "
+                        "--plot %s\n",
+                        csv, csv, o->plot);
+        }
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ main */
+
+int main(int argc, char **argv)
+{
+    bench_opts o = {.reps = 5, .kernel_reps = 20, .warmup = 1, .kernel_warmup = 3,
+                    .budget_s = 8.0, .alpha = 1.0f, .beta = 0.0f, .seed = 42};
+    int prc = parse_options(argc, argv, &o);
+    if (prc) return prc > 0 ? 0 : 2;
+
+    bench_shape *shapes = NULL;
+    bench_result *res = NULL;
+    int nshapes = 0;
+    char err[256] = "";
+
+    if (o.plot_from) { /* tables and plot of an earlier run */
+        if (bench_csv_read(o.plot_from, &shapes, &nshapes, &res, err, sizeof err) != 0) {
+            fprintf(stderr, "tsgemm-bench: %s: %s\n", o.plot_from, err);
+            return 1;
+        }
+        bench_report_tables(stdout, shapes, nshapes, res);
+        char title[600];
+        snprintf(title, sizeof title, "tsgemm-bench: %s", o.plot_from);
+        int rc = write_outputs(&o, title, shapes, nshapes, res);
+        bench_tmpdir_cleanup(o.keep_tmp);
+        free(shapes);
+        free(res);
+        return rc;
+    }
+
+    const char *text = o.shapes_text ? o.shapes_text : bench_default_shapes(o.quick);
+    if (bench_parse_shapes(text, &shapes, &nshapes, err, sizeof err) != 0 || nshapes == 0) {
+        fprintf(stderr, "tsgemm-bench: --shapes: %s\n", nshapes == 0 && !err[0] ? "no shapes" : err);
+        return 2;
+    }
+    if (o.worker_config) {
+        int rc = worker_main(&o, shapes, nshapes);
+        free(shapes);
+        free(o.shapes_text);
+        return rc;
+    }
+
+    bench_run run;
+    memset(&run, 0, sizeof run);
+    run.o = &o;
+    time_t now = time(NULL);
+    strftime(run.date, sizeof run.date, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+    if (gethostname(run.host, sizeof run.host) != 0) snprintf(run.host, sizeof run.host, "?");
+    if (bench_cpu_load(&run.cpu, o.openblas) != 0) {
+        fprintf(stderr, "tsgemm-bench: cannot load OpenBLAS, the baseline and reference: %s\n",
+                run.cpu.why);
+        return 1;
+    }
+    Dl_info di;
+    snprintf(run.tsgemm_path, sizeof run.tsgemm_path, "%s",
+             dladdr((void *)&tsgemm_version, &di) && di.dli_fname ? di.dli_fname : "?");
+    if (o.no_gpu) {
+        snprintf(run.tsgemm_kernel, sizeof run.tsgemm_kernel, "not queried (--no-gpu)");
+        snprintf(run.cuda.why, sizeof run.cuda.why, "n/a: --no-gpu");
+    } else {
+        bench_cuda_init(o.device, !o.no_cublas || !o.no_kernel, &run.cuda);
+        run.tsgemm_gpu_ok =
+            tsgemm_kernel_info(run.tsgemm_kernel, (int)sizeof run.tsgemm_kernel) == 0;
+        if (!run.tsgemm_gpu_ok)
+            snprintf(run.tsgemm_gpu_why, sizeof run.tsgemm_gpu_why,
+                     "n/a: gpu unavailable (tsgemm: %.200s%s%.150s)", run.tsgemm_kernel,
+                     run.cuda.device_ok ? "" : "; cudart: ",
+                     run.cuda.device_ok ? "" : strip_prefix(run.cuda.why));
+    }
+    header(stdout, &run, nshapes);
+    fflush(stdout);
+
+    res = calloc((size_t)nshapes * BI_COUNT, sizeof *res);
+    if (!res) return 1;
+    double t_all = bench_now();
+    for (int i = 0; i < nshapes; ++i) {
+        double t0 = bench_now();
+        run_shape(&run, i, &shapes[i], &res[i * BI_COUNT]);
+        progress(i, nshapes, &shapes[i], &res[i * BI_COUNT], bench_now() - t0);
+    }
+    tsgemm_release(); /* leave the GPU's memory to the NVBLAS children */
+    const int nv[2] = {BI_NVBLAS, BI_NVBLAS_TUNED};
+    for (int j = 0; j < 2; ++j) {
+        if (o.no_nvblas || o.no_gpu) {
+            for (int i = 0; i < nshapes; ++i)
+                bench_result_set(&res[i * BI_COUNT + nv[j]], BS_NONE,
+                                 o.no_gpu ? "--no-gpu" : "--no-nvblas");
+            continue;
+        }
+        double t0 = bench_now();
+        bench_nvblas_run(nv[j], &o, shapes, nshapes, run.cpu.path, res);
+        fprintf(stderr, "[nvblas] %s done (%.1f s)\n", bench_impl_name(nv[j]), bench_now() - t0);
+    }
+    fprintf(stderr, "tsgemm-bench: sweep done in %.1f s\n", bench_now() - t_all);
+
+    bench_report_tables(stdout, shapes, nshapes, res);
+    char title[700];
+    snprintf(title, sizeof title, "tsgemm-bench %s, %s: %s / %s", tsgemm_version(), run.date,
+             run.cuda.device_ok ? run.cuda.name : "no GPU", run.cpu.model);
+    int rc = write_outputs(&o, title, shapes, nshapes, res);
+
+    bench_cuda_shutdown();
+    tsgemm_release();
+    bench_tmpdir_cleanup(o.keep_tmp);
+    free(shapes);
+    free(res);
+    free(o.shapes_text);
+    return rc;
+}
