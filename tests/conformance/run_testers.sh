@@ -79,7 +79,7 @@ fail() {
 # optional "( N CALLS)" count after it.
 require_line() {
     if ! grep -Eq "^ *$2( \\( *[0-9]+ CALLS\\))? *\$" "$1"; then
-        fail "$(basename "$1") lacks the line '$2'"
+        fail "$name: $(basename "$1") lacks the line '$2'"
     fi
 }
 
