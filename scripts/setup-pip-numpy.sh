@@ -1,0 +1,29 @@
+#!/bin/sh
+# setup-pip-numpy.sh DIR — creates a Python venv at DIR with numpy from a pip wheel, for the
+# preload tier's test "preload.numpy_pip" (fault class 11: the wheel bundles its own OpenBLAS,
+# whose ILP64 scipy_cblas_sgemm64_ tsgemm exports and interposes).
+#
+# The venv is made from Debian's /usr/bin/python3 (apt-get install python3-venv) — `python3` on
+# PATH may be another interpreter. The default DIR the tests look for is <source>/.venv-numpy
+# (CMake cache variable TSGEMM_PIP_PYTHON=<DIR>/bin/python overrides it). A .gitignore holding
+# "*" is put in DIR so git never sees the venv. Needs network access to PyPI; idempotent.
+#   NUMPY_SPEC   what pip installs (default "numpy"; e.g. "numpy==2.1.3" to pin)
+#   PYTHON       the interpreter the venv is made from (default /usr/bin/python3)
+set -eu
+if [ $# -ne 1 ]; then
+    echo "usage: $0 DIR" >&2
+    exit 2
+fi
+DIR=$1
+PYTHON=${PYTHON:-/usr/bin/python3}
+NUMPY_SPEC=${NUMPY_SPEC:-numpy}
+[ -x "$PYTHON" ] || { echo "setup-pip-numpy: $PYTHON not found" >&2; exit 1; }
+if [ ! -x "$DIR/bin/python" ]; then
+    "$PYTHON" -m venv "$DIR" || {
+        echo "setup-pip-numpy: '$PYTHON -m venv' failed (Debian: apt-get install python3-venv)" >&2
+        exit 1
+    }
+fi
+printf '*\n' >"$DIR/.gitignore"
+"$DIR/bin/python" -m pip install --disable-pip-version-check --quiet --only-binary=:all: "$NUMPY_SPEC"
+"$DIR/bin/python" -c 'import numpy; print("setup-pip-numpy: numpy", numpy.__version__, "in", numpy.__file__)'
