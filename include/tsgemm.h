@@ -98,11 +98,19 @@ enum tsgemm_mode { TSGEMM_MODE_AUTO = 0, TSGEMM_MODE_CPU = 1, TSGEMM_MODE_GPU = 
 int tsgemm_set_mode(int mode);
 
 /*
- * Describes tsgemm's kernel configuration in text (tile sizes, threads per block, CUDA
- * architecture it runs on) into buf (at most len bytes, NUL-terminated). Returns 0, or -1 when no
- * GPU is usable (buf then says why).
+ * Describes tsgemm's GPU and kernel configuration in text (device, tile sizes, threads per block,
+ * the CUDA architecture of the binary) into buf (at most len bytes, NUL-terminated). Starts the
+ * GPU if this process has not yet. Returns 0, or -1 when no GPU is usable: buf then says why
+ * ("no CUDA driver", "built without CUDA", "forked child of a process that used the GPU", ...).
  */
 int tsgemm_kernel_info(char *buf, int len);
+
+/*
+ * The CPU BLAS tsgemm falls back to, as text: its path, its own configuration string and thread
+ * count (OpenBLAS), or that the portable loop is used because none could be loaded. Loads it if
+ * not yet loaded. Static storage.
+ */
+const char *tsgemm_cpu_blas(void);
 
 #ifdef __cplusplus
 }

@@ -355,7 +355,11 @@ extern "C" int tsg_gpu_init(int device, int *used, char *info, size_t len)
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
-        snprintf(info, len, "%s", cudaGetErrorString(e));
+        if (e == cudaErrorInsufficientDriver)
+            snprintf(info, len, "no CUDA driver, or one older than this CUDA runtime (%s)",
+                     cudaGetErrorName(e));
+        else
+            snprintf(info, len, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
         return classify(e) == TSG_GPU_EFAIL ? TSG_GPU_ENODEV : classify(e);
     }
     if (count == 0) {

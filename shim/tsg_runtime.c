@@ -152,6 +152,7 @@ static atomic_int g_gpu_started;    /* tsg_gpu_init was entered in this process 
 static atomic_int g_forked;         /* this process is a fork of one that started the GPU */
 static pthread_once_t g_gpu_once = PTHREAD_ONCE_INIT;
 static pthread_once_t g_rates_once = PTHREAD_ONCE_INIT;
+static char g_gpu_info[512] = "GPU not started"; /* the device, or why there is none */
 static tsg_rates g_rates;
 static atomic_int g_warned[8];      /* "first time" flags, one per kind of GPU trouble    */
 
@@ -170,10 +171,10 @@ static void atfork_child(void)
 static void gpu_init_once(void)
 {
     const tsg_config *cfg = tsg_rt_config();
-    char info[512];
+    char *info = g_gpu_info;
     int used = cfg->device;
     atomic_store(&g_gpu_started, 1);
-    int st = tsg_gpu_init(cfg->device, &used, info, sizeof info);
+    int st = tsg_gpu_init(cfg->device, &used, info, sizeof g_gpu_info);
     if (st == TSG_GPU_OK) {
         if (used != cfg->device)
             tsg_log(1, "TSGEMM_DEVICE=%d does not exist; using device %d", cfg->device, used);
@@ -472,8 +473,19 @@ TSG_EXPORT int tsgemm_kernel_info(char *buf, int len)
 {
     if (!buf || len <= 0) return -1;
     if (!gpu_usable()) {
-        snprintf(buf, (size_t)len, "no usable GPU");
+        snprintf(buf, (size_t)len, "no usable GPU: %s",
+                 atomic_load(&g_forked) ? "forked child of a process that used the GPU"
+                 : atomic_load(&g_gpu_state) == GPU_DISABLED ? "disabled after a fatal CUDA error"
+                                                             : g_gpu_info);
         return -1;
     }
-    return tsg_gpu_kernel_info(buf, (size_t)len) == TSG_GPU_OK ? 0 : -1;
+    char k[384];
+    if (tsg_gpu_kernel_info(k, sizeof k) != TSG_GPU_OK) {
+        snprintf(buf, (size_t)len, "no usable GPU: %s", k);
+        return -1;
+    }
+    snprintf(buf, (size_t)len, "%s; %s", g_gpu_info, k);
+    return 0;
 }
+
+TSG_EXPORT const char *tsgemm_cpu_blas(void) { return tsg_cpu_describe(); }
