@@ -8,6 +8,8 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +29,9 @@ typedef void (*f77_sgemm_fn)(const char *, const char *, const int *, const int 
                              const float *, const float *, const int *, const float *,
                              const int *, const float *, float *, const int *, size_t, size_t);
 
-_Thread_local int tsg_in_fallback __attribute__((tls_model("initial-exec")));
+_Thread_local int tsg_in_fallback;
+
+static void drain_at_exit(void);
 
 static struct {
     pthread_once_t once;
@@ -82,6 +86,7 @@ static void load_once(void)
     int ok = 0;
     if (cfg->cpu_blas[0]) ok = try_load(cfg->cpu_blas);
     if (!ok) ok = try_load(TSGEMM_DEFAULT_CPU_BLAS);
+    if (ok) atexit(drain_at_exit);
     if (!ok) {
         tsg_log(1, "no CPU BLAS could be loaded; CPU calls use tsgemm's portable loop (slow)");
         snprintf(fb.describe, sizeof fb.describe, "portable loop (no CPU BLAS loaded)");
@@ -122,10 +127,56 @@ const char *tsg_cpu_cache_key(void)
     return fb.key;
 }
 
+/*
+ * exit() while another thread is inside the CPU BLAS: atexit handlers run before any library
+ * destructor, and OpenBLAS's destructor (gotoblas_quit) joins its threads and frees its buffers —
+ * with a call still running that hangs (0.3.21: a busy worker loses the shutdown request) or
+ * crashes. So at exit we let the calls in flight finish (bounded) and send calls that start
+ * afterwards to the portable loop. inflight is raised before exiting is read (and exiting set
+ * before inflight is read), so no call slips into the CPU BLAS unseen.
+ */
+enum { NSHARD = 16 };
+/* the in-flight count, spread over cache lines so that threads making many small calls at once
+ * do not all hammer one line; a thread always uses the same shard */
+static struct {
+    atomic_int n;
+    char pad[64 - sizeof(atomic_int)];
+} g_inflight[NSHARD];
+static atomic_int g_exiting, g_next_shard;
+static _Thread_local int t_shard = -1;
+
+static int inflight_total(void)
+{
+    int total = 0;
+    for (int i = 0; i < NSHARD; ++i) total += atomic_load(&g_inflight[i].n);
+    return total;
+}
+
+static void drain_at_exit(void)
+{
+    atomic_store(&g_exiting, 1);
+    for (int i = 0; i < 20000 && inflight_total() > 0; ++i) usleep(1000); /* <= 20 s */
+}
+
+static int enter_blas(void)
+{
+    if (t_shard < 0) t_shard = atomic_fetch_add_explicit(&g_next_shard, 1, memory_order_relaxed) % NSHARD;
+    atomic_fetch_add(&g_inflight[t_shard].n, 1); /* seq_cst: ordered before the load below */
+    if (!atomic_load(&g_exiting)) return 1;
+    atomic_fetch_sub(&g_inflight[t_shard].n, 1);
+    return 0;
+}
+
+static void leave_blas(void) { atomic_fetch_sub_explicit(&g_inflight[t_shard].n, 1, memory_order_release); }
+
 /* One block whose sizes fit 32 bits. */
 static void run_block(void *ctx, const tsg_problem *p)
 {
     (void)ctx;
+    if ((fb.cblas || fb.f77) && !enter_blas()) {
+        tsg_ref_sgemm(p);
+        return;
+    }
     if (fb.cblas) {
         tsg_in_fallback = 1;
         fb.cblas(TSG_CBLAS_COL_MAJOR, p->transa == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS,
@@ -142,7 +193,9 @@ static void run_block(void *ctx, const tsg_problem *p)
         tsg_in_fallback = 0;
     } else {
         tsg_ref_sgemm(p);
+        return;
     }
+    leave_blas();
 }
 
 void tsg_cpu_sgemm(const tsg_problem *p)

@@ -103,8 +103,9 @@ static void add_double(_Atomic double *x, double v)
     }
 }
 
-/* initial-exec: no __tls_get_addr call on the hot path (a few bytes of static TLS) */
-static _Thread_local const char *t_last_path __attribute__((tls_model("initial-exec"))) = "none";
+/* default TLS model: initial-exec would mark the whole library (cudart_static's 4 KiB TLS
+ * included) STATIC_TLS, and dlopen of it then fails; -mtls-dialect=gnu2 keeps access cheap */
+static _Thread_local const char *t_last_path = "none";
 
 TSG_EXPORT void tsgemm_get_stats(struct tsgemm_stats *out)
 {

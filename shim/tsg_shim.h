@@ -43,7 +43,7 @@ void tsg_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void tsg_rt_sgemm(tsg_api api, const tsg_call *call);
 
 /* 1 while this thread is inside the CPU BLAS (re-entrant calls go straight to it). */
-extern _Thread_local int tsg_in_fallback __attribute__((tls_model("initial-exec")));
+extern _Thread_local int tsg_in_fallback;
 
 /* ---- tsg_cpublas.c: the CPU backend ---- */
 
