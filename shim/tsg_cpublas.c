@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <unistd.h>
 #include <pthread.h>
@@ -208,6 +209,73 @@ void tsg_cpu_sgemm(const tsg_problem *p)
     } else if (tsg_split_int32(p, run_block, NULL, TSG_INT32_BLOCK) != 0) {
         tsg_ref_sgemm(p); /* a leading dimension beyond 32 bits: no BLAS call can express it */
     }
+}
+
+/* ---- the caller's own ILP64 BLAS ---- */
+
+typedef void (*cblas64_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
+                           const float *, int64_t, float, float *, int64_t);
+
+struct find_query {
+    const char *name;
+    void *fn;
+};
+
+/* dl_iterate_phdr callback: the first loaded object, other than tsgemm, defining q->name. Objects
+ * loaded RTLD_LOCAL (numpy's extension modules and their bundled OpenBLAS) are invisible to
+ * dlsym(RTLD_DEFAULT/RTLD_NEXT), so each object is asked through its own handle. */
+static int find_in_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct find_query *q = data;
+    if (!info->dlpi_name || !info->dlpi_name[0]) return 0; /* the main program: not a BLAS */
+    void *h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
+    if (!h) return 0;
+    void *fn = dlsym(h, q->name);
+    dlclose(h); /* NOLOAD: only drops the reference taken above */
+    if (fn && !is_ours(fn)) {
+        q->fn = fn;
+        return 1;
+    }
+    return 0;
+}
+
+static struct {
+    pthread_once_t once;
+    cblas64_fn fn[TSG_API_COUNT];
+} native64 = {.once = PTHREAD_ONCE_INIT};
+
+static void find_native64(void)
+{
+    const tsg_api apis[2] = {TSG_API_SCIPY_CBLAS64, TSG_API_CBLAS64};
+    for (int i = 0; i < 2; ++i) {
+        struct find_query q = {tsg_api_name(apis[i]), NULL};
+        dl_iterate_phdr(find_in_object, &q);
+        native64.fn[apis[i]] = (cblas64_fn)q.fn;
+        if (q.fn) {
+            Dl_info info;
+            tsg_log(2, "CPU path of %s: the caller's own %s", q.name,
+                    dladdr(q.fn, &info) && info.dli_fname ? info.dli_fname : "library");
+        }
+    }
+}
+
+void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p)
+{
+    if (api == TSG_API_SCIPY_CBLAS64 || api == TSG_API_CBLAS64) {
+        pthread_once(&native64.once, find_native64);
+        cblas64_fn fn = native64.fn[api];
+        if (fn && enter_blas()) {
+            tsg_in_fallback = 1;
+            fn(TSG_CBLAS_COL_MAJOR, p->transa == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS,
+               p->transb == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS, p->m, p->n, p->k, p->alpha,
+               p->a, p->lda, p->b, p->ldb, p->beta, p->c, p->ldc);
+            tsg_in_fallback = 0;
+            leave_blas();
+            return;
+        }
+    }
+    tsg_cpu_sgemm(p);
 }
 
 void tsg_cpu_forward_cblas(int layout, int transa, int transb, int m, int n, int k, float alpha,

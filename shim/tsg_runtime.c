@@ -223,7 +223,7 @@ static int cache_path(char *buf, size_t len)
     const tsg_config *cfg = tsg_rt_config();
     char uuid[64];
     if (!cfg->cache_dir[0] || tsg_gpu_uuid(uuid, sizeof uuid) != TSG_GPU_OK) return -1;
-    int n = snprintf(buf, len, "%s/rates-v3-%s-%s.txt", cfg->cache_dir, uuid, tsg_cpu_cache_key());
+    int n = snprintf(buf, len, "%s/rates-v4-%s-%s.txt", cfg->cache_dir, uuid, tsg_cpu_cache_key());
     return (n > 0 && (size_t)n < len) ? 0 : -1;
 }
 
@@ -349,11 +349,8 @@ static int be_gpu_sgemm(void *ctx, const tsg_problem *p, int64_t *done, char *ms
 
 static void be_cpu_sgemm(void *ctx, const tsg_problem *p)
 {
-    (void)ctx;
-    tsg_cpu_sgemm(p);
+    tsg_cpu_sgemm_api(*(const tsg_api *)ctx, p); /* ctx: the entry point the call came through */
 }
-
-static const tsg_backends g_backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, NULL};
 
 /* ------------------------------------------------------------------ the per-call driver */
 
@@ -411,7 +408,8 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
     const double flops = tsg_flops(p);
     const int timed = cfg->log_level >= 2 || flops >= TSG_GPU_FLOOR_FLOPS;
     double t0 = timed ? now_s() : 0;
-    tsg_run(p, &now, &g_backends, &rep);
+    const tsg_backends backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, &api};
+    tsg_run(p, &now, &backends, &rep);
     double dt = timed ? now_s() - t0 : 0;
     t_last_path = path_name(&rep);
     if (rep.rule != TSG_RULE_COMPUTE) {

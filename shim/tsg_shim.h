@@ -51,6 +51,14 @@ extern _Thread_local int tsg_in_fallback;
  * the portable loop when no BLAS can be loaded). Never fails. */
 void tsg_cpu_sgemm(const tsg_problem *p);
 
+/*
+ * The same for a call that arrived through `api`. For the ILP64 CBLAS names, when another loaded
+ * library defines the same name (numpy/scipy wheels bundle an ILP64 OpenBLAS exporting
+ * scipy_cblas_sgemm64_), that library — the one the program called — takes the call natively
+ * with 64-bit sizes; otherwise tsg_cpu_sgemm.
+ */
+void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p);
+
 /* The CPU BLAS's own entry points, for calls that re-enter while tsg_in_fallback is set.
  * They run the reference loop instead when the library lacks the name. */
 void tsg_cpu_forward_cblas(int layout, int transa, int transb, int m, int n, int k, float alpha,
