@@ -505,8 +505,12 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
         std::sort(lat, lat + 5);
         out->h2d_bps = XFER * XFER * sizeof(float) / best_h2d;
         out->d2h_bps = XFER * XFER * sizeof(float) / best_d2h;
-        /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time */
-        const double slots = (double)g_slots;
+        /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time.
+         * The model's wave is one block per SM: measured on the H200, a grid of <= 132 tiles runs
+         * each block about as fast as a full SM allows (1024^3, 64 tiles: 0.12 ms; 4096^3, 8
+         * waves of 132: 3.6 ms), so counting the two resident blocks per SM as two slots would
+         * charge small grids twice their time. */
+        const double slots = (double)g_prop.multiProcessorCount;
         const double tiles = (double)((N + tsg::BM - 1) / tsg::BM) * ((N + tsg::BN - 1) / tsg::BN);
         const double waves = std::ceil(tiles / slots);
         out->gpu_flops = waves * slots * 2.0 * tsg::BM * tsg::BN * N / (best_kernel * 1e-3);

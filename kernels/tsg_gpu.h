@@ -42,7 +42,7 @@ int tsg_gpu_uuid(char *buf, size_t len);
 typedef struct tsg_gpu_rates {
     double h2d_bps, d2h_bps, gpu_flops, gpu_latency_s;
     double tile_m, tile_n; /* C tile of one thread block                                   */
-    double slots;          /* thread blocks resident at once on the whole GPU (one wave)    */
+    double slots;          /* tiles that run at full speed at once (one wave): one per SM  */
     double split_min_k;    /* split-K: C grids of <= slots/2 tiles are split into slices of
                               at least this many k (0 = the executor never splits)         */
 } tsg_gpu_rates;

@@ -326,7 +326,10 @@ static double time_call(const tsg_problem *p)
 
 void tsg_cpu_measure(double *flops, double *latency_s)
 {
-    enum { N = 512, S = 8 };
+    /* 1024^3: big enough for OpenBLAS's threads to reach their large-problem rate (the rate the
+     * decisions that matter — n ~ 700 and up, rank-k updates — need), small enough to take a few
+     * ms; a lower, small-size rate would make the GPU look better than it is. */
+    enum { N = 1024, S = 8 };
     float *buf = malloc(sizeof(float) * 3 * N * N);
     if (!buf) {
         *flops = 1e11; /* 100 GFLOP/s: a modest guess that still keeps small calls on the CPU */

@@ -223,7 +223,7 @@ static int cache_path(char *buf, size_t len)
     const tsg_config *cfg = tsg_rt_config();
     char uuid[64];
     if (!cfg->cache_dir[0] || tsg_gpu_uuid(uuid, sizeof uuid) != TSG_GPU_OK) return -1;
-    int n = snprintf(buf, len, "%s/rates-v4-%s-%s.txt", cfg->cache_dir, uuid, tsg_cpu_cache_key());
+    int n = snprintf(buf, len, "%s/rates-v5-%s-%s.txt", cfg->cache_dir, uuid, tsg_cpu_cache_key());
     return (n > 0 && (size_t)n < len) ? 0 : -1;
 }
 

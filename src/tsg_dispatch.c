@@ -95,7 +95,7 @@ int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
         *why = TSG_WHY_MODEL_CPU;
         return 0;
     }
-    int gpu = tsg_estimate_gpu_s(p, r) < tsg_estimate_cpu_s(p, r);
+    int gpu = tsg_estimate_gpu_s(p, r) < TSG_GPU_MARGIN * tsg_estimate_cpu_s(p, r);
     *why = gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU;
     return gpu;
 }

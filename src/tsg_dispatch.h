@@ -39,6 +39,13 @@ typedef struct tsg_rates {
  */
 #define TSG_GPU_FLOOR_FLOPS (2.0 * 128.0 * 128.0 * 128.0)
 
+/*
+ * The model sends a call to the GPU only when it estimates it at least this much faster: the rates
+ * are measured once, in a few ms, and a 10% error must not move a call to the slower side
+ * (8192 x 8192 x 256 measured 0.62x of OpenBLAS on the GPU when the estimates were close).
+ */
+#define TSG_GPU_MARGIN 0.9
+
 typedef enum tsg_why {
     TSG_WHY_MODE_CPU = 0,   /* TSGEMM_MODE=cpu                                       */
     TSG_WHY_MODE_GPU,       /* TSGEMM_MODE=gpu                                       */
