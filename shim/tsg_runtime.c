@@ -223,7 +223,7 @@ static int cache_path(char *buf, size_t len)
     const tsg_config *cfg = tsg_rt_config();
     char uuid[64];
     if (!cfg->cache_dir[0] || tsg_gpu_uuid(uuid, sizeof uuid) != TSG_GPU_OK) return -1;
-    int n = snprintf(buf, len, "%s/rates-v5-%s-%s.txt", cfg->cache_dir, uuid, tsg_cpu_cache_key());
+    int n = snprintf(buf, len, "%s/rates-v6-%s-%s.txt", cfg->cache_dir, uuid, tsg_cpu_cache_key());
     return (n > 0 && (size_t)n < len) ? 0 : -1;
 }
 
@@ -272,6 +272,13 @@ static void cache_write(const char *path, const tsg_rates *r)
     unlink(tmp);
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void rates_once(void)
 {
     char path[TSG_CONFIG_PATH_MAX + 512];
@@ -281,6 +288,7 @@ static void rates_once(void)
     } else {
         tsg_gpu_rates gr;
         char msg[256];
+        double t0 = now_s();
         if (tsg_gpu_measure(&gr, msg, sizeof msg) != TSG_GPU_OK) {
             if (first_time(WARN_INIT)) tsg_log(1, "GPU measurement failed (%s); GPU disabled", msg);
             atomic_store(&g_gpu_state, GPU_DISABLED);
@@ -295,8 +303,10 @@ static void rates_once(void)
         g_rates.gpu_slots = gr.slots;
         g_rates.gpu_split_min_k = gr.split_min_k;
         tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_latency_s);
+        double t1 = now_s();
         if (have_path) cache_write(path, &g_rates);
-        tsg_log(2, "rates measured%s%s", have_path ? ", cached in " : "", have_path ? path : "");
+        tsg_log(2, "rates measured in %.0f ms%s%s", (t1 - t0) * 1e3,
+                have_path ? ", cached in " : "", have_path ? path : "");
     }
     tsg_log(2,
             "rates: upload %.3g GB/s, download %.3g GB/s, kernel %.3g TFLOP/s, GPU call %.3g us; "
@@ -354,12 +364,6 @@ static void be_cpu_sgemm(void *ctx, const tsg_problem *p)
 
 /* ------------------------------------------------------------------ the per-call driver */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static const char *path_name(const tsg_report *rep)
 {
