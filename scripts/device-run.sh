@@ -137,7 +137,7 @@ fi
 
 { echo; echo "== tsgemm device run $(date -u +%FT%TZ) on $machine"
   [ -f "$OUT/kbench.txt" ] && sed -n '/kernel benchmark/,$p' "$OUT/kbench.txt"
-  [ -f "$OUT/rates.txt" ] && grep -E 'rates:|auto mode' "$OUT/rates.txt"
+  [ -f "$OUT/rates.txt" ] && grep -E 'rates:|rates measured|auto mode' "$OUT/rates.txt"
   [ -f "$OUT/bench.txt" ] && tail -25 "$OUT/bench.txt"
   echo; printf '%s\n' "${rows[@]}"; echo "failures: $fails, total $(elapsed)"; } | tee "$OUT/summary.txt"
 exit $((fails > 0))
