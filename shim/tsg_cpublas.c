@@ -41,7 +41,6 @@ static struct {
     f77_sgemm_fn f77;
     char path[512];
     char describe[768];
-    char key[640];
 } fb = {.once = PTHREAD_ONCE_INIT};
 
 /* 1 when fn is defined in this very library (a fallback that resolved to ourselves). */
@@ -91,7 +90,6 @@ static void load_once(void)
     if (!ok) {
         tsg_log(1, "no CPU BLAS could be loaded; CPU calls use tsgemm's portable loop (slow)");
         snprintf(fb.describe, sizeof fb.describe, "portable loop (no CPU BLAS loaded)");
-        snprintf(fb.key, sizeof fb.key, "portable");
         return;
     }
     /* OpenBLAS extras, when present: thread count and core type matter for its speed. */
@@ -106,12 +104,6 @@ static void load_once(void)
         size_t l = strlen(fb.describe);
         snprintf(fb.describe + l, sizeof fb.describe - l, ", core %s", cn);
     }
-    const char *base = strrchr(fb.path, '/');
-    snprintf(fb.key, sizeof fb.key, "%s-%s-t%d", base ? base + 1 : fb.path, cn[0] ? cn : "any", nt);
-    for (char *s = fb.key; *s; ++s)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '.' || *s == '-'))
-            *s = '_';
 }
 
 static void ensure_loaded(void) { pthread_once(&fb.once, load_once); }
@@ -120,12 +112,6 @@ const char *tsg_cpu_describe(void)
 {
     ensure_loaded();
     return fb.describe;
-}
-
-const char *tsg_cpu_cache_key(void)
-{
-    ensure_loaded();
-    return fb.key;
 }
 
 /*
@@ -338,8 +324,9 @@ void tsg_cpu_measure(double *flops, double *latency_s)
     }
     for (size_t i = 0; i < 3u * N * N; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
     tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N};
+    time_call(&p); /* warm-up: starts OpenBLAS's threads, faults the pages in */
     double best = 1e30;
-    for (int r = 0; r < 3; ++r) { /* the first call also starts OpenBLAS's threads */
+    for (int r = 0; r < 3; ++r) {
         double t = time_call(&p);
         if (t < best) best = t;
     }

@@ -71,8 +71,6 @@ void tsg_cpu_forward_f77(const char *transa, const char *transb, const int *m, c
 
 /* One-line description of the CPU BLAS in use (path, core type, threads). */
 const char *tsg_cpu_describe(void);
-/* A key naming the CPU BLAS configuration, for the rates cache ("" when unknown). */
-const char *tsg_cpu_cache_key(void);
 
 /* Measures the CPU BLAS rate (flop/s at a mid size) and per-call latency in a few ms. */
 void tsg_cpu_measure(double *flops, double *latency_s);
