@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/device-run.sh — the whole GPU run in one device call (well inside its 10 minutes).
 #
-#   scripts/device-run.sh [STAGE ...]      default: build rates unit gpu sanitize kbench bench numpy
+#   scripts/device-run.sh [STAGE ...]      default: build rates unit gpu sanitize kbench bench clients
 #
 # Stages:
 #   build     configure + build for sm_90 with the devkit (.devkit/, made by scripts/devkit.sh)
@@ -12,7 +12,8 @@
 #             small shape set (edge tiles, all transposes, K remainders, split-K, host path)
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
-#   numpy     pip numpy (the machine's python3) float32 matmul under LD_PRELOAD, traced
+#   clients   unmodified programs under LD_PRELOAD, traced and timed against their plain runs:
+#             pip numpy (the machine's python3) and a C program linked to OpenBLAS (n = 4096)
 # Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand); a
 # summary table is printed last. Exit status: 0 when every stage that ran passed.
 set -uo pipefail
@@ -23,7 +24,7 @@ mkdir -p "$OUT"
 B=$ROOT/build-dev
 stages=("$@")
 t0=$(date +%s)
-[ ${#stages[@]} -eq 0 ] && stages=(build rates unit gpu sanitize kbench bench numpy)
+[ ${#stages[@]} -eq 0 ] && stages=(build rates unit gpu sanitize kbench bench clients)
 # A stage starts only while the call has time left for it (device calls end at 10 minutes).
 BUDGET=${TSGEMM_DEVICE_BUDGET:-540}
 want() {
@@ -121,17 +122,29 @@ if want bench && [ -x "$B/bench/tsgemm-bench" ]; then
     { row bench FAIL "see bench.txt"; fails=$((fails+1)); }
 fi
 
-if want numpy; then
+if want clients; then # unmodified programs: pip numpy, and a C program linked to OpenBLAS
+  log=$OUT/clients.log
+  : > "$log"
   np=$ROOT/tests/preload/numpy_check.py
-  if [ -f "$np" ] && python3 -c 'import numpy' 2>/dev/null; then
-    log=$OUT/numpy.log
+  if python3 -c 'import numpy' 2>/dev/null; then
     { echo "== numpy without tsgemm"; python3 "$np" --sizes 4096 --tall --time --expect none
       echo "== numpy with LD_PRELOAD=libtsgemm.so TSGEMM_LOG=2"
-      LD_PRELOAD=$B/libtsgemm.so TSGEMM_LOG=2 python3 "$np" --sizes 4096 --tall --time --expect gpu; } > "$log" 2>&1
-    if [ $? -eq 0 ]; then row numpy ok "$(grep -c 'ran on gpu\|gpu' "$log") gpu lines; $(elapsed)"
-    else row numpy FAIL "see numpy.log"; fails=$((fails+1)); fi
+      LD_PRELOAD=$B/libtsgemm.so TSGEMM_LOG=2 python3 "$np" --sizes 4096 --tall --time --expect gpu; } >> "$log" 2>&1
+    if [ $? -eq 0 ]; then row numpy ok "$(grep -c 'gpu=1' "$log") products on the GPU; $(elapsed)"
+    else row numpy FAIL "see clients.log"; fails=$((fails+1)); fi
   else
-    row numpy skip "no tests/preload/numpy_check.py or no numpy in python3"
+    row numpy skip "no numpy in python3"
+  fi
+  cc=$B/c_matmul
+  if gcc -O2 -o "$cc" tests/preload/c_matmul.c -I"$TSGEMM_DEVKIT/include" -L"$TSGEMM_DEVKIT/lib" \
+       -lopenblas -ldl -lm >> "$log" 2>&1; then
+    { echo "== C program linked to OpenBLAS, without tsgemm"; "$cc" --expect none 4096
+      echo "== the same under LD_PRELOAD=libtsgemm.so TSGEMM_LOG=2"
+      LD_PRELOAD=$B/libtsgemm.so TSGEMM_LOG=2 "$cc" --expect gpu 4096; } >> "$log" 2>&1
+    if [ $? -eq 0 ]; then row c-client ok "$(grep -c 'ran on gpu' "$log") products on the GPU; $(elapsed)"
+    else row c-client FAIL "see clients.log"; fails=$((fails+1)); fi
+  else
+    row c-client FAIL "did not compile (clients.log)"; fails=$((fails+1))
   fi
 fi
 
@@ -139,5 +152,6 @@ fi
   [ -f "$OUT/kbench.txt" ] && sed -n '/kernel benchmark/,$p' "$OUT/kbench.txt"
   [ -f "$OUT/rates.txt" ] && grep -E 'rates:|rates measured|auto mode' "$OUT/rates.txt"
   [ -f "$OUT/bench.txt" ] && tail -25 "$OUT/bench.txt"
+  [ -f "$OUT/clients.log" ] && grep -E '^==|^ok |ran on|summary' "$OUT/clients.log"
   echo; printf '%s\n' "${rows[@]}"; echo "failures: $fails, total $(elapsed)"; } | tee "$OUT/summary.txt"
 exit $((fails > 0))
