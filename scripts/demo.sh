@@ -16,9 +16,15 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$B" -j"$(nproc)" >/dev/null
 echo "== tsgemm-bench ${BENCH_ARGS:---quick}"
 # shellcheck disable=SC2086
-"$B/bench/tsgemm-bench" ${BENCH_ARGS:---quick}
+"$B/bench/tsgemm-bench" ${BENCH_ARGS:---quick --reps 7}
+if ! "$B/tests/gpu/gpu_probe" >/dev/null 2>&1; then
+  echo "(no GPU here: tsgemm runs every call on OpenBLAS, so tsgemm/openblas differences above are"
+  echo " run-to-run noise; on a GPU machine the same command shows the GPU columns)"
+fi
 echo
 echo "== an unmodified numpy program: plain, then under LD_PRELOAD=$B/libtsgemm.so"
 prog=scripts/numpy_demo.py
+echo "-- plain numpy (its BLAS: $(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)'), Debian's)"
 /usr/bin/python3 "$prog"
+echo "-- the same program under LD_PRELOAD=libtsgemm.so TSGEMM_LOG=2"
 LD_PRELOAD=$PWD/$B/libtsgemm.so TSGEMM_LOG=2 /usr/bin/python3 "$prog"

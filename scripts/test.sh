@@ -13,3 +13,7 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$B" -j"$(nproc)"
 # shellcheck disable=SC2086
 ctest --test-dir "$B" --output-on-failure -j"$(nproc)" ${CTEST_ARGS:-}
+# Why the gpu tier was skipped, if it was (ctest shows only "Skipped"; -V shows each test's line)
+if [ -x "$B/tests/gpu/gpu_probe" ] && ! "$B/tests/gpu/gpu_probe" > "$B/gpu-probe.txt" 2>&1; then
+  echo "gpu tier skipped: $(cat "$B/gpu-probe.txt")"
+fi

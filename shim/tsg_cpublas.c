@@ -1,5 +1,6 @@
 /*
- * tsg_cpublas.c — the CPU backend: OpenBLAS (or TSGEMM_CPU_BLAS) reached through its own dlopen
+ * tsg_cpublas.c — the CPU backend: TSGEMM_CPU_BLAS, else an OpenBLAS the process already loaded
+ * (one instance, one thread pool), else libopenblas.so.0 — always reached through its own dlopen
  * handle, never by global symbol name (under LD_PRELOAD the global cblas_sgemm is ourselves).
  *
  * Owns: loading and validating the CPU BLAS, the re-entrancy guard, 32-bit block splitting of
@@ -52,21 +53,51 @@ static int is_ours(void *fn)
     return mine.dli_fbase == theirs.dli_fbase;
 }
 
-static int try_load(const char *name)
+struct find_query {
+    const char *name; /* the symbol wanted                              */
+    const char *also; /* and a second one the object must define, or NULL */
+    void *fn;
+    char path[512];
+};
+
+/* dl_iterate_phdr callback: the first loaded object, other than tsgemm, defining q->name (and
+ * q->also). Objects
+ * loaded RTLD_LOCAL (numpy's extension modules and their bundled OpenBLAS) are invisible to
+ * dlsym(RTLD_DEFAULT/RTLD_NEXT), so each object is asked through its own handle. */
+static int find_in_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct find_query *q = data;
+    if (!info->dlpi_name || !info->dlpi_name[0]) return 0; /* the main program: not a BLAS */
+    void *h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
+    if (!h) return 0;
+    void *fn = dlsym(h, q->name);
+    int also = !q->also || dlsym(h, q->also);
+    dlclose(h); /* NOLOAD: only drops the reference taken above */
+    if (fn && also && !is_ours(fn)) {
+        q->fn = fn;
+        snprintf(q->path, sizeof q->path, "%s", info->dlpi_name);
+        return 1;
+    }
+    return 0;
+}
+
+/* Loads `name` as the CPU BLAS. On failure returns 0 and says why in why[]. */
+static int try_load(const char *name, char *why, size_t len)
 {
     void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        tsg_log(1, "cannot load CPU BLAS %s: %s", name, dlerror());
+        snprintf(why, len, "cannot load it: %s", dlerror());
         return 0;
     }
     cblas_sgemm_fn cb = (cblas_sgemm_fn)dlsym(h, "cblas_sgemm");
     f77_sgemm_fn f = (f77_sgemm_fn)dlsym(h, "sgemm_");
     if (is_ours((void *)cb) || is_ours((void *)f)) {
-        tsg_log(1, "CPU BLAS %s resolves to tsgemm itself; not using it", name);
+        snprintf(why, len, "it resolves to tsgemm itself");
         return 0; /* keep the handle: dlclose of ourselves would be pointless */
     }
     if (!cb && !f) {
-        tsg_log(1, "CPU BLAS %s has neither cblas_sgemm nor sgemm_", name);
+        snprintf(why, len, "it has neither cblas_sgemm nor sgemm_");
         dlclose(h);
         return 0;
     }
@@ -83,12 +114,27 @@ static int try_load(const char *name)
 static void load_once(void)
 {
     const tsg_config *cfg = tsg_rt_config();
+    char why_user[512] = "", why_default[512] = "";
     int ok = 0;
-    if (cfg->cpu_blas[0]) ok = try_load(cfg->cpu_blas);
-    if (!ok) ok = try_load(TSGEMM_DEFAULT_CPU_BLAS);
+    if (cfg->cpu_blas[0]) ok = try_load(cfg->cpu_blas, why_user, sizeof why_user);
+    if (!ok && !cfg->cpu_blas[0]) {
+        /* An OpenBLAS the process already loaded (Debian numpy's libblas.so.3, a program linked
+         * to OpenBLAS): use that instance rather than start a second one with its own threads
+         * and buffers. */
+        struct find_query q = {"cblas_sgemm", "openblas_get_config", NULL, ""};
+        dl_iterate_phdr(find_in_object, &q);
+        if (q.fn) ok = try_load(q.path, why_default, sizeof why_default);
+    }
+    if (!ok) {
+        ok = try_load(TSGEMM_DEFAULT_CPU_BLAS, why_default, sizeof why_default);
+        if (cfg->cpu_blas[0]) /* one line: what was refused, why, and what is used instead */
+            tsg_log(1, "TSGEMM_CPU_BLAS=%s not used (%s); using %s", cfg->cpu_blas, why_user,
+                    ok ? fb.path : "tsgemm's portable loop");
+    }
     if (ok) atexit(drain_at_exit);
     if (!ok) {
-        tsg_log(1, "no CPU BLAS could be loaded; CPU calls use tsgemm's portable loop (slow)");
+        tsg_log(1, "CPU BLAS %s not used (%s); CPU calls use tsgemm's portable loop (slow)",
+                TSGEMM_DEFAULT_CPU_BLAS, why_default);
         snprintf(fb.describe, sizeof fb.describe, "portable loop (no CPU BLAS loaded)");
         return;
     }
@@ -202,30 +248,6 @@ void tsg_cpu_sgemm(const tsg_problem *p)
 typedef void (*cblas64_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
                            const float *, int64_t, float, float *, int64_t);
 
-struct find_query {
-    const char *name;
-    void *fn;
-};
-
-/* dl_iterate_phdr callback: the first loaded object, other than tsgemm, defining q->name. Objects
- * loaded RTLD_LOCAL (numpy's extension modules and their bundled OpenBLAS) are invisible to
- * dlsym(RTLD_DEFAULT/RTLD_NEXT), so each object is asked through its own handle. */
-static int find_in_object(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    struct find_query *q = data;
-    if (!info->dlpi_name || !info->dlpi_name[0]) return 0; /* the main program: not a BLAS */
-    void *h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
-    if (!h) return 0;
-    void *fn = dlsym(h, q->name);
-    dlclose(h); /* NOLOAD: only drops the reference taken above */
-    if (fn && !is_ours(fn)) {
-        q->fn = fn;
-        return 1;
-    }
-    return 0;
-}
-
 static struct {
     pthread_once_t once;
     cblas64_fn fn[TSG_API_COUNT];
@@ -235,7 +257,7 @@ static void find_native64(void)
 {
     const tsg_api apis[2] = {TSG_API_SCIPY_CBLAS64, TSG_API_CBLAS64};
     for (int i = 0; i < 2; ++i) {
-        struct find_query q = {tsg_api_name(apis[i]), NULL};
+        struct find_query q = {tsg_api_name(apis[i]), NULL, NULL, ""};
         dl_iterate_phdr(find_in_object, &q);
         native64.fn[apis[i]] = (cblas64_fn)q.fn;
         if (q.fn) {

@@ -157,7 +157,7 @@ static char g_gpu_info[512] = "GPU not started"; /* the device, or why there is 
 static tsg_rates g_rates;
 static atomic_int g_warned[8];      /* "first time" flags, one per kind of GPU trouble    */
 
-enum { WARN_FORK, WARN_ENOMEM, WARN_EFAIL, WARN_EFATAL, WARN_FORCED_NO_GPU, WARN_INIT };
+enum { WARN_FORK, WARN_ENOMEM, WARN_EFAIL, WARN_EFATAL, WARN_FORCED_NO_GPU, WARN_INIT, WARN_CACHE };
 
 static int first_time(int kind) { return atomic_exchange(&g_warned[kind], 1) == 0; }
 
@@ -270,7 +270,12 @@ static void cache_write(const char *path, const tsg_rates *r)
     char tmp[TSG_CONFIG_PATH_MAX + 600];
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
-    if (!f) return; /* no cache is not an error: we measure again next time */
+    if (!f) { /* no cache is not an error: the GPU is measured again in the next process */
+        if (first_time(WARN_CACHE))
+            tsg_log(1, "cannot write the rates cache %s (%s); GPU rates are measured per process",
+                    tmp, strerror(errno));
+        return;
+    }
     for (int i = 0; i < NRATES_GPU; ++i)
         fprintf(f, "%s %.6g\n", rate_names[i], *rate_field((tsg_rates *)r, i));
     if (fclose(f) == 0 && rename(tmp, path) == 0) return;

@@ -566,7 +566,7 @@ static int gpu_usable_probe(void)
     if (pid == 0) {
         char info[256];
         int ok = tsgemm_kernel_info(info, sizeof info) == 0;
-        printf("%s: %s\n", ok ? "kernel" : "SKIP: no usable GPU", info);
+        printf("%s%s\n", ok ? "kernel: " : "SKIP: ", info); /* info says "no usable GPU: why" */
         fflush(stdout);
         _exit(ok ? 0 : 1);
     }
