@@ -318,18 +318,12 @@ void tsg_cpu_forward_f77(const char *transa, const char *transb, const int *m, c
     if (tsg_apply_scalar_rules(&call.p) == TSG_RULE_COMPUTE) tsg_ref_sgemm(&call.p);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double time_call(const tsg_problem *p)
 {
-    double t0 = now_s();
+    double t0 = tsg_now_s();
     tsg_cpu_sgemm(p);
-    return now_s() - t0;
+    return tsg_now_s() - t0;
 }
 
 void tsg_cpu_measure(double *flops, double *latency_s)

@@ -282,18 +282,12 @@ static void cache_write(const char *path, const tsg_rates *r)
     unlink(tmp);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void rates_once(void)
 {
     char path[TSG_CONFIG_PATH_MAX + 512];
     int have_path = cache_path(path, sizeof path) == 0;
-    double t0 = now_s();
+    double t0 = tsg_now_s();
     if (have_path && cache_read(path, &g_rates) == 0) {
         tsg_log(2, "GPU rates from %s", path);
     } else {
@@ -313,13 +307,13 @@ static void rates_once(void)
         g_rates.gpu_slots = gr.slots;
         g_rates.gpu_split_min_k = gr.split_min_k;
         if (have_path) cache_write(path, &g_rates);
-        tsg_log(2, "GPU rates measured in %.0f ms%s%s", (now_s() - t0) * 1e3,
+        tsg_log(2, "GPU rates measured in %.0f ms%s%s", (tsg_now_s() - t0) * 1e3,
                 have_path ? ", cached in " : "", have_path ? path : "");
     }
-    double t1 = now_s();
+    double t1 = tsg_now_s();
     tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_latency_s);
-    tsg_log(2, "CPU rate measured in %.0f ms; rates measured in %.0f ms in all", (now_s() - t1) * 1e3,
-            (now_s() - t0) * 1e3);
+    tsg_log(2, "CPU rate measured in %.0f ms; rates measured in %.0f ms in all", (tsg_now_s() - t1) * 1e3,
+            (tsg_now_s() - t0) * 1e3);
     tsg_log(2,
             "rates: upload %.3g GB/s, download %.3g GB/s, kernel %.3g TFLOP/s, GPU call %.3g us; "
             "CPU BLAS %.3g TFLOP/s, call %.3g us (%s)",
@@ -423,10 +417,10 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
     tsg_policy now = {current_mode(), cfg->policy.threshold}; /* tsgemm_set_mode may change it */
     const double flops = tsg_flops(p);
     const int timed = cfg->log_level >= 2 || flops >= TSG_GPU_FLOOR_FLOPS;
-    double t0 = timed ? now_s() : 0;
+    double t0 = timed ? tsg_now_s() : 0;
     const tsg_backends backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, &api};
     tsg_run(p, &now, &backends, &rep);
-    double dt = timed ? now_s() - t0 : 0;
+    double dt = timed ? tsg_now_s() - t0 : 0;
     t_last_path = path_name(&rep);
     if (rep.rule != TSG_RULE_COMPUTE) {
         atomic_fetch_add_explicit(&g_stats.quick, 1, memory_order_relaxed);

@@ -8,6 +8,7 @@
 #define TSG_SHIM_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "../src/tsg_config.h"
 #include "../src/tsg_dispatch.h"
@@ -25,6 +26,14 @@ typedef enum tsg_api {
 } tsg_api;
 
 const char *tsg_api_name(tsg_api api);
+
+/* Monotonic wall clock in seconds (timing of calls and of the rate measurements). */
+static inline double tsg_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 static inline int tsg_api_is_cblas(tsg_api api)
 {
     return api == TSG_API_CBLAS || api == TSG_API_CBLAS64 || api == TSG_API_SCIPY_CBLAS64;
