@@ -19,7 +19,8 @@
 #include <time.h>
 
 #include "../src/tsg_split.h"
-#include "tsg_shim.h"
+#include "tsg_cpublas.h"
+#include "tsg_log.h"
 
 #ifndef TSGEMM_DEFAULT_CPU_BLAS
 #define TSGEMM_DEFAULT_CPU_BLAS "libopenblas.so.0"

@@ -10,7 +10,8 @@
 #include <cblas-netlib.h> /* the reference prototype: our cblas_sgemm must match it exactly */
 #include <stdint.h>
 
-#include "tsg_shim.h"
+#include "tsg_cpublas.h"
+#include "tsg_runtime.h"
 
 #define TSG_EXPORT __attribute__((visibility("default")))
 

@@ -1,8 +1,8 @@
 /*
- * tsg_runtime.c — process-wide state of the ABI layer: knobs, logging, counters, the lazily
- * started GPU (with its measured and cached rates), fork handling, and the per-call driver that
+ * tsg_runtime.c — process-wide state of the ABI layer: counters, the lazily started GPU (with its measured and cached rates), fork handling, and the per-call driver that
  * joins src/ (decisions) to the backends.
  *
+ * Knobs and printing live in tsg_log.c (which imports nothing else of shim/).
  * Nothing happens at load time: the knobs are read on the first call, the GPU is started on the
  * first call that may want it (pthread_once), so a process that never calls SGEMM, or forks
  * before its first big call, never creates a CUDA context. A forked child of a process that
@@ -25,62 +25,25 @@
 
 #include "../include/tsgemm.h"
 #include "../kernels/tsg_gpu.h"
+#include "../src/tsg_dispatch.h"
 #include "../src/tsg_split.h"
-#include "tsg_shim.h"
+#include "tsg_cpublas.h"
+#include "tsg_log.h"
+#include "tsg_runtime.h"
+#include "tsg_xerbla.h"
 
 #define TSG_EXPORT __attribute__((visibility("default")))
-
-/* ------------------------------------------------------------------ knobs and logging */
-
-static tsg_config g_cfg;
-static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
-
-static const char *env_lookup(const char *name, void *ctx)
-{
-    (void)ctx;
-    return getenv(name);
-}
 
 static void exit_summary(void);
 static void atfork_child(void);
 
-static void cfg_init(void)
-{
-    tsg_config_parse(&g_cfg, env_lookup, NULL);
-    for (int i = 0; i < g_cfg.nwarn; ++i)
-        if (g_cfg.log_level >= 1) fprintf(stderr, "tsgemm: %s\n", g_cfg.warn[i]);
-    if (g_cfg.log_level >= 2) atexit(exit_summary);
-    pthread_atfork(NULL, NULL, atfork_child);
-}
-
-const tsg_config *tsg_rt_config(void)
-{
-    pthread_once(&g_cfg_once, cfg_init);
-    return &g_cfg;
-}
-
-void tsg_log(int level, const char *fmt, ...)
-{
-    if (tsg_rt_config()->log_level < level) return;
-    char line[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "tsgemm: %s\n", line); /* one fprintf: lines from threads do not interleave */
-}
-
-const char *tsg_api_name(tsg_api api)
-{
-    static const char *const names[TSG_API_COUNT] = {"cblas_sgemm",    "sgemm_",
-                                                     "cblas_sgemm64_", "sgemm_64_",
-                                                     "scipy_cblas_sgemm64_", "scipy_sgemm_64_"};
-    return (api >= 0 && api < TSG_API_COUNT) ? names[api] : "?";
-}
+/* tsgemm_set_mode's override (-1: none, TSGEMM_MODE applies). One int: read relaxed per call. */
+static int g_mode_override = -1;
 
 static tsg_mode current_mode(void)
 {
-    return (tsg_mode)__atomic_load_n((int *)&tsg_rt_config()->policy.mode, __ATOMIC_RELAXED);
+    int m = __atomic_load_n(&g_mode_override, __ATOMIC_RELAXED);
+    return m >= 0 ? (tsg_mode)m : tsg_rt_config()->policy.mode;
 }
 
 /* ------------------------------------------------------------------ counters */
@@ -144,6 +107,9 @@ static void exit_summary(void)
             (unsigned long long)s.illegal);
 }
 
+static pthread_once_t g_summary_once = PTHREAD_ONCE_INIT;
+static void register_summary(void) { atexit(exit_summary); }
+
 /* ------------------------------------------------------------------ GPU state */
 
 enum { GPU_UNKNOWN = 0, GPU_READY, GPU_ABSENT, GPU_DISABLED };
@@ -174,6 +140,7 @@ static void gpu_init_once(void)
     const tsg_config *cfg = tsg_rt_config();
     char *info = g_gpu_info;
     int used = cfg->device;
+    pthread_atfork(NULL, NULL, atfork_child); /* only a process that started the GPU needs it */
     atomic_store(&g_gpu_started, 1);
     int st = tsg_gpu_init(cfg->device, &used, info, sizeof g_gpu_info);
     if (st == TSG_GPU_OK) {
@@ -415,6 +382,7 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
     const tsg_problem *p = &call->p;
     tsg_report rep;
     tsg_policy now = {current_mode(), cfg->policy.threshold}; /* tsgemm_set_mode may change it */
+    if (cfg->log_level >= 2) pthread_once(&g_summary_once, register_summary);
     const double flops = tsg_flops(p);
     const int timed = cfg->log_level >= 2 || flops >= TSG_GPU_FLOOR_FLOPS;
     double t0 = timed ? tsg_now_s() : 0;
@@ -474,8 +442,8 @@ TSG_EXPORT int tsgemm_set_mode(int mode)
     _Static_assert((int)TSG_MODE_CPU == (int)TSGEMM_MODE_CPU && (int)TSG_MODE_GPU == (int)TSGEMM_MODE_GPU &&
                        (int)TSG_MODE_AUTO == (int)TSGEMM_MODE_AUTO,
                    "mode values");
-    int old = __atomic_exchange_n((int *)&g_cfg.policy.mode, mode, __ATOMIC_SEQ_CST);
-    return old;
+    int old = __atomic_exchange_n(&g_mode_override, mode, __ATOMIC_SEQ_CST);
+    return old >= 0 ? old : (int)tsg_rt_config()->policy.mode;
 }
 
 TSG_EXPORT int tsgemm_kernel_info(char *buf, int len)

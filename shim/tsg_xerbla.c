@@ -16,7 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tsg_shim.h"
+#include "tsg_log.h"
+#include "tsg_xerbla.h"
 
 struct range_query {
     uintptr_t addr;

@@ -1,0 +1,42 @@
+/*
+ * tsg_cpublas.h — the CPU backend: the CPU BLAS reached through its own dlopen handle
+ * (tsg_cpublas.c).
+ */
+#ifndef TSG_CPUBLAS_H
+#define TSG_CPUBLAS_H
+
+#include "../src/tsg_problem.h"
+#include "tsg_api.h"
+
+/* 1 while this thread is inside the CPU BLAS (re-entrant calls go straight to it). */
+extern _Thread_local int tsg_in_fallback;
+
+/* Runs p on the CPU BLAS (OpenBLAS through its own dlopen handle; sizes beyond 32 bits in blocks;
+ * the portable loop when no BLAS can be loaded). Never fails. */
+void tsg_cpu_sgemm(const tsg_problem *p);
+
+/*
+ * The same for a call that arrived through `api`. For the ILP64 CBLAS names, when another loaded
+ * library defines the same name (numpy/scipy wheels bundle an ILP64 OpenBLAS exporting
+ * scipy_cblas_sgemm64_), that library — the one the program called — takes the call natively
+ * with 64-bit sizes; otherwise tsg_cpu_sgemm.
+ */
+void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p);
+
+/* The CPU BLAS's own entry points, for calls that re-enter while tsg_in_fallback is set.
+ * They run the reference loop instead when the library lacks the name. */
+void tsg_cpu_forward_cblas(int layout, int transa, int transb, int m, int n, int k, float alpha,
+                           const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                           int ldc);
+void tsg_cpu_forward_f77(const char *transa, const char *transb, const int *m, const int *n,
+                         const int *k, const float *alpha, const float *a, const int *lda,
+                         const float *b, const int *ldb, const float *beta, float *c,
+                         const int *ldc);
+
+/* One-line description of the CPU BLAS in use (path, core type, threads). */
+const char *tsg_cpu_describe(void);
+
+/* Measures the CPU BLAS rate (flop/s at a mid size) and per-call latency in a few ms. */
+void tsg_cpu_measure(double *flops, double *latency_s);
+
+#endif /* TSG_CPUBLAS_H */

@@ -1,0 +1,42 @@
+/*
+ * tsg_log.c — knobs and logging for the ABI layer. See tsg_log.h.
+ */
+#include "tsg_log.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static tsg_config g_cfg;
+static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
+
+static const char *env_lookup(const char *name, void *ctx)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+static void cfg_init(void)
+{
+    tsg_config_parse(&g_cfg, env_lookup, NULL);
+    for (int i = 0; i < g_cfg.nwarn; ++i)
+        if (g_cfg.log_level >= 1) fprintf(stderr, "tsgemm: %s\n", g_cfg.warn[i]);
+}
+
+const tsg_config *tsg_rt_config(void)
+{
+    pthread_once(&g_cfg_once, cfg_init);
+    return &g_cfg;
+}
+
+void tsg_log(int level, const char *fmt, ...)
+{
+    if (tsg_rt_config()->log_level < level) return;
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "tsgemm: %s\n", line);
+}
