@@ -1,0 +1,190 @@
+/*
+ * tsg_pool.c — the copy-thread pool. See tsg_pool.h.
+ *
+ * One mutex guards the FIFO and every job's counters: a part is a copy of a megabyte or more
+ * (tens of microseconds), so claiming it under a lock costs nothing measurable, and one lock keeps
+ * the fork handler and ThreadSanitizer's view simple.
+ */
+#define _GNU_SOURCE
+#include "tsg_pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t work;  /* a job was queued, or the pool is being re-made */
+    pthread_cond_t done;  /* some job finished */
+    tsg_job *head, *tail; /* jobs with unclaimed parts, FIFO */
+    int threads;          /* workers running */
+    int started;
+    int atfork_set;
+} g_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+            NULL, NULL, 0, 0, 0};
+
+/* Takes the next unclaimed part of the queue's first job; the caller holds the lock. */
+static tsg_job *claim_head(int *part)
+{
+    tsg_job *job = g_pool.head;
+    if (!job) return NULL;
+    *part = job->claimed++;
+    if (job->claimed == job->nparts) { /* fully claimed: leaves the queue */
+        g_pool.head = job->qnext;
+        if (!g_pool.head) g_pool.tail = NULL;
+        job->qnext = NULL;
+    }
+    return job;
+}
+
+/* Runs one claimed part with the lock released; returns with the lock held. */
+static void run_part(tsg_job *job, int part)
+{
+    pthread_mutex_unlock(&g_pool.mu);
+    job->fn(job->ctx, part, job->nparts);
+    pthread_mutex_lock(&g_pool.mu);
+    if (--job->left == 0) {
+        job->done = 1;
+        pthread_cond_broadcast(&g_pool.done);
+    }
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&g_pool.mu);
+    for (;;) {
+        int part;
+        tsg_job *job = claim_head(&part);
+        if (!job) {
+            pthread_cond_wait(&g_pool.work, &g_pool.mu);
+            continue;
+        }
+        run_part(job, part);
+    }
+    return NULL; /* not reached: workers live as long as the process */
+}
+
+static void atfork_prepare(void) { pthread_mutex_lock(&g_pool.mu); }
+static void atfork_parent(void) { pthread_mutex_unlock(&g_pool.mu); }
+static void atfork_child(void)
+{
+    /* Only this thread exists in the child: the workers, and every job of the parent, are gone. */
+    pthread_mutex_init(&g_pool.mu, NULL);
+    pthread_cond_init(&g_pool.work, NULL);
+    pthread_cond_init(&g_pool.done, NULL);
+    g_pool.head = g_pool.tail = NULL;
+    g_pool.threads = 0;
+    g_pool.started = 0;
+}
+
+int tsg_pool_start(int nthreads)
+{
+    pthread_mutex_lock(&g_pool.mu);
+    if (!g_pool.atfork_set) {
+        pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+        g_pool.atfork_set = 1;
+    }
+    if (!g_pool.started) {
+        g_pool.started = 1;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, (size_t)256 << 10); /* parts need little stack */
+        for (int i = 0; i < nthreads; ++i) {
+            pthread_t t;
+            if (pthread_create(&t, &attr, worker, NULL) != 0) break;
+            g_pool.threads++;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    int n = g_pool.threads;
+    pthread_mutex_unlock(&g_pool.mu);
+    return n;
+}
+
+int tsg_pool_threads(void)
+{
+    pthread_mutex_lock(&g_pool.mu);
+    int n = g_pool.threads;
+    pthread_mutex_unlock(&g_pool.mu);
+    return n;
+}
+
+void tsg_pool_submit(tsg_job *job, tsg_pool_fn fn, void *ctx, int nparts)
+{
+    job->fn = fn;
+    job->ctx = ctx;
+    job->nparts = nparts < 1 ? 1 : nparts;
+    job->claimed = 0;
+    job->left = job->nparts;
+    job->done = 0;
+    job->qnext = NULL;
+    pthread_mutex_lock(&g_pool.mu);
+    if (g_pool.tail)
+        g_pool.tail->qnext = job;
+    else
+        g_pool.head = job;
+    g_pool.tail = job;
+    if (job->nparts == 1)
+        pthread_cond_signal(&g_pool.work);
+    else
+        pthread_cond_broadcast(&g_pool.work);
+    pthread_mutex_unlock(&g_pool.mu);
+}
+
+/* Removes a fully claimed-by-us job from the queue; the caller holds the lock. */
+static void unlink_job(tsg_job *job)
+{
+    tsg_job **pp = &g_pool.head, *prev = NULL;
+    while (*pp && *pp != job) {
+        prev = *pp;
+        pp = &(*pp)->qnext;
+    }
+    if (!*pp) return;
+    *pp = job->qnext;
+    if (g_pool.tail == job) g_pool.tail = prev;
+    job->qnext = NULL;
+}
+
+void tsg_pool_wait(tsg_job *job)
+{
+    pthread_mutex_lock(&g_pool.mu);
+    while (job->claimed < job->nparts) { /* help: this job's own parts, whatever its queue place */
+        int part = job->claimed++;
+        if (job->claimed == job->nparts) unlink_job(job);
+        run_part(job, part);
+    }
+    while (!job->done) pthread_cond_wait(&g_pool.done, &g_pool.mu);
+    pthread_mutex_unlock(&g_pool.mu);
+}
+
+int tsg_pool_done(tsg_job *job)
+{
+    pthread_mutex_lock(&g_pool.mu);
+    int d = job->done;
+    pthread_mutex_unlock(&g_pool.mu);
+    return d;
+}
+
+int tsg_pool_usable_cpus(void)
+{
+    int n = 1;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+    /* cgroup v2: "max 100000" (no quota) or "200000 100000" (2 CPUs' worth of time) */
+    FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r");
+    if (f) {
+        char quota[32];
+        long period = 0;
+        if (fscanf(f, "%31s %ld", quota, &period) == 2 && period > 0 && quota[0] != 'm') {
+            long q = 0;
+            if (sscanf(quota, "%ld", &q) == 1 && q > 0) {
+                long cpus = (q + period - 1) / period;
+                if (cpus < n) n = (int)cpus;
+            }
+        }
+        fclose(f);
+    }
+    return n < 1 ? 1 : n;
+}

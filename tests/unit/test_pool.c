@@ -1,0 +1,232 @@
+/*
+ * test_pool.c — kernels/tsg_pool.c, the copy-thread pool, on its own: no CUDA, no OpenBLAS, so
+ * the same source also runs under ThreadSanitizer (unit.pool_tsan).
+ *
+ * Proves: every part of every job runs exactly once; jobs from many submitting threads at once;
+ * a waiter whose job is queued behind others still finishes (it runs its own parts); a pool with
+ * no workers still makes progress; tsg_pool_done never blocks and turns 1 exactly when the job
+ * ended; fork() while workers exist: the child gets a fresh pool that works, the parent's keeps
+ * working; idle workers sleep (the process uses no CPU time while nothing is queued).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tsg_pool.h"
+
+enum { PARTS = 64 };
+
+typedef struct counts {
+    int hits[PARTS]; /* each part writes only its own slot: no race if each runs once */
+    int nparts_seen;
+} counts;
+
+static void count_part(void *ctx, int part, int nparts)
+{
+    counts *c = ctx;
+    c->hits[part]++;
+    if (part == 0) c->nparts_seen = nparts;
+}
+
+static void check_once(const counts *c, int nparts)
+{
+    for (int i = 0; i < nparts; ++i) assert_int_equal(c->hits[i], 1);
+    for (int i = nparts; i < PARTS; ++i) assert_int_equal(c->hits[i], 0);
+    assert_int_equal(c->nparts_seen, nparts);
+}
+
+static void test_parts_once(void **state)
+{
+    (void)state;
+    assert_true(tsg_pool_start(4) >= 1);
+    for (int nparts = 1; nparts <= PARTS; nparts = nparts * 2 + 1) {
+        counts c;
+        memset(&c, 0, sizeof c);
+        tsg_job job;
+        tsg_pool_submit(&job, count_part, &c, nparts);
+        tsg_pool_wait(&job);
+        assert_true(tsg_pool_done(&job));
+        check_once(&c, nparts);
+    }
+}
+
+/* A part that sleeps: lets a test hold the workers busy. */
+static void slow_part(void *ctx, int part, int nparts)
+{
+    (void)nparts;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    count_part(ctx, part, nparts);
+}
+
+static void test_done_is_nonblocking(void **state)
+{
+    (void)state;
+    tsg_pool_start(4);
+    counts c;
+    memset(&c, 0, sizeof c);
+    tsg_job job;
+    tsg_pool_submit(&job, slow_part, &c, 1);
+    assert_false(tsg_pool_done(&job)); /* 20 ms part: cannot have finished yet */
+    tsg_pool_wait(&job);
+    assert_true(tsg_pool_done(&job));
+    check_once(&c, 1);
+}
+
+/* The waiter's job sits behind a job that keeps every worker busy: it still finishes, because
+ * tsg_pool_wait runs its own parts. */
+static void test_wait_helps(void **state)
+{
+    (void)state;
+    int workers = tsg_pool_start(4);
+    counts busy, mine;
+    memset(&busy, 0, sizeof busy);
+    memset(&mine, 0, sizeof mine);
+    tsg_job jb, jm;
+    tsg_pool_submit(&jb, slow_part, &busy, workers > 0 ? workers * 4 : 4);
+    tsg_pool_submit(&jm, count_part, &mine, 16);
+    tsg_pool_wait(&jm);
+    check_once(&mine, 16);
+    tsg_pool_wait(&jb);
+    check_once(&busy, workers > 0 ? workers * 4 : 4);
+}
+
+typedef struct submitter {
+    counts c[8];
+    int ok;
+} submitter;
+
+static void *submit_many(void *arg)
+{
+    submitter *s = arg;
+    tsg_job jobs[8];
+    for (int r = 0; r < 8; ++r) {
+        memset(&s->c[r], 0, sizeof s->c[r]);
+        tsg_pool_submit(&jobs[r], count_part, &s->c[r], 1 + (r * 7) % PARTS);
+    }
+    s->ok = 1;
+    for (int r = 7; r >= 0; --r) { /* wait out of order */
+        tsg_pool_wait(&jobs[r]);
+        for (int i = 0; i < 1 + (r * 7) % PARTS; ++i) s->ok &= s->c[r].hits[i] == 1;
+    }
+    return NULL;
+}
+
+static void test_many_submitters(void **state)
+{
+    (void)state;
+    tsg_pool_start(4);
+    enum { T = 16 };
+    pthread_t t[T];
+    static submitter s[T];
+    for (int i = 0; i < T; ++i) assert_int_equal(pthread_create(&t[i], NULL, submit_many, &s[i]), 0);
+    for (int i = 0; i < T; ++i) {
+        pthread_join(t[i], NULL);
+        assert_true(s[i].ok);
+    }
+}
+
+/* fork() while workers exist and a job is running: the child's pool starts empty and works (with
+ * new workers); the parent's job completes and its pool keeps working. */
+static void test_fork(void **state)
+{
+    (void)state;
+    tsg_pool_start(4);
+    counts busy;
+    memset(&busy, 0, sizeof busy);
+    tsg_job jb;
+    tsg_pool_submit(&jb, slow_part, &busy, 8);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int ok = tsg_pool_threads() == 0; /* the parent's workers do not exist here */
+        ok &= tsg_pool_start(2) == 2;
+        counts c;
+        memset(&c, 0, sizeof c);
+        tsg_job j;
+        tsg_pool_submit(&j, count_part, &c, 32);
+        tsg_pool_wait(&j);
+        for (int i = 0; i < 32; ++i) ok &= c.hits[i] == 1;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    tsg_pool_wait(&jb);
+    check_once(&busy, 8);
+    counts c;
+    memset(&c, 0, sizeof c);
+    tsg_job j;
+    tsg_pool_submit(&j, count_part, &c, 5);
+    tsg_pool_wait(&j);
+    check_once(&c, 5);
+}
+
+/* Idle workers block: 200 ms with nothing queued costs (almost) no CPU time. */
+static void test_idle_sleeps(void **state)
+{
+    (void)state;
+    tsg_pool_start(4);
+    struct rusage r0, r1;
+    getrusage(RUSAGE_SELF, &r0);
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    getrusage(RUSAGE_SELF, &r1);
+    double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
+                 1e-6 * (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
+                 (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+                 1e-6 * (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
+    assert_true(cpu < 0.05); /* 4 spinning workers would burn ~0.8 s here */
+}
+
+static void test_usable_cpus(void **state)
+{
+    (void)state;
+    int n = tsg_pool_usable_cpus();
+    assert_true(n >= 1);
+    assert_true(n <= sysconf(_SC_NPROCESSORS_CONF));
+}
+
+/* Run first in a fresh process image: a pool of zero workers still completes jobs. */
+static void test_zero_workers(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) { /* a fresh pool in the child (no workers yet): start it with 0 */
+        int ok = tsg_pool_start(0) == 0;
+        counts c;
+        memset(&c, 0, sizeof c);
+        tsg_job j;
+        tsg_pool_submit(&j, count_part, &c, 9);
+        tsg_pool_wait(&j);
+        for (int i = 0; i < 9; ++i) ok &= c.hits[i] == 1;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parts_once),     cmocka_unit_test(test_done_is_nonblocking),
+        cmocka_unit_test(test_wait_helps),     cmocka_unit_test(test_many_submitters),
+        cmocka_unit_test(test_fork),           cmocka_unit_test(test_idle_sleeps),
+        cmocka_unit_test(test_usable_cpus),    cmocka_unit_test(test_zero_workers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
