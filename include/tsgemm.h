@@ -11,6 +11,7 @@
 #ifndef TSGEMM_H
 #define TSGEMM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -18,7 +19,7 @@ extern "C" {
 #endif
 
 #define TSGEMM_VERSION_MAJOR 0
-#define TSGEMM_VERSION_MINOR 1
+#define TSGEMM_VERSION_MINOR 2
 #define TSGEMM_VERSION_PATCH 0
 
 /* The library's version as "MAJOR.MINOR.PATCH" (static storage; never freed). */
@@ -30,7 +31,7 @@ const char *tsgemm_version(void);
  */
 struct tsgemm_stats {
     uint64_t calls;          /* SGEMM calls received through any exported BLAS name (the sum
-                                of illegal, quick, gpu and cpu)                               */
+                                of illegal, quick, gpu, cpu and refused)                      */
     uint64_t illegal;        /* calls rejected for an illegal argument (xerbla reported)      */
     uint64_t quick;          /* calls finished by the BLAS scalar rules, no backend run:
                                 m or n = 0, or (alpha = 0 or k = 0) — then C = beta*C here     */
@@ -43,10 +44,33 @@ struct tsgemm_stats {
     double cpu_seconds;      /* wall time of CPU calls; calls below 2*128^3 flops are timed
                                 only at TSGEMM_LOG >= 2 (a clock read would cost them more
                                 than tsgemm's whole overhead budget)                          */
+    /* Since 0.2: */
+    uint64_t refused;        /* calls with an operand in device memory that could not run on
+                                the GPU (TSGEMM_MODE=cpu, no GPU, or the GPU failed): nothing
+                                computed, one line printed (README "From CUDA programs")       */
+    /* What tsgemm's pools hold right now, and their caps (bytes; README "Knobs"): device
+     * buffers and pinned staging kept between calls (tsgemm_release frees them), the copy
+     * threads, and the workspaces (one per GPU call that may run at once). 0 before the first
+     * GPU call. */
+    double device_pool_bytes, device_pool_cap;
+    double pinned_pool_bytes, pinned_pool_cap;
+    uint32_t copy_threads, workspaces;
 };
 
-/* Copies the counters into *out. out must not be NULL. */
-void tsgemm_get_stats(struct tsgemm_stats *out);
+/*
+ * Copies the counters into *out (out must not be NULL). The struct grows between versions: the
+ * library fills only the first `size` bytes, so a program built against an older header keeps
+ * working. Call it as tsgemm_get_stats(&s), which passes sizeof s.
+ * (The exported symbol tsgemm_get_stats itself fills the 0.1 layout — the fields up to
+ * cpu_seconds — for programs built against 0.1 and for ctypes callers.)
+ */
+void tsgemm_get_stats_v(struct tsgemm_stats *out, size_t size);
+#ifndef TSGEMM_BUILDING_LIBRARY
+static inline void tsgemm_get_stats(struct tsgemm_stats *out)
+{
+    tsgemm_get_stats_v(out, sizeof *out);
+}
+#endif
 
 /*
  * Frees the pooled device buffers, pinned host staging buffers and streams kept between calls.

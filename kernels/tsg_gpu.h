@@ -1,10 +1,11 @@
 /*
  * tsg_gpu.h — the only bridge between host C and the CUDA code.
  *
- * kernels/ receives a canonical column-major problem (transa/transb 'N' or 'T', m n k, alpha,
- * A lda, B ldb, beta, C ldc) and returns a status; it knows nothing of CBLAS, xerbla, the
- * environment or OpenBLAS, and it never prints. Built without CUDA, tsg_gpu_stub.c implements
- * this header and every function answers TSG_GPU_ENODEV.
+ * kernels/ receives a canonical column-major problem (src/tsg_problem.h: transa/transb 'N' or
+ * 'T', m n k, alpha, A lda, B ldb, beta, C ldc, and where each operand lives) and returns a
+ * status; it knows nothing of CBLAS, xerbla, the environment or OpenBLAS, and it never prints.
+ * Built without CUDA, tsg_gpu_stub.c implements this header and every function answers
+ * TSG_GPU_ENODEV.
  *
  * All functions are thread-safe. None of them may be called in a forked child of a process that
  * initialised the GPU (the shim makes sure of that).
@@ -14,6 +15,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "../src/tsg_plan.h"
+#include "../src/tsg_problem.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,42 +29,62 @@ enum {
     TSG_GPU_ENODEV = -1, /* no CUDA driver or device, or built without CUDA                   */
     TSG_GPU_ENOMEM = -2, /* device or pinned memory exhausted: this call only                 */
     TSG_GPU_EFAIL = -3,  /* a CUDA error that leaves the context usable                       */
-    TSG_GPU_EFATAL = -4  /* a sticky CUDA error (the context is poisoned): stop using the GPU */
+    TSG_GPU_EFATAL = -4, /* a sticky CUDA error (the context is poisoned): stop using the GPU */
+    TSG_GPU_EPLACE = -5  /* a device operand lives on another GPU than tsgemm's               */
 };
+
+/* Limits of the executor (the shim passes the knobs; 0 = the default named). */
+typedef struct tsg_gpu_config {
+    double device_bytes; /* TSGEMM_DEVICE_MEMORY: device memory all calls together may hold;
+                            default 3/4 of the device's memory                               */
+    double pinned_bytes; /* TSGEMM_PINNED_MEMORY: pinned staging all calls together may hold;
+                            default 512 MiB                                                  */
+    int copy_threads;    /* TSGEMM_COPY_THREADS: host copy threads; default from the CPUs this
+                            process may use (tsg_pool_usable_cpus), at most 16               */
+} tsg_gpu_config;
 
 /*
  * Creates the CUDA context on device `device` (an ordinal). When it does not exist, uses device
  * 0 and sets *used to 0. info receives a one-line description (name, compute capability, SMs,
  * memory, driver and runtime versions) or, on failure, the reason. Call once per process.
+ * The calling thread's current CUDA context is the same on return as before.
  */
-int tsg_gpu_init(int device, int *used, char *info, size_t len);
+int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, char *info, size_t len);
+
+/* Visible CUDA devices (cudaGetDeviceCount) without creating a context. */
+int tsg_gpu_device_count(int *count);
 
 /* The device's UUID as text (for caches keyed per GPU). Requires a successful tsg_gpu_init. */
 int tsg_gpu_uuid(char *buf, size_t len);
 
 /* Rates of this executor on this machine (see tsg_rates in src/tsg_dispatch.h). */
 typedef struct tsg_gpu_rates {
-    double h2d_bps, d2h_bps, gpu_flops, gpu_latency_s;
+    double h2d_bps, d2h_bps; /* through the pipeline: pageable memory, copy threads, pinned
+                                staging and DMA, sustained (64 MiB each way, alone)         */
+    double gpu_flops, gpu_latency_s;
     double tile_m, tile_n; /* C tile of one thread block                                   */
     double slots;          /* tiles that run at full speed at once (one wave): one per SM  */
-    double split_min_k;    /* split-K: C grids of <= slots/2 tiles are split into slices of
-                              at least this many k (0 = the executor never splits)         */
+    double split_min_k;    /* smallest split-K slice of the plans                           */
+    double device_bytes;   /* device memory one call may plan for                           */
+    int copy_threads;      /* copy threads the rates were measured with                     */
 } tsg_gpu_rates;
 
 /* Measures the rates in a few tens of milliseconds. Requires a successful tsg_gpu_init. */
 int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len);
 
 /*
- * C = alpha*op(A)*op(B) + beta*C with A, B, C in host memory (column-major, any ld >= rows).
- * Arguments must be legal and 0 < m, n, k with alpha != 0 (the caller applies the BLAS scalar
- * rules). Reads A and B only within their extents (cols-1)*ld + rows, C only when beta != 0 and
- * only its m x n window; writes only the m x n window of C, and only from completed device work:
- * on failure, columns [*done_cols, n) of C are untouched and columns [0, *done_cols) are final.
- * msg receives the reason of a failure.
+ * C = alpha*op(A)*op(B) + beta*C with each operand where p->where_* says (src/tsg_problem.h):
+ * host memory through the pipeline of src/tsg_plan.h (pageable: copy threads and pinned staging;
+ * pinned: direct DMA), managed and device memory in place. Device operands must be on tsgemm's
+ * GPU (else TSG_GPU_EPLACE, nothing done). Needs m, n > 0 and either a real product (k > 0,
+ * alpha != 0) or C in device memory (the scalar rules then run on the GPU).
+ * Reads A and B only within their extents (cols-1)*ld + rows, C only when beta != 0 and only its
+ * m x n window; writes only the m x n window of C, and host C only from completed device work:
+ * on failure *done says what is final (tsg_plan.h) and every other element of C's window holds
+ * its original value. Returns when C is final (the call is synchronous); the calling thread's
+ * current CUDA context is the same on return as before. msg receives the reason of a failure.
  */
-int tsg_gpu_sgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
-                       const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                       float *c, int64_t ldc, int64_t *done_cols, char *msg, size_t len);
+int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len);
 
 /*
  * The same on device pointers, enqueued on `stream` (cudaStream_t; NULL = legacy default).
@@ -74,8 +98,30 @@ int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t
 /* Frees pooled device buffers, pinned staging and streams not in use right now. */
 void tsg_gpu_release(void);
 
+/* What the pools hold now, and their caps (bytes). */
+typedef struct tsg_gpu_pools {
+    double device_bytes, device_cap;
+    double pinned_bytes, pinned_cap;
+    int workspaces, copy_threads;
+} tsg_gpu_pools;
+void tsg_gpu_pool_sizes(tsg_gpu_pools *out);
+
+/* Process exit has begun: pipelines in flight stop at their next step (their calls fail and are
+ * redone on the CPU path) and this returns once none is left, or after `wait_s` seconds. */
+void tsg_gpu_exiting(double wait_s);
+
 /* The kernel configuration as text (tile, threads, smem, target architecture). */
 int tsg_gpu_kernel_info(char *buf, size_t len);
+
+#ifdef TSG_FAULT_INJECTION
+/*
+ * Test builds only (the tsgemm_fi library): makes a pipeline stage fail as a CUDA error would.
+ * spec "STAGE:N" fails the N-th time (counted from 1, process-wide) STAGE is reached,
+ * "STAGE:N:every" every N-th time; STAGE is alloc, pinned, upload, kernel, download, sync or any.
+ * NULL or "" disarms. A release build has no such entry point.
+ */
+void tsg_gpu_set_fault(const char *spec);
+#endif
 
 #ifdef __cplusplus
 }

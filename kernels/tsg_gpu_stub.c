@@ -3,6 +3,7 @@
  * answers TSG_GPU_ENODEV, so the library is OpenBLAS with tsgemm's checks and rules.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "tsg_gpu.h"
 
@@ -12,11 +13,17 @@ static int nodev(char *msg, size_t len)
     return TSG_GPU_ENODEV;
 }
 
-int tsg_gpu_init(int device, int *used, char *info, size_t len)
+int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, char *info, size_t len)
 {
-    (void)device;
+    (void)device, (void)cfg;
     if (used) *used = 0;
     return nodev(info, len);
+}
+
+int tsg_gpu_device_count(int *count)
+{
+    *count = 0;
+    return TSG_GPU_ENODEV;
 }
 
 int tsg_gpu_uuid(char *buf, size_t len) { return nodev(buf, len); }
@@ -27,13 +34,11 @@ int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     return nodev(msg, len);
 }
 
-int tsg_gpu_sgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
-                       const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                       float *c, int64_t ldc, int64_t *done_cols, char *msg, size_t len)
+int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len)
 {
-    (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda;
-    (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
-    if (done_cols) *done_cols = 0;
+    (void)p;
+    done->bm = done->bn = 1;
+    done->blocks = done->cols = 0;
     return nodev(msg, len);
 }
 
@@ -48,4 +53,12 @@ int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t
 
 void tsg_gpu_release(void) {}
 
+void tsg_gpu_pool_sizes(tsg_gpu_pools *out) { memset(out, 0, sizeof *out); }
+
+void tsg_gpu_exiting(double wait_s) { (void)wait_s; }
+
 int tsg_gpu_kernel_info(char *buf, size_t len) { return nodev(buf, len); }
+
+#ifdef TSG_FAULT_INJECTION
+void tsg_gpu_set_fault(const char *spec) { (void)spec; }
+#endif

@@ -340,7 +340,7 @@ void tsg_cpu_measure(double *flops, double *latency_s)
         return;
     }
     for (size_t i = 0; i < 3u * N * N; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
-    tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N};
+    tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N, TSG_HOST, TSG_HOST, TSG_HOST};
     time_call(&p); /* warm-up: starts OpenBLAS's threads, faults the pages in */
     double best = 1e30;
     for (int r = 0; r < 3; ++r) {
@@ -348,7 +348,7 @@ void tsg_cpu_measure(double *flops, double *latency_s)
         if (t < best) best = t;
     }
     *flops = tsg_flops(&p) / best;
-    tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S};
+    tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S, TSG_HOST, TSG_HOST, TSG_HOST};
     double lat = 1e30;
     for (int r = 0; r < 5; ++r) {
         double t = time_call(&small);

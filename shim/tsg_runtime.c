@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -19,16 +20,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#define TSGEMM_BUILDING_LIBRARY
 #include "../include/tsgemm.h"
 #include "../kernels/tsg_gpu.h"
 #include "../src/tsg_dispatch.h"
 #include "../src/tsg_split.h"
 #include "tsg_cpublas.h"
 #include "tsg_log.h"
+#include "tsg_residency.h"
 #include "tsg_runtime.h"
 #include "tsg_xerbla.h"
 
@@ -55,9 +60,13 @@ static tsg_mode current_mode(void)
  * times every call). Larger calls add doubles with a compare-and-swap.
  */
 static struct {
-    atomic_uint_fast64_t illegal, quick, gpu, cpu, gpu_failed, tiny_flops;
+    atomic_uint_fast64_t illegal, quick, gpu, cpu, gpu_failed, tiny_flops, refused;
     _Atomic double gpu_flops, cpu_flops, gpu_seconds, cpu_seconds;
 } g_stats;
+
+enum { GPU_UNKNOWN = 0, GPU_READY, GPU_ABSENT, GPU_DISABLED };
+static atomic_int g_gpu_state;      /* GPU_*                                             */
+static atomic_int g_forked;         /* this process is a fork of one that started the GPU */
 
 static void add_double(_Atomic double *x, double v)
 {
@@ -70,18 +79,42 @@ static void add_double(_Atomic double *x, double v)
  * included) STATIC_TLS, and dlopen of it then fails; -mtls-dialect=gnu2 keeps access cheap */
 static _Thread_local const char *t_last_path = "none";
 
-TSG_EXPORT void tsgemm_get_stats(struct tsgemm_stats *out)
+static void get_stats(struct tsgemm_stats *out)
 {
     out->illegal = atomic_load(&g_stats.illegal);
     out->quick = atomic_load(&g_stats.quick);
     out->gpu = atomic_load(&g_stats.gpu);
     out->cpu = atomic_load(&g_stats.cpu);
-    out->calls = out->illegal + out->quick + out->gpu + out->cpu;
+    out->refused = atomic_load(&g_stats.refused);
+    out->calls = out->illegal + out->quick + out->gpu + out->cpu + out->refused;
     out->gpu_failed = atomic_load(&g_stats.gpu_failed);
     out->gpu_flops = atomic_load(&g_stats.gpu_flops);
     out->cpu_flops = atomic_load(&g_stats.cpu_flops) + (double)atomic_load(&g_stats.tiny_flops);
     out->gpu_seconds = atomic_load(&g_stats.gpu_seconds);
     out->cpu_seconds = atomic_load(&g_stats.cpu_seconds);
+    tsg_gpu_pools pools;
+    memset(&pools, 0, sizeof pools);
+    if (atomic_load(&g_gpu_state) == GPU_READY && !atomic_load(&g_forked)) tsg_gpu_pool_sizes(&pools);
+    out->device_pool_bytes = pools.device_bytes;
+    out->device_pool_cap = pools.device_cap;
+    out->pinned_pool_bytes = pools.pinned_bytes;
+    out->pinned_pool_cap = pools.pinned_cap;
+    out->copy_threads = (uint32_t)pools.copy_threads;
+    out->workspaces = (uint32_t)pools.workspaces;
+}
+
+TSG_EXPORT void tsgemm_get_stats_v(struct tsgemm_stats *out, size_t size)
+{
+    struct tsgemm_stats s;
+    get_stats(&s);
+    memcpy(out, &s, size < sizeof s ? size : sizeof s);
+}
+
+/* The 0.1 ABI: programs built against 0.1's header (and ctypes callers) pass a struct that ends
+ * at cpu_seconds. */
+TSG_EXPORT void tsgemm_get_stats(struct tsgemm_stats *out)
+{
+    tsgemm_get_stats_v(out, offsetof(struct tsgemm_stats, refused));
 }
 
 TSG_EXPORT const char *tsgemm_last_path(void) { return t_last_path; }
@@ -97,14 +130,14 @@ TSG_EXPORT const char *tsgemm_version(void)
 static void exit_summary(void)
 {
     struct tsgemm_stats s;
-    tsgemm_get_stats(&s);
+    get_stats(&s);
     fprintf(stderr,
             "tsgemm: summary: %llu calls: %llu gpu (%.3g GFLOP in %.3g s), %llu cpu (%.3g GFLOP in "
-            "%.3g s), %llu gpu failures redone on cpu, %llu quick, %llu illegal\n",
+            "%.3g s), %llu gpu failures redone on cpu, %llu quick, %llu illegal, %llu refused\n",
             (unsigned long long)s.calls, (unsigned long long)s.gpu, s.gpu_flops * 1e-9,
             s.gpu_seconds, (unsigned long long)s.cpu, s.cpu_flops * 1e-9, s.cpu_seconds,
             (unsigned long long)s.gpu_failed, (unsigned long long)s.quick,
-            (unsigned long long)s.illegal);
+            (unsigned long long)s.illegal, (unsigned long long)s.refused);
 }
 
 static pthread_once_t g_summary_once = PTHREAD_ONCE_INIT;
@@ -112,11 +145,7 @@ static void register_summary(void) { atexit(exit_summary); }
 
 /* ------------------------------------------------------------------ GPU state */
 
-enum { GPU_UNKNOWN = 0, GPU_READY, GPU_ABSENT, GPU_DISABLED };
-
-static atomic_int g_gpu_state;      /* GPU_*                                             */
 static atomic_int g_gpu_started;    /* tsg_gpu_init was entered in this process          */
-static atomic_int g_forked;         /* this process is a fork of one that started the GPU */
 static pthread_once_t g_gpu_once = PTHREAD_ONCE_INIT;
 static pthread_once_t g_rates_once = PTHREAD_ONCE_INIT;
 static char g_gpu_info[512] = "GPU not started"; /* the device, or why there is none */
@@ -135,6 +164,11 @@ static void atfork_child(void)
     }
 }
 
+/* exit(): pipelines in flight stop (their calls are redone on the CPU path, which at exit is the
+ * portable loop) before the CUDA runtime's own exit handlers tear the context down — this
+ * handler is registered after the runtime started, so it runs before them. */
+static void gpu_exit_handler(void) { tsg_gpu_exiting(2.0); }
+
 static void gpu_init_once(void)
 {
     const tsg_config *cfg = tsg_rt_config();
@@ -142,8 +176,14 @@ static void gpu_init_once(void)
     int used = cfg->device;
     pthread_atfork(NULL, NULL, atfork_child); /* only a process that started the GPU needs it */
     atomic_store(&g_gpu_started, 1);
-    int st = tsg_gpu_init(cfg->device, &used, info, sizeof g_gpu_info);
+    const tsg_gpu_config gcfg = {cfg->device_memory, cfg->pinned_memory, cfg->copy_threads};
+    int st = tsg_gpu_init(cfg->device, &gcfg, &used, info, sizeof g_gpu_info);
     if (st == TSG_GPU_OK) {
+        atexit(gpu_exit_handler);
+#ifdef TSG_FAULT_INJECTION
+        tsg_gpu_set_fault(cfg->test_fault);
+        if (cfg->test_fault[0]) tsg_log(2, "test build: TSGEMM_TEST_FAULT=%s armed", cfg->test_fault);
+#endif
         if (used != cfg->device)
             tsg_log(1, "TSGEMM_DEVICE=%d does not exist; using device %d", cfg->device, used);
         tsg_log(2, "GPU: %s", info);
@@ -176,17 +216,17 @@ static int gpu_usable(void)
  * load right now, and one unlucky measurement must not stick (a cached 0.1 TFLOP/s once sent
  * 256^3 calls to the GPU; docs/NOTES.md). --- */
 
-enum { NRATES = 10, NRATES_GPU = 8 }; /* the first NRATES_GPU are the cached GPU fields */
+enum { NRATES = 11, NRATES_GPU = 9 }; /* the first NRATES_GPU are the cached GPU fields */
 static const char *const rate_names[NRATES] = {
-    "h2d_bps", "d2h_bps", "gpu_flops", "gpu_latency_s", "gpu_tile_m",
-    "gpu_tile_n", "gpu_slots", "gpu_split_min_k", "cpu_flops", "cpu_latency_s"};
+    "h2d_bps", "d2h_bps", "gpu_flops", "gpu_latency_s", "gpu_tile_m", "gpu_tile_n",
+    "gpu_slots", "gpu_split_min_k", "gpu_device_bytes", "cpu_flops", "cpu_latency_s"};
 
 static double *rate_field(tsg_rates *r, int i)
 {
     double *f[NRATES] = {&r->h2d_bps,    &r->d2h_bps,    &r->gpu_flops,
                          &r->gpu_latency_s, &r->gpu_tile_m, &r->gpu_tile_n,
-                         &r->gpu_slots,  &r->gpu_split_min_k, &r->cpu_flops,
-                         &r->cpu_latency_s};
+                         &r->gpu_slots,  &r->gpu_split_min_k, &r->gpu_device_bytes,
+                         &r->cpu_flops,  &r->cpu_latency_s};
     return f[i];
 }
 
@@ -195,7 +235,10 @@ static int cache_path(char *buf, size_t len)
     const tsg_config *cfg = tsg_rt_config();
     char uuid[64];
     if (!cfg->cache_dir[0] || tsg_gpu_uuid(uuid, sizeof uuid) != TSG_GPU_OK) return -1;
-    int n = snprintf(buf, len, "%s/gpu-rates-v7-%s.txt", cfg->cache_dir, uuid);
+    /* v8: the pipeline's sustained rates (v7 held plain pageable cudaMemcpy rates); the copy
+     * threads and the device budget are part of the key, since the rates depend on them */
+    int n = snprintf(buf, len, "%s/gpu-rates-v8-%s-t%d-d%.0f-p%.0f.txt", cfg->cache_dir, uuid,
+                     cfg->copy_threads, cfg->device_memory / (1 << 20), cfg->pinned_memory / (1 << 20));
     return (n > 0 && (size_t)n < len) ? 0 : -1;
 }
 
@@ -250,40 +293,75 @@ static void cache_write(const char *path, const tsg_rates *r)
 }
 
 
+/*
+ * Several processes sharing a GPU (MPI ranks, parallel test runs) must not measure at the same
+ * time: each would see the others' traffic and cache the slowdown. The measurement holds an
+ * exclusive lock on <cache>.lock; a process that finds it taken waits, then reads what the first
+ * one cached.
+ */
+static int lock_cache(const char *path)
+{
+    char lock[TSG_CONFIG_PATH_MAX + 600];
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    mkdir_p(tsg_rt_config()->cache_dir);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+    }
+    return fd;
+}
+
+static void unlock_cache(int fd)
+{
+    if (fd < 0) return;
+    flock(fd, LOCK_UN);
+    close(fd);
+}
+
+static int measure_gpu(const char *path, int have_path, double t0)
+{
+    tsg_gpu_rates gr;
+    char msg[256];
+    if (tsg_gpu_measure(&gr, msg, sizeof msg) != TSG_GPU_OK) {
+        if (first_time(WARN_INIT)) tsg_log(1, "GPU measurement failed (%s); GPU disabled", msg);
+        atomic_store(&g_gpu_state, GPU_DISABLED);
+        return -1;
+    }
+    g_rates.h2d_bps = gr.h2d_bps;
+    g_rates.d2h_bps = gr.d2h_bps;
+    g_rates.gpu_flops = gr.gpu_flops;
+    g_rates.gpu_latency_s = gr.gpu_latency_s;
+    g_rates.gpu_tile_m = gr.tile_m;
+    g_rates.gpu_tile_n = gr.tile_n;
+    g_rates.gpu_slots = gr.slots;
+    g_rates.gpu_split_min_k = gr.split_min_k;
+    g_rates.gpu_device_bytes = gr.device_bytes;
+    if (have_path) cache_write(path, &g_rates);
+    tsg_log(2, "GPU rates measured in %.0f ms with %d copy threads%s%s", (tsg_now_s() - t0) * 1e3,
+            gr.copy_threads, have_path ? ", cached in " : "", have_path ? path : "");
+    return 0;
+}
+
 static void rates_once(void)
 {
     char path[TSG_CONFIG_PATH_MAX + 512];
     int have_path = cache_path(path, sizeof path) == 0;
     double t0 = tsg_now_s();
+    int lock = have_path ? lock_cache(path) : -1;
     if (have_path && cache_read(path, &g_rates) == 0) {
         tsg_log(2, "GPU rates from %s", path);
-    } else {
-        tsg_gpu_rates gr;
-        char msg[256];
-        if (tsg_gpu_measure(&gr, msg, sizeof msg) != TSG_GPU_OK) {
-            if (first_time(WARN_INIT)) tsg_log(1, "GPU measurement failed (%s); GPU disabled", msg);
-            atomic_store(&g_gpu_state, GPU_DISABLED);
-            return;
-        }
-        g_rates.h2d_bps = gr.h2d_bps;
-        g_rates.d2h_bps = gr.d2h_bps;
-        g_rates.gpu_flops = gr.gpu_flops;
-        g_rates.gpu_latency_s = gr.gpu_latency_s;
-        g_rates.gpu_tile_m = gr.tile_m;
-        g_rates.gpu_tile_n = gr.tile_n;
-        g_rates.gpu_slots = gr.slots;
-        g_rates.gpu_split_min_k = gr.split_min_k;
-        if (have_path) cache_write(path, &g_rates);
-        tsg_log(2, "GPU rates measured in %.0f ms%s%s", (tsg_now_s() - t0) * 1e3,
-                have_path ? ", cached in " : "", have_path ? path : "");
+    } else if (measure_gpu(path, have_path, t0) != 0) {
+        unlock_cache(lock);
+        return;
     }
+    unlock_cache(lock);
     double t1 = tsg_now_s();
     tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_latency_s);
     tsg_log(2, "CPU rate measured in %.0f ms; rates measured in %.0f ms in all", (tsg_now_s() - t1) * 1e3,
             (tsg_now_s() - t0) * 1e3);
     tsg_log(2,
-            "rates: upload %.3g GB/s, download %.3g GB/s, kernel %.3g TFLOP/s, GPU call %.3g us; "
-            "CPU BLAS %.3g TFLOP/s, call %.3g us (%s)",
+            "rates: upload %.3g GB/s, download %.3g GB/s (pipeline, sustained), kernel %.3g TFLOP/s, "
+            "GPU call %.3g us; CPU BLAS %.3g TFLOP/s, call %.3g us (%s)",
             g_rates.h2d_bps * 1e-9, g_rates.d2h_bps * 1e-9, g_rates.gpu_flops * 1e-12,
             g_rates.gpu_latency_s * 1e6, g_rates.cpu_flops * 1e-12, g_rates.cpu_latency_s * 1e6,
             tsg_cpu_describe());
@@ -316,16 +394,18 @@ static const char *status_text(int st)
     }
 }
 
-static int be_gpu_sgemm(void *ctx, const tsg_problem *p, int64_t *done, char *msg, size_t len)
+static int be_gpu_sgemm(void *ctx, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
 {
     (void)ctx;
-    int st = tsg_gpu_sgemm_host(p->transa, p->transb, p->m, p->n, p->k, p->alpha, p->a, p->lda,
-                                p->b, p->ldb, p->beta, p->c, p->ldc, done, msg, len);
+    int st = tsg_gpu_sgemm(p, done, msg, len);
     if (st == TSG_GPU_OK) return 0;
+    if (st == TSG_GPU_EPLACE) return st; /* the caller's placement, not a GPU fault: said per call */
     int kind = st == TSG_GPU_ENOMEM ? WARN_ENOMEM : st == TSG_GPU_EFATAL ? WARN_EFATAL : WARN_EFAIL;
     if (st == TSG_GPU_EFATAL || st == TSG_GPU_ENODEV) atomic_store(&g_gpu_state, GPU_DISABLED);
     if (first_time(kind))
-        tsg_log(1, "GPU call failed (%s: %s); redone on the CPU BLAS%s", status_text(st), msg,
+        tsg_log(1, "GPU call failed (%s: %s); %s%s", status_text(st), msg,
+                tsg_needs_device(p) ? "not redone (an operand is device memory)"
+                                    : "redone on the CPU BLAS",
                 st == TSG_GPU_EFATAL ? "; GPU disabled for this process" : "");
     return st;
 }
@@ -340,30 +420,53 @@ static void be_cpu_sgemm(void *ctx, const tsg_problem *p)
 
 static const char *path_name(const tsg_report *rep)
 {
-    if (rep->rule != TSG_RULE_COMPUTE) return "quick";
     switch (rep->path) {
     case TSG_PATH_GPU: return "gpu";
     case TSG_PATH_CPU: return "cpu";
     case TSG_PATH_CPU_RETRY: return "cpu-retry";
+    case TSG_PATH_REFUSED: return "refused";
     default: return "quick";
     }
 }
 
+static char where_char(unsigned char w)
+{
+    return w == TSG_DEVICE ? 'd' : w == TSG_MANAGED ? 'm' : w == TSG_PINNED ? 'p' : 'h';
+}
+
 /* One line per call in the caller's own terms (row-major calls un-swapped). */
-static void trace(tsg_api api, const tsg_call *call, const char *path, const tsg_report *rep,
+static void trace(tsg_api api, const tsg_call *call, const tsg_problem *p, const tsg_report *rep,
                   double dt)
 {
-    const tsg_problem *p = &call->p;
     int row = tsg_api_is_cblas(api) && call->row_major;
+    char where[32] = "";
+    if (tsg_any_cuda_memory(p)) /* A, B, C as the caller named them: h host, p pinned, ... */
+        snprintf(where, sizeof where, " where=%c%c%c", where_char(row ? p->where_b : p->where_a),
+                 where_char(row ? p->where_a : p->where_b), where_char(p->where_c));
     tsg_log(3,
             "%s layout=%s transa=%c transb=%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld "
-            "alpha=%g beta=%g -> %s (%s) %.3f ms",
+            "alpha=%g beta=%g%s -> %s (%s) %.3f ms",
             tsg_api_name(api), !tsg_api_is_cblas(api) ? "col(f77)" : row ? "row" : "col",
             row ? p->transb : p->transa, row ? p->transa : p->transb,
             (long long)(row ? p->n : p->m), (long long)(row ? p->m : p->n), (long long)p->k,
             (long long)(row ? p->ldb : p->lda), (long long)(row ? p->lda : p->ldb),
-            (long long)p->ldc, p->alpha, p->beta, path,
-            rep->rule != TSG_RULE_COMPUTE ? "scalar rules" : tsg_why_text(rep->why), dt * 1e3);
+            (long long)p->ldc, p->alpha, p->beta, where, path_name(rep),
+            rep->path == TSG_PATH_NONE ? "scalar rules" : tsg_why_text(rep->why), dt * 1e3);
+}
+
+/* A call with a device operand that could not run: one line each time (like an illegal
+ * argument, it is the caller's problem to see), C untouched. */
+static void report_refused(tsg_api api, const tsg_report *rep, int device)
+{
+    const char *why = rep->gpu_status == TSG_GPU_EPLACE ? rep->msg
+                      : rep->why == TSG_WHY_MODE_CPU   ? "TSGEMM_MODE=cpu"
+                      : rep->gpu_status != 0          ? rep->msg
+                      : device == -2                  ? "operands on two GPUs"
+                                                      : "no usable GPU";
+    tsg_log(1, "%s: an operand is in GPU memory and the GPU cannot run this call (%s); the call "
+               "did nothing, C is unchanged%s",
+            tsg_api_name(api), why,
+            rep->gpu_status != 0 && rep->done.blocks > 0 ? " except the blocks already finished" : "");
 }
 
 void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
@@ -380,6 +483,14 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
         return;
     }
     const tsg_problem *p = &call->p;
+    tsg_problem classified;
+    int device = -1;
+    if (tsg_cuda_present()) { /* a process with CUDA: the operands may be CUDA memory */
+        classified = *p;
+        tsg_classify_operands(&classified, &device);
+        p = &classified;
+        if (tsg_any_cuda_memory(p)) tsg_cuda_wait_caller_streams();
+    }
     tsg_report rep;
     tsg_policy now = {current_mode(), cfg->policy.threshold}; /* tsgemm_set_mode may change it */
     if (cfg->log_level >= 2) pthread_once(&g_summary_once, register_summary);
@@ -387,14 +498,25 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
     const int timed = cfg->log_level >= 2 || flops >= TSG_GPU_FLOOR_FLOPS;
     double t0 = timed ? tsg_now_s() : 0;
     const tsg_backends backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, &api};
-    tsg_run(p, &now, &backends, &rep);
+    if (device == -2) { /* device operands on two GPUs: no single context can read them */
+        rep.rule = tsg_scalar_rule(p);
+        rep.path = TSG_PATH_REFUSED;
+        rep.why = TSG_WHY_DEVICE_OPERAND;
+        rep.gpu_status = 0;
+        rep.done.blocks = 0;
+    } else {
+        tsg_run(p, &now, &backends, &rep);
+    }
     double dt = timed ? tsg_now_s() - t0 : 0;
     t_last_path = path_name(&rep);
-    if (rep.rule != TSG_RULE_COMPUTE) {
+    if (rep.path == TSG_PATH_NONE) {
         atomic_fetch_add_explicit(&g_stats.quick, 1, memory_order_relaxed);
+    } else if (rep.path == TSG_PATH_REFUSED) {
+        atomic_fetch_add_explicit(&g_stats.refused, 1, memory_order_relaxed);
+        report_refused(api, &rep, device);
     } else if (rep.path == TSG_PATH_GPU) {
         atomic_fetch_add_explicit(&g_stats.gpu, 1, memory_order_relaxed);
-        add_double(&g_stats.gpu_flops, flops);
+        add_double(&g_stats.gpu_flops, rep.rule == TSG_RULE_COMPUTE ? flops : 0.0);
         add_double(&g_stats.gpu_seconds, dt);
     } else {
         atomic_fetch_add_explicit(&g_stats.cpu, 1, memory_order_relaxed);
@@ -407,7 +529,7 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
             atomic_fetch_add_explicit(&g_stats.tiny_flops, (uint64_t)flops, memory_order_relaxed);
         }
     }
-    if (cfg->log_level >= 3) trace(api, call, path_name(&rep), &rep, dt);
+    if (cfg->log_level >= 3) trace(api, call, p, &rep, dt);
 }
 
 /* ------------------------------------------------------------------ public tsgemm_* */

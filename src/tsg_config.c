@@ -37,6 +37,8 @@ static void copy_path(char *dst, const char *a, const char *b)
     if (n < 0 || n >= TSG_CONFIG_PATH_MAX) dst[0] = '\0'; /* too long: no cache rather than a wrong one */
 }
 
+static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx);
+
 void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -89,6 +91,53 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
         copy_path(cfg->cache_dir, v, "/tsgemm");
     else if ((v = lookup("HOME", ctx)) && *v)
         copy_path(cfg->cache_dir, v, "/.cache/tsgemm");
+    parse_pipeline(cfg, lookup, ctx);
+}
+
+int tsg_parse_bytes(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v) || v < 0 || v != floor(v)) return -1;
+    double unit = 1;
+    switch (*end) {
+    case 'k': case 'K': unit = 1024.0, ++end; break;
+    case 'm': case 'M': unit = 1024.0 * 1024.0, ++end; break;
+    case 'g': case 'G': unit = 1024.0 * 1024.0 * 1024.0, ++end; break;
+    default: break;
+    }
+    if (unit > 1 && (!strcmp(end, "iB") || !strcmp(end, "B"))) end += strlen(end);
+    if (*end != '\0') return -1;
+    *out = v * unit;
+    return 0;
+}
+
+/* The pipeline's knobs (kernels/tsg_gpu.h: tsg_gpu_config). */
+static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
+{
+    const char *v;
+    long l;
+    double d;
+    if ((v = lookup("TSGEMM_DEVICE_MEMORY", ctx)) && *v) {
+        if (tsg_parse_bytes(v, &d) == 0 && d >= (1 << 20))
+            cfg->device_memory = d;
+        else
+            warn(cfg, "TSGEMM_DEVICE_MEMORY=\"%.64s\" is not a size of at least 1M; using the default", v);
+    }
+    if ((v = lookup("TSGEMM_PINNED_MEMORY", ctx)) && *v) {
+        if (tsg_parse_bytes(v, &d) == 0 && d >= (512 << 10))
+            cfg->pinned_memory = d;
+        else
+            warn(cfg, "TSGEMM_PINNED_MEMORY=\"%.64s\" is not a size of at least 512K; using the default", v);
+    }
+    if ((v = lookup("TSGEMM_COPY_THREADS", ctx)) && *v) {
+        if (parse_long(v, 1, 256, &l) == 0)
+            cfg->copy_threads = (int)l;
+        else
+            warn(cfg, "TSGEMM_COPY_THREADS=\"%.64s\" is not a number of threads (1..256); using the default", v);
+    }
+    if ((v = lookup("TSGEMM_TEST_FAULT", ctx)) && *v) snprintf(cfg->test_fault, sizeof cfg->test_fault, "%s", v);
 }
 
 const char *tsg_mode_name(tsg_mode mode)

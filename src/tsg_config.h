@@ -26,12 +26,21 @@ typedef struct tsg_config {
     char cpu_blas[TSG_CONFIG_PATH_MAX]; /* TSGEMM_CPU_BLAS=<path or soname>  "" = default  */
     char cache_dir[TSG_CONFIG_PATH_MAX]; /* TSGEMM_CACHE_DIR, else $XDG_CACHE_HOME/tsgemm,
                              else $HOME/.cache/tsgemm; "" = no cache                      */
+    /* the transfer pipeline's limits (0 = the executor's default, kernels/tsg_gpu.h)          */
+    double device_memory; /* TSGEMM_DEVICE_MEMORY=<bytes, K/M/G suffix>: device memory cap    */
+    double pinned_memory; /* TSGEMM_PINNED_MEMORY=<bytes, K/M/G suffix>: pinned staging cap   */
+    int copy_threads;     /* TSGEMM_COPY_THREADS=<1..256>: host copy threads                   */
+    char test_fault[64];  /* TSGEMM_TEST_FAULT (read only by the tests' tsgemm_fi library)     */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
 } tsg_config;
 
 /* Returns the value of variable `name`, or NULL when it is unset. */
 typedef const char *(*tsg_lookup_fn)(const char *name, void *ctx);
+
+/* Parses a byte count: a whole number with an optional K, M or G (powers of 1024, any case,
+ * an optional "iB"/"B" after it). Returns 0 and *out, or -1. */
+int tsg_parse_bytes(const char *s, double *out);
 
 /* Fills *cfg from the lookup. Never fails: a bad value keeps the default and adds a warning. */
 void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx);

@@ -11,37 +11,71 @@ const char *tsg_why_text(tsg_why why)
     static const char *const text[TSG_WHY_COUNT] = {
         "TSGEMM_MODE=cpu", "TSGEMM_MODE=gpu", "tiny", "no usable GPU",
         "below TSGEMM_GPU_THRESHOLD", "at/above TSGEMM_GPU_THRESHOLD",
-        "model: CPU faster", "model: GPU faster"};
+        "model: CPU faster", "model: GPU faster", "device operand"};
     return (why >= 0 && why < TSG_WHY_COUNT) ? text[why] : "?";
 }
 
-/* Bytes the executor moves: A and B at their extents, C down always and up only when beta != 0. */
+/* Bytes the pipeline moves: host operands only — A and B at their extents, C up only when
+ * beta != 0, C down. Device and managed operands are used in place. */
+static int moves(unsigned char where) { return where == TSG_HOST || where == TSG_PINNED; }
+
 static void transfer_bytes(const tsg_problem *p, double *in, double *out)
 {
     int64_t ra, ca, rb, cb;
     tsg_stored_shape_a(p, &ra, &ca);
     tsg_stored_shape_b(p, &rb, &cb);
-    double c_bytes = 4.0 * (double)p->m * (double)p->n;
-    *in = 4.0 * ((double)tsg_extent(ra, ca, p->lda) + (double)tsg_extent(rb, cb, p->ldb)) +
+    double c_bytes = moves(p->where_c) ? 4.0 * (double)p->m * (double)p->n : 0.0;
+    *in = (moves(p->where_a) ? 4.0 * (double)tsg_extent(ra, ca, p->lda) : 0.0) +
+          (moves(p->where_b) ? 4.0 * (double)tsg_extent(rb, cb, p->ldb) : 0.0) +
           (p->beta != 0.0f ? c_bytes : 0.0);
     *out = c_bytes;
+}
+
+/* Seconds of the kernels of a plan: each launch (block, chunk) runs ceil(units / slots) waves. */
+static double kernel_s(const tsg_problem *p, const tsg_plan *pl, const tsg_rates *r)
+{
+    const double per_k = 2.0 * r->gpu_tile_m * r->gpu_tile_n * r->gpu_slots / r->gpu_flops;
+    double t = 0;
+    for (int64_t i = 0; i < pl->gm; ++i) {
+        const double tm = ceil((double)tsg_plan_rows(pl, p->m, i) / r->gpu_tile_m);
+        for (int64_t j = 0; j < pl->gn; ++j) {
+            const double tiles = tm * ceil((double)tsg_plan_cols(pl, p->n, j) / r->gpu_tile_n);
+            for (int64_t c = 0; c < pl->nk; ++c) {
+                const double kl = (double)tsg_plan_klen(pl, p->k, c);
+                const double slices = ceil(kl / (double)pl->split_kc);
+                /* one wave of slices takes the time of one slice's k at the full-wave rate */
+                t += ceil(tiles * slices / r->gpu_slots) * per_k * (kl / slices) + TSG_GPU_LAUNCH_S;
+            }
+        }
+    }
+    return t;
 }
 
 double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
 {
     double in, out;
     transfer_bytes(p, &in, &out);
-    double kernel = tsg_flops(p) / r->gpu_flops;
-    if (r->gpu_tile_m >= 1 && r->gpu_tile_n >= 1 && r->gpu_slots >= 1) {
-        double tiles = ceil((double)p->m / r->gpu_tile_m) * ceil((double)p->n / r->gpu_tile_n);
-        double splits = 1;
-        if (r->gpu_split_min_k >= 1 && 2 * tiles <= r->gpu_slots)
-            splits = fmax(1, fmin(floor(r->gpu_slots / tiles), floor((double)p->k / r->gpu_split_min_k)));
-        double waves = ceil(tiles * splits / r->gpu_slots);
-        kernel = waves * r->gpu_slots * 2.0 * r->gpu_tile_m * r->gpu_tile_n *
-                 ceil((double)p->k / splits) / r->gpu_flops;
-    }
-    return r->gpu_latency_s + in / r->h2d_bps + out / r->d2h_bps + kernel;
+    if (!(r->gpu_tile_m >= 1 && r->gpu_tile_n >= 1 && r->gpu_slots >= 1)) /* no shape info */
+        return r->gpu_latency_s + in / r->h2d_bps + out / r->d2h_bps + tsg_flops(p) / r->gpu_flops;
+    tsg_plan_limits lim = {r->gpu_device_bytes > 0 ? r->gpu_device_bytes : 1e300,
+                           (int64_t)r->gpu_tile_m, (int64_t)r->gpu_tile_n, (int64_t)r->gpu_slots,
+                           (int64_t)r->gpu_split_min_k};
+    tsg_plan pl;
+    if (tsg_plan_make(p, &lim, &pl) != 0) return INFINITY;
+    /* A and B as the plan moves them: once when resident, once per block they meet otherwise */
+    const double a_in = moves(p->where_a) ? 4.0 * (double)p->m * (double)p->k : 0.0;
+    const double b_in = moves(p->where_b) ? 4.0 * (double)p->n * (double)p->k : 0.0;
+    if (!pl.resident) in += a_in * (double)(pl.gn - 1) + b_in * (double)(pl.gm - 1);
+    const double up = in / r->h2d_bps, down = out / r->d2h_bps;
+    const double kernel = kernel_s(p, &pl, r);
+    /* the first piece must be up before the first launch, the last block down after the last */
+    const double first_in = (moves(p->where_a) ? 4.0 * (double)pl.bm * (double)pl.kc : 0.0) +
+                            (moves(p->where_b) ? 4.0 * (double)pl.bn * (double)pl.kc : 0.0);
+    const double first = (first_in < in ? first_in : in) / r->h2d_bps;
+    const double last = down / (double)(pl.gm * pl.gn);
+    double body = up > kernel ? up : kernel;
+    if (down > body) body = down;
+    return r->gpu_latency_s + first + body + last;
 }
 
 double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
@@ -58,6 +92,7 @@ static int rates_usable(const tsg_rates *r)
 int tsg_may_want_gpu(const tsg_problem *p, const tsg_policy *cfg)
 {
     if (cfg->mode == TSG_MODE_CPU) return 0;
+    if (tsg_needs_device(p)) return 1;
     if (cfg->mode == TSG_MODE_GPU) return 1;
     if (cfg->threshold > 0) {
         double t = cfg->threshold;
@@ -69,6 +104,12 @@ int tsg_may_want_gpu(const tsg_problem *p, const tsg_policy *cfg)
 int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
                   const tsg_rates *r, tsg_why *why)
 {
+    if (tsg_needs_device(p)) { /* the CPU cannot read it: the GPU or nothing */
+        *why = cfg->mode == TSG_MODE_CPU ? TSG_WHY_MODE_CPU
+               : gpu_usable              ? TSG_WHY_DEVICE_OPERAND
+                                         : TSG_WHY_NO_GPU;
+        return cfg->mode != TSG_MODE_CPU && gpu_usable;
+    }
     if (cfg->mode == TSG_MODE_CPU) {
         *why = TSG_WHY_MODE_CPU;
         return 0;
@@ -100,23 +141,45 @@ int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
     return gpu;
 }
 
+/* Which operands the call touches: with the scalar rules only C (A and B are never read). */
+static int touches_device(const tsg_problem *p, tsg_rule rule)
+{
+    return rule == TSG_RULE_SCALED ? p->where_c == TSG_DEVICE : tsg_needs_device(p);
+}
+
 void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be, tsg_report *rep)
 {
     /* not memset: msg is 256 bytes, more than a tiny call's whole budget */
     rep->path = TSG_PATH_NONE;
     rep->why = TSG_WHY_TINY;
     rep->gpu_status = 0;
-    rep->gpu_done_cols = 0;
+    rep->done.bm = rep->done.bn = 1;
+    rep->done.blocks = rep->done.cols = 0;
     rep->msg[0] = '\0';
-    rep->rule = tsg_apply_scalar_rules(p);
-    if (rep->rule != TSG_RULE_COMPUTE) {
-        rep->path = TSG_PATH_NONE;
+    rep->rule = tsg_scalar_rule(p);
+    if (rep->rule == TSG_RULE_NOTHING) return;
+    const int device = touches_device(p, rep->rule);
+    if (rep->rule == TSG_RULE_SCALED && !device) {
+        tsg_apply_scalar_rules(p);
         return;
     }
     tsg_rates rates;
     memset(&rates, 0, sizeof rates);
     int usable = 0;
-    if (tsg_may_want_gpu(p, cfg) && be->gpu_ready) usable = be->gpu_ready(be->ctx, &rates);
+    if ((device || tsg_may_want_gpu(p, cfg)) && cfg->mode != TSG_MODE_CPU && be->gpu_ready)
+        usable = be->gpu_ready(be->ctx, &rates);
+    if (device) { /* only the GPU can run it: there, or not at all */
+        rep->why = cfg->mode == TSG_MODE_CPU ? TSG_WHY_MODE_CPU
+                   : usable                  ? TSG_WHY_DEVICE_OPERAND
+                                             : TSG_WHY_NO_GPU;
+        if (!usable) {
+            rep->path = TSG_PATH_REFUSED;
+            return;
+        }
+        rep->gpu_status = be->gpu_sgemm(be->ctx, p, &rep->done, rep->msg, sizeof rep->msg);
+        rep->path = rep->gpu_status == 0 ? TSG_PATH_GPU : TSG_PATH_REFUSED;
+        return;
+    }
     if (!tsg_wants_gpu(p, cfg, usable, usable ? &rates : NULL, &rep->why)) {
         /* TSG_WHY_TINY also covers "not worth asking for a GPU at all" */
         if (!usable && rep->why == TSG_WHY_NO_GPU && !tsg_may_want_gpu(p, cfg))
@@ -127,20 +190,14 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
         rep->path = TSG_PATH_CPU;
         return;
     }
-    int64_t done = 0;
-    rep->gpu_status = be->gpu_sgemm(be->ctx, p, &done, rep->msg, sizeof rep->msg);
+    rep->gpu_status = be->gpu_sgemm(be->ctx, p, &rep->done, rep->msg, sizeof rep->msg);
     if (rep->gpu_status == 0) {
         rep->path = TSG_PATH_GPU;
         return;
     }
-    if (done < 0 || done > p->n) done = 0; /* a backend that cannot say: nothing is final */
-    rep->gpu_done_cols = done;
     rep->path = TSG_PATH_CPU_RETRY;
-    if (done == p->n) return;
-    /* Columns [done, n) still hold the caller's original C: redo exactly those. */
-    tsg_problem rest = *p;
-    rest.n = p->n - done;
-    rest.b = p->transb == 'N' ? p->b + done * p->ldb : p->b + done;
-    rest.c = p->c + done * p->ldc;
-    be->cpu_sgemm(be->ctx, &rest);
+    /* Everything not reported final still holds the caller's original C: redo exactly that. */
+    tsg_problem rest[2];
+    const int count = tsg_done_remaining(p, &rep->done, rest);
+    for (int i = 0; i < count; ++i) be->cpu_sgemm(be->ctx, &rest[i]);
 }

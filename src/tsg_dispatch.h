@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "tsg_config.h"
+#include "tsg_plan.h"
 #include "tsg_problem.h"
 
 /*
@@ -20,13 +21,15 @@
  * shim measures OpenBLAS). Seconds and bytes/flops per second.
  */
 typedef struct tsg_rates {
-    double h2d_bps;        /* host -> device bytes/s for a call's operands (as the executor copies) */
-    double d2h_bps;        /* device -> host bytes/s for C                                     */
+    double h2d_bps;        /* host -> device bytes/s through the pipeline (pageable user memory,
+                              copy threads, pinned staging, DMA), sustained                    */
+    double d2h_bps;        /* device -> host bytes/s through the pipeline, sustained           */
     double gpu_flops;      /* kernel flop/s on a large square problem                          */
     double gpu_latency_s;  /* fixed cost of one GPU call (launches, syncs, small copies)      */
     double gpu_tile_m, gpu_tile_n; /* C tile per thread block (0 = ignore wave quantisation)  */
     double gpu_slots;      /* thread blocks resident at once: one wave                       */
     double gpu_split_min_k; /* split-K slice floor of the executor (0 = no split-K)          */
+    double gpu_device_bytes; /* device memory one call may hold (the pipeline's plan budget)  */
     double cpu_flops;      /* CPU BLAS flop/s at a mid size                                    */
     double cpu_latency_s;  /* fixed cost of one CPU BLAS call                                  */
 } tsg_rates;
@@ -40,11 +43,15 @@ typedef struct tsg_rates {
 #define TSG_GPU_FLOOR_FLOPS (2.0 * 128.0 * 128.0 * 128.0)
 
 /*
- * The model sends a call to the GPU only when it estimates it at least this much faster: the rates
- * are measured once, in a few ms, and a 10% error must not move a call to the slower side
- * (8192 x 8192 x 256 measured 0.62x of OpenBLAS on the GPU when the estimates were close).
+ * The model sends a call to the GPU only when it estimates it at least this much faster. It was
+ * 0.9 while the transfer rates were measured on plain pageable copies that swung by 2x between
+ * runs (8192 x 8192 x 256 went to the GPU at 0.62x of OpenBLAS); the pipeline's sustained rates
+ * are steady (docs/NOTES.md, "Cost model"), so only measurement noise is left to cover.
  */
-#define TSG_GPU_MARGIN 0.9
+#define TSG_GPU_MARGIN 0.97
+
+/* Gap between two back-to-back launches of the pipeline on one stream (H200: 2-4 us). */
+#define TSG_GPU_LAUNCH_S 3e-6
 
 typedef enum tsg_why {
     TSG_WHY_MODE_CPU = 0,   /* TSGEMM_MODE=cpu                                       */
@@ -55,6 +62,7 @@ typedef enum tsg_why {
     TSG_WHY_THRESHOLD_GPU,  /* TSGEMM_GPU_THRESHOLD says GPU                         */
     TSG_WHY_MODEL_CPU,      /* cost model: OpenBLAS is estimated faster              */
     TSG_WHY_MODEL_GPU,      /* cost model: the GPU is estimated faster               */
+    TSG_WHY_DEVICE_OPERAND, /* an operand is device memory: only the GPU can run it  */
     TSG_WHY_COUNT
 } tsg_why;
 
@@ -62,13 +70,14 @@ const char *tsg_why_text(tsg_why why);
 
 /*
  * Estimated seconds of one call on each side (tsg_wants_gpu's model, exposed for logs/tests).
- * GPU: latency + bytes in / h2d + bytes out / d2h + kernel, where the kernel runs
- * ceil(tiles / slots) waves, each as long as a full wave of tile_m x tile_n x k blocks takes at
- * gpu_flops (gpu_flops is the full-wave rate). Small C grids thus pay for a whole wave, which is
- * what makes a 512 x 512 problem slower per flop than 4096 x 4096 on the GPU — unless the
- * executor splits K (grids of <= slots/2 tiles, slices >= split_min_k), which the model mirrors:
- * tiles * splits units of k/splits each. CPU: latency +
- * flops / cpu_flops.
+ * GPU: the pipeline of src/tsg_plan.h overlaps uploads, kernels and downloads, so a call costs
+ *   latency + first piece up + max(all up, all kernels, all down) + last block down
+ * where bytes count only host operands (A and B at their extents, C up when beta != 0, C down),
+ * and the kernels are the plan's launches: each runs ceil(units / slots) waves of
+ * tile_m x tile_n x split_kc blocks at gpu_flops (the full-wave rate), units = tiles of the block
+ * times its split-K slices, plus TSG_GPU_LAUNCH_S per launch. Small C grids thus pay for a whole
+ * wave unless the plan splits K, as the executor does.
+ * CPU: latency + flops / cpu_flops.
  */
 double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r);
 double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r);
@@ -88,11 +97,11 @@ typedef struct tsg_backends {
     /* Makes the GPU usable (once per process; later calls return the cached answer) and fills
      * *rates. Returns 1 when a GPU can take calls now, 0 otherwise. */
     int (*gpu_ready)(void *ctx, tsg_rates *rates);
-    /* Runs p on the GPU. 0 = done (C holds the result). Nonzero = failed: columns
-     * [*done_cols, n) of C are the caller's original values and [0, *done_cols) are final (the
-     * backend writes C only from completed device work). msg: the reason. */
-    int (*gpu_sgemm)(void *ctx, const tsg_problem *p, int64_t *done_cols, char *msg,
-                     size_t msglen);
+    /* Runs p on the GPU. 0 = done (C holds the result). Nonzero = failed: *done says which part
+     * of C is final (tsg_plan.h); the rest holds the caller's original values (the backend
+     * writes C only from completed device work). msg: the reason. Also takes the scalar-rule
+     * cases (alpha = 0 or k = 0) when C is device memory. */
+    int (*gpu_sgemm)(void *ctx, const tsg_problem *p, tsg_done *done, char *msg, size_t msglen);
     /* Runs p on the CPU BLAS; cannot fail. */
     void (*cpu_sgemm)(void *ctx, const tsg_problem *p);
     void *ctx;
@@ -102,7 +111,10 @@ typedef enum tsg_path {
     TSG_PATH_NONE = 0,  /* finished by the scalar rules */
     TSG_PATH_GPU,
     TSG_PATH_CPU,
-    TSG_PATH_CPU_RETRY  /* the GPU failed, the CPU redid what the GPU had not finished */
+    TSG_PATH_CPU_RETRY, /* the GPU failed, the CPU redid what the GPU had not finished */
+    TSG_PATH_REFUSED    /* a device operand and no GPU to run it (TSGEMM_MODE=cpu, no GPU, or
+                           the GPU failed): nothing computed; C holds the caller's values except
+                           what the done report says is final */
 } tsg_path;
 
 typedef struct tsg_report {
@@ -110,13 +122,15 @@ typedef struct tsg_report {
     tsg_path path;
     tsg_why why;
     int gpu_status;  /* gpu_sgemm's return value when it was tried, else 0 */
-    int64_t gpu_done_cols; /* on a failed GPU attempt: leading columns of C already final */
+    tsg_done done;   /* on a failed GPU attempt: the part of C already final */
     char msg[256];   /* gpu_sgemm's reason when it failed */
 } tsg_report;
 
 /*
- * Runs a legal problem: scalar rules first (no backend sees alpha = 0, k = 0 or an empty C),
- * then the decision, then the GPU with a CPU retry on failure, or the CPU.
+ * Runs a legal problem: scalar rules first (no backend sees alpha = 0, k = 0 or an empty C, except
+ * the GPU when C is device memory), then the decision, then the GPU with a CPU retry of exactly
+ * the part not final on failure, or the CPU. A problem with a device operand runs on the GPU
+ * whatever its size, or not at all (TSG_PATH_REFUSED).
  */
 void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be, tsg_report *rep);
 

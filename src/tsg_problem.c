@@ -62,6 +62,7 @@ static void fill(tsg_problem *p, char ta, char tb, int64_t m, int64_t n, int64_t
     p->beta = beta;
     p->c = c;
     p->ldc = ldc;
+    p->where_a = p->where_b = p->where_c = TSG_HOST;
 }
 
 /* Row-major CBLAS positions as the reference cblas_xerbla un-swaps them (cblas_xerbla.c). */
@@ -128,11 +129,18 @@ const char *tsg_arg_name(int cblas, int pos)
     return (pos >= 1 && pos <= 13) ? fo[pos] : "?";
 }
 
-tsg_rule tsg_apply_scalar_rules(const tsg_problem *p)
+tsg_rule tsg_scalar_rule(const tsg_problem *p)
 {
     if (p->m == 0 || p->n == 0) return TSG_RULE_NOTHING;
     if (p->alpha != 0.0f && p->k != 0) return TSG_RULE_COMPUTE;
     if (p->beta == 1.0f) return TSG_RULE_NOTHING;
+    return TSG_RULE_SCALED;
+}
+
+tsg_rule tsg_apply_scalar_rules(const tsg_problem *p)
+{
+    tsg_rule rule = tsg_scalar_rule(p);
+    if (rule != TSG_RULE_SCALED) return rule;
     for (int64_t j = 0; j < p->n; ++j) {
         float *col = p->c + j * p->ldc;
         if (p->beta == 0.0f) {

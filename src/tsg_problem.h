@@ -9,6 +9,10 @@
 #ifndef TSG_PROBLEM_H
 #define TSG_PROBLEM_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +21,18 @@
  * op(A) is m x k, op(B) is k x n, C is m x n. transa/transb are 'N' or 'T' (nothing else once
  * checked). A is lda x (transa == 'N' ? k : m), B is ldb x (transb == 'N' ? n : k).
  */
+/*
+ * Where an operand lives (CUDA's pointer attributes; the shim asks the driver only in a process
+ * that has CUDA loaded). Host memory of any kind can be read by the CPU; device memory only by
+ * the GPU, so a call with a device operand can only run there (TESTING.md fault class 19).
+ */
+typedef enum tsg_where {
+    TSG_HOST = 0,    /* ordinary (pageable) host memory: staged through pinned buffers   */
+    TSG_PINNED,      /* page-locked host memory (cudaHostAlloc / registered): DMA'd directly */
+    TSG_MANAGED,     /* CUDA managed memory: used in place by the kernel, readable by the CPU */
+    TSG_DEVICE       /* device memory: used in place; the CPU cannot touch it             */
+} tsg_where;
+
 typedef struct tsg_problem {
     char transa, transb;
     int64_t m, n, k;
@@ -27,7 +43,15 @@ typedef struct tsg_problem {
     int64_t ldb;
     float *c;
     int64_t ldc;
+    /* residency of A, B, C (tsg_where); all TSG_HOST unless the shim found otherwise */
+    unsigned char where_a, where_b, where_c;
 } tsg_problem;
+
+/* 1 when some operand that the call would read or write is device memory (CPU cannot run it). */
+static inline int tsg_needs_device(const tsg_problem *p)
+{
+    return p->where_a == TSG_DEVICE || p->where_b == TSG_DEVICE || p->where_c == TSG_DEVICE;
+}
 
 /* Values of the CBLAS enums (reference cblas.h); kept here so src/ needs no CBLAS header. */
 enum { TSG_CBLAS_ROW_MAJOR = 101, TSG_CBLAS_COL_MAJOR = 102 };
@@ -78,6 +102,9 @@ typedef enum tsg_rule {
                               exact zeros without reading C); A and B never read      */
 } tsg_rule;
 
+/* What the scalar rules would decide, without touching C. */
+tsg_rule tsg_scalar_rule(const tsg_problem *p);
+
 /*
  * Applies the BLAS quick returns and the alpha/k/beta rules (reference SGEMM) to a legal
  * problem. Writes only the m x n window of C, and only in the TSG_RULE_SCALED case.
@@ -94,5 +121,9 @@ int64_t tsg_extent(int64_t rows, int64_t cols, int64_t ld);
 /* Row and column counts of A and B as stored (before op()). */
 void tsg_stored_shape_a(const tsg_problem *p, int64_t *rows, int64_t *cols);
 void tsg_stored_shape_b(const tsg_problem *p, int64_t *rows, int64_t *cols);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TSG_PROBLEM_H */

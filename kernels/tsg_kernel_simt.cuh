@@ -1,5 +1,5 @@
 /*
- * tsg_kernel.cuh — tsgemm's tiled SGEMM kernel (FP32 SIMT, register-tiled, double-buffered
+ * tsg_kernel_simt.cuh — tsgemm's tiled SGEMM kernel (FP32 SIMT, register-tiled, double-buffered
  * shared memory). C = alpha*op(A)*op(B) + beta*C, column-major, any lda/ldb/ldc >= rows.
  *
  * Owns: the kernel contract of DESIGN.md and seeds 01-03. Must not: know about host memory,
@@ -16,8 +16,8 @@
  * or x[kk + mn*ld] (contiguous along k); the loader swaps coordinates and lets consecutive threads
  * read the contiguous dimension. The compute loop is the same for all four combinations.
  */
-#ifndef TSG_KERNEL_CUH
-#define TSG_KERNEL_CUH
+#ifndef TSG_KERNEL_SIMT_CUH
+#define TSG_KERNEL_SIMT_CUH
 
 #include <stdint.h>
 
@@ -247,4 +247,4 @@ __global__ void scale_kernel(int64_t m, int64_t n, float beta, float *__restrict
 
 } /* namespace tsg */
 
-#endif /* TSG_KERNEL_CUH */
+#endif /* TSG_KERNEL_SIMT_CUH */

@@ -1,0 +1,1417 @@
+/*
+ * tsg_exec.cu — the GPU executor behind tsg_gpu.h: device start-up, pooled workspaces, the
+ * transfer pipeline for calls from host memory, in-place calls on CUDA memory, rate measurement.
+ *
+ * Owns: every CUDA runtime call of the library (the kernels' launches go through tsg_kernel.h).
+ * Every CUDA error becomes a status; nothing here prints, reads the environment or knows about
+ * BLAS interfaces. Compiled twice: into libtsgemm, and with TSG_FAULT_INJECTION into the
+ * tests' twin library tsgemm_fi, whose stages can be made to fail on purpose.
+ *
+ * One call from host memory (the plan of src/tsg_plan.h; ../shared/DESIGN.md "Calls from host
+ * memory") is three overlapped streams of work driven by the calling thread:
+ *   upload   units (column ranges of the pieces of A, B, and of C's blocks when beta != 0, at most
+ *            a pinned slot each): pageable ones are gathered by the copy threads (tsg_pool.h)
+ *            into a ring of NS pinned slots and DMA'd on s_up; pinned ones are DMA'd directly;
+ *            device and managed operands are used in place.
+ *   compute  a launch per piece (C block, K chunk) on s_comp, once the piece's units are up.
+ *   download each C block, once its last chunk ran, in units through ND pinned slots on s_down;
+ *            the copy threads scatter each landed unit into the caller's C.
+ * The calling thread never idles while work is ready: it issues DMAs for gathered units, fills
+ * the ring, launches, services downloads, and when nothing is ready it helps with the gather it
+ * waits for. C is written only by scatters of completed device work, in order, so after a
+ * failure *done (a prefix of blocks and columns) is exactly what the caller's C holds as final.
+ */
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <vector>
+
+#include "tsg_gpu.h"
+#include "tsg_kernel.h"
+#include "tsg_pool.h"
+
+namespace {
+
+/* ------------------------------------------------------------------ configuration */
+
+constexpr int NS = 4;   /* upload slots: one DMA in flight while three are gathered        */
+constexpr int ND = 4;   /* download slots                                                  */
+constexpr int NB = 16;  /* block events in flight (downloads may lag launches by this much) */
+constexpr int RING = 3; /* device pieces of the bounded mode (src/tsg_plan.c counts the same) */
+constexpr size_t SLOT_MAX = (size_t)16 << 20; /* 8-16 MiB slots sustain 50 GB/s (PERF.md) */
+constexpr size_t SLOT_MIN = (size_t)64 << 10; /* one column of the tallest piece (8192 rows) fits */
+constexpr int64_t SPLIT_MIN_K = 256;
+constexpr size_t UNIT_MIN = (size_t)256 << 10;
+
+int g_device = 0;
+cudaDeviceProp g_prop;
+int64_t g_sms = 1;
+double g_device_cap = 0, g_pinned_cap = 0;
+size_t g_slot_bytes = SLOT_MAX;
+int g_max_ws = 1, g_copy_threads = 1;
+std::atomic<int> g_exiting{0}, g_inflight{0};
+std::atomic<long long> g_device_held{0}, g_pinned_held{0};
+
+/* The driver's current-context calls, to leave the caller's thread as it was (cudaSetDevice
+ * would create a context on a device the caller never used). */
+typedef int (*ctx_get_fn)(void **);
+typedef int (*ctx_set_fn)(void *);
+ctx_get_fn g_ctx_get;
+ctx_set_fn g_ctx_set;
+
+/* ------------------------------------------------------------------ errors */
+
+int classify(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return TSG_GPU_OK;
+    case cudaErrorMemoryAllocation: return TSG_GPU_ENOMEM;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInvalidDevice:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorStubLibrary:
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorCompatNotSupportedOnDevice:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorUnsupportedPtxVersion:
+        return TSG_GPU_ENODEV;
+    /* Sticky errors: the context is unusable until the process ends. */
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorCudartUnloading:
+    case cudaErrorUnknown:
+        return TSG_GPU_EFATAL;
+    default: return TSG_GPU_EFAIL;
+    }
+}
+
+int fail(cudaError_t e, const char *what, char *msg, size_t len)
+{
+    if (msg && len) snprintf(msg, len, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    int st = classify(e);
+    if (st != TSG_GPU_EFATAL) (void)cudaGetLastError(); /* clear a non-sticky error */
+    return st;
+}
+
+/* ------------------------------------------------------------------ fault injection (tests) */
+
+enum Stage { ST_ALLOC, ST_PINNED, ST_UPLOAD, ST_KERNEL, ST_DOWNLOAD, ST_SYNC, ST_COUNT };
+
+#ifdef TSG_FAULT_INJECTION
+const char *const stage_names[ST_COUNT] = {"alloc", "pinned", "upload", "kernel", "download", "sync"};
+std::atomic<int> g_fault_stage{-2}; /* -2 disarmed, -1 any */
+std::atomic<long long> g_fault_n{0}, g_fault_count{0};
+std::atomic<int> g_fault_every{0};
+
+/* The error a stage reports when the test hook fires. */
+cudaError_t injected(Stage s)
+{
+    const int want = g_fault_stage.load(std::memory_order_relaxed);
+    if (want == -2 || (want >= 0 && want != (int)s)) return cudaSuccess;
+    const long long c = ++g_fault_count, n = g_fault_n.load();
+    const bool fire = g_fault_every.load() ? (n > 0 && c % n == 0) : c == n;
+    if (!fire) return cudaSuccess;
+    return (s == ST_ALLOC || s == ST_PINNED) ? cudaErrorMemoryAllocation : cudaErrorInvalidValue;
+}
+#else
+inline cudaError_t injected(Stage) { return cudaSuccess; }
+#endif
+
+/* Runs `call` unless the stage's test hook fires; either way returns its error. */
+#define TSG_STAGE(stage, call) (injected(stage) != cudaSuccess ? injected_error(stage) : (call))
+inline cudaError_t injected_error(Stage s)
+{
+    return (s == ST_ALLOC || s == ST_PINNED) ? cudaErrorMemoryAllocation : cudaErrorInvalidValue;
+}
+
+#define TSG_TRY(call)                                                                           \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) return fail(e_, #call, msg, len);                                \
+    } while (0)
+
+/* ------------------------------------------------------------------ workspaces */
+
+struct Workspace {
+    cudaStream_t s_up = nullptr, s_comp = nullptr, s_down = nullptr;
+    cudaEvent_t ev_up[NS] = {}, ev_dn[ND] = {}, ev_block[NB] = {}, ev_launch[RING] = {};
+    cudaEvent_t ev_ready = nullptr, ev_cfree[2] = {};
+    float *arena = nullptr; /* device memory of the call: pieces, C blocks, split-K partials */
+    size_t arena_cap = 0;
+    float *pinned = nullptr; /* NS upload slots then ND download slots */
+    size_t slot_bytes = 0;
+    Workspace *next = nullptr;
+};
+
+pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t g_pool_cv = PTHREAD_COND_INITIALIZER;
+Workspace *g_free_list = nullptr;
+int g_ws_out = 0, g_ws_made = 0;
+
+void free_arena(Workspace *w)
+{
+    if (w->arena) {
+        cudaFree(w->arena);
+        g_device_held -= (long long)w->arena_cap;
+    }
+    w->arena = nullptr;
+    w->arena_cap = 0;
+}
+
+void free_pinned(Workspace *w)
+{
+    if (w->pinned) {
+        cudaFreeHost(w->pinned);
+        g_pinned_held -= (long long)((NS + ND) * w->slot_bytes);
+    }
+    w->pinned = nullptr;
+    w->slot_bytes = 0;
+}
+
+void destroy(Workspace *w)
+{
+    free_arena(w);
+    free_pinned(w);
+    for (auto &e : w->ev_up) if (e) cudaEventDestroy(e);
+    for (auto &e : w->ev_dn) if (e) cudaEventDestroy(e);
+    for (auto &e : w->ev_block) if (e) cudaEventDestroy(e);
+    for (auto &e : w->ev_launch) if (e) cudaEventDestroy(e);
+    for (auto &e : w->ev_cfree) if (e) cudaEventDestroy(e);
+    if (w->ev_ready) cudaEventDestroy(w->ev_ready);
+    if (w->s_up) cudaStreamDestroy(w->s_up);
+    if (w->s_comp) cudaStreamDestroy(w->s_comp);
+    if (w->s_down) cudaStreamDestroy(w->s_down);
+    delete w;
+}
+
+cudaError_t make_events(Workspace *w)
+{
+    cudaError_t e = cudaSuccess;
+    auto mk = [&](cudaEvent_t *ev) {
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(ev, cudaEventDisableTiming);
+    };
+    for (auto &ev : w->ev_up) mk(&ev);
+    for (auto &ev : w->ev_dn) mk(&ev);
+    for (auto &ev : w->ev_block) mk(&ev);
+    for (auto &ev : w->ev_launch) mk(&ev);
+    for (auto &ev : w->ev_cfree) mk(&ev);
+    mk(&w->ev_ready);
+    return e;
+}
+
+/* A workspace of our own; at most g_max_ws are out at once (the pinned budget): more callers wait
+ * for one, so concurrent calls queue for the GPU instead of each pinning memory. */
+int acquire(Workspace **out, char *msg, size_t len)
+{
+    pthread_mutex_lock(&g_pool_lock);
+    while (!g_free_list && g_ws_out >= g_max_ws) pthread_cond_wait(&g_pool_cv, &g_pool_lock);
+    Workspace *w = g_free_list;
+    if (w) g_free_list = w->next;
+    g_ws_out++;
+    pthread_mutex_unlock(&g_pool_lock);
+    if (!w) {
+        w = new (std::nothrow) Workspace;
+        cudaError_t e = w ? cudaSuccess : cudaErrorMemoryAllocation;
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&w->s_up, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&w->s_comp, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&w->s_down, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = make_events(w);
+        if (e != cudaSuccess) {
+            if (w) destroy(w);
+            pthread_mutex_lock(&g_pool_lock);
+            g_ws_out--;
+            pthread_cond_signal(&g_pool_cv);
+            pthread_mutex_unlock(&g_pool_lock);
+            return fail(e, "cudaStreamCreate", msg, len);
+        }
+        pthread_mutex_lock(&g_pool_lock);
+        g_ws_made++;
+        pthread_mutex_unlock(&g_pool_lock);
+    }
+    *out = w;
+    return TSG_GPU_OK;
+}
+
+void give_back(Workspace *w, int status)
+{
+    pthread_mutex_lock(&g_pool_lock);
+    g_ws_out--;
+    if (status == TSG_GPU_EFATAL) { /* nothing in a poisoned context is worth keeping */
+        g_ws_made--;
+        pthread_cond_signal(&g_pool_cv);
+        pthread_mutex_unlock(&g_pool_lock);
+        return;
+    }
+    if (status == TSG_GPU_ENOMEM) free_arena(w), free_pinned(w);
+    w->next = g_free_list;
+    g_free_list = w;
+    pthread_cond_signal(&g_pool_cv);
+    pthread_mutex_unlock(&g_pool_lock);
+}
+
+/* Grows the workspace's device arena to at least `bytes` (2 MiB granularity). */
+int ensure_arena(Workspace *w, size_t bytes, char *msg, size_t len)
+{
+    if (w->arena_cap >= bytes) return TSG_GPU_OK;
+    free_arena(w);
+    size_t want = (bytes + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    TSG_TRY(TSG_STAGE(ST_ALLOC, cudaMalloc((void **)&w->arena, want)));
+    w->arena_cap = want;
+    g_device_held += (long long)want;
+    return TSG_GPU_OK;
+}
+
+int ensure_pinned(Workspace *w, char *msg, size_t len)
+{
+    if (w->pinned && w->slot_bytes == g_slot_bytes) return TSG_GPU_OK;
+    free_pinned(w);
+    TSG_TRY(TSG_STAGE(ST_PINNED, cudaMallocHost((void **)&w->pinned, (NS + ND) * g_slot_bytes)));
+    w->slot_bytes = g_slot_bytes;
+    g_pinned_held += (long long)((NS + ND) * g_slot_bytes);
+    return TSG_GPU_OK;
+}
+
+float *up_slot(Workspace *w, int i) { return w->pinned + (size_t)i * (w->slot_bytes / 4); }
+float *dn_slot(Workspace *w, int i) { return w->pinned + (size_t)(NS + i) * (w->slot_bytes / 4); }
+
+/* The device memory budget of one call: the cap shared by the workspaces that may exist. */
+double call_budget() { return g_device_cap / (double)g_max_ws; }
+
+/* ------------------------------------------------------------------ copy jobs */
+
+/* A rectangle of floats: cols columns of `rows` floats, `ld` apart. */
+struct Copy {
+    const float *src;
+    int64_t sld;
+    float *dst;
+    int64_t dld;
+    int64_t rows, cols;
+};
+
+void copy_part(void *ctx, int part, int nparts)
+{
+    const Copy *c = (const Copy *)ctx;
+    const int64_t j0 = c->cols * part / nparts, j1 = c->cols * (part + 1) / nparts;
+    const size_t bytes = (size_t)c->rows * sizeof(float);
+    for (int64_t j = j0; j < j1; ++j) memcpy(c->dst + j * c->dld, c->src + j * c->sld, bytes);
+}
+
+int copy_parts(const Copy &c)
+{
+    const double bytes = 4.0 * (double)c.rows * (double)c.cols;
+    int parts = (int)std::min<double>((double)(g_copy_threads + 1), std::ceil(bytes / (128 << 10)));
+    return std::max(1, (int)std::min<int64_t>(parts, c.cols));
+}
+
+/* First touch of a caller's fresh C, so the scatters do not fault page by page (numpy writes
+ * every result into new memory). MADV_POPULATE_WRITE (Linux 5.14) maps the pages writable
+ * without changing their contents; older kernels get an atomic add of 0 per page. */
+struct Touch {
+    char *lo, *hi; /* page-aligned range covering C's extent */
+    float *c_lo, *c_hi;
+};
+
+void touch_part(void *ctx, int part, int nparts)
+{
+    const Touch *t = (const Touch *)ctx;
+    const long page = sysconf(_SC_PAGESIZE);
+    const int64_t pages = (t->hi - t->lo) / page;
+    char *a = t->lo + pages * part / nparts * page, *b = t->lo + pages * (part + 1) / nparts * page;
+    if (b <= a) return;
+#ifdef MADV_POPULATE_WRITE
+    if (madvise(a, (size_t)(b - a), MADV_POPULATE_WRITE) == 0) return;
+#endif
+    for (char *q = a; q < b; q += page) { /* only words inside C's extent */
+        float *f = (float *)q < t->c_lo ? t->c_lo : (float *)q;
+        if (f < t->c_hi) __atomic_fetch_add((int *)f, 0, __ATOMIC_RELAXED);
+    }
+}
+
+/* 1 when the first and last pages of [p, p + bytes) are already mapped in (mincore). */
+bool resident(const void *p, size_t bytes)
+{
+    const long page = sysconf(_SC_PAGESIZE);
+    unsigned char v = 0;
+    char *first = (char *)((uintptr_t)p & ~(uintptr_t)(page - 1));
+    char *last = (char *)(((uintptr_t)p + bytes - 1) & ~(uintptr_t)(page - 1));
+    if (mincore(first, (size_t)page, &v) != 0 || !(v & 1)) return false;
+    if (mincore(last, (size_t)page, &v) != 0 || !(v & 1)) return false;
+    return true;
+}
+
+/* ------------------------------------------------------------------ the pipeline */
+
+enum Mode { M_NONE, M_STAGE, M_DIRECT, M_INPLACE };
+
+/* One upload unit: a column range of a piece or of a C block. */
+struct Unit {
+    int64_t piece;   /* the launch that needs it */
+    Mode mode;       /* M_STAGE (gather + DMA) or M_DIRECT (2-D DMA from pinned memory) */
+    Copy host;       /* user memory -> slot (stage) or -> device (direct: dst is device) */
+    float *dev;      /* device destination of the unit (first column)                   */
+    int64_t dld;     /* device leading dimension                                        */
+    int ring;        /* bounded mode: ring entry the unit fills (-1: resident)          */
+    int64_t cblock;  /* C upload of this block (bounded mode hazard), or -1             */
+};
+
+struct Pipeline {
+    const tsg_problem *p;
+    tsg_plan pl;
+    Workspace *w;
+    Mode ma, mb, mcu, mcd; /* A, B, C up, C down */
+    char *msg;
+    size_t len;
+    int status = TSG_GPU_OK;
+    /* device layout (floats from the arena start) */
+    std::vector<int64_t> offA, offB, offC; /* resident: per (i, c), (j, c), block */
+    int64_t ringA = 0, ringB = 0, ringStride = 0, cbuf[2] = {0, 0}, offW = 0;
+    int64_t unit_bytes = 0;
+    /* upload state */
+    Unit ring_units[NS];
+    Copy ring_copy[NS];
+    tsg_job ring_job[NS];
+    bool ring_staged[NS] = {};
+    int64_t u_submit = 0, u_issue = 0, next_launch = 0, pieces = 0;
+    /* generator cursor: piece, part (0 C, 1 A, 2 B), column */
+    int64_t g_piece = 0, g_col = 0;
+    int g_part = 0;
+    bool g_done = false;
+    /* download state */
+    struct Dn {
+        int64_t q, c0, cols;
+        Copy copy;
+        tsg_job job;
+    } dn[ND];
+    int64_t d_issue = 0, d_submit = 0, d_done = 0;
+    int64_t dq = 0, dcol = 0;            /* next download unit's block and column */
+    int64_t blocks_launched = 0, blocks_issued_down = 0;
+    tsg_done done{};
+    bool touch_started = false;
+    tsg_job touch_job;
+    Touch touch;
+    std::vector<tsg_job *> pending; /* jobs to wait for on the way out */
+
+    int64_t rows(int64_t i) const { return tsg_plan_rows(&pl, p->m, i); }
+    int64_t cols(int64_t j) const { return tsg_plan_cols(&pl, p->n, j); }
+    int64_t klen(int64_t c) const { return tsg_plan_klen(&pl, p->k, c); }
+    float *dev(int64_t off) const { return w->arena + off; }
+
+    int err(cudaError_t e, const char *what)
+    {
+        if (status == TSG_GPU_OK) status = fail(e, what, msg, len);
+        return status;
+    }
+};
+
+/* Stored shape of A's piece (i, c) and of B's piece (j, c), and the user pointer of its corner. */
+void a_piece(const Pipeline &P, int64_t i, int64_t c, int64_t *sr, int64_t *sc, const float **src)
+{
+    const tsg_problem *p = P.p;
+    const int64_t r0 = i * P.pl.bm, k0 = c * P.pl.kc;
+    if (p->transa == 'N') *sr = P.rows(i), *sc = P.klen(c), *src = p->a + r0 + k0 * p->lda;
+    else *sr = P.klen(c), *sc = P.rows(i), *src = p->a + k0 + r0 * p->lda;
+}
+
+void b_piece(const Pipeline &P, int64_t j, int64_t c, int64_t *sr, int64_t *sc, const float **src)
+{
+    const tsg_problem *p = P.p;
+    const int64_t c0 = j * P.pl.bn, k0 = c * P.pl.kc;
+    if (p->transb == 'N') *sr = P.klen(c), *sc = P.cols(j), *src = p->b + k0 + c0 * p->ldb;
+    else *sr = P.cols(j), *sc = P.klen(c), *src = p->b + c0 + k0 * p->ldb;
+}
+
+/* Device pointer and ld of A's / B's piece for launch `piece`, and of C's block q. */
+void a_dev(const Pipeline &P, int64_t piece, int64_t i, int64_t c, const float **ptr, int64_t *ld)
+{
+    int64_t sr, sc;
+    const float *src;
+    a_piece(P, i, c, &sr, &sc, &src);
+    if (P.ma == M_INPLACE) { *ptr = src; *ld = P.p->lda; return; }
+    *ld = tsg_pad4(sr);
+    *ptr = P.pl.resident ? P.dev(P.offA[i * P.pl.nk + c]) : P.dev(P.ringA + (piece % RING) * P.ringStride);
+}
+
+void b_dev(const Pipeline &P, int64_t piece, int64_t j, int64_t c, const float **ptr, int64_t *ld)
+{
+    int64_t sr, sc;
+    const float *src;
+    b_piece(P, j, c, &sr, &sc, &src);
+    if (P.mb == M_INPLACE) { *ptr = src; *ld = P.p->ldb; return; }
+    *ld = tsg_pad4(sr);
+    *ptr = P.pl.resident ? P.dev(P.offB[j * P.pl.nk + c]) : P.dev(P.ringB + (piece % RING) * P.ringStride);
+}
+
+void c_dev(const Pipeline &P, int64_t q, float **ptr, int64_t *ld)
+{
+    const int64_t i = q / P.pl.gn, j = q % P.pl.gn;
+    if (P.mcd == M_INPLACE) {
+        *ptr = P.p->c + i * P.pl.bm + j * P.pl.bn * P.p->ldc;
+        *ld = P.p->ldc;
+        return;
+    }
+    *ld = tsg_pad4(P.rows(i));
+    *ptr = P.pl.resident ? P.dev(P.offC[q]) : P.dev(P.cbuf[q % 2]);
+}
+
+/* Lays the call's device memory out in the arena; returns the floats needed. */
+int64_t layout(Pipeline &P)
+{
+    const tsg_plan &pl = P.pl;
+    int64_t off = 0;
+    auto take = [&](int64_t floats) {
+        int64_t at = off;
+        off += (floats + 63) & ~(int64_t)63; /* 256-byte aligned pieces */
+        return at;
+    };
+    int64_t sr, sc;
+    const float *src;
+    if (pl.resident) {
+        if (P.ma == M_STAGE || P.ma == M_DIRECT)
+            for (int64_t i = 0; i < pl.gm; ++i)
+                for (int64_t c = 0; c < pl.nk; ++c) {
+                    a_piece(P, i, c, &sr, &sc, &src);
+                    P.offA.push_back(take(tsg_pad4(sr) * sc));
+                }
+        if (P.mb == M_STAGE || P.mb == M_DIRECT)
+            for (int64_t j = 0; j < pl.gn; ++j)
+                for (int64_t c = 0; c < pl.nk; ++c) {
+                    b_piece(P, j, c, &sr, &sc, &src);
+                    P.offB.push_back(take(tsg_pad4(sr) * sc));
+                }
+        if (P.mcd != M_INPLACE)
+            for (int64_t q = 0; q < pl.gm * pl.gn; ++q)
+                P.offC.push_back(take(tsg_pad4(P.rows(q / pl.gn)) * P.cols(q % pl.gn)));
+    } else {
+        const int64_t amax = P.p->transa == 'N' ? tsg_pad4(pl.bm) * pl.kc : tsg_pad4(pl.kc) * pl.bm;
+        const int64_t bmax = P.p->transb == 'N' ? tsg_pad4(pl.kc) * pl.bn : tsg_pad4(pl.bn) * pl.kc;
+        P.ringStride = ((amax + 63) & ~(int64_t)63) + ((bmax + 63) & ~(int64_t)63);
+        P.ringA = take(RING * P.ringStride);
+        P.ringB = P.ringA + ((amax + 63) & ~(int64_t)63);
+        if (P.mcd != M_INPLACE) {
+            P.cbuf[0] = take(tsg_pad4(pl.bm) * pl.bn);
+            P.cbuf[1] = take(tsg_pad4(pl.bm) * pl.bn);
+        }
+    }
+    if (pl.splits > 1) P.offW = take(pl.splits * pl.bm * pl.bn);
+    return off;
+}
+
+/* Next upload unit in piece order (C block up, then A's piece, then B's piece), or false. */
+bool gen_next(Pipeline &P, Unit *u)
+{
+    const tsg_plan &pl = P.pl;
+    while (!P.g_done) {
+        if (P.g_piece >= P.pieces) { P.g_done = true; break; }
+        const int64_t piece = P.g_piece, q = piece / pl.nk, c = piece % pl.nk;
+        const int64_t i = q / pl.gn, j = q % pl.gn;
+        Mode mode = M_NONE;
+        int64_t sr = 0, sc = 0, ld = 0;
+        const float *src = nullptr;
+        float *dst = nullptr;
+        int64_t dld = 0, cblock = -1;
+        if (P.g_part == 0) { /* C's block, before its first chunk */
+            if (c == 0 && (P.mcu == M_STAGE || P.mcu == M_DIRECT)) {
+                mode = P.mcu;
+                sr = P.rows(i), sc = P.cols(j), ld = P.p->ldc;
+                src = P.p->c + i * pl.bm + j * pl.bn * P.p->ldc;
+                c_dev(P, q, &dst, &dld);
+                cblock = q;
+            }
+        } else if (P.g_part == 1) {
+            if ((P.ma == M_STAGE || P.ma == M_DIRECT) && (!pl.resident || j == 0)) {
+                mode = P.ma;
+                a_piece(P, i, c, &sr, &sc, &src);
+                ld = P.p->lda;
+                const float *d;
+                a_dev(P, piece, i, c, &d, &dld);
+                dst = (float *)d;
+            }
+        } else {
+            if ((P.mb == M_STAGE || P.mb == M_DIRECT) && (!pl.resident || i == 0)) {
+                mode = P.mb;
+                b_piece(P, j, c, &sr, &sc, &src);
+                ld = P.p->ldb;
+                const float *d;
+                b_dev(P, piece, j, c, &d, &dld);
+                dst = (float *)d;
+            }
+        }
+        if (mode == M_NONE || P.g_col >= sc) { /* next part / piece */
+            P.g_col = 0;
+            if (++P.g_part == 3) P.g_part = 0, P.g_piece++;
+            continue;
+        }
+        /* a column range of at most one unit */
+        const int64_t per = mode == M_DIRECT ? sc
+                                             : std::max<int64_t>(1, P.unit_bytes / (4 * tsg_pad4(sr)));
+        const int64_t c0 = P.g_col, n = std::min(per, sc - c0);
+        u->piece = piece;
+        u->mode = mode;
+        u->host = Copy{src + c0 * ld, ld, nullptr, tsg_pad4(sr), sr, n};
+        u->dev = dst + c0 * dld;
+        u->dld = dld;
+        u->ring = (pl.resident || P.g_part == 0) ? -1 : (int)(piece % RING);
+        u->cblock = cblock;
+        P.g_col += n;
+        return true;
+    }
+    return false;
+}
+
+/* Piece of the next unit not yet issued, or `pieces` when none is left. */
+int64_t next_unit_piece(Pipeline &P)
+{
+    if (P.u_issue < P.u_submit) return P.ring_units[P.u_issue % NS].piece;
+    if (P.g_done) return P.pieces;
+    /* the generator's cursor: pieces before it have all their units issued */
+    return P.g_piece;
+}
+
+/* ---- downloads ---- */
+
+int64_t total_blocks(const Pipeline &P) { return P.pl.gm * P.pl.gn; }
+
+void account(Pipeline &P, int64_t q, int64_t c_end)
+{
+    if (c_end >= P.cols(q % P.pl.gn)) P.done.blocks = q + 1, P.done.cols = 0;
+    else P.done.blocks = q, P.done.cols = c_end;
+}
+
+/* Issues the D2H of the next download unit (a column range of the oldest launched block whose
+ * download is not yet issued) into a free slot; direct mode: the whole block into the caller's
+ * pinned C. Returns false when nothing could be issued. */
+bool issue_download(Pipeline &P)
+{
+    Workspace *w = P.w;
+    if (P.dq >= P.blocks_launched || P.d_issue - P.d_done >= ND) return false;
+    const int64_t q = P.dq, i = q / P.pl.gn, j = q % P.pl.gn, bc = P.cols(j);
+    float *src;
+    int64_t dld;
+    c_dev(P, q, &src, &dld);
+    float *user = P.p->c + i * P.pl.bm + j * P.pl.bn * P.p->ldc;
+    const int slot = (int)(P.d_issue % ND);
+    const int64_t n = P.mcd == M_DIRECT ? bc
+                                         : std::min(std::max<int64_t>(1, P.unit_bytes / (4 * dld)),
+                                                    bc - P.dcol);
+    cudaError_t e = cudaSuccess;
+    if (P.dcol == 0) e = cudaStreamWaitEvent(w->s_down, w->ev_block[q % NB], 0);
+    if (e == cudaSuccess) {
+        if (P.mcd == M_DIRECT)
+            e = TSG_STAGE(ST_DOWNLOAD, cudaMemcpy2DAsync(user, P.p->ldc * 4, src, dld * 4,
+                                                         P.rows(i) * 4, bc, cudaMemcpyDeviceToHost,
+                                                         w->s_down));
+        else
+            e = TSG_STAGE(ST_DOWNLOAD, cudaMemcpyAsync(dn_slot(w, slot), src + P.dcol * dld,
+                                                       (size_t)(n * dld * 4),
+                                                       cudaMemcpyDeviceToHost, w->s_down));
+    }
+    if (e == cudaSuccess) e = cudaEventRecord(w->ev_dn[slot], w->s_down);
+    if (e != cudaSuccess) {
+        P.err(e, "download (D2H)");
+        return false;
+    }
+    Pipeline::Dn &d = P.dn[slot];
+    d.q = q, d.c0 = P.dcol, d.cols = n;
+    d.copy = Copy{dn_slot(w, slot), dld, user + P.dcol * P.p->ldc, P.p->ldc, P.rows(i), n};
+    P.d_issue++;
+    P.dcol += n;
+    if (P.dcol >= bc) { /* the block's last unit */
+        P.dcol = 0;
+        P.blocks_issued_down = ++P.dq;
+        if (!P.pl.resident) { /* bounded mode: its C buffer is free once this D2H is done */
+            e = cudaEventRecord(w->ev_cfree[q % 2], w->s_down);
+            if (e != cudaSuccess) P.err(e, "download (event)");
+        }
+    }
+    return true;
+}
+
+/* A landed unit goes to the copy threads (direct mode: it is already in place). */
+void land(Pipeline &P)
+{
+    Pipeline::Dn &d = P.dn[P.d_submit % ND];
+    if (P.mcd == M_STAGE) tsg_pool_submit(&d.job, copy_part, &d.copy, copy_parts(d.copy));
+    P.d_submit++;
+}
+
+/* A finished unit: the caller's C holds it. */
+bool finished(Pipeline &P)
+{
+    Pipeline::Dn &d = P.dn[P.d_done % ND];
+    return P.mcd != M_STAGE || tsg_pool_done(&d.job);
+}
+
+void retire(Pipeline &P)
+{
+    Pipeline::Dn &d = P.dn[P.d_done % ND];
+    account(P, d.q, d.c0 + d.cols);
+    P.d_done++;
+}
+
+/* The download side: moves whatever can move without waiting; with `blocking`, when nothing
+ * could, waits for the oldest outstanding step (a D2H to land, then a scatter to finish).
+ * Returns true when something moved. */
+bool service_downloads(Pipeline &P, bool blocking)
+{
+    if (P.mcd != M_STAGE && P.mcd != M_DIRECT) return false;
+    Workspace *w = P.w;
+    bool moved = false;
+    for (bool step = true; step && P.status == TSG_GPU_OK;) {
+        step = false;
+        while (P.d_done < P.d_submit && finished(P)) retire(P), step = true;
+        while (P.d_submit < P.d_issue && P.status == TSG_GPU_OK) {
+            cudaError_t e = TSG_STAGE(ST_SYNC, cudaEventQuery(w->ev_dn[P.d_submit % ND]));
+            if (e == cudaErrorNotReady) break;
+            if (e != cudaSuccess) { P.err(e, "download (sync)"); break; }
+            land(P);
+            step = true;
+        }
+        while (P.status == TSG_GPU_OK && issue_download(P)) step = true;
+        moved = moved || step;
+    }
+    if (!blocking || moved || P.status != TSG_GPU_OK) return moved;
+    if (P.d_submit < P.d_issue) {
+        cudaError_t e = TSG_STAGE(ST_SYNC, cudaEventSynchronize(w->ev_dn[P.d_submit % ND]));
+        if (e != cudaSuccess) {
+            P.err(e, "download (sync)");
+            return false;
+        }
+        land(P);
+        return true;
+    }
+    if (P.d_done < P.d_submit) {
+        if (P.mcd == M_STAGE) tsg_pool_wait(&P.dn[P.d_done % ND].job);
+        retire(P);
+        return true;
+    }
+    return false;
+}
+
+/* Blocks until downloads have been issued for every unit of blocks < q_limit. */
+bool downloads_issued_through(Pipeline &P, int64_t q_limit)
+{
+    if (P.mcd != M_STAGE && P.mcd != M_DIRECT) return true;
+    while (P.blocks_issued_down < q_limit && P.status == TSG_GPU_OK)
+        if (!service_downloads(P, true) && P.status == TSG_GPU_OK) {
+            snprintf(P.msg, P.len, "downloads stalled before block %lld (internal error)",
+                     (long long)q_limit);
+            P.status = TSG_GPU_EFAIL;
+        }
+    return P.status == TSG_GPU_OK;
+}
+
+/* ---- launches ---- */
+
+int launch_piece(Pipeline &P, int64_t piece)
+{
+    const tsg_plan &pl = P.pl;
+    Workspace *w = P.w;
+    const int64_t q = piece / pl.nk, c = piece % pl.nk, i = q / pl.gn, j = q % pl.gn;
+    const float *A, *B;
+    float *C;
+    int64_t lda, ldb, ldc;
+    a_dev(P, piece, i, c, &A, &lda);
+    b_dev(P, piece, j, c, &B, &ldb);
+    c_dev(P, q, &C, &ldc);
+    cudaError_t e = cudaSuccess;
+    if (c == 0 && !pl.resident && q >= 2 && P.mcd != M_INPLACE) { /* C buffer reuse */
+        if (!downloads_issued_through(P, q - 1)) return P.status;
+        e = cudaStreamWaitEvent(w->s_comp, w->ev_cfree[q % 2], 0);
+    }
+    const int64_t kl = P.klen(c);
+    const int64_t splits = (kl + pl.split_kc - 1) / pl.split_kc;
+    if (e == cudaSuccess)
+        e = TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(
+                                     P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
+                                     splits, P.p->alpha, A, lda, B, ldb, c == 0 ? P.p->beta : 1.0f, C,
+                                     ldc, splits > 1 ? P.dev(P.offW) : nullptr, w->s_comp));
+    if (e == cudaSuccess && !pl.resident) e = cudaEventRecord(w->ev_launch[piece % RING], w->s_comp);
+    if (e == cudaSuccess && c == pl.nk - 1) {
+        /* the block is computed: its event slot must have been consumed by downloads */
+        if (q >= NB && !downloads_issued_through(P, q - NB + 1)) return P.status;
+        e = cudaEventRecord(w->ev_block[q % NB], w->s_comp);
+        if (e == cudaSuccess) P.blocks_launched = q + 1;
+    }
+    if (e != cudaSuccess) return P.err(e, "kernel launch");
+    return TSG_GPU_OK;
+}
+
+/* Launches every piece before `limit` (their units are all issued on s_up). */
+int launch_ready(Pipeline &P, int64_t limit)
+{
+    if (P.next_launch >= limit) return TSG_GPU_OK;
+    Workspace *w = P.w;
+    cudaError_t e = cudaEventRecord(w->ev_ready, w->s_up);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(w->s_comp, w->ev_ready, 0);
+    if (e != cudaSuccess) return P.err(e, "launch ordering");
+    while (P.next_launch < limit && P.status == TSG_GPU_OK) {
+        launch_piece(P, P.next_launch++);
+        if (!P.touch_started && P.status == TSG_GPU_OK) { /* C's first touch after the first launch */
+            P.touch_started = true;
+            if (P.touch.lo) {
+                tsg_pool_submit(&P.touch_job, touch_part, &P.touch,
+                                std::max(1, std::min(g_copy_threads, 16)));
+                P.pending.push_back(&P.touch_job);
+            }
+        }
+    }
+    return P.status;
+}
+
+/* ---- uploads ---- */
+
+/* Issues the DMA of the oldest gathered unit. */
+int issue_unit(Pipeline &P)
+{
+    Workspace *w = P.w;
+    const int e_idx = (int)(P.u_issue % NS);
+    const Unit &u = P.ring_units[e_idx];
+    /* every earlier piece has all its units up: launch them first (bounded mode's ring entries
+     * and C buffers are reused only after the launches that read them are recorded) */
+    if (launch_ready(P, u.piece) != TSG_GPU_OK) return P.status;
+    cudaError_t e = cudaSuccess;
+    if (u.ring >= 0 && u.piece >= RING) /* bounded mode: the ring entry's last reader is done */
+        e = cudaStreamWaitEvent(w->s_up, w->ev_launch[u.ring], 0);
+    if (e == cudaSuccess && u.cblock >= 2 && !P.pl.resident) { /* C buffer's last download */
+        if (!downloads_issued_through(P, u.cblock - 1)) return P.status;
+        e = cudaStreamWaitEvent(w->s_up, w->ev_cfree[u.cblock % 2], 0);
+    }
+    if (e == cudaSuccess) {
+        if (u.mode == M_STAGE)
+            e = TSG_STAGE(ST_UPLOAD, cudaMemcpyAsync(u.dev, up_slot(w, e_idx),
+                                                     (size_t)(u.host.cols * u.dld * 4),
+                                                     cudaMemcpyHostToDevice, w->s_up));
+        else
+            e = TSG_STAGE(ST_UPLOAD, cudaMemcpy2DAsync(u.dev, u.dld * 4, u.host.src, u.host.sld * 4,
+                                                       u.host.rows * 4, u.host.cols,
+                                                       cudaMemcpyHostToDevice, w->s_up));
+    }
+    if (e == cudaSuccess) e = cudaEventRecord(w->ev_up[e_idx], w->s_up);
+    if (e != cudaSuccess) return P.err(e, "upload (H2D)");
+    P.u_issue++;
+    return TSG_GPU_OK;
+}
+
+/* Puts the next unit into the ring (gather submitted) if its entry is free. blocking: wait for
+ * the entry's previous DMA. Returns true when a unit was added. */
+bool refill(Pipeline &P, bool blocking)
+{
+    if (P.g_done || P.u_submit >= P.u_issue + NS) return false;
+    Workspace *w = P.w;
+    const int e_idx = (int)(P.u_submit % NS);
+    if (P.u_submit >= NS && P.ring_staged[e_idx]) { /* the slot's last DMA must be done */
+        cudaError_t e = TSG_STAGE(ST_SYNC, blocking ? cudaEventSynchronize(w->ev_up[e_idx])
+                                                    : cudaEventQuery(w->ev_up[e_idx]));
+        if (e == cudaErrorNotReady) return false;
+        if (e != cudaSuccess) { P.err(e, "upload (sync)"); return false; }
+    }
+    Unit u;
+    if (!gen_next(P, &u)) return false;
+    P.ring_units[e_idx] = u;
+    P.ring_staged[e_idx] = u.mode == M_STAGE;
+    if (u.mode == M_STAGE) {
+        P.ring_copy[e_idx] = u.host;
+        P.ring_copy[e_idx].dst = up_slot(w, e_idx);
+        tsg_pool_submit(&P.ring_job[e_idx], copy_part, &P.ring_copy[e_idx], copy_parts(P.ring_copy[e_idx]));
+    }
+    P.u_submit++;
+    return true;
+}
+
+bool unit_ready(Pipeline &P)
+{
+    if (P.u_issue >= P.u_submit) return false;
+    const int e_idx = (int)(P.u_issue % NS);
+    return P.ring_units[e_idx].mode != M_STAGE || tsg_pool_done(&P.ring_job[e_idx]);
+}
+
+/* Waits for every copy job of the call (gathers, scatters, the first touch). */
+void drain_jobs(Pipeline &P)
+{
+    for (int64_t u = P.u_issue; u < P.u_submit; ++u)
+        if (P.ring_units[u % NS].mode == M_STAGE) tsg_pool_wait(&P.ring_job[u % NS]);
+    if (P.mcd == M_STAGE)
+        for (int64_t d = P.d_done; d < P.d_submit; ++d) tsg_pool_wait(&P.dn[d % ND].job);
+    for (tsg_job *j : P.pending) tsg_pool_wait(j);
+}
+
+int run_pipeline(Pipeline &P)
+{
+    Workspace *w = P.w;
+    const tsg_plan &pl = P.pl;
+    P.pieces = pl.gm * pl.gn * pl.nk;
+    while (P.status == TSG_GPU_OK) {
+        if (g_exiting.load(std::memory_order_relaxed)) {
+            snprintf(P.msg, P.len, "the process is exiting");
+            P.status = TSG_GPU_EFAIL;
+            break;
+        }
+        bool moved = false;
+        while (P.status == TSG_GPU_OK && unit_ready(P)) { /* DMAs back to back */
+            issue_unit(P);
+            moved = true;
+        }
+        if (P.status != TSG_GPU_OK) break;
+        launch_ready(P, next_unit_piece(P));
+        while (P.status == TSG_GPU_OK && refill(P, false)) moved = true;
+        if (service_downloads(P, false)) moved = true;
+        if (P.status != TSG_GPU_OK) break;
+        if (P.u_issue == P.u_submit && P.g_done) break; /* every unit is up */
+        if (moved) continue;
+        if (P.u_issue < P.u_submit) { /* help gather the unit the DMA engine needs next */
+            tsg_pool_wait(&P.ring_job[P.u_issue % NS]);
+        } else {
+            refill(P, true); /* the ring is full of DMAs in flight: wait for the oldest */
+        }
+    }
+    if (P.status == TSG_GPU_OK) launch_ready(P, P.pieces);
+    /* the rest of C comes down */
+    while (P.status == TSG_GPU_OK && (P.mcd == M_STAGE || P.mcd == M_DIRECT) &&
+           P.done.blocks < total_blocks(P)) {
+        if (g_exiting.load(std::memory_order_relaxed)) {
+            snprintf(P.msg, P.len, "the process is exiting");
+            P.status = TSG_GPU_EFAIL;
+            break;
+        }
+        if (!service_downloads(P, true) && P.status == TSG_GPU_OK) {
+            snprintf(P.msg, P.len, "download stalled at block %lld of %lld (internal error)",
+                     (long long)P.done.blocks, (long long)total_blocks(P));
+            P.status = TSG_GPU_EFAIL;
+        }
+    }
+    if (P.status == TSG_GPU_OK && P.mcd == M_INPLACE) {
+        cudaError_t e = TSG_STAGE(ST_SYNC, cudaStreamSynchronize(w->s_comp));
+        if (e != cudaSuccess) P.err(e, "kernel (sync)");
+    }
+    /* On the way out, success or not: no copy thread and no DMA touches the call's memory any
+     * more when we return (the slots go back to the pool, the caller's C is final or original). */
+    drain_jobs(P);
+    if (P.status != TSG_GPU_OK) {
+        cudaStreamSynchronize(w->s_up);
+        cudaStreamSynchronize(w->s_comp);
+        cudaStreamSynchronize(w->s_down);
+        if (P.status != TSG_GPU_EFATAL) (void)cudaGetLastError();
+    }
+    return P.status;
+}
+
+/* How each operand moves (tsg_gpu.h): pageable -> staged, pinned -> direct DMA, managed and
+ * device -> in place; C comes down in place only when it cannot be half-written on failure
+ * with a value the CPU retry would read (device memory, or managed with beta = 0). */
+void choose_modes(const tsg_problem *p, Pipeline &P)
+{
+    auto mode_of = [](unsigned char where) {
+        return where == TSG_PINNED ? M_DIRECT : where == TSG_HOST ? M_STAGE : M_INPLACE;
+    };
+    P.ma = mode_of(p->where_a);
+    P.mb = mode_of(p->where_b);
+    const bool beta = p->beta != 0.0f;
+    switch (p->where_c) {
+    case TSG_DEVICE: P.mcu = M_NONE, P.mcd = M_INPLACE; break;
+    case TSG_MANAGED: /* in place only when a half-written C cannot mislead a retry */
+        if (beta) P.mcu = M_STAGE, P.mcd = M_STAGE;
+        else P.mcu = M_NONE, P.mcd = M_INPLACE;
+        break;
+    case TSG_PINNED: P.mcu = beta ? M_DIRECT : M_NONE, P.mcd = beta ? M_STAGE : M_DIRECT; break;
+    default: P.mcu = beta ? M_STAGE : M_NONE, P.mcd = M_STAGE; break;
+    }
+}
+
+tsg_plan_limits plan_limits()
+{
+    tsg_plan_limits lim;
+    lim.device_bytes = call_budget();
+    lim.tile_m = tsg::kernel_tile_m();
+    lim.tile_n = tsg::kernel_tile_n();
+    lim.slots = g_sms;
+    lim.split_min_k = SPLIT_MIN_K;
+    return lim;
+}
+
+int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
+{
+    Pipeline P;
+    P.p = p;
+    P.w = w;
+    P.msg = msg;
+    P.len = len;
+    choose_modes(p, P);
+    tsg_plan_limits lim = plan_limits();
+    if (tsg_plan_make(p, &lim, &P.pl) != 0) {
+        snprintf(msg, len, "the problem does not fit in the device memory budget (%.3g MiB)",
+                 lim.device_bytes / (1 << 20));
+        return TSG_GPU_ENOMEM;
+    }
+    done->bm = P.pl.bm;
+    done->bn = P.pl.bn;
+    done->blocks = done->cols = 0;
+    int st = ensure_arena(w, (size_t)layout(P) * 4, msg, len);
+    if (st != TSG_GPU_OK) return st;
+    const bool staged = P.ma == M_STAGE || P.mb == M_STAGE || P.mcu == M_STAGE || P.mcd == M_STAGE;
+    if (staged && (st = ensure_pinned(w, msg, len)) != TSG_GPU_OK) return st;
+    /* units: about 1/16 of what crosses, within [256 KiB, one slot] */
+    double bytes = 4.0 * ((double)p->m * (double)p->k + (double)p->k * (double)p->n +
+                          2.0 * (double)p->m * (double)p->n);
+    P.unit_bytes = (int64_t)std::max<double>((double)UNIT_MIN, std::min<double>((double)w->slot_bytes, bytes / 16));
+    if (w->slot_bytes && P.unit_bytes > (int64_t)w->slot_bytes) P.unit_bytes = (int64_t)w->slot_bytes;
+    /* managed operands: move them to the GPU ahead of the first launch */
+    if (g_prop.concurrentManagedAccess) {
+        cudaMemLocation loc;
+        loc.type = cudaMemLocationTypeDevice;
+        loc.id = g_device;
+        int64_t ra, ca, rb, cb;
+        tsg_stored_shape_a(p, &ra, &ca);
+        tsg_stored_shape_b(p, &rb, &cb);
+        if (p->where_a == TSG_MANAGED)
+            cudaMemPrefetchAsync(p->a, (size_t)tsg_extent(ra, ca, p->lda) * 4, loc, 0, w->s_comp);
+        if (p->where_b == TSG_MANAGED)
+            cudaMemPrefetchAsync(p->b, (size_t)tsg_extent(rb, cb, p->ldb) * 4, loc, 0, w->s_comp);
+        if (p->where_c == TSG_MANAGED && P.mcd == M_INPLACE)
+            cudaMemPrefetchAsync(p->c, (size_t)tsg_extent(p->m, p->n, p->ldc) * 4, loc, 0, w->s_comp);
+        (void)cudaGetLastError(); /* a prefetch that is refused only costs speed */
+    }
+    /* first touch of a fresh pageable C (beta = 0: the call writes every element) */
+    if (P.mcd == M_STAGE && p->where_c == TSG_HOST && p->beta == 0.0f) {
+        const size_t cbytes = (size_t)tsg_extent(p->m, p->n, p->ldc) * 4;
+        if (!resident(p->c, cbytes)) {
+            const long page = sysconf(_SC_PAGESIZE);
+            P.touch.c_lo = p->c;
+            P.touch.c_hi = p->c + tsg_extent(p->m, p->n, p->ldc);
+            P.touch.lo = (char *)((uintptr_t)p->c & ~(uintptr_t)(page - 1));
+            P.touch.hi = (char *)(((uintptr_t)p->c + cbytes + page - 1) & ~(uintptr_t)(page - 1));
+        }
+    }
+    st = run_pipeline(P);
+    if (st == TSG_GPU_OK) done->blocks = total_blocks(P), done->cols = 0;
+    else if (P.mcd == M_STAGE || P.mcd == M_DIRECT) *done = P.done, done->bm = P.pl.bm, done->bn = P.pl.bn;
+    /* in place: nothing of the host's C was written by us; a retry redoes everything */
+    return st;
+}
+
+/* ------------------------------------------------------------------ in-place calls */
+
+/* Split-K of a single launch on device data (the pipeline plans its own). */
+struct SplitPlan {
+    int64_t splits, kslice;
+};
+
+SplitPlan plan_split(int64_t m, int64_t n, int64_t k)
+{
+    const int64_t tm = tsg::kernel_tile_m(), tn = tsg::kernel_tile_n();
+    const int64_t tiles = ((m + tm - 1) / tm) * ((n + tn - 1) / tn);
+    SplitPlan one = {1, k};
+    if (2 * tiles > g_sms || k < 2 * SPLIT_MIN_K) return one;
+    int64_t s = std::min(g_sms / tiles, k / SPLIT_MIN_K);
+    s = std::min<int64_t>(s, (int64_t)(((size_t)1 << 30) / ((size_t)m * n * sizeof(float))));
+    if (s < 2) return one;
+    int64_t kslice = ((k + s - 1) / s + 7) / 8 * 8;
+    return SplitPlan{(k + kslice - 1) / kslice, kslice};
+}
+
+/* Enqueues the whole product on device-accessible operands (any sizes, scalar rules too). */
+int launch_in_place(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A,
+                    int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                    cudaStream_t s, float *W, SplitPlan sp, char *msg, size_t len)
+{
+    if (m == 0 || n == 0) return TSG_GPU_OK;
+    if (k == 0 || alpha == 0.0f) {
+        if (beta == 1.0f) return TSG_GPU_OK;
+        TSG_TRY(TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_scale(m, n, beta, C, ldc, s)));
+        return TSG_GPU_OK;
+    }
+    TSG_TRY(TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(ta, tb, m, n, k, sp.kslice, sp.splits,
+                                                                 alpha, A, lda, B, ldb, beta, C, ldc,
+                                                                 W, s)));
+    return TSG_GPU_OK;
+}
+
+int sgemm_in_place(Workspace *w, const tsg_problem *p, char *msg, size_t len)
+{
+    SplitPlan sp = (p->k > 0 && p->alpha != 0.0f) ? plan_split(p->m, p->n, p->k) : SplitPlan{1, p->k};
+    float *W = nullptr;
+    if (sp.splits > 1) {
+        if (ensure_arena(w, (size_t)(sp.splits * p->m * p->n) * 4, msg, len) == TSG_GPU_OK) {
+            W = w->arena;
+        } else {
+            (void)cudaGetLastError();
+            sp = SplitPlan{1, p->k};
+        }
+    }
+    if (g_prop.concurrentManagedAccess) {
+        cudaMemLocation loc;
+        loc.type = cudaMemLocationTypeDevice;
+        loc.id = g_device;
+        int64_t ra, ca, rb, cb;
+        tsg_stored_shape_a(p, &ra, &ca);
+        tsg_stored_shape_b(p, &rb, &cb);
+        if (p->where_a == TSG_MANAGED && p->k > 0 && p->alpha != 0.0f)
+            cudaMemPrefetchAsync(p->a, (size_t)tsg_extent(ra, ca, p->lda) * 4, loc, 0, w->s_comp);
+        if (p->where_b == TSG_MANAGED && p->k > 0 && p->alpha != 0.0f)
+            cudaMemPrefetchAsync(p->b, (size_t)tsg_extent(rb, cb, p->ldb) * 4, loc, 0, w->s_comp);
+        if (p->where_c == TSG_MANAGED)
+            cudaMemPrefetchAsync(p->c, (size_t)tsg_extent(p->m, p->n, p->ldc) * 4, loc, 0, w->s_comp);
+        (void)cudaGetLastError();
+    }
+    int st = launch_in_place(p->transa, p->transb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b,
+                             p->ldb, p->beta, p->c, p->ldc, w->s_comp, W, sp, msg, len);
+    if (st != TSG_GPU_OK) return st;
+    TSG_TRY(TSG_STAGE(ST_SYNC, cudaStreamSynchronize(w->s_comp)));
+    return TSG_GPU_OK;
+}
+
+/* Device operands must live on our GPU. */
+int check_placement(const tsg_problem *p, char *msg, size_t len)
+{
+    const void *ptrs[3] = {p->a, p->b, p->c};
+    const unsigned char where[3] = {p->where_a, p->where_b, p->where_c};
+    const char *names[3] = {"A", "B", "C"};
+    for (int i = 0; i < 3; ++i) {
+        if (where[i] != TSG_DEVICE) continue;
+        cudaPointerAttributes at;
+        cudaError_t e = cudaPointerGetAttributes(&at, ptrs[i]);
+        if (e != cudaSuccess) return fail(e, "cudaPointerGetAttributes", msg, len);
+        if (at.type == cudaMemoryTypeDevice && at.device != g_device) {
+            snprintf(msg, len, "%s is memory of GPU %d; tsgemm runs on GPU %d (TSGEMM_DEVICE)",
+                     names[i], at.device, g_device);
+            return TSG_GPU_EPLACE;
+        }
+    }
+    return TSG_GPU_OK;
+}
+
+/* The caller's thread: current context saved at entry, restored at exit. */
+struct ContextGuard {
+    void *saved = nullptr;
+    bool have = false;
+    ContextGuard() { have = g_ctx_get && g_ctx_get(&saved) == 0; }
+    ~ContextGuard()
+    {
+        if (have && g_ctx_set) g_ctx_set(saved);
+    }
+};
+
+double now_s()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+} /* namespace */
+
+/* ------------------------------------------------------------------ tsg_gpu.h */
+
+extern "C" int tsg_gpu_device_count(int *count)
+{
+    *count = 0;
+    cudaError_t e = cudaGetDeviceCount(count);
+    if (e != cudaSuccess) {
+        *count = 0;
+        return classify(e) == TSG_GPU_EFAIL ? TSG_GPU_ENODEV : classify(e);
+    }
+    return TSG_GPU_OK;
+}
+
+extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, char *info, size_t len)
+{
+    char *msg = info;
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        if (e == cudaErrorInsufficientDriver)
+            snprintf(info, len, "no CUDA driver, or one older than this CUDA runtime (%s)",
+                     cudaGetErrorName(e));
+        else
+            snprintf(info, len, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+        return classify(e) == TSG_GPU_EFAIL ? TSG_GPU_ENODEV : classify(e);
+    }
+    if (count == 0) {
+        snprintf(info, len, "no CUDA device");
+        return TSG_GPU_ENODEV;
+    }
+    /* libcuda is loaded now (cudart loaded it): the context calls of the driver */
+    void *cu = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (cu) {
+        g_ctx_get = (ctx_get_fn)dlsym(cu, "cuCtxGetCurrent");
+        g_ctx_set = (ctx_set_fn)dlsym(cu, "cuCtxSetCurrent");
+    }
+    ContextGuard guard;
+    g_device = (device >= 0 && device < count) ? device : 0;
+    *used = g_device;
+    TSG_TRY(cudaSetDevice(g_device));
+    TSG_TRY(cudaFree(nullptr)); /* creates the context now, not inside the first timed call */
+    TSG_TRY(cudaGetDeviceProperties(&g_prop, g_device));
+    int per_sm = 0;
+    TSG_TRY((cudaError_t)tsg::kernel_blocks_per_sm(&per_sm));
+    g_sms = g_prop.multiProcessorCount;
+    /* budgets: pinned slots and workspaces, device memory */
+    g_pinned_cap = cfg && cfg->pinned_bytes > 0 ? cfg->pinned_bytes : (double)(512u << 20);
+    const double per_ws = (double)((NS + ND) * SLOT_MAX);
+    g_max_ws = std::max(1, (int)(g_pinned_cap / per_ws));
+    g_slot_bytes = (size_t)std::min<double>((double)SLOT_MAX, g_pinned_cap / (double)((NS + ND) * g_max_ws));
+    g_slot_bytes = std::max(SLOT_MIN, g_slot_bytes & ~(size_t)4095);
+    g_device_cap = cfg && cfg->device_bytes > 0 ? cfg->device_bytes : 0.75 * (double)g_prop.totalGlobalMem;
+    const int cpus = tsg_pool_usable_cpus();
+    g_copy_threads = cfg && cfg->copy_threads > 0 ? cfg->copy_threads : std::min(16, std::max(2, cpus - 1));
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    snprintf(info, len,
+             "device %d of %d: %s, sm_%d%d, %d SMs, %.1f GiB; driver CUDA %d.%d, runtime %d.%d; "
+             "%d copy threads, %d x %.0f MiB pinned slots per call, up to %d calls at once",
+             g_device, count, g_prop.name, g_prop.major, g_prop.minor, g_prop.multiProcessorCount,
+             (double)g_prop.totalGlobalMem / (1 << 30), drv / 1000, drv % 1000 / 10, rt / 1000,
+             rt % 1000 / 10, g_copy_threads, NS + ND, (double)g_slot_bytes / (1 << 20), g_max_ws);
+    return TSG_GPU_OK;
+}
+
+extern "C" int tsg_gpu_uuid(char *buf, size_t len)
+{
+    size_t pos = 0;
+    for (int i = 0; i < 16 && pos + 3 <= len; ++i)
+        pos += snprintf(buf + pos, len - pos, "%02x", (unsigned char)g_prop.uuid.bytes[i]);
+    return TSG_GPU_OK;
+}
+
+extern "C" int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len)
+{
+    done->bm = done->bn = 1;
+    done->blocks = done->cols = 0;
+    ContextGuard guard;
+    cudaError_t e = cudaSetDevice(g_device);
+    if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
+    int st = check_placement(p, msg, len);
+    if (st != TSG_GPU_OK) return st;
+    const bool in_place = p->where_a >= TSG_MANAGED && p->where_b >= TSG_MANAGED &&
+                          (p->where_c == TSG_DEVICE || (p->where_c == TSG_MANAGED && p->beta == 0.0f));
+    const bool scalar_only = p->k == 0 || p->alpha == 0.0f;
+    if (!in_place && !scalar_only) tsg_pool_start(g_copy_threads); /* once; blocked when idle */
+    g_inflight++;
+    Workspace *w;
+    st = acquire(&w, msg, len);
+    if (st == TSG_GPU_OK) {
+        st = (in_place || scalar_only) ? sgemm_in_place(w, p, msg, len) : sgemm_pipeline(w, p, done, msg, len);
+        if (st != TSG_GPU_OK && st != TSG_GPU_EFATAL) {
+            cudaStreamSynchronize(w->s_comp); /* leave no work queued on a reused stream */
+            (void)cudaGetLastError();
+        }
+        give_back(w, st);
+    }
+    g_inflight--;
+    return st;
+}
+
+extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k,
+                                    float alpha, const float *a, int64_t lda, const float *b,
+                                    int64_t ldb, float beta, float *c, int64_t ldc, void *stream,
+                                    char *msg, size_t len)
+{
+    ContextGuard guard;
+    cudaError_t e = cudaSetDevice(g_device);
+    if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
+    cudaStream_t s = (cudaStream_t)stream;
+    SplitPlan sp = (m > 0 && n > 0 && k > 0 && alpha != 0.0f) ? plan_split(m, n, k) : SplitPlan{1, k};
+    float *W = nullptr;
+    /* stream-ordered allocation: the partials live exactly as long as the caller's stream needs */
+    if (sp.splits > 1 &&
+        cudaMallocAsync((void **)&W, (size_t)(sp.splits * m * n) * sizeof(float), s) != cudaSuccess) {
+        (void)cudaGetLastError();
+        sp = SplitPlan{1, k};
+        W = nullptr;
+    }
+    int st = launch_in_place(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s, W, sp,
+                             msg, len);
+    if (W) cudaFreeAsync(W, s);
+    return st;
+}
+
+extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
+{
+    /* The pipeline's own rates: real calls from populated pageable memory (as a caller's
+     * operands are), each dominated by one term:
+     *   upload   8192 x 8 x 2048: A is 64 MiB up, B and C tiny;
+     *   download 4096 x 4096 x 8: C is 64 MiB down, A and B 128 KiB each;
+     *   latency  a 64^3 call;
+     *   kernel   NN 2048^3 on device buffers (one wave of tiles on an H200). */
+    ContextGuard guard;
+    TSG_TRY(cudaSetDevice(g_device));
+    tsg_pool_start(g_copy_threads);
+    const size_t floats = (size_t)8192 * 2048 + (size_t)4096 * 4096 + 2 * (size_t)4096 * 8 + 3 * 4096;
+    void *map = mmap(nullptr, floats * 4, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (map == MAP_FAILED) {
+        snprintf(msg, len, "host allocation failed");
+        return TSG_GPU_ENOMEM;
+    }
+    float *host = (float *)map;
+    for (size_t i = 0; i < floats; i += 1024) host[i] = (float)(i % 7) * 0.25f; /* never zeros */
+    float *big = host, *cbig = host + (size_t)8192 * 2048, *small = cbig + (size_t)4096 * 4096;
+    Workspace *w = nullptr;
+    int st = TSG_GPU_OK;
+    double t_up = 1e30, t_down = 1e30, lat[5];
+    float best_kernel = 1e30f;
+    tsg_done done;
+    auto host_call = [&](int64_t m, int64_t n, int64_t k, const float *A, const float *B, float *C) {
+        tsg_problem p = {'N', 'N', m, n, k, 1.0f, 0.0f, A, m, B, k, C, m, TSG_HOST, TSG_HOST, TSG_HOST};
+        return sgemm_pipeline(w, &p, &done, msg, len);
+    };
+    cudaEvent_t t0 = nullptr, t1 = nullptr;
+    st = acquire(&w, msg, len);
+    if (st == TSG_GPU_OK) {
+        st = [&]() -> int {
+            int s;
+            for (int r = 0; r < 3; ++r) { /* r = 0 warms up (allocations, threads, page tables) */
+                double s0 = now_s();
+                if ((s = host_call(8192, 8, 2048, big, small, small + 4096 * 8))) return s;
+                if (r) t_up = std::min(t_up, now_s() - s0);
+                s0 = now_s();
+                if ((s = host_call(4096, 4096, 8, small, small + 4096 * 8, cbig))) return s;
+                if (r) t_down = std::min(t_down, now_s() - s0);
+            }
+            for (int r = 0; r < 5; ++r) {
+                double s0 = now_s();
+                if ((s = host_call(64, 64, 64, small, small + 4096, small + 8192))) return s;
+                lat[r] = now_s() - s0;
+            }
+            /* kernel: NN 2048^3 on hashed data in the arena */
+            const int64_t N = 2048;
+            if ((s = ensure_arena(w, (size_t)3 * N * N * 4, msg, len))) return s;
+            float *dA = w->arena, *dB = dA + N * N, *dC = dB + N * N;
+            TSG_TRY((cudaError_t)tsg::kernel_fill(dA, N * N, 1u, w->s_comp));
+            TSG_TRY((cudaError_t)tsg::kernel_fill(dB, N * N, 2u, w->s_comp));
+            TSG_TRY(cudaEventCreate(&t0));
+            TSG_TRY(cudaEventCreate(&t1));
+            for (int r = 0; r < 4; ++r) {
+                TSG_TRY(cudaEventRecord(t0, w->s_comp));
+                TSG_TRY((cudaError_t)tsg::kernel_sgemm('N', 'N', N, N, N, N, 1, 1.0f, dA, N, dB, N,
+                                                       0.0f, dC, N, nullptr, w->s_comp));
+                TSG_TRY(cudaEventRecord(t1, w->s_comp));
+                TSG_TRY(cudaEventSynchronize(t1));
+                float ms;
+                TSG_TRY(cudaEventElapsedTime(&ms, t0, t1));
+                if (r > 0) best_kernel = std::min(best_kernel, ms); /* r = 0 is the warm-up */
+            }
+            return TSG_GPU_OK;
+        }();
+        if (t0) cudaEventDestroy(t0);
+        if (t1) cudaEventDestroy(t1);
+        if (st == TSG_GPU_OK) free_arena(w); /* the measurement's sizes are not the caller's */
+        give_back(w, st);
+    }
+    munmap(map, floats * 4);
+    if (st != TSG_GPU_OK) return st;
+    std::sort(lat, lat + 5);
+    const double latency = lat[2];
+    out->gpu_latency_s = latency;
+    out->h2d_bps = (double)8192 * 2048 * 4 / std::max(1e-6, t_up - latency);
+    out->d2h_bps = (double)4096 * 4096 * 4 / std::max(1e-6, t_down - latency);
+    /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time; one
+     * block per SM is the model's wave (a grid of <= 132 tiles runs each block about as fast as
+     * a full SM allows: 1024^3, 64 tiles: 0.12 ms; 4096^3, 8 waves of 132: 3.6 ms) */
+    const double slots = (double)g_sms, tm = tsg::kernel_tile_m(), tn = tsg::kernel_tile_n();
+    const double tiles = std::ceil(2048.0 / tm) * std::ceil(2048.0 / tn);
+    out->gpu_flops = std::ceil(tiles / slots) * slots * 2.0 * tm * tn * 2048.0 / (best_kernel * 1e-3);
+    out->tile_m = tm;
+    out->tile_n = tn;
+    out->slots = slots;
+    out->split_min_k = SPLIT_MIN_K;
+    out->device_bytes = call_budget();
+    out->copy_threads = g_copy_threads;
+    return TSG_GPU_OK;
+}
+
+extern "C" void tsg_gpu_release(void)
+{
+    pthread_mutex_lock(&g_pool_lock);
+    Workspace *w = g_free_list;
+    g_free_list = nullptr;
+    pthread_mutex_unlock(&g_pool_lock);
+    if (!w) return;
+    ContextGuard guard;
+    cudaSetDevice(g_device);
+    while (w) {
+        Workspace *next = w->next;
+        pthread_mutex_lock(&g_pool_lock);
+        g_ws_made--;
+        pthread_mutex_unlock(&g_pool_lock);
+        destroy(w);
+        w = next;
+    }
+}
+
+extern "C" void tsg_gpu_pool_sizes(tsg_gpu_pools *out)
+{
+    out->device_bytes = (double)g_device_held.load();
+    out->device_cap = g_device_cap;
+    out->pinned_bytes = (double)g_pinned_held.load();
+    out->pinned_cap = g_pinned_cap;
+    pthread_mutex_lock(&g_pool_lock);
+    out->workspaces = g_ws_made;
+    pthread_mutex_unlock(&g_pool_lock);
+    out->copy_threads = tsg_pool_threads();
+}
+
+extern "C" void tsg_gpu_exiting(double wait_s)
+{
+    g_exiting.store(1);
+    const double t0 = now_s();
+    while (g_inflight.load() > 0 && now_s() - t0 < wait_s) usleep(1000);
+}
+
+extern "C" int tsg_gpu_kernel_info(char *buf, size_t len)
+{
+    char k[256];
+    if (tsg::kernel_describe(k, sizeof k) != 0) {
+        snprintf(buf, len, "%s", k);
+        return TSG_GPU_EFAIL;
+    }
+    snprintf(buf, len, "%s (device sm_%d%d)", k, g_prop.major, g_prop.minor);
+    return TSG_GPU_OK;
+}
+
+#ifdef TSG_FAULT_INJECTION
+extern "C" void tsg_gpu_set_fault(const char *spec)
+{
+    g_fault_stage = -2;
+    g_fault_count = 0;
+    if (!spec || !*spec) return;
+    char name[32] = "";
+    long long n = 0;
+    char every[16] = "";
+    if (sscanf(spec, "%31[a-z]:%lld:%15s", name, &n, every) < 2 || n <= 0) return;
+    int stage = -2;
+    if (!strcmp(name, "any")) stage = -1;
+    for (int i = 0; i < ST_COUNT; ++i)
+        if (!strcmp(name, stage_names[i])) stage = i;
+    g_fault_n = n;
+    g_fault_every = !strcmp(every, "every");
+    g_fault_stage = stage;
+}
+#endif
+
+/* The driver ABI that shim/tsg_residency.c uses without CUDA headers. */
+#include <cuda.h>
+static_assert(CU_POINTER_ATTRIBUTE_MEMORY_TYPE == 2 && CU_POINTER_ATTRIBUTE_IS_MANAGED == 8 &&
+                  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL == 9 && CU_MEMORYTYPE_HOST == 1 &&
+                  CU_MEMORYTYPE_DEVICE == 2 && CU_MEMORYTYPE_UNIFIED == 4,
+              "shim/tsg_residency.c's copy of the driver ABI");

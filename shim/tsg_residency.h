@@ -1,0 +1,47 @@
+/*
+ * tsg_residency.h — where a caller's operands live, for programs that use CUDA themselves
+ * (tsg_residency.c).
+ *
+ * Owns: knowing whether the CUDA driver is in this process at all (cheaply, on every call), the
+ * pointer attributes of A, B and C when it is, and waiting for the work the caller queued on its
+ * default streams. Talks to the driver (libcuda) through dlsym only when some other part of the
+ * process already loaded it: never loads it, never creates a context, works the same in a build
+ * without CUDA. Must not: dispatch, print, or call the CUDA runtime.
+ */
+#ifndef TSG_RESIDENCY_H
+#define TSG_RESIDENCY_H
+
+#include "../src/tsg_problem.h"
+
+/*
+ * 1 when libcuda is loaded in this process (by the program, a library, or tsgemm's own GPU
+ * start), else 0. Cost when it is not: two loads and a compare (the tail of the dynamic linker's
+ * object list has not changed since the last look), so a process that never touches CUDA pays
+ * nothing measurable per call (TESTING.md fault class 19; tiny-call budget, docs/NOTES.md).
+ */
+int tsg_cuda_present(void);
+
+/*
+ * Fills p->where_a/b/c from the driver's pointer attributes (cuPointerGetAttributes) for the
+ * operands the call will touch (A and B only when alpha != 0 and k != 0; C when m, n > 0).
+ * Pointers the driver does not know are ordinary host memory (TSG_HOST). *device receives the
+ * ordinal of the device operands' GPU (-1 when there is none, -2 when they are on different
+ * GPUs). Requires tsg_cuda_present().
+ */
+void tsg_classify_operands(tsg_problem *p, int *device);
+
+/* 1 when some operand is CUDA memory of any kind (pinned, managed or device). */
+static inline int tsg_any_cuda_memory(const tsg_problem *p)
+{
+    return p->where_a != TSG_HOST || p->where_b != TSG_HOST || p->where_c != TSG_HOST;
+}
+
+/*
+ * Waits until the work this thread queued before the call on the legacy default stream and on its
+ * per-thread default stream has finished (cuStreamSynchronize on CU_STREAM_LEGACY and
+ * CU_STREAM_PER_THREAD in the thread's current context), as a synchronous BLAS call that reads
+ * CUDA memory must (NVBLAS behaves the same). Nothing when the thread has no current context.
+ */
+void tsg_cuda_wait_caller_streams(void);
+
+#endif /* TSG_RESIDENCY_H */

@@ -1,0 +1,149 @@
+/*
+ * tsg_plan.c — the piece plan of the transfer pipeline and the "done" contract. See tsg_plan.h.
+ */
+#include "tsg_plan.h"
+
+/* Longest side of a C block: bounds the first chunk of A or B even for tall-skinny shapes
+ * (65536 x 64 x 4096 in one block would upload 64 MiB before the first launch). */
+#define TSG_PLAN_MAX_SIDE ((int64_t)8192)
+/* Ring depth of the bounded mode: pieces in flight while one is computed. */
+#define TSG_PLAN_RING 3
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t round_up(int64_t a, int64_t b) { return cdiv(a, b) * b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Floats of the device copies of A's pieces (all block rows, all chunks), or of one piece. */
+static double a_floats(const tsg_problem *p, const tsg_plan *pl, int all)
+{
+    /* stored rows of a piece: 'N' -> block rows, 'T' -> chunk k; padded to 4 */
+    if (!all)
+        return (double)(p->transa == 'N' ? tsg_pad4(pl->bm) * pl->kc : tsg_pad4(pl->kc) * pl->bm);
+    double f = 0;
+    for (int64_t i = 0; i < pl->gm; ++i)
+        for (int64_t c = 0; c < pl->nk; ++c) {
+            int64_t r = tsg_plan_rows(pl, p->m, i), kl = tsg_plan_klen(pl, p->k, c);
+            f += (double)(p->transa == 'N' ? tsg_pad4(r) * kl : tsg_pad4(kl) * r);
+        }
+    return f;
+}
+
+static double b_floats(const tsg_problem *p, const tsg_plan *pl, int all)
+{
+    if (!all)
+        return (double)(p->transb == 'N' ? tsg_pad4(pl->kc) * pl->bn : tsg_pad4(pl->bn) * pl->kc);
+    double f = 0;
+    for (int64_t j = 0; j < pl->gn; ++j)
+        for (int64_t c = 0; c < pl->nk; ++c) {
+            int64_t cl = tsg_plan_cols(pl, p->n, j), kl = tsg_plan_klen(pl, p->k, c);
+            f += (double)(p->transb == 'N' ? tsg_pad4(kl) * cl : tsg_pad4(cl) * kl);
+        }
+    return f;
+}
+
+static void set_blocks(const tsg_problem *p, tsg_plan *pl,
+                       int64_t bm, int64_t bn)
+{
+    pl->bm = min64(p->m, max64(bm, 1));
+    pl->bn = min64(p->n, max64(bn, 1));
+    pl->gm = cdiv(p->m, pl->bm);
+    pl->gn = cdiv(p->n, pl->bn);
+}
+
+static void set_chunks(const tsg_problem *p, const tsg_plan_limits *lim, tsg_plan *pl, int64_t kc)
+{
+    /* as many chunks as kc asks for, evened out: no short remainder chunk that costs a launch */
+    if (p->k <= kc + kc / 2) kc = p->k;
+    else kc = round_up(cdiv(p->k, cdiv(p->k, kc)), 8);
+    pl->kc = kc;
+    pl->nk = cdiv(p->k, kc);
+    /* split-K of each launch: a block grid that fills at most half a wave is split into slices of
+     * at least split_min_k, enough of them to fill one wave */
+    const int64_t tiles = cdiv(pl->bm, lim->tile_m) * cdiv(pl->bn, lim->tile_n);
+    int64_t s = 1;
+    if (lim->split_min_k > 0 && 2 * tiles <= lim->slots && kc >= 2 * lim->split_min_k)
+        s = min64(lim->slots / tiles, kc / lim->split_min_k);
+    pl->split_kc = s > 1 ? round_up(cdiv(kc, s), 8) : kc;
+    pl->splits = cdiv(kc, pl->split_kc);
+}
+
+static double plan_bytes(const tsg_problem *p, tsg_plan *pl, int resident)
+{
+    const double cblock = (double)tsg_pad4(pl->bm) * (double)pl->bn;
+    const double w = pl->splits > 1 ? (double)pl->splits * (double)pl->bm * (double)pl->bn : 0;
+    if (resident) {
+        double cf = 0;
+        for (int64_t i = 0; i < pl->gm; ++i) cf += (double)tsg_pad4(tsg_plan_rows(pl, p->m, i)) * p->n;
+        return 4.0 * (a_floats(p, pl, 1) + b_floats(p, pl, 1) + cf + w);
+    }
+    return 4.0 * (TSG_PLAN_RING * (a_floats(p, pl, 0) + b_floats(p, pl, 0)) + 2 * cblock + w);
+}
+
+int tsg_plan_make(const tsg_problem *p, const tsg_plan_limits *lim, tsg_plan *out)
+{
+    const int64_t m = p->m, n = p->n;
+    const int64_t tm = lim->tile_m > 0 ? lim->tile_m : 1, tn = lim->tile_n > 0 ? lim->tile_n : 1;
+    tsg_plan pl;
+    /* C blocks: about TSG_PLAN_BLOCK_AREA floats, the longer side halved first, no side over
+     * TSG_PLAN_MAX_SIDE, multiples of the tile */
+    int64_t gm = 1, gn = 1;
+    if ((double)m * (double)n > (double)TSG_PLAN_ONE_BLOCK) {
+        while ((double)cdiv(m, gm) * (double)cdiv(n, gn) > (double)TSG_PLAN_BLOCK_AREA) {
+            if (cdiv(m, gm) >= cdiv(n, gn)) gm *= 2;
+            else gn *= 2;
+        }
+    }
+    while (cdiv(m, gm) > TSG_PLAN_MAX_SIDE) gm *= 2;
+    while (cdiv(n, gn) > TSG_PLAN_MAX_SIDE) gn *= 2;
+    set_blocks(p, &pl, round_up(cdiv(m, gm), tm), round_up(cdiv(n, gn), tn));
+    /* K chunks: the first chunk of A and B about TSG_PLAN_FIRST_FLOATS */
+    int64_t kc = min64(TSG_PLAN_FIRST_FLOATS / (pl.bm + pl.bn), p->k / 4);
+    kc = max64(TSG_PLAN_MIN_KC, min64(TSG_PLAN_MAX_KC, kc)) & ~(int64_t)7;
+    set_chunks(p, lim, &pl, kc);
+    pl.resident = 1;
+    pl.device_bytes = plan_bytes(p, &pl, 1);
+    /* Bigger than the budget: a bounded ring of pieces, then smaller blocks and chunks. */
+    while (pl.device_bytes > lim->device_bytes) {
+        if (pl.resident) {
+            pl.resident = 0;
+        } else if (pl.bm > tm || pl.bn > tn) {
+            if (pl.bm >= pl.bn) set_blocks(p, &pl, round_up(cdiv(pl.bm, 2), tm), pl.bn);
+            else set_blocks(p, &pl, pl.bm, round_up(cdiv(pl.bn, 2), tn));
+            set_chunks(p, lim, &pl, pl.kc);
+        } else if (pl.kc > 8) {
+            set_chunks(p, lim, &pl, max64(8, (pl.kc / 2) & ~(int64_t)7));
+        } else {
+            return -1;
+        }
+        pl.device_bytes = plan_bytes(p, &pl, pl.resident);
+    }
+    *out = pl;
+    return 0;
+}
+
+tsg_problem tsg_problem_window(const tsg_problem *p, int64_t r0, int64_t rows, int64_t c0,
+                               int64_t cols)
+{
+    tsg_problem q = *p;
+    q.m = rows;
+    q.n = cols;
+    q.a = p->transa == 'N' ? p->a + r0 : p->a + r0 * p->lda;
+    q.b = p->transb == 'N' ? p->b + c0 * p->ldb : p->b + c0;
+    q.c = p->c + r0 + c0 * p->ldc;
+    return q;
+}
+
+int tsg_done_remaining(const tsg_problem *p, const tsg_done *d, tsg_problem out[2])
+{
+    const int64_t bm = d->bm > 0 ? d->bm : p->m, bn = d->bn > 0 ? d->bn : p->n;
+    const int64_t gn = cdiv(p->n, bn), gm = cdiv(p->m, bm);
+    int64_t i = d->blocks / gn, j = d->blocks % gn;
+    if (d->blocks < 0 || i >= gm) return 0; /* everything is final */
+    int64_t col = j * bn + (d->cols > 0 ? d->cols : 0); /* first column not final in row i */
+    int count = 0;
+    const int64_t r0 = i * bm, rows = p->m - r0 < bm ? p->m - r0 : bm;
+    if (col < p->n) out[count++] = tsg_problem_window(p, r0, rows, col, p->n - col);
+    if (r0 + rows < p->m) out[count++] = tsg_problem_window(p, r0 + rows, p->m - r0 - rows, 0, p->n);
+    return count;
+}

@@ -1,0 +1,119 @@
+/*
+ * tsg_plan.h — how one call from host memory is cut into pieces for the transfer pipeline, and
+ * what part of C is final after a pipeline stopped half-way.
+ *
+ * Owns: the piece plan (C blocks, K chunks, split-K of each launch, whether A and B stay on the
+ * device), shared by the executor (kernels/), which runs it, and the cost model
+ * (src/tsg_dispatch.c), which prices it; and the "done" contract between the GPU backend and the
+ * CPU retry. Must not: know CUDA, print, or depend on anything measured at run time — a plan is a
+ * pure function of the shape and the limits, so results are bit-identical from run to run,
+ * whatever the load, the copy threads or the other callers (TESTING.md fault class 16/20).
+ *
+ * A call C = alpha*op(A)*op(B) + beta*C (column-major, m x n x k) becomes:
+ *   - C blocks of bm x bn (the last row/column of blocks smaller), visited in row-major block
+ *     order: block (i, j) is number i*gn + j. Blocks let C come down while later blocks compute.
+ *   - K chunks of kc (the last one shorter). Chunk c of block (i, j) multiplies the stored
+ *     sub-rectangles of A (rows/cols of block row i, k range of chunk c) and of B (block column
+ *     j, chunk c) and accumulates into block (i, j) on the device: beta for chunk 0, 1 after.
+ *     Chunks let the first launch start as soon as its first chunk is up.
+ *   - every launch splits its chunk into slices of split_kc along k (split-K, reduced in a fixed
+ *     order) when the block's tile grid is too small to fill the GPU. Chunk and slice boundaries
+ *     are the same for every block, so every element of C is summed in the same order whatever
+ *     the block sizes.
+ * Each byte of A and B crosses PCIe once when `resident` (A and B stay on the device for the
+ * call); otherwise (a problem larger than the device budget) each piece uploads its chunks into
+ * a bounded ring and A/B cross again for each block they meet.
+ */
+#ifndef TSG_PLAN_H
+#define TSG_PLAN_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include <stdint.h>
+
+#include "tsg_problem.h"
+
+/* What the executor can give one call. Bytes are device or pinned host bytes. */
+typedef struct tsg_plan_limits {
+    double device_bytes; /* device memory this call may hold (buffers for A, B, C, split-K) */
+    int64_t tile_m, tile_n; /* C tile of one thread block of the kernel                     */
+    int64_t slots;       /* thread blocks resident at once on the device (one full wave)     */
+    int64_t split_min_k; /* smallest k of a split-K slice                                     */
+} tsg_plan_limits;
+
+typedef struct tsg_plan {
+    int64_t bm, bn, gm, gn; /* C block and the block grid (gm = ceil(m/bm), gn = ceil(n/bn))  */
+    int64_t kc, nk;         /* K chunk, number of chunks                                       */
+    int64_t split_kc;       /* k of one split-K slice (kc when a launch is not split)          */
+    int64_t splits;         /* slices of a full chunk: ceil(kc / split_kc)                    */
+    int resident;           /* 1: A and B are uploaded once and stay for the call              */
+    double device_bytes;    /* device memory the plan needs (floats * 4)                       */
+} tsg_plan;
+
+/* Device floats are padded to whole 16-byte groups: every device leading dimension is a multiple
+ * of 4 so the kernel's vector loads apply even when the caller's lda is odd. */
+static inline int64_t tsg_pad4(int64_t x) { return (x + 3) & ~(int64_t)3; }
+
+/*
+ * Makes the plan for legal problem p (m, n, k > 0). Returns 0, or -1 when not even the smallest
+ * pieces fit in lim->device_bytes (the call then cannot run on the GPU).
+ * Rules (measured on the H200, docs/NOTES.md "Pipeline schedule"):
+ *   - one block when C is at most TSG_PLAN_ONE_BLOCK floats, else blocks of about
+ *     TSG_PLAN_BLOCK_AREA floats, multiples of the tile, the longer side split first;
+ *   - kc: the first chunk of A and B (bm + bn) * kc floats about TSG_PLAN_FIRST_FLOATS (the
+ *     kernel starts after ~0.1 ms of upload) and at most k / 4 (small problems still overlap
+ *     upload and compute), kc in [TSG_PLAN_MIN_KC, TSG_PLAN_MAX_KC], a multiple of 8; a K of at
+ *     most 1.5 kc is one chunk;
+ *   - split-K when 2 * tiles <= slots: slices of at least split_min_k filling one wave.
+ */
+int tsg_plan_make(const tsg_problem *p, const tsg_plan_limits *lim, tsg_plan *out);
+
+/* Rows and columns of block (i, j), and of chunk c (its k length). */
+static inline int64_t tsg_plan_rows(const tsg_plan *pl, int64_t m, int64_t i)
+{
+    return m - i * pl->bm < pl->bm ? m - i * pl->bm : pl->bm;
+}
+static inline int64_t tsg_plan_cols(const tsg_plan *pl, int64_t n, int64_t j)
+{
+    return n - j * pl->bn < pl->bn ? n - j * pl->bn : pl->bn;
+}
+static inline int64_t tsg_plan_klen(const tsg_plan *pl, int64_t k, int64_t c)
+{
+    return k - c * pl->kc < pl->kc ? k - c * pl->kc : pl->kc;
+}
+
+/*
+ * What is final in C after a GPU attempt that stopped: the first `blocks` blocks in row-major
+ * block order of a bm x bn grid (gn blocks per block row), and the first `cols` columns of the
+ * block after them. Everything else in C's window still holds the caller's original values.
+ * A backend that finished nothing reports blocks = cols = 0 (bm, bn may then be anything >= 1).
+ */
+typedef struct tsg_done {
+    int64_t bm, bn;
+    int64_t blocks, cols;
+} tsg_done;
+
+/*
+ * The at most two sub-problems that finish p after `d`: the rest of the current block row, then
+ * every later row. Each is p restricted to a rectangle of C (A, B and C pointers moved, m/n
+ * shrunk; lds, transposes, alpha and beta unchanged). Returns how many were written to out[].
+ */
+int tsg_done_remaining(const tsg_problem *p, const tsg_done *d, tsg_problem out[2]);
+
+/* p restricted to rows [r0, r0 + rows) and columns [c0, c0 + cols) of C. */
+tsg_problem tsg_problem_window(const tsg_problem *p, int64_t r0, int64_t rows, int64_t c0,
+                               int64_t cols);
+
+#define TSG_PLAN_ONE_BLOCK ((int64_t)1 << 20)   /* 4 MiB of C: one block       */
+#define TSG_PLAN_BLOCK_AREA ((int64_t)1 << 21)  /* 8 MiB of C per block        */
+#define TSG_PLAN_FIRST_FLOATS ((int64_t)1 << 21) /* first chunk of A and B: 8 MiB */
+#define TSG_PLAN_MIN_KC 256
+#define TSG_PLAN_MAX_KC 4096
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TSG_PLAN_H */

@@ -1,0 +1,185 @@
+/*
+ * test_plan.c — src/tsg_plan.c: the transfer pipeline's piece plan and the "done" contract.
+ *
+ * Proves: blocks and chunks cover C and K exactly for any shape (edges included); chunk and
+ * split-K boundaries are multiples of 8 and the same for every block (the summation order of an
+ * element does not depend on the blocks); the plan fits the device budget, switches to the bounded
+ * mode and then to smaller pieces when the budget shrinks, and refuses when nothing fits; the
+ * shapes the issue names get the pieces docs/NOTES.md describes; tsg_done_remaining returns
+ * exactly the complement of what a backend reports final, for every possible report.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tsg_plan.h"
+#include "tsg_testutil.h"
+
+static tsg_plan_limits h200_limits(double device_bytes)
+{
+    tsg_plan_limits lim = {device_bytes, 128, 128, 132, 256};
+    return lim;
+}
+
+static tsg_problem shape(char ta, char tb, int64_t m, int64_t n, int64_t k)
+{
+    tsg_problem p = {ta, tb, m, n, k, 1.0f, 0.0f, NULL, ta == 'N' ? m : k, NULL, tb == 'N' ? k : n,
+                     NULL, m, TSG_HOST, TSG_HOST, TSG_HOST};
+    return p;
+}
+
+static void check_cover(const tsg_problem *p, const tsg_plan *pl, const tsg_plan_limits *lim)
+{
+    assert_true(pl->bm >= 1 && pl->bn >= 1 && pl->kc >= 1);
+    assert_int_equal(pl->gm, (p->m + pl->bm - 1) / pl->bm);
+    assert_int_equal(pl->gn, (p->n + pl->bn - 1) / pl->bn);
+    assert_int_equal(pl->nk, (p->k + pl->kc - 1) / pl->kc);
+    int64_t rows = 0, cols = 0, ks = 0;
+    for (int64_t i = 0; i < pl->gm; ++i) rows += tsg_plan_rows(pl, p->m, i);
+    for (int64_t j = 0; j < pl->gn; ++j) cols += tsg_plan_cols(pl, p->n, j);
+    for (int64_t c = 0; c < pl->nk; ++c) {
+        assert_true(tsg_plan_klen(pl, p->k, c) >= 1);
+        ks += tsg_plan_klen(pl, p->k, c);
+    }
+    assert_int_equal(rows, p->m);
+    assert_int_equal(cols, p->n);
+    assert_int_equal(ks, p->k);
+    /* chunk and slice boundaries at multiples of 8 (16-byte aligned device slices) */
+    if (pl->nk > 1) assert_int_equal(pl->kc % 8, 0);
+    if (pl->splits > 1) assert_int_equal(pl->split_kc % 8, 0);
+    assert_int_equal(pl->splits, (pl->kc + pl->split_kc - 1) / pl->split_kc);
+    assert_true(pl->device_bytes <= lim->device_bytes);
+    assert_true(pl->bm <= 8192 && pl->bn <= 8192); /* one column of a piece fits a 64 KiB slot */
+    if (pl->nk > 1) assert_true(pl->kc <= TSG_PLAN_MAX_KC + TSG_PLAN_MAX_KC / 2);
+}
+
+static void test_cover_random(void **state)
+{
+    (void)state;
+    tt_rng r;
+    tt_seed(&r, 2026);
+    const char t[2] = {'N', 'T'};
+    for (int it = 0; it < 3000; ++it) {
+        int64_t m = 1 + (int64_t)(tt_next(&r) % 20000), n = 1 + (int64_t)(tt_next(&r) % 20000);
+        int64_t k = 1 + (int64_t)(tt_next(&r) % 70000);
+        if (it % 3 == 0) m = 1 + m % 300, n = 1 + n % 300;
+        tsg_problem p = shape(t[it % 2], t[(it / 2) % 2], m, n, k);
+        const double budgets[3] = {1e12, 64e6, 2e6};
+        tsg_plan_limits lim = h200_limits(budgets[it % 3]);
+        tsg_plan pl;
+        if (tsg_plan_make(&p, &lim, &pl) != 0) {
+            assert_true(lim.device_bytes < 4e6); /* only tiny budgets may refuse */
+            continue;
+        }
+        check_cover(&p, &pl, &lim);
+        tsg_plan again; /* a pure function: the same plan every time */
+        assert_int_equal(tsg_plan_make(&p, &lim, &again), 0);
+        assert_memory_equal(&pl, &again, sizeof pl);
+    }
+}
+
+static void test_named_shapes(void **state)
+{
+    (void)state;
+    tsg_plan_limits lim = h200_limits(100e9);
+    tsg_plan pl;
+    tsg_problem p = shape('N', 'N', 4096, 4096, 4096); /* 2-D pieces: 8 blocks, 7 chunks */
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_int_equal(pl.bm, 1024);
+    assert_int_equal(pl.bn, 2048);
+    assert_int_equal(pl.nk, 7);
+    assert_int_equal(pl.splits, 1);
+    assert_true(pl.resident);
+    p = shape('N', 'N', 512, 512, 65536); /* long K: one block, chunks split 8 ways */
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_int_equal(pl.gm * pl.gn, 1);
+    assert_int_equal(pl.kc, 2048);
+    assert_int_equal(pl.splits, 8);
+    p = shape('N', 'N', 65536, 64, 4096); /* tall-skinny: blocks along m bound the first chunk */
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_int_equal(pl.bm, 8192);
+    assert_int_equal(pl.gn, 1);
+    assert_true((pl.bm + pl.bn) * pl.kc <= 2 * TSG_PLAN_FIRST_FLOATS);
+    p = shape('T', 'N', 1000, 1000, 1000); /* small: one block, chunks to overlap anyway */
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_int_equal(pl.gm * pl.gn, 1);
+    assert_true(pl.nk >= 3);
+}
+
+static void test_budget(void **state)
+{
+    (void)state;
+    tsg_problem p = shape('N', 'T', 3000, 2000, 5000);
+    tsg_plan_limits lim = h200_limits(1e12);
+    tsg_plan big, mid, small;
+    assert_int_equal(tsg_plan_make(&p, &lim, &big), 0);
+    assert_true(big.resident);
+    assert_true(big.device_bytes >= 4.0 * (3000.0 * 5000 + 5000.0 * 2000 + 3000.0 * 2000));
+    lim.device_bytes = big.device_bytes / 4; /* bounded ring, same pieces if they fit */
+    assert_int_equal(tsg_plan_make(&p, &lim, &mid), 0);
+    assert_false(mid.resident);
+    assert_true(mid.device_bytes <= lim.device_bytes);
+    lim.device_bytes = 1 << 20; /* 1 MiB: many small pieces */
+    assert_int_equal(tsg_plan_make(&p, &lim, &small), 0);
+    assert_false(small.resident);
+    assert_true(small.gm * small.gn * small.nk > 100);
+    check_cover(&p, &small, &lim);
+    lim.device_bytes = 1000; /* nothing fits */
+    assert_int_equal(tsg_plan_make(&p, &lim, &small), -1);
+}
+
+/* For every report a backend can make on a grid, the remaining sub-problems are exactly the
+ * elements not reported final, each once. */
+static void test_done_remaining(void **state)
+{
+    (void)state;
+    const int64_t m = 37, n = 29;
+    static float c[37 * 29];
+    tsg_problem p = shape('N', 'N', m, n, 5);
+    p.c = c;
+    p.ldc = m;
+    const int64_t bms[3] = {37, 10, 8}, bns[3] = {29, 7, 1};
+    for (int g = 0; g < 3; ++g) {
+        const int64_t bm = bms[g], bn = bns[g], gm = (m + bm - 1) / bm, gn = (n + bn - 1) / bn;
+        for (int64_t blocks = 0; blocks <= gm * gn; ++blocks)
+            for (int64_t cols = 0; cols < (blocks < gm * gn ? bn : 1); ++cols) {
+                int mark[37 * 29] = {0};
+                /* final: blocks before `blocks` in row-major block order, then `cols` columns */
+                for (int64_t q = 0; q <= blocks && q < gm * gn; ++q) {
+                    const int64_t i = q / gn, j = q % gn;
+                    const int64_t c1 = q < blocks ? bn : cols;
+                    for (int64_t jj = j * bn; jj < j * bn + c1 && jj < n; ++jj)
+                        for (int64_t ii = i * bm; ii < i * bm + bm && ii < m; ++ii) mark[ii + jj * m] += 1;
+                }
+                tsg_done d = {bm, bn, blocks, cols};
+                tsg_problem rest[2];
+                int nr = tsg_done_remaining(&p, &d, rest);
+                assert_true(nr >= 0 && nr <= 2);
+                for (int r = 0; r < nr; ++r) {
+                    assert_true(rest[r].m > 0 && rest[r].n > 0);
+                    const int64_t off = rest[r].c - c, i0 = off % m, j0 = off / m;
+                    assert_ptr_equal(rest[r].b, p.b + j0 * p.ldb); /* B follows C's columns */
+                    assert_ptr_equal(rest[r].a, p.a + i0);        /* A follows C's rows */
+                    for (int64_t jj = j0; jj < j0 + rest[r].n; ++jj)
+                        for (int64_t ii = i0; ii < i0 + rest[r].m; ++ii) mark[ii + jj * m] += 1;
+                }
+                for (int64_t e = 0; e < m * n; ++e) assert_int_equal(mark[e], 1);
+            }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cover_random),
+        cmocka_unit_test(test_named_shapes),
+        cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_done_remaining),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
