@@ -337,8 +337,10 @@ static void column_call(const bench_opts *o, bench_data *d, const bench_ref *ref
 /*
  * Times the columns side by side: each gets its warm-up calls, then the repeats run in rounds
  * (one call of every column per round), so that drift of the machine (clocks, neighbours)
- * touches every column alike. Every call's result is checked. Without --reps a column stops
- * after 2 repeats once they took o->budget_s seconds.
+ * touches every column alike. The order rotates from round to round: every column follows every
+ * other one equally often (OpenBLAS's worker threads spin for a while after its call and slow
+ * whatever runs next; a fixed order charged that to the column after it). Every call's result
+ * is checked. Without --reps a column stops after 2 repeats once they took o->budget_s seconds.
  */
 static void run_columns(const bench_opts *o, bench_data *d, const bench_ref *ref, column *cols,
                         int ncols)
@@ -354,8 +356,10 @@ static void run_columns(const bench_opts *o, bench_data *d, const bench_ref *ref
         for (int w = 0; w < o->warmup && c->active; ++w) column_call(o, d, ref, c, 0);
     }
     for (int round = 0; round < o->reps; ++round)
-        for (int i = 0; i < ncols; ++i)
+        for (int j = 0; j < ncols; ++j) {
+            const int i = (round + j) % ncols;
             if (cols[i].active) column_call(o, d, ref, &cols[i], 1);
+        }
     for (int i = 0; i < ncols; ++i) {
         column *c = &cols[i];
         if (c->t && c->n > 0 && c->r->status != BS_WRONG && c->r->status != BS_FAIL &&

@@ -299,28 +299,49 @@ double call_budget() { return g_device_cap / (double)g_max_ws; }
 
 /* ------------------------------------------------------------------ copy jobs */
 
-/* A rectangle of floats: cols columns of `rows` floats, `ld` apart. */
+/* A rectangle of floats: cols columns of `rows` floats, `ld` apart. Copied by parts: column
+ * ranges, or, for fewer columns than parts, row ranges of each column (rsplit per column). */
 struct Copy {
     const float *src;
     int64_t sld;
     float *dst;
     int64_t dld;
     int64_t rows, cols;
+    int rsplit = 1;
 };
 
 void copy_part(void *ctx, int part, int nparts)
 {
     const Copy *c = (const Copy *)ctx;
+    if (c->sld == c->rows && c->dld == c->rows) { /* both packed: one flat range */
+        const int64_t total = c->rows * c->cols;
+        const int64_t a = total * part / nparts, b = total * (part + 1) / nparts;
+        memcpy(c->dst + a, c->src + a, (size_t)(b - a) * sizeof(float));
+        return;
+    }
+    if (c->rsplit > 1) { /* a row range of one column */
+        const int64_t j = part / c->rsplit, r = part % c->rsplit;
+        const int64_t i0 = c->rows * r / c->rsplit, i1 = c->rows * (r + 1) / c->rsplit;
+        memcpy(c->dst + j * c->dld + i0, c->src + j * c->sld + i0, (size_t)(i1 - i0) * sizeof(float));
+        return;
+    }
     const int64_t j0 = c->cols * part / nparts, j1 = c->cols * (part + 1) / nparts;
     const size_t bytes = (size_t)c->rows * sizeof(float);
     for (int64_t j = j0; j < j1; ++j) memcpy(c->dst + j * c->dld, c->src + j * c->sld, bytes);
 }
 
-int copy_parts(const Copy &c)
+/* Parts of about 128 KiB or more, at most one per copy thread plus the waiting thread. */
+int copy_parts(Copy &c)
 {
     const double bytes = 4.0 * (double)c.rows * (double)c.cols;
-    int parts = (int)std::min<double>((double)(g_copy_threads + 1), std::ceil(bytes / (128 << 10)));
-    return std::max(1, (int)std::min<int64_t>(parts, c.cols));
+    int parts = std::max(1, (int)std::min<double>((double)(g_copy_threads + 1), std::ceil(bytes / (128 << 10))));
+    c.rsplit = 1;
+    if (c.sld == c.rows && c.dld == c.rows) return parts;
+    if (parts > c.cols) {
+        c.rsplit = (int)((parts + c.cols - 1) / c.cols);
+        return (int)(c.cols * c.rsplit);
+    }
+    return parts;
 }
 
 /* First touch of a caller's fresh C, so the scatters do not fault page by page (numpy writes
@@ -447,7 +468,7 @@ void a_dev(const Pipeline &P, int64_t piece, int64_t i, int64_t c, const float *
     const float *src;
     a_piece(P, i, c, &sr, &sc, &src);
     if (P.ma == M_INPLACE) { *ptr = src; *ld = P.p->lda; return; }
-    *ld = tsg_pad4(sr);
+    *ld = tsg_dev_ld(sr);
     *ptr = P.pl.resident ? P.dev(P.offA[i * P.pl.nk + c]) : P.dev(P.ringA + (piece % RING) * P.ringStride);
 }
 
@@ -457,7 +478,7 @@ void b_dev(const Pipeline &P, int64_t piece, int64_t j, int64_t c, const float *
     const float *src;
     b_piece(P, j, c, &sr, &sc, &src);
     if (P.mb == M_INPLACE) { *ptr = src; *ld = P.p->ldb; return; }
-    *ld = tsg_pad4(sr);
+    *ld = tsg_dev_ld(sr);
     *ptr = P.pl.resident ? P.dev(P.offB[j * P.pl.nk + c]) : P.dev(P.ringB + (piece % RING) * P.ringStride);
 }
 
@@ -469,7 +490,7 @@ void c_dev(const Pipeline &P, int64_t q, float **ptr, int64_t *ld)
         *ld = P.p->ldc;
         return;
     }
-    *ld = tsg_pad4(P.rows(i));
+    *ld = tsg_dev_ld(P.rows(i));
     *ptr = P.pl.resident ? P.dev(P.offC[q]) : P.dev(P.cbuf[q % 2]);
 }
 
@@ -490,26 +511,26 @@ int64_t layout(Pipeline &P)
             for (int64_t i = 0; i < pl.gm; ++i)
                 for (int64_t c = 0; c < pl.nk; ++c) {
                     a_piece(P, i, c, &sr, &sc, &src);
-                    P.offA.push_back(take(tsg_pad4(sr) * sc));
+                    P.offA.push_back(take(tsg_dev_ld(sr) * sc));
                 }
         if (P.mb == M_STAGE || P.mb == M_DIRECT)
             for (int64_t j = 0; j < pl.gn; ++j)
                 for (int64_t c = 0; c < pl.nk; ++c) {
                     b_piece(P, j, c, &sr, &sc, &src);
-                    P.offB.push_back(take(tsg_pad4(sr) * sc));
+                    P.offB.push_back(take(tsg_dev_ld(sr) * sc));
                 }
         if (P.mcd != M_INPLACE)
             for (int64_t q = 0; q < pl.gm * pl.gn; ++q)
-                P.offC.push_back(take(tsg_pad4(P.rows(q / pl.gn)) * P.cols(q % pl.gn)));
+                P.offC.push_back(take(tsg_dev_ld(P.rows(q / pl.gn)) * P.cols(q % pl.gn)));
     } else {
-        const int64_t amax = P.p->transa == 'N' ? tsg_pad4(pl.bm) * pl.kc : tsg_pad4(pl.kc) * pl.bm;
-        const int64_t bmax = P.p->transb == 'N' ? tsg_pad4(pl.kc) * pl.bn : tsg_pad4(pl.bn) * pl.kc;
+        const int64_t amax = P.p->transa == 'N' ? tsg_dev_ld(pl.bm) * pl.kc : tsg_dev_ld(pl.kc) * pl.bm;
+        const int64_t bmax = P.p->transb == 'N' ? tsg_dev_ld(pl.kc) * pl.bn : tsg_dev_ld(pl.bn) * pl.kc;
         P.ringStride = ((amax + 63) & ~(int64_t)63) + ((bmax + 63) & ~(int64_t)63);
         P.ringA = take(RING * P.ringStride);
         P.ringB = P.ringA + ((amax + 63) & ~(int64_t)63);
         if (P.mcd != M_INPLACE) {
-            P.cbuf[0] = take(tsg_pad4(pl.bm) * pl.bn);
-            P.cbuf[1] = take(tsg_pad4(pl.bm) * pl.bn);
+            P.cbuf[0] = take(tsg_dev_ld(pl.bm) * pl.bn);
+            P.cbuf[1] = take(tsg_dev_ld(pl.bm) * pl.bn);
         }
     }
     if (pl.splits > 1) P.offW = take(pl.splits * pl.bm * pl.bn);
@@ -563,11 +584,11 @@ bool gen_next(Pipeline &P, Unit *u)
         }
         /* a column range of at most one unit */
         const int64_t per = mode == M_DIRECT ? sc
-                                             : std::max<int64_t>(1, P.unit_bytes / (4 * tsg_pad4(sr)));
+                                             : std::max<int64_t>(1, P.unit_bytes / (4 * tsg_dev_ld(sr)));
         const int64_t c0 = P.g_col, n = std::min(per, sc - c0);
         u->piece = piece;
         u->mode = mode;
-        u->host = Copy{src + c0 * ld, ld, nullptr, tsg_pad4(sr), sr, n};
+        u->host = Copy{src + c0 * ld, ld, nullptr, tsg_dev_ld(sr), sr, n, 1};
         u->dev = dst + c0 * dld;
         u->dld = dld;
         u->ring = (pl.resident || P.g_part == 0) ? -1 : (int)(piece % RING);
@@ -632,7 +653,8 @@ bool issue_download(Pipeline &P)
     }
     Pipeline::Dn &d = P.dn[slot];
     d.q = q, d.c0 = P.dcol, d.cols = n;
-    d.copy = Copy{dn_slot(w, slot), dld, user + P.dcol * P.p->ldc, P.p->ldc, P.rows(i), n};
+    if (P.mcd == M_STAGE)
+        d.copy = Copy{dn_slot(w, slot), dld, user + P.dcol * P.p->ldc, P.p->ldc, P.rows(i), n, 1};
     P.d_issue++;
     P.dcol += n;
     if (P.dcol >= bc) { /* the block's last unit */
@@ -945,6 +967,7 @@ tsg_plan_limits plan_limits()
     lim.tile_n = tsg::kernel_tile_n();
     lim.slots = g_sms;
     lim.split_min_k = SPLIT_MIN_K;
+    lim.max_rows = (int64_t)(g_slot_bytes / 4);
     return lim;
 }
 
@@ -1256,7 +1279,9 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     ContextGuard guard;
     TSG_TRY(cudaSetDevice(g_device));
     tsg_pool_start(g_copy_threads);
-    const size_t floats = (size_t)8192 * 2048 + (size_t)4096 * 4096 + 2 * (size_t)4096 * 8 + 3 * 4096;
+    const size_t small_floats = (size_t)1 << 20; /* B and C of the upload call, A and B of the
+                                                    download call, the latency call's operands */
+    const size_t floats = (size_t)8192 * 2048 + (size_t)4096 * 4096 + small_floats;
     void *map = mmap(nullptr, floats * 4, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (map == MAP_FAILED) {

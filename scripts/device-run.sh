@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/device-run.sh — the whole GPU run in one device call (well inside its 10 minutes).
 #
-#   scripts/device-run.sh [STAGE ...]      default: build rates unit gpu sanitize kbench bench clients
+#   scripts/device-run.sh [STAGE ...]      default: build rates unit gpu sanitize pipe kbench bench clients
 #
 # Stages:
 #   build     configure + build for sm_90 with the devkit (.devkit/, made by scripts/devkit.sh)
@@ -9,7 +9,10 @@
 #   unit      ctest -L unit (the CPU tiers also hold on the GPU machine)
 #   gpu       ctest -L gpu: kernel tests, large sizes, fault classes forced/auto, forced-GPU testers
 #   sanitize  compute-sanitizer memcheck (+leak check), racecheck, initcheck, synccheck over the
-#             small shape set (edge tiles, all transposes, K remainders, split-K, host path)
+#             small shape set (edge tiles, all transposes, K remainders, split-K, host path), the
+#             pipeline's small cases under caps (many pieces) and the CUDA-caller cases
+#   pipe      the pipeline's figures: device operands vs the kernel alone, a tiny call's cost in a
+#             CUDA process, and end-to-end times for several copy-thread counts
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
 #   clients   unmodified programs under LD_PRELOAD, traced and timed against their plain runs:
@@ -24,7 +27,7 @@ mkdir -p "$OUT"
 B=$ROOT/build-dev
 stages=("$@")
 t0=$(date +%s)
-[ ${#stages[@]} -eq 0 ] && stages=(build rates unit gpu sanitize kbench bench clients)
+[ ${#stages[@]} -eq 0 ] && stages=(build rates unit gpu sanitize pipe kbench bench clients)
 # A stage starts only while the call has time left for it (device calls end at 10 minutes).
 BUDGET=${TSGEMM_DEVICE_BUDGET:-540}
 want() {
@@ -99,16 +102,36 @@ if want sanitize 300; then
     timeout 110 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
       "$B/tests/gpu/test_gpu_kernel" --small > "$log" 2>&1
     rc=$?
+    # the pipeline under caps (bounded mode, many pieces), then CUDA callers' operands
+    TSGEMM_DEVICE_MEMORY=2M TSGEMM_PINNED_MEMORY=1M timeout 100 "$cs" --tool $tool "${extra[@]}" \
+      --error-exitcode 99 "$B/tests/gpu/test_gpu_pipeline" --small >> "$log" 2>&1 || rc=$((rc ? rc : 98))
+    if [ $tool = memcheck ] || [ $tool = initcheck ]; then
+      timeout 100 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
+        "$B/tests/gpu/test_gpu_residency" --small >> "$log" 2>&1 || rc=$((rc ? rc : 97))
+    fi
     { echo "==== compute-sanitizer --tool $tool ${extra[*]} (rc=$rc)"; cat "$log"; } >> "$OUT/sanitize.log"
     summary=$(grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log" | tail -2 | tr -s '= ' ' ' | tr '\n' ' ')
     checks=$(grep -E '^[0-9]+ checks' "$log" | tail -1)
     # 0 errors: "ERROR SUMMARY: 0 errors" (memcheck/initcheck/synccheck) or, for racecheck,
     # "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
-    if [ $rc -eq 0 ] && grep -qE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)' "$log" &&
-       grep -qE '^[0-9]+ checks, 0 failures' "$log"; then row "$tool" ok "$summary| $checks"
+    nbad=$(grep -E 'ERROR SUMMARY: [1-9]|RACECHECK SUMMARY: [0-9]+ hazards displayed \([1-9]|[0-9]+ checks, [1-9][0-9]* failures' "$log" | wc -l)
+    if [ $rc -eq 0 ] && [ "$nbad" -eq 0 ] && grep -qE '^[0-9]+ checks, 0 failures' "$log"; then row "$tool" ok "$summary| $checks"
     else row "$tool" FAIL "rc=$rc $summary| $checks"; fails=$((fails+1)); fi
     rm -f "$log"
   done
+fi
+
+if want pipe 120; then
+  log=$OUT/pipe.txt
+  { echo "== CUDA caller: device operands through cblas_sgemm vs the kernel alone; tiny call cost"
+    "$B/tests/gpu/test_gpu_residency" --bench
+    echo "== rates (TSGEMM_LOG=2)"; TSGEMM_CACHE_DIR=$B/cache-pipe TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates 2>&1 | grep -E 'rates|GPU:'
+    for t in ${TSGEMM_PIPE_THREADS:-6 10 15}; do
+      echo "== TSGEMM_COPY_THREADS=$t"
+      TSGEMM_COPY_THREADS=$t TSGEMM_CACHE_DIR=$B/cache-pipe-$t "$B/bench/tsgemm-bench" --no-nvblas --no-kernel \
+        --shapes "${TSGEMM_PIPE_SHAPES:-1024 2048 4096 65536,64,4096 512,512,65536}" --reps 5 2>&1 | sed -n '/^End to end/,/^$/p' | head -20
+    done; } > "$log" 2>&1
+  [ $? -eq 0 ] && row pipe ok "$(grep -c . "$log") lines; $(elapsed)" || { row pipe FAIL "see pipe.txt"; fails=$((fails+1)); }
 fi
 
 if want kbench; then
@@ -151,6 +174,7 @@ fi
 { echo; echo "== tsgemm device run $(date -u +%FT%TZ) on $machine"
   [ -f "$OUT/kbench.txt" ] && sed -n '/kernel benchmark/,$p' "$OUT/kbench.txt"
   [ -f "$OUT/rates.txt" ] && grep -E 'rates:|rates measured|auto mode' "$OUT/rates.txt"
+  [ -f "$OUT/pipe.txt" ] && cat "$OUT/pipe.txt"
   [ -f "$OUT/bench.txt" ] && tail -25 "$OUT/bench.txt"
   [ -f "$OUT/clients.log" ] && grep -E '^==|^ok |ran on|summary' "$OUT/clients.log"
   echo; printf '%s\n' "${rows[@]}"; echo "failures: $fails, total $(elapsed)"; } | tee "$OUT/summary.txt"

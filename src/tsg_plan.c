@@ -19,12 +19,12 @@ static double a_floats(const tsg_problem *p, const tsg_plan *pl, int all)
 {
     /* stored rows of a piece: 'N' -> block rows, 'T' -> chunk k; padded to 4 */
     if (!all)
-        return (double)(p->transa == 'N' ? tsg_pad4(pl->bm) * pl->kc : tsg_pad4(pl->kc) * pl->bm);
+        return (double)(p->transa == 'N' ? tsg_dev_ld(pl->bm) * pl->kc : tsg_dev_ld(pl->kc) * pl->bm);
     double f = 0;
     for (int64_t i = 0; i < pl->gm; ++i)
         for (int64_t c = 0; c < pl->nk; ++c) {
             int64_t r = tsg_plan_rows(pl, p->m, i), kl = tsg_plan_klen(pl, p->k, c);
-            f += (double)(p->transa == 'N' ? tsg_pad4(r) * kl : tsg_pad4(kl) * r);
+            f += (double)(p->transa == 'N' ? tsg_dev_ld(r) * kl : tsg_dev_ld(kl) * r);
         }
     return f;
 }
@@ -32,12 +32,12 @@ static double a_floats(const tsg_problem *p, const tsg_plan *pl, int all)
 static double b_floats(const tsg_problem *p, const tsg_plan *pl, int all)
 {
     if (!all)
-        return (double)(p->transb == 'N' ? tsg_pad4(pl->kc) * pl->bn : tsg_pad4(pl->bn) * pl->kc);
+        return (double)(p->transb == 'N' ? tsg_dev_ld(pl->kc) * pl->bn : tsg_dev_ld(pl->bn) * pl->kc);
     double f = 0;
     for (int64_t j = 0; j < pl->gn; ++j)
         for (int64_t c = 0; c < pl->nk; ++c) {
             int64_t cl = tsg_plan_cols(pl, p->n, j), kl = tsg_plan_klen(pl, p->k, c);
-            f += (double)(p->transb == 'N' ? tsg_pad4(kl) * cl : tsg_pad4(cl) * kl);
+            f += (double)(p->transb == 'N' ? tsg_dev_ld(kl) * cl : tsg_dev_ld(cl) * kl);
         }
     return f;
 }
@@ -70,11 +70,11 @@ static void set_chunks(const tsg_problem *p, const tsg_plan_limits *lim, tsg_pla
 
 static double plan_bytes(const tsg_problem *p, tsg_plan *pl, int resident)
 {
-    const double cblock = (double)tsg_pad4(pl->bm) * (double)pl->bn;
+    const double cblock = (double)tsg_dev_ld(pl->bm) * (double)pl->bn;
     const double w = pl->splits > 1 ? (double)pl->splits * (double)pl->bm * (double)pl->bn : 0;
     if (resident) {
         double cf = 0;
-        for (int64_t i = 0; i < pl->gm; ++i) cf += (double)tsg_pad4(tsg_plan_rows(pl, p->m, i)) * p->n;
+        for (int64_t i = 0; i < pl->gm; ++i) cf += (double)tsg_dev_ld(tsg_plan_rows(pl, p->m, i)) * p->n;
         return 4.0 * (a_floats(p, pl, 1) + b_floats(p, pl, 1) + cf + w);
     }
     return 4.0 * (TSG_PLAN_RING * (a_floats(p, pl, 0) + b_floats(p, pl, 0)) + 2 * cblock + w);
@@ -94,12 +94,15 @@ int tsg_plan_make(const tsg_problem *p, const tsg_plan_limits *lim, tsg_plan *ou
             else gn *= 2;
         }
     }
-    while (cdiv(m, gm) > TSG_PLAN_MAX_SIDE) gm *= 2;
-    while (cdiv(n, gn) > TSG_PLAN_MAX_SIDE) gn *= 2;
+    const int64_t side = lim->max_rows > 0 ? min64(TSG_PLAN_MAX_SIDE, lim->max_rows) : TSG_PLAN_MAX_SIDE;
+    while (cdiv(m, gm) > side) gm *= 2;
+    while (cdiv(n, gn) > side) gn *= 2;
     set_blocks(p, &pl, round_up(cdiv(m, gm), tm), round_up(cdiv(n, gn), tn));
     /* K chunks: the first chunk of A and B about TSG_PLAN_FIRST_FLOATS */
     int64_t kc = min64(TSG_PLAN_FIRST_FLOATS / (pl.bm + pl.bn), p->k / 4);
-    kc = max64(TSG_PLAN_MIN_KC, min64(TSG_PLAN_MAX_KC, kc)) & ~(int64_t)7;
+    kc = max64(TSG_PLAN_MIN_KC, min64(TSG_PLAN_MAX_KC, kc));
+    if ((p->transa == 'T' || p->transb == 'N') && lim->max_rows > 0) kc = min64(kc, lim->max_rows);
+    kc = max64(8, kc & ~(int64_t)7);
     set_chunks(p, lim, &pl, kc);
     pl.resident = 1;
     pl.device_bytes = plan_bytes(p, &pl, 1);

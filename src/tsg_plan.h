@@ -41,6 +41,8 @@ typedef struct tsg_plan_limits {
     int64_t tile_m, tile_n; /* C tile of one thread block of the kernel                     */
     int64_t slots;       /* thread blocks resident at once on the device (one full wave)     */
     int64_t split_min_k; /* smallest k of a split-K slice                                     */
+    int64_t max_rows;    /* most rows of a piece's column that fit one pinned slot (floats);
+                            bounds kc when K runs down the columns (A transposed, B not)     */
 } tsg_plan_limits;
 
 typedef struct tsg_plan {
@@ -56,6 +58,11 @@ typedef struct tsg_plan {
  * of 4 so the kernel's vector loads apply even when the caller's lda is odd. */
 static inline int64_t tsg_pad4(int64_t x) { return (x + 3) & ~(int64_t)3; }
 
+/* The leading dimension of a piece's device copy: padded to 4, except pieces of fewer than 4
+ * rows (a 1 x k row of A, GEMV-like shapes), which stay packed — padding them would move 4x the
+ * bytes, and their tiles are too thin for vector loads anyway. */
+static inline int64_t tsg_dev_ld(int64_t rows) { return rows < 4 ? rows : tsg_pad4(rows); }
+
 /*
  * Makes the plan for legal problem p (m, n, k > 0). Returns 0, or -1 when not even the smallest
  * pieces fit in lim->device_bytes (the call then cannot run on the GPU).
@@ -64,8 +71,9 @@ static inline int64_t tsg_pad4(int64_t x) { return (x + 3) & ~(int64_t)3; }
  *     TSG_PLAN_BLOCK_AREA floats, multiples of the tile, the longer side split first;
  *   - kc: the first chunk of A and B (bm + bn) * kc floats about TSG_PLAN_FIRST_FLOATS (the
  *     kernel starts after ~0.1 ms of upload) and at most k / 4 (small problems still overlap
- *     upload and compute), kc in [TSG_PLAN_MIN_KC, TSG_PLAN_MAX_KC], a multiple of 8; a K of at
- *     most 1.5 kc is one chunk;
+ *     upload and compute), kc in [TSG_PLAN_MIN_KC, TSG_PLAN_MAX_KC] and at most lim->max_rows
+ *     when a piece's columns run along k, a multiple of 8; a K of at most 1.5 kc is one chunk,
+ *     otherwise the chunks are evened out;
  *   - split-K when 2 * tiles <= slots: slices of at least split_min_k filling one wave.
  */
 int tsg_plan_make(const tsg_problem *p, const tsg_plan_limits *lim, tsg_plan *out);
@@ -110,7 +118,8 @@ tsg_problem tsg_problem_window(const tsg_problem *p, int64_t r0, int64_t rows, i
 #define TSG_PLAN_BLOCK_AREA ((int64_t)1 << 21)  /* 8 MiB of C per block        */
 #define TSG_PLAN_FIRST_FLOATS ((int64_t)1 << 21) /* first chunk of A and B: 8 MiB */
 #define TSG_PLAN_MIN_KC 256
-#define TSG_PLAN_MAX_KC 4096
+#define TSG_PLAN_MAX_KC ((int64_t)1 << 20) /* the first-chunk rule bounds it for any block of
+                                              more than a few rows; this bounds GEMV-like ones */
 
 #ifdef __cplusplus
 }

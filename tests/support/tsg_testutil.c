@@ -174,3 +174,46 @@ tt_check tt_compare(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k
     res.rel_fro = den > 0 ? sqrt(num / den) : sqrt(num);
     return res;
 }
+
+static int sample_bad(char transa, char transb, int64_t i, int64_t j, int64_t k, float alpha,
+                      const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                      const float *c0, int64_t ldc0, const float *c, int64_t ldc)
+{
+    double r, absr;
+    tt_ref_gemm(transa, transb, 1, 1, k, alpha,
+                (transa == 'N' || transa == 'n') ? a + i : a + i * lda, lda,
+                (transb == 'N' || transb == 'n') ? b + j * ldb : b + j, ldb, beta,
+                beta != 0.0f ? c0 + i + j * ldc0 : NULL, ldc0, &r, &absr);
+    tt_check one = tt_compare(c + i + j * ldc, ldc, 1, 1, k, &r, &absr, TT_GAMMA);
+    return one.bad != 0;
+}
+
+size_t tt_check_sampled(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+                        const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                        const float *c0, int64_t ldc0, const float *c, int64_t ldc, tt_rng *r,
+                        int edge, int random, int64_t *fi, int64_t *fj)
+{
+    size_t bad = 0;
+    *fi = *fj = -1;
+#define TT_SAMPLE(ii, jj)                                                                        \
+    do {                                                                                         \
+        int64_t i_ = (ii), j_ = (jj);                                                            \
+        if (sample_bad(transa, transb, i_, j_, k, alpha, a, lda, b, ldb, beta, c0, ldc0, c, ldc)) { \
+            if (!bad) *fi = i_, *fj = j_;                                                        \
+            bad++;                                                                               \
+        }                                                                                        \
+    } while (0)
+    for (int64_t t = 0; t < edge && t < m; ++t) { /* first and last column, spread over rows */
+        int64_t i = m <= edge ? t : t * (m - 1) / (edge - 1 > 0 ? edge - 1 : 1);
+        TT_SAMPLE(i, 0);
+        TT_SAMPLE(i, n - 1);
+    }
+    for (int64_t t = 0; t < edge && t < n; ++t) { /* first and last row */
+        int64_t j = n <= edge ? t : t * (n - 1) / (edge - 1 > 0 ? edge - 1 : 1);
+        TT_SAMPLE(0, j);
+        TT_SAMPLE(m - 1, j);
+    }
+    for (int t = 0; t < random; ++t) TT_SAMPLE((int64_t)(tt_next(r) % (uint64_t)m), (int64_t)(tt_next(r) % (uint64_t)n));
+#undef TT_SAMPLE
+    return bad;
+}

@@ -79,6 +79,17 @@ typedef struct tt_check {
 tt_check tt_compare(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                     const double *r, const double *absr, double gamma);
 
+/*
+ * The same check on a sample of C's elements, for shapes whose full double reference would cost
+ * too much: the first and last row and column (up to `edge` elements of each) and `random` other
+ * elements drawn from r. c0 is the caller's original C (read only when beta != 0). Returns the
+ * number of elements outside the bound (NaN in the result counts) and the first one in *fi, *fj.
+ */
+size_t tt_check_sampled(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+                        const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                        const float *c0, int64_t ldc0, const float *c, int64_t ldc, tt_rng *r,
+                        int edge, int random, int64_t *fi, int64_t *fj);
+
 /* Bound factor used by the tests: the classic bound gamma_(k+2) ~ (k+2)u holds for any summation
  * order (blocked, split-K, FMA); 2 is a safety factor against second-order terms, far below what
  * a real indexing or race bug produces (errors of the size of the elements themselves). */

@@ -22,7 +22,7 @@
 
 static tsg_plan_limits h200_limits(double device_bytes)
 {
-    tsg_plan_limits lim = {device_bytes, 128, 128, 132, 256};
+    tsg_plan_limits lim = {device_bytes, 128, 128, 132, 256, (int64_t)4 << 20};
     return lim;
 }
 
@@ -56,6 +56,7 @@ static void check_cover(const tsg_problem *p, const tsg_plan *pl, const tsg_plan
     assert_true(pl->device_bytes <= lim->device_bytes);
     assert_true(pl->bm <= 8192 && pl->bn <= 8192); /* one column of a piece fits a 64 KiB slot */
     if (pl->nk > 1) assert_true(pl->kc <= TSG_PLAN_MAX_KC + TSG_PLAN_MAX_KC / 2);
+    if (pl->nk > 1 && (p->transa == 'T' || p->transb == 'N')) assert_true(pl->kc <= lim->max_rows);
 }
 
 static void test_cover_random(void **state)
