@@ -429,7 +429,7 @@ struct Pipeline {
     tsg_done done{};
     bool touch_started = false;
     tsg_job touch_job;
-    Touch touch;
+    Touch touch{}; /* lo == nullptr: no first touch */
     std::vector<tsg_job *> pending; /* jobs to wait for on the way out */
 
     int64_t rows(int64_t i) const { return tsg_plan_rows(&pl, p->m, i); }

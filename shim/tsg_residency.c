@@ -41,13 +41,17 @@ enum {
 
 typedef int (*get_attrs_fn)(unsigned, int *, void **, unsigned long long);
 typedef int (*stream_sync_fn)(void *);
+typedef int (*ctx_get_fn)(void **);
 
 static atomic_int g_cuda;                   /* libcuda seen in this process            */
+static atomic_int g_foreign;                /* ... loaded by someone else than tsgemm's GPU start */
+static atomic_int g_own_start;              /* tsgemm started its GPU (may load libcuda)     */
 static struct link_map *_Atomic g_tail;     /* object list tail at the last look       */
 static void *g_tail_handle;                 /* our reference that keeps it loaded      */
 static pthread_mutex_t g_scan_lock = PTHREAD_MUTEX_INITIALIZER;
 static get_attrs_fn g_get_attrs;
 static stream_sync_fn g_stream_sync;
+static ctx_get_fn g_ctx_get;
 
 struct scan {
     char cuda[512];
@@ -83,7 +87,9 @@ static int rescan(void)
             if (h) {
                 g_get_attrs = (get_attrs_fn)dlsym(h, "cuPointerGetAttributes");
                 g_stream_sync = (stream_sync_fn)dlsym(h, "cuStreamSynchronize");
+                g_ctx_get = (ctx_get_fn)dlsym(h, "cuCtxGetCurrent");
             }
+            if (!atomic_load(&g_own_start)) atomic_store(&g_foreign, 1);
             /* the reference is kept: libcuda stays for the process (cudart never unloads it) */
             atomic_store(&g_cuda, 1);
             present = 1;
@@ -117,6 +123,21 @@ int tsg_cuda_present(void)
     struct link_map *t = atomic_load_explicit(&g_tail, memory_order_acquire);
     if (t && __atomic_load_n(&t->l_next, __ATOMIC_ACQUIRE) == NULL) return 0;
     return rescan();
+}
+
+void tsg_residency_gpu_starting(void)
+{
+    /* libcuda already here before our own start: the program uses CUDA itself */
+    if (tsg_cuda_present()) atomic_store(&g_foreign, 1);
+    atomic_store(&g_own_start, 1);
+}
+
+int tsg_cuda_may_pass_operands(void)
+{
+    if (!tsg_cuda_present()) return 0;
+    if (atomic_load_explicit(&g_foreign, memory_order_relaxed) || !g_ctx_get) return 1;
+    void *ctx = NULL; /* only tsgemm brought CUDA in: ask only threads that use CUDA themselves */
+    return g_ctx_get(&ctx) == 0 && ctx != NULL;
 }
 
 static unsigned char where_of(const void *ptr, int *device)

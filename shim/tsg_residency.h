@@ -22,6 +22,19 @@
 int tsg_cuda_present(void);
 
 /*
+ * Whether this call's operands may be CUDA memory, cheaply: no when libcuda is not loaded; yes
+ * when the program itself brought CUDA in (libcuda was there before tsgemm started its GPU);
+ * otherwise (only tsgemm's own GPU start loaded it, as in a numpy program) yes only when the
+ * calling thread has a current CUDA context, i.e. uses CUDA itself — tsgemm leaves a caller's
+ * thread without one as it found it, so such a process's calls pay nothing (README "From CUDA
+ * programs" states the rule).
+ */
+int tsg_cuda_may_pass_operands(void);
+
+/* The runtime calls this just before tsgemm starts its own GPU (which loads libcuda). */
+void tsg_residency_gpu_starting(void);
+
+/*
  * Fills p->where_a/b/c from the driver's pointer attributes (cuPointerGetAttributes) for the
  * operands the call will touch (A and B only when alpha != 0 and k != 0; C when m, n > 0).
  * Pointers the driver does not know are ordinary host memory (TSG_HOST). *device receives the

@@ -177,6 +177,7 @@ static void gpu_init_once(void)
     pthread_atfork(NULL, NULL, atfork_child); /* only a process that started the GPU needs it */
     atomic_store(&g_gpu_started, 1);
     const tsg_gpu_config gcfg = {cfg->device_memory, cfg->pinned_memory, cfg->copy_threads};
+    tsg_residency_gpu_starting();
     int st = tsg_gpu_init(cfg->device, &gcfg, &used, info, sizeof g_gpu_info);
     if (st == TSG_GPU_OK) {
         atexit(gpu_exit_handler);
@@ -485,7 +486,7 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
     const tsg_problem *p = &call->p;
     tsg_problem classified;
     int device = -1;
-    if (tsg_cuda_present()) { /* a process with CUDA: the operands may be CUDA memory */
+    if (tsg_cuda_may_pass_operands()) { /* a process with CUDA: operands may be CUDA memory */
         classified = *p;
         tsg_classify_operands(&classified, &device);
         p = &classified;

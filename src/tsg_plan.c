@@ -53,8 +53,9 @@ static void set_blocks(const tsg_problem *p, tsg_plan *pl,
 
 static void set_chunks(const tsg_problem *p, const tsg_plan_limits *lim, tsg_plan *pl, int64_t kc)
 {
-    /* as many chunks as kc asks for, evened out: no short remainder chunk that costs a launch */
-    if (p->k <= kc + kc / 2) kc = p->k;
+    /* as many chunks as kc asks for, evened out: no short remainder chunk that costs a launch
+     * (kc only shrinks here, so it stays within the slot bound of tsg_plan_make) */
+    if (p->k <= kc + kc / 2 && (p->k <= kc || !lim->max_rows || p->k <= lim->max_rows)) kc = p->k;
     else kc = round_up(cdiv(p->k, cdiv(p->k, kc)), 8);
     pl->kc = kc;
     pl->nk = cdiv(p->k, kc);

@@ -169,6 +169,7 @@ static void run(const rcase *g, const char *want, uint64_t seed)
 
 static void kinds_grid(int small)
 {
+    tsgemm_set_mode(TSGEMM_MODE_GPU); /* host-readable combos would go to the CPU at these sizes */
     /* every residency of A, B, C alone against host memory, and mixed ones */
     const int combos[][3] = {
         {DEVICE, DEVICE, DEVICE}, {MANAGED, MANAGED, MANAGED}, {PINNED, PINNED, PINNED},
@@ -190,6 +191,7 @@ static void kinds_grid(int small)
     /* a large mixed call goes through the pipeline's pieces */
     rcase big = {0, DEVICE, HOST, PINNED, 'N', 'T', 1500, 1300, 900, 0.75f};
     run(&big, "gpu", 7);
+    tsgemm_set_mode(TSGEMM_MODE_AUTO);
 }
 
 /* ---- the caller's CUDA state ---- */

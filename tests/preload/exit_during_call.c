@@ -7,8 +7,9 @@
  * Linked to OpenBLAS only and run with libtsgemm.so preloaded (TSGEMM_MODE=cpu: the long call is
  * on the CPU path). First a forked child makes one n^3 call (n = 1500 by default) and checks
  * sampled elements against double. Then a second forked child runs the scenario: a worker thread
- * makes call 1 (to learn how long a call takes) and call 2, then waits forever; main waits until
- * call 2 has started, sleeps a third of a call and calls exit(0) — squarely inside call 2. The
+ * makes call 0 (a warm-up: the GPU path starts its context and copy threads there), call 1 (to
+ * learn how long a call takes) and call 2, then waits forever; main waits until call 2 has
+ * started, sleeps a third of a call and calls exit(0) — squarely inside call 2. The
  * parent waits at most LIMIT_S seconds, then reports whether the child exited 0, crashed or hung
  * (it prints the hung child's threads and kills it). A child that happened to call exit() between
  * the calls (a loaded machine) exits 10 and the scenario is repeated, at most 5 times.
@@ -60,11 +61,13 @@ static double now_s(void)
 static void *worker(void *arg)
 {
     (void)arg;
-    for (int i = 0; i < 2; ++i) {
+    /* call 0 warms up (the GPU path starts its context and threads there), call 1 is timed,
+     * call 2 is the one exit() strikes */
+    for (int i = 0; i < 3; ++i) {
         atomic_fetch_add(&calls_started, 1);
         double t0 = now_s();
         cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
-        if (atomic_load(&calls_done) == 0) {
+        if (atomic_load(&calls_done) == 1) {
             snprintf(first_path, sizeof first_path, "%s", pl_last_path()());
             atomic_store(&first_call_s, now_s() - t0);
         }
@@ -105,11 +108,11 @@ static void child(void)
     }
     pthread_t t;
     if (pthread_create(&t, NULL, worker, NULL)) _exit(3);
-    while (atomic_load(&calls_done) < 1) usleep(1000);
+    while (atomic_load(&calls_done) < 2) usleep(1000);
     double d = atomic_load(&first_call_s);
-    while (atomic_load(&calls_started) < 2) usleep(100);
+    while (atomic_load(&calls_started) < 3) usleep(100);
     usleep((useconds_t)(d * 0.33e6));
-    int in_call = atomic_load(&calls_done) < 2;
+    int in_call = atomic_load(&calls_done) < 3;
     printf("child: call 1 took %.3f s on \"%s\"; calling exit(0) %s\n", d, first_path,
            in_call ? "while the worker is inside call 2" : "after call 2 ended (too late; again)");
     fflush(stdout);
