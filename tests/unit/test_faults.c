@@ -59,15 +59,8 @@ typedef struct ucall {
 /* Storage of an operand as column-major rows x cols (row-major data is its transpose). */
 static void storage(const ucall *u, char which, int64_t *rows, int64_t *cols)
 {
-    int64_t r, c; /* op(X) as the user sees it: A m x k, B k x n, C m x n */
-    char t = which == 'A' ? u->ta : which == 'B' ? u->tb : 'N';
-    if (which == 'A') r = u->m, c = u->k;
-    else if (which == 'B') r = u->k, c = u->n;
-    else r = u->m, c = u->n;
-    if (t == 'T') { int64_t x = r; r = c; c = x; } /* stored as X^T */
-    if (u->layout == CblasRowMajor) { int64_t x = r; r = c; c = x; }
-    *rows = r;
-    *cols = c;
+    tt_stored_shape(u->layout == CblasRowMajor, which, which == 'A' ? u->ta : u->tb, u->m, u->n,
+                    u->k, rows, cols);
 }
 
 static CBLAS_TRANSPOSE cbt(char t) { return t == 'N' ? CblasNoTrans : CblasTrans; }
