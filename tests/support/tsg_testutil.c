@@ -30,14 +30,21 @@ float tt_small_int(tt_rng *r, int lo, int hi)
 }
 
 
+/* Floats of the last column in the buffer: the rows and up to TT_GUARD of its padding. */
+static int64_t last_column_span(int64_t rows, int64_t ld)
+{
+    return ld < rows + TT_GUARD ? ld : rows + TT_GUARD;
+}
+
 int tt_mat_alloc(tt_mat *m, int64_t rows, int64_t cols, int64_t ld, int offset)
 {
     memset(m, 0, sizeof *m);
     m->rows = rows;
     m->cols = cols;
     m->ld = ld;
-    /* ld * cols (not the extent) so padding after the last column is there to be watched too */
-    size_t body = (size_t)(ld * (cols > 0 ? cols : 1));
+    /* padding after the last column is there to be watched too, up to TT_GUARD floats (a huge
+     * ld with one column costs no memory) */
+    size_t body = (size_t)((cols > 1 ? cols - 1 : 0) * ld + last_column_span(rows, ld));
     m->first = TT_GUARD + (size_t)offset;
     m->total = m->first + body + TT_GUARD;
     if (posix_memalign((void **)&m->mem, 64, m->total * sizeof(float))) return -1;
@@ -59,6 +66,14 @@ void tt_mat_free(tt_mat *m)
 void tt_mat_fill_uniform(tt_mat *m, tt_rng *r) { FOR_EACH(m, tt_uniform(r)); }
 void tt_mat_fill_int(tt_mat *m, tt_rng *r, int lo, int hi) { FOR_EACH(m, tt_small_int(r, lo, hi)); }
 void tt_mat_fill_value(tt_mat *m, float v) { FOR_EACH(m, v); }
+
+void tt_mat_fill_padding(tt_mat *m, float v)
+{
+    for (int64_t j = 0; j < m->cols; ++j) {
+        const int64_t end = j == m->cols - 1 ? last_column_span(m->rows, m->ld) : m->ld;
+        for (int64_t i = m->rows; i < end; ++i) m->p[i + j * m->ld] = v;
+    }
+}
 
 float *tt_mat_snapshot(const tt_mat *m)
 {
@@ -115,35 +130,69 @@ void tt_guarded_free(float *p, size_t count)
     munmap(end - data_pages * page, (data_pages + 1) * page);
 }
 
+void tt_stored_shape(int row_major, char which, char trans, int64_t m, int64_t n, int64_t k,
+                     int64_t *rows, int64_t *cols)
+{
+    int64_t r = which == 'A' ? m : which == 'B' ? k : m; /* op(X) as the user sees it */
+    int64_t c = which == 'A' ? k : n;
+    if (which != 'C' && trans != 'N') { int64_t x = r; r = c; c = x; } /* stored as X^T */
+    if (row_major) { int64_t x = r; r = c; c = x; }
+    *rows = r;
+    *cols = c;
+}
+
+static int is_trans(char t) { return t == 'T' || t == 't' || t == 'C' || t == 'c'; }
+
+void tt_ref_gemm_at(char transa, char transb, int64_t k, double alpha, const float *a,
+                    int64_t lda, const float *b, int64_t ldb, double beta, const float *c,
+                    int64_t ldc, int64_t i, int64_t j, double *r, double *absr)
+{
+    const int ta = is_trans(transa), tb = is_trans(transb);
+    /* beta*C, C not read when beta = 0 (sgemm.f: C(I,J) = ZERO) */
+    double v = beta == 0.0 ? 0.0 : beta * (double)c[i + j * ldc];
+    double av = fabs(v);
+    if (alpha != 0.0 && k > 0) {
+        if (!ta) { /* DO L: TEMP = ALPHA*B(L,J); DO I: C(I,J) = C(I,J) + TEMP*A(I,L) */
+            for (int64_t l = 0; l < k; ++l) {
+                double t = alpha * (double)(tb ? b[j + l * ldb] : b[l + j * ldb]);
+                double p = t * (double)a[i + l * lda];
+                v += p;
+                av += fabs(p);
+            }
+        } else { /* TEMP = sum A(L,I)*B(L,J); C(I,J) = ALPHA*TEMP (+ BETA*C(I,J)) */
+            double s = 0.0, sa = 0.0;
+            for (int64_t l = 0; l < k; ++l) {
+                double p = (double)a[l + i * lda] * (double)(tb ? b[j + l * ldb] : b[l + j * ldb]);
+                s += p;
+                sa += fabs(p);
+            }
+            v += alpha * s;
+            av += fabs(alpha) * sa;
+        }
+    }
+    *r = v;
+    if (absr) *absr = av;
+}
+
 void tt_ref_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
                  const float *a, int64_t lda, const float *b, int64_t ldb, double beta,
                  const float *c, int64_t ldc, double *r, double *absr)
 {
-    int ta = transa == 'T' || transa == 't' || transa == 'C' || transa == 'c';
-    int tb = transb == 'T' || transb == 't' || transb == 'C' || transb == 'c';
     for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < m; ++i) {
-            double s = 0, sa = 0;
-            if (alpha != 0.0 && k > 0)
-                for (int64_t l = 0; l < k; ++l) {
-                    double x = ta ? a[l + i * lda] : a[i + l * lda];
-                    double y = tb ? b[j + l * ldb] : b[l + j * ldb];
-                    s += x * y;
-                    sa += fabs(x * y);
-                }
-            double v = alpha * s, av = fabs(alpha) * sa;
-            if (alpha == 0.0 || k == 0) v = 0.0, av = 0.0;
-            if (beta != 0.0) {
-                v += beta * (double)c[i + j * ldc];
-                av += fabs(beta * (double)c[i + j * ldc]);
-            }
-            r[i + j * m] = v;
-            if (absr) absr[i + j * m] = av;
-        }
+        for (int64_t i = 0; i < m; ++i)
+            tt_ref_gemm_at(transa, transb, k, alpha, a, lda, b, ldb, beta, c, ldc, i, j,
+                           &r[i + j * m], absr ? &absr[i + j * m] : NULL);
 }
 
 tt_check tt_compare(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                     const double *r, const double *absr, double gamma)
+{
+    const tt_bound b = {gamma, 0.0, 0};
+    return tt_compare_bound(c, ldc, m, n, k, r, absr, &b);
+}
+
+tt_check tt_compare_bound(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                          const double *r, const double *absr, const tt_bound *bound)
 {
     tt_check res = {0, 0, 0.0, 0.0, -1, -1};
     const double u = 0x1p-24;
@@ -152,16 +201,18 @@ tt_check tt_compare(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k
         for (int64_t i = 0; i < m; ++i) {
             double got = c[i + j * ldc], want = r[i + j * m];
             int ok;
-            if (isnan(want)) ok = isnan(got);
+            if (!isfinite(want) && bound->any_nonfinite) ok = !isfinite(got);
+            else if (isnan(want)) ok = isnan(got);
             else if (isinf(want)) ok = got == want;
             else if (!isfinite(got)) ok = 0;
             else {
                 /* k products summed, then alpha and beta applied: gamma_(k+2) of the classic
                  * analysis (Higham, Accuracy and Stability of Numerical Algorithms, 3.5) */
-                double bound = gamma * (double)(k + 2) * u * (absr ? absr[i + j * m] : 0);
+                double bound_ij = bound->gamma * (double)(k + 2) * u * (absr ? absr[i + j * m] : 0) +
+                                  bound->floor;
                 double diff = fabs(got - want);
-                ok = diff <= bound;
-                if (bound > 0 && diff / bound > res.worst_ratio) res.worst_ratio = diff / bound;
+                ok = diff <= bound_ij;
+                if (bound_ij > 0 && diff / bound_ij > res.worst_ratio) res.worst_ratio = diff / bound_ij;
                 num += diff * diff;
                 den += want * want;
             }

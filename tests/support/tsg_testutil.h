@@ -21,6 +21,8 @@ float tt_small_int(tt_rng *r, int lo, int hi); /* an integer in [lo, hi], as flo
  * A column-major matrix of rows x cols with leading dimension ld, placed `offset` floats after a
  * 64-byte aligned start (offset 1..3 exercises unaligned pointers), inside a buffer whose every
  * other float — padding rows ld > rows, `guard` floats before and after — holds a sentinel.
+ * The last column's padding is kept up to TT_GUARD floats, so a huge ld costs no memory when
+ * there is one column (or none).
  */
 typedef struct tt_mat {
     float *mem;   /* whole buffer (sentinels + elements)        */
@@ -38,6 +40,9 @@ void tt_mat_free(tt_mat *m);
 void tt_mat_fill_uniform(tt_mat *m, tt_rng *r);
 void tt_mat_fill_int(tt_mat *m, tt_rng *r, int lo, int hi);
 void tt_mat_fill_value(tt_mat *m, float v);   /* e.g. NaN poison */
+/* Sets the padding rows (rows..ld-1 of every column) to v, e.g. NaN: padding read into a result
+ * then shows as NaN. Guard bands keep the sentinel. */
+void tt_mat_fill_padding(tt_mat *m, float v);
 /* A copy of the whole buffer, to check later that nothing outside the window changed. */
 float *tt_mat_snapshot(const tt_mat *m);
 /* Number of floats outside the rows x cols window that differ bitwise from the snapshot. */
@@ -53,13 +58,30 @@ float *tt_guarded_alloc(size_t count);
 void tt_guarded_free(float *p, size_t count);
 
 /*
+ * Storage of an operand of a user-level call as column-major rows x cols: which = 'A' (op(A) is
+ * m x k), 'B' (op(B) is k x n) or 'C' (m x n, trans ignored); trans 'N' or 'T' (stored as X^T);
+ * row_major: row-major data is stored as its transpose.
+ */
+void tt_stored_shape(int row_major, char which, char trans, int64_t m, int64_t n, int64_t k,
+                     int64_t *rows, int64_t *cols);
+
+/*
  * Reference: R = alpha*op(A)*op(B) + beta*C in double, column-major, R is m x n with ld m.
- * BLAS semantics: alpha == 0 or k == 0 never reads A or B; beta == 0 never reads C.
- * If absr != NULL it receives |alpha|*(|op(A)||op(B)|) + |beta|*|C| (the error-bound scale).
+ * BLAS semantics: alpha == 0 or k == 0 never reads A or B (C = beta*C, the quick-return rule);
+ * beta == 0 never reads C. If absr != NULL it receives |alpha|*(|op(A)||op(B)|) + |beta|*|C|
+ * (the error-bound scale). The arithmetic follows reference SGEMM (BLAS/SRC/sgemm.f) element by
+ * element, so that non-finite inputs give non-finite results exactly where the reference BLAS
+ * gives them: op(A) = A: TEMP = ALPHA*B(L,J), C(I,J) += TEMP*A(I,L) with no zero skipping
+ * (alpha = Inf beside a zero in B gives NaN); op(A) = A^T: C(I,J) = ALPHA*sum(A(L,I)*B(L,J)) +
+ * BETA*C(I,J). transa/transb: N n T t C c.
  */
 void tt_ref_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
                  const float *a, int64_t lda, const float *b, int64_t ldb, double beta,
                  const float *c, int64_t ldc, double *r, double *absr);
+/* One element (i, j) of the same reference (sampled checks of large shapes). */
+void tt_ref_gemm_at(char transa, char transb, int64_t k, double alpha, const float *a,
+                    int64_t lda, const float *b, int64_t ldb, double beta, const float *c,
+                    int64_t ldc, int64_t i, int64_t j, double *r, double *absr);
 
 typedef struct tt_check {
     size_t bad;          /* elements outside the bound (NaN counts as outside unless expected) */
@@ -89,6 +111,22 @@ size_t tt_check_sampled(char transa, char transb, int64_t m, int64_t n, int64_t 
                         const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
                         const float *c0, int64_t ldc0, const float *c, int64_t ldc, tt_rng *r,
                         int edge, int random, int64_t *fi, int64_t *fj);
+
+/* The same with two extensions (tt_compare is tt_compare_bound with floor 0, any_nonfinite 0). */
+typedef struct tt_bound {
+    double gamma;      /* as tt_compare's gamma; 0 with floor 0 demands bitwise equality      */
+    double floor;      /* absolute allowance added to every element's bound: gradual underflow
+                          (denormal alpha, beta or inputs) loses up to TT_ETA/2 per product,
+                          which no relative bound covers                                     */
+    int any_nonfinite; /* 1: a non-finite reference element is matched by any non-finite
+                          result (NaN or either Inf: the class depends on the order in which a
+                          library applies alpha, e.g. Inf*(a*b) vs (Inf*b)*a with b = 0)       */
+} tt_bound;
+tt_check tt_compare_bound(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                          const double *r, const double *absr, const tt_bound *bound);
+
+/* The smallest positive float (denormal), 2^-149: the unit of absolute underflow error. */
+#define TT_ETA 0x1p-149
 
 /* Bound factor used by the tests: the classic bound gamma_(k+2) ~ (k+2)u holds for any summation
  * order (blocked, split-K, FMA); 2 is a safety factor against second-order terms, far below what

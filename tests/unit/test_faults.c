@@ -2,7 +2,7 @@
  * test_faults.c — the fault classes of TESTING.md that concern one library call, through the
  * exported cblas_sgemm / sgemm_ / cblas_sgemm64_ of libtsgemm.so (this program links it directly):
  *   1 scalar rules, 2 sizes off the tile and degenerate shapes, 3 every layout x transpose,
- *   4 padded leading dimensions, 5 operands at their exact extent before an unmapped page,
+ *   4 padded leading dimensions (huge ones with one column too), 5 operands at their exact extent before an unmapped page,
  *   6 nothing outside C's window touched, 7 offset pointers and lds not divisible by 4,
  *   8 no state leaking between calls, 12 many threads, 13 fork, 16 repeatability, 17 C aliasing A.
  *
@@ -50,24 +50,20 @@ typedef struct ucall {
     char ta, tb;            /* 'N' or 'T' */
     int64_t m, n, k;
     float alpha, beta;
-    int pad_a, pad_b, pad_c; /* ld = rows + pad */
+    int64_t pad_a, pad_b, pad_c; /* ld = rows + pad */
     int off_a, off_b, off_c; /* pointer offsets in floats */
     int ints;                /* integer inputs (bitwise check) or uniform (bound check) */
     int c_nan;               /* C poisoned with NaN before the call (only meaningful for beta 0) */
 } ucall;
 
+/* 1: do_call goes through cblas_sgemm64_ instead of cblas_sgemm (64-bit sizes and lds) */
+static int g_ilp64;
+
 /* Storage of an operand as column-major rows x cols (row-major data is its transpose). */
 static void storage(const ucall *u, char which, int64_t *rows, int64_t *cols)
 {
-    int64_t r, c; /* op(X) as the user sees it: A m x k, B k x n, C m x n */
-    char t = which == 'A' ? u->ta : which == 'B' ? u->tb : 'N';
-    if (which == 'A') r = u->m, c = u->k;
-    else if (which == 'B') r = u->k, c = u->n;
-    else r = u->m, c = u->n;
-    if (t == 'T') { int64_t x = r; r = c; c = x; } /* stored as X^T */
-    if (u->layout == CblasRowMajor) { int64_t x = r; r = c; c = x; }
-    *rows = r;
-    *cols = c;
+    tt_stored_shape(u->layout == CblasRowMajor, which, which == 'A' ? u->ta : u->tb, u->m, u->n,
+                    u->k, rows, cols);
 }
 
 static CBLAS_TRANSPOSE cbt(char t) { return t == 'N' ? CblasNoTrans : CblasTrans; }
@@ -129,17 +125,21 @@ static void free_operands(operands *o)
 static void do_call(const ucall *u, const float *a, int64_t lda, const float *b, int64_t ldb,
                     float *c, int64_t ldc)
 {
-    cblas_sgemm(u->layout, cbt(u->ta), cbt(u->tb), (int)u->m, (int)u->n, (int)u->k, u->alpha, a,
-                (int)lda, b, (int)ldb, u->beta, c, (int)ldc);
+    if (g_ilp64)
+        cblas_sgemm64_(u->layout, cbt(u->ta), cbt(u->tb), u->m, u->n, u->k, u->alpha, a, lda, b,
+                       ldb, u->beta, c, ldc);
+    else
+        cblas_sgemm(u->layout, cbt(u->ta), cbt(u->tb), (int)u->m, (int)u->n, (int)u->k, u->alpha,
+                    a, (int)lda, b, (int)ldb, u->beta, c, (int)ldc);
 }
 
 static int computes(const ucall *u) { return u->m > 0 && u->n > 0 && u->k > 0 && u->alpha != 0; }
 
 static void describe(const ucall *u, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s %c%c m=%lld n=%lld k=%lld alpha=%g beta=%g pads=%d,%d,%d offs=%d,%d,%d %s",
-             u->layout == CblasRowMajor ? "row" : "col", u->ta, u->tb, (long long)u->m,
-             (long long)u->n, (long long)u->k, u->alpha, u->beta, u->pad_a, u->pad_b, u->pad_c,
+    snprintf(buf, len, "%s%s %c%c m=%lld n=%lld k=%lld alpha=%g beta=%g pads=%lld,%lld,%lld offs=%d,%d,%d %s",
+             g_ilp64 ? "ilp64 " : "", u->layout == CblasRowMajor ? "row" : "col", u->ta, u->tb, (long long)u->m,
+             (long long)u->n, (long long)u->k, u->alpha, u->beta, (long long)u->pad_a, (long long)u->pad_b, (long long)u->pad_c,
              u->off_a, u->off_b, u->off_c, u->ints ? "ints" : "uniform");
 }
 
@@ -302,6 +302,41 @@ static void test_layouts_transposes_padding_offsets(void **state)
                     u.pad_a = u.pad_b = u.pad_c = 0, u.off_a = u.off_b = u.off_c = 0;
                     check_call(&u, (uint64_t)seed++);
                 }
+}
+
+/* An operand with one stored column may have any ld >= its rows: legal, and it costs no memory.
+ * An ld*cols copy, a 32-bit product of ld, or a pitched copy whose pitch (ld*4 bytes) passes the
+ * device's limit (cudaMemcpy2D refuses pitches above cudaDevAttrMaxPitch, 2^31-1 bytes) breaks
+ * it. 32-bit calls with ld near INT32_MAX, ILP64 calls with ld = 2^40; beta 0 and not. */
+static void test_huge_ld_with_one_column(void **state)
+{
+    (void)state;
+    /* {layout, ta, tb, m, n, k}: each shape leaves two operands with one stored column */
+    const struct { CBLAS_LAYOUT layout; char ta, tb; int64_t m, n, k; } shapes[] = {
+        {CblasColMajor, 'N', 'N', 300, 1, 150}, /* C and B */
+        {CblasColMajor, 'N', 'T', 300, 200, 1}, /* A and B */
+        {CblasRowMajor, 'N', 'N', 1, 300, 150}, /* C and A */
+        {CblasRowMajor, 'T', 'N', 200, 300, 1}, /* A and B */
+    };
+    int seed = 1500;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int ilp64 = 0; ilp64 < 2; ++ilp64)
+            for (int beta1 = 0; beta1 < 2; ++beta1) {
+                ucall u = {shapes[s].layout, shapes[s].ta, shapes[s].tb, shapes[s].m, shapes[s].n,
+                           shapes[s].k, 1.5f, beta1 ? 0.5f : 0.0f, 0, 0, 0, 1, 2, 3, 1, !beta1};
+                const int64_t huge = ilp64 ? (int64_t)1 << 40 : INT32_MAX - 1000;
+                int64_t *pads[3] = {&u.pad_a, &u.pad_b, &u.pad_c};
+                int one_column = 0;
+                for (int w = 0; w < 3; ++w) {
+                    int64_t r, c;
+                    storage(&u, "ABC"[w], &r, &c);
+                    if (c == 1) *pads[w] = huge, ++one_column;
+                }
+                assert_int_equal(one_column, 2);
+                g_ilp64 = ilp64;
+                check_call(&u, (uint64_t)seed++);
+                g_ilp64 = 0;
+            }
 }
 
 /* ------------------------------------------------------------------ class 5: exact extents */
@@ -586,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_beta_zero_and_nan_propagation),
         cmocka_unit_test(test_edge_sizes_and_degenerate_shapes),
         cmocka_unit_test(test_layouts_transposes_padding_offsets),
+        cmocka_unit_test(test_huge_ld_with_one_column),
         cmocka_unit_test(test_exact_extent_before_unmapped_page),
         cmocka_unit_test(test_big_nan_call_then_small_clean_call),
         cmocka_unit_test(test_c_aliasing_a_writes_only_c),
