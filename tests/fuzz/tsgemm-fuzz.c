@@ -99,7 +99,7 @@ static int is_64(api_kind k) { return k == K_CBLAS64 || k == K_F77_64; }
 static int resolve_apis(void)
 {
     Dl_info self;
-    if (!dladdr((void *)tsgemm_get_stats, &self) || !self.dli_fname) return -1;
+    if (!dladdr((void *)tsgemm_get_stats_v, &self) || !self.dli_fname) return -1;
     void *h = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
     if (!h) return -1;
     int missing = 0;
