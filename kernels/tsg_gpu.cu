@@ -562,3 +562,12 @@ extern "C" int tsg_gpu_kernel_info(char *buf, size_t len)
              attr.binaryVersion, g_prop.major, g_prop.minor);
     return TSG_GPU_OK;
 }
+
+extern "C" int tsg_gpu_device_count(int *count)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n); /* initialises the driver, creates no context */
+    *count = e == cudaSuccess ? n : 0;
+    if (e != cudaSuccess) return classify(e) == TSG_GPU_EFAIL ? TSG_GPU_ENODEV : classify(e);
+    return n > 0 ? TSG_GPU_OK : TSG_GPU_ENODEV;
+}

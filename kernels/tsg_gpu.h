@@ -77,6 +77,14 @@ void tsg_gpu_release(void);
 /* The kernel configuration as text (tile, threads, smem, target architecture). */
 int tsg_gpu_kernel_info(char *buf, size_t len);
 
+/*
+ * *count = the number of CUDA devices this process can see (CUDA_VISIBLE_DEVICES applied), for
+ * choosing a device before tsg_gpu_init (an MPI rank takes local rank % count). Creates no
+ * context. TSG_GPU_OK with *count >= 1; TSG_GPU_ENODEV (and *count = 0) without a driver or
+ * device, or when built without CUDA; another status for other CUDA errors.
+ */
+int tsg_gpu_device_count(int *count);
+
 #ifdef __cplusplus
 }
 #endif

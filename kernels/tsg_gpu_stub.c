@@ -49,3 +49,9 @@ int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t
 void tsg_gpu_release(void) {}
 
 int tsg_gpu_kernel_info(char *buf, size_t len) { return nodev(buf, len); }
+
+int tsg_gpu_device_count(int *count)
+{
+    *count = 0;
+    return TSG_GPU_ENODEV;
+}
