@@ -253,13 +253,15 @@ typedef void (*cblas64_fn)(int, int, int, int64_t, int64_t, int64_t, float, cons
  * The loaded library (not tsgemm) that defines the name a call came through, looked up once per
  * name at the first call through it: the caller's own BLAS is necessarily loaded by then (the
  * extension module calling scipy_sgemm_ links it), while a lookup made earlier — at numpy's first
- * product, before scipy was imported — would miss it for good.
+ * product, before scipy was imported — would miss it for good. No lock is held across
+ * dl_iterate_phdr (it takes the loader's lock, and a library constructor calling SGEMM under it
+ * must not wait for us): threads racing here each find the same answer, the first to publish it
+ * logs it.
  */
 static struct {
-    pthread_mutex_t lock;
-    atomic_int done[TSG_API_COUNT];
-    void *fn[TSG_API_COUNT]; /* written before done is set (release), read after (acquire) */
-} native = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    _Atomic(void *) fn[TSG_API_COUNT];
+    atomic_int done[TSG_API_COUNT]; /* set (release) after fn is stored */
+} native;
 
 static int has_native(tsg_api api)
 {
@@ -269,21 +271,17 @@ static int has_native(tsg_api api)
 
 static void *native_fn(tsg_api api)
 {
-    if (atomic_load_explicit(&native.done[api], memory_order_acquire)) return native.fn[api];
-    pthread_mutex_lock(&native.lock);
-    if (!atomic_load_explicit(&native.done[api], memory_order_relaxed)) {
-        struct find_query q = {tsg_api_name(api), NULL, NULL, ""};
-        dl_iterate_phdr(find_in_object, &q);
-        native.fn[api] = q.fn;
-        if (q.fn) {
-            Dl_info info;
-            tsg_log(2, "CPU path of %s: the caller's own %s", q.name,
-                    dladdr(q.fn, &info) && info.dli_fname ? info.dli_fname : "library");
-        }
-        atomic_store_explicit(&native.done[api], 1, memory_order_release);
+    if (atomic_load_explicit(&native.done[api], memory_order_acquire))
+        return atomic_load_explicit(&native.fn[api], memory_order_relaxed);
+    struct find_query q = {tsg_api_name(api), NULL, NULL, ""};
+    dl_iterate_phdr(find_in_object, &q);
+    atomic_store_explicit(&native.fn[api], q.fn, memory_order_relaxed);
+    if (atomic_exchange_explicit(&native.done[api], 1, memory_order_acq_rel) == 0 && q.fn) {
+        Dl_info info;
+        tsg_log(2, "CPU path of %s: the caller's own %s", q.name,
+                dladdr(q.fn, &info) && info.dli_fname ? info.dli_fname : "library");
     }
-    pthread_mutex_unlock(&native.lock);
-    return native.fn[api];
+    return q.fn;
 }
 
 /* Runs p on the library behind `fn` with the calling convention of `api`. */
