@@ -97,7 +97,10 @@ TSG_EXPORT void sgemm_64_(TSG_F77_64_PARAMS);
 TSG_EXPORT void scipy_sgemm_64_(TSG_F77_64_PARAMS);
 
 void cblas_sgemm64_(TSG_CBLAS64_PARAMS) { cblas_any(TSG_API_CBLAS64, TSG_CBLAS64_ARGS); }
-void scipy_cblas_sgemm64_(TSG_CBLAS64_PARAMS) { cblas_any(TSG_API_SCIPY_CBLAS64, TSG_CBLAS64_ARGS); }
+void scipy_cblas_sgemm64_(TSG_CBLAS64_PARAMS)
+{
+    cblas_any(TSG_API_SCIPY_CBLAS64, TSG_CBLAS64_ARGS);
+}
 void sgemm_64_(TSG_F77_64_PARAMS) { f77_64(TSG_API_F77_64, TSG_F77_64_ARGS); }
 void scipy_sgemm_64_(TSG_F77_64_PARAMS) { f77_64(TSG_API_SCIPY_F77_64, TSG_F77_64_ARGS); }
 
@@ -109,7 +112,8 @@ void scipy_sgemm_64_(TSG_F77_64_PARAMS) { f77_64(TSG_API_SCIPY_F77_64, TSG_F77_6
  * definitions cannot drift from those prototypes (the compiler rejects a mismatch). Their CPU side
  * is the wheel's own OpenBLAS (tsg_cpu_sgemm_api); a call that re-enters while this thread is
  * inside a CPU BLAS is finished by tsg_rt_sgemm without recursion. Bad arguments are reported
- * with the reference positions, in one printed line (the wheel's handlers are not the program's). */
+ * with the reference positions, in one printed line (the wheel's handlers are not the
+ * program's). */
 
 TSG_EXPORT __typeof__(cblas_sgemm) scipy_cblas_sgemm;
 TSG_EXPORT __typeof__(sgemm_) scipy_sgemm_;

@@ -42,16 +42,17 @@ static void copy_path(char *dst, const char *a, const char *b)
  * allocation the ranks inherit the scheduler's variable of the daemon that started them (e.g.
  * SLURM_LOCALID = 0 in every rank), so MPI launchers' variables win over schedulers', and Flux
  * (often started inside Slurm) over Slurm. Each name was checked against these sources:
- *   OMPI_COMM_WORLD_LOCAL_RANK  Open MPI mpirun/prterun: "the relative rank of this process on this
- *                               node within its job" (docs.open-mpi.org, tuning-apps/environment-var)
- *   MV2_COMM_WORLD_LOCAL_RANK   MVAPICH2 mpirun_rsh/mpispawn (MVAPICH2 GPU-binding examples, e.g.
- *                               gist.github.com/ugovaretto/3060254; no official page was found)
- *   MPI_LOCALRANKID             Hydra mpiexec of MPICH and Intel MPI (Intel MPI Developer Reference,
- *                               "Environment Variables Not Propagated by Hydra": set per process with
- *                               MPI_LOCALNRANKS; MPICH's Hydra, the same code base, was not confirmed
- *                               by a documentation page)
+ *   OMPI_COMM_WORLD_LOCAL_RANK  Open MPI mpirun/prterun: "the relative rank of this process on
+ *                               this node within its job" (docs.open-mpi.org,
+ *                               tuning-apps/environment-var)
+ *   MV2_COMM_WORLD_LOCAL_RANK   MVAPICH2 mpirun_rsh/mpispawn (MVAPICH2 GPU-binding examples,
+ *                               e.g. gist.github.com/ugovaretto/3060254; no official page found)
+ *   MPI_LOCALRANKID             Hydra mpiexec of MPICH and Intel MPI (Intel MPI Developer
+ *                               Reference, "Environment Variables Not Propagated by Hydra": set
+ *                               per process, with MPI_LOCALNRANKS; for MPICH's Hydra, the same
+ *                               code base, no documentation page was found)
  *   PALS_LOCAL_RANKID           HPE Cray PALS mpiexec (ALCF Polaris/Aurora GPU-affinity scripts;
- *                               flux-coral2's cray_pals.c lists it among the PALS variables it clears)
+ *                               flux-coral2's cray_pals.c lists it among the PALS variables)
  *   FLUX_TASK_LOCAL_ID          Flux: "the zero-origin, local (to the node) rank for this task"
  *                               (flux-core, flux-environment(7))
  *   SLURM_LOCALID               Slurm srun: "node local task ID for the process within a job"

@@ -1,6 +1,6 @@
 /*
- * psgemm_check.c — ScaLAPACK PSGEMM under LD_PRELOAD=libtsgemm.so in every MPI rank (preload tier,
- * started by mpi_run.sh under mpirun).
+ * psgemm_check.c — ScaLAPACK PSGEMM under LD_PRELOAD=libtsgemm.so in every MPI rank (preload
+ * tier, started by mpi_run.sh under mpirun).
  *
  * An unmodified kind of program: a BLACS process grid, block-cyclic A, B and C, one distributed
  * C = alpha op(A) op(B) + beta C per transpose pair (NN, TN, NT). PBLAS turns each into local
@@ -10,7 +10,8 @@
  *     generators (small integers: products and sums are exact in float, so the comparison is
  *     bitwise);
  *   - tsgemm's counters in every rank: each rank prints one line
- *       psgemm_check: rank R/P local L: tsgemm calls C (cpu X, gpu Y, quick Q, illegal I) intercepted
+ *       psgemm_check: rank R/P local L: tsgemm calls C (cpu X, gpu Y, quick Q, illegal I)
+ *       intercepted; E elements checked, W wrong
  *     (or "NOT intercepted"), and rank 0 requires that all P ranks made computed calls.
  * Exit status 0 when every rank passed (mpirun returns non-zero if any rank fails), 1 otherwise.
  * Usage: psgemm_check [--plain] [M N K NB]  (default 701 643 677 32; the grid is as square as P
@@ -44,7 +45,8 @@ void psgemm_(const char *transa, const char *transb, const int *m, const int *n,
 /* Global element (i, j) of matrix `which` (0 A, 1 B, 2 C): an integer in [-4, 4]. */
 static float gen(int which, int i, int j)
 {
-    uint32_t h = (uint32_t)i * 2654435761u ^ (uint32_t)j * 2246822519u ^ (uint32_t)which * 3266489917u;
+    uint32_t h = (uint32_t)i * 2654435761u ^ (uint32_t)j * 2246822519u ^
+                 (uint32_t)which * 3266489917u;
     h ^= h >> 15;
     h *= 2246822519u;
     h ^= h >> 13;
@@ -126,8 +128,9 @@ int main(int argc, char **argv)
                          (double)(tb == 'N' ? gen(1, l, j) : gen(1, j, l));
                 float got = c.v[li + (size_t)lj * lld];
                 if ((double)got != r && bad++ < 5)
-                    fprintf(stderr, "psgemm_check: rank %d %c%c: C(%d,%d) = %g, serial reference %g\n",
-                            me, ta, tb, i, j, (double)got, r);
+                    fprintf(stderr,
+                            "psgemm_check: rank %d %c%c: C(%d,%d) = %g, serial reference %g\n", me,
+                            ta, tb, i, j, (double)got, r);
                 ++checked;
             }
         free(a.v);
