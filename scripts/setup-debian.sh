@@ -3,13 +3,14 @@
 # or sudo). Idempotent; used by scripts/demo.sh, scripts/test.sh and .ci/run.
 #   build:  cmake, a C compiler, OpenBLAS (the CPU path), the reference CBLAS header (libblas-dev)
 #   tests:  cmocka, the netlib testers (libblas-test), gfortran, Debian numpy, python3-venv (pip
-#           numpy), Octave, gnuplot (the bench's plots)
+#           numpy), Octave, gnuplot (the bench's plots), Open MPI + ScaLAPACK (the PSGEMM test)
 # The CUDA toolkit is not a Debian package here: with nvcc on PATH or in /usr/local/cuda the GPU
 # path is built, without it the library is built CPU-only (TSGEMM_CUDA=AUTO).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config binutils git ca-certificates
       libopenblas-dev libblas-dev libblas-test libcmocka-dev gfortran
-      python3 python3-numpy python3-venv python3-pip octave gnuplot-nox)
+      python3 python3-numpy python3-venv python3-pip octave gnuplot-nox
+      openmpi-bin libopenmpi-dev libscalapack-openmpi-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,11 @@
 #!/bin/sh
-# setup-pip-numpy.sh DIR — creates a Python venv at DIR with numpy from a pip wheel, for the
-# preload tier's test "preload.numpy_pip" (fault class 11: the wheel bundles its own OpenBLAS,
-# whose ILP64 scipy_cblas_sgemm64_ tsgemm exports and interposes).
+# setup-pip-numpy.sh DIR [PIP-ARGS...] — creates a Python venv at DIR with numpy from a pip
+# wheel, for the preload tier's test "preload.numpy_pip" (fault class 11: the wheel bundles its
+# own OpenBLAS, whose ILP64 scipy_cblas_sgemm64_ tsgemm exports and interposes).
+# With PIP-ARGS, pip installs those instead of NUMPY_SPEC, still wheels only; the scipy and
+# scikit-learn venv of the preload.scipy_* tests (LP64 scipy_sgemm_, scipy_cblas_sgemm) is
+#   setup-pip-numpy.sh <source>/.venv-scipy -r tests/preload/requirements-scipy.txt
+# (exact versions; CMake cache variable TSGEMM_PIP_SCIPY_PYTHON=<DIR>/bin/python overrides).
 #
 # The venv is made from Debian's /usr/bin/python3 (apt-get install python3-venv) — `python3` on
 # PATH may be another interpreter. The default DIR the tests look for is <source>/.venv-numpy
@@ -10,11 +14,12 @@
 #   NUMPY_SPEC   what pip installs (default "numpy"; e.g. "numpy==2.1.3" to pin)
 #   PYTHON       the interpreter the venv is made from (default /usr/bin/python3)
 set -eu
-if [ $# -ne 1 ]; then
-    echo "usage: $0 DIR" >&2
+if [ $# -lt 1 ]; then
+    echo "usage: $0 DIR [PIP-ARGS...]" >&2
     exit 2
 fi
 DIR=$1
+shift
 PYTHON=${PYTHON:-/usr/bin/python3}
 NUMPY_SPEC=${NUMPY_SPEC:-numpy}
 [ -x "$PYTHON" ] || { echo "setup-pip-numpy: $PYTHON not found" >&2; exit 1; }
@@ -25,5 +30,6 @@ if [ ! -x "$DIR/bin/python" ]; then
     }
 fi
 printf '*\n' >"$DIR/.gitignore"
-"$DIR/bin/python" -m pip install --disable-pip-version-check --quiet --only-binary=:all: "$NUMPY_SPEC"
+[ $# -gt 0 ] || set -- "$NUMPY_SPEC"
+"$DIR/bin/python" -m pip install --disable-pip-version-check --quiet --only-binary=:all: "$@"
 "$DIR/bin/python" -c 'import numpy; print("setup-pip-numpy: numpy", numpy.__version__, "in", numpy.__file__)'

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/test.sh — the test command (README, and CI through .ci/run): install the Debian
-# packages, make the pip-numpy venv, build, run every tier with ctest, then the sanitizer build
-# (CPU-only library, unit tier with the fuzzer under ASan + UBSan; about 20 s on 2 cores). Tiers
-# that need a GPU report "Skipped" on a machine without one; they never pass silently.
+# packages, make the pip venvs (numpy; pinned scipy + scikit-learn), build, run every tier with
+# ctest, then the sanitizer build (CPU-only library, unit tier with the fuzzer under ASan + UBSan;
+# about 20 s on 2 cores). Tiers that need a GPU report "Skipped" on a machine without one; they
+# never pass silently.
 #   BUILD_DIR       build folder (default build)
 #   CTEST_ARGS      extra ctest arguments, e.g. "-L unit" to run one tier
 #   ASAN_BUILD_DIR  folder of the sanitizer build (default build-asan); SANITIZE=0 skips it
@@ -11,6 +12,7 @@ cd "$(dirname "$0")/.."
 B=${BUILD_DIR:-build}
 scripts/setup-debian.sh
 scripts/setup-pip-numpy.sh .venv-numpy
+scripts/setup-pip-numpy.sh .venv-scipy -r tests/preload/requirements-scipy.txt
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$B" -j"$(nproc)"
 # shellcheck disable=SC2086

@@ -244,42 +244,77 @@ void tsg_cpu_sgemm(const tsg_problem *p)
     }
 }
 
-/* ---- the caller's own ILP64 BLAS ---- */
+/* ---- the caller's own BLAS: the wheel's OpenBLAS behind the ILP64 and scipy_ names ---- */
 
 typedef void (*cblas64_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
                            const float *, int64_t, float, float *, int64_t);
 
+/*
+ * The loaded library (not tsgemm) that defines the name a call came through, looked up once per
+ * name at the first call through it: the caller's own BLAS is necessarily loaded by then (the
+ * extension module calling scipy_sgemm_ links it), while a lookup made earlier — at numpy's first
+ * product, before scipy was imported — would miss it for good. No lock is held across
+ * dl_iterate_phdr (it takes the loader's lock, and a library constructor calling SGEMM under it
+ * must not wait for us): threads racing here each find the same answer, the first to publish it
+ * logs it.
+ */
 static struct {
-    pthread_once_t once;
-    cblas64_fn fn[TSG_API_COUNT];
-} native64 = {.once = PTHREAD_ONCE_INIT};
+    _Atomic(void *) fn[TSG_API_COUNT];
+    atomic_int done[TSG_API_COUNT]; /* set (release) after fn is stored */
+} native;
 
-static void find_native64(void)
+static int has_native(tsg_api api)
 {
-    const tsg_api apis[2] = {TSG_API_SCIPY_CBLAS64, TSG_API_CBLAS64};
-    for (int i = 0; i < 2; ++i) {
-        struct find_query q = {tsg_api_name(apis[i]), NULL, NULL, ""};
-        dl_iterate_phdr(find_in_object, &q);
-        native64.fn[apis[i]] = (cblas64_fn)q.fn;
-        if (q.fn) {
-            Dl_info info;
-            tsg_log(2, "CPU path of %s: the caller's own %s", q.name,
-                    dladdr(q.fn, &info) && info.dli_fname ? info.dli_fname : "library");
-        }
+    return api == TSG_API_SCIPY_CBLAS64 || api == TSG_API_CBLAS64 || api == TSG_API_SCIPY_CBLAS ||
+           api == TSG_API_SCIPY_F77;
+}
+
+static void *native_fn(tsg_api api)
+{
+    if (atomic_load_explicit(&native.done[api], memory_order_acquire))
+        return atomic_load_explicit(&native.fn[api], memory_order_relaxed);
+    struct find_query q = {tsg_api_name(api), NULL, NULL, ""};
+    dl_iterate_phdr(find_in_object, &q);
+    atomic_store_explicit(&native.fn[api], q.fn, memory_order_relaxed);
+    if (atomic_exchange_explicit(&native.done[api], 1, memory_order_acq_rel) == 0 && q.fn) {
+        Dl_info info;
+        tsg_log(2, "CPU path of %s: the caller's own %s", q.name,
+                dladdr(q.fn, &info) && info.dli_fname ? info.dli_fname : "library");
     }
+    return q.fn;
+}
+
+/* Runs p on the library behind `fn` with the calling convention of `api`. */
+static void run_native(tsg_api api, void *fn, const tsg_problem *p)
+{
+    int ta = p->transa == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS;
+    int tb = p->transb == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS;
+    tsg_in_fallback = 1;
+    if (api == TSG_API_SCIPY_CBLAS) {
+        ((cblas_sgemm_fn)fn)(TSG_CBLAS_COL_MAJOR, ta, tb, (int)p->m, (int)p->n, (int)p->k,
+                             p->alpha, p->a, (int)p->lda, p->b, (int)p->ldb, p->beta, p->c,
+                             (int)p->ldc);
+    } else if (api == TSG_API_SCIPY_F77) {
+        int m = (int)p->m, n = (int)p->n, k = (int)p->k;
+        int lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
+        ((f77_sgemm_fn)fn)(&p->transa, &p->transb, &m, &n, &k, &p->alpha, p->a, &lda, p->b, &ldb,
+                           &p->beta, p->c, &ldc, 1, 1);
+    } else {
+        ((cblas64_fn)fn)(TSG_CBLAS_COL_MAJOR, ta, tb, p->m, p->n, p->k, p->alpha, p->a, p->lda,
+                         p->b, p->ldb, p->beta, p->c, p->ldc);
+    }
+    tsg_in_fallback = 0;
 }
 
 void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p)
 {
-    if (api == TSG_API_SCIPY_CBLAS64 || api == TSG_API_CBLAS64) {
-        pthread_once(&native64.once, find_native64);
-        cblas64_fn fn = native64.fn[api];
-        if (fn && enter_blas()) {
-            tsg_in_fallback = 1;
-            fn(TSG_CBLAS_COL_MAJOR, p->transa == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS,
-               p->transb == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS, p->m, p->n, p->k, p->alpha,
-               p->a, p->lda, p->b, p->ldb, p->beta, p->c, p->ldc);
-            tsg_in_fallback = 0;
+    if (has_native(api)) {
+        void *fn = native_fn(api);
+        /* the LP64 names take 32-bit sizes: a call through them always fits (a CPU retry of a
+         * GPU call's remaining columns is smaller still), checked all the same */
+        int fits = api == TSG_API_SCIPY_CBLAS64 || api == TSG_API_CBLAS64 || tsg_fits_int32(p);
+        if (fn && fits && enter_blas()) {
+            run_native(api, fn, p);
             leave_blas();
             return;
         }

@@ -16,10 +16,12 @@ extern _Thread_local int tsg_in_fallback;
 void tsg_cpu_sgemm(const tsg_problem *p);
 
 /*
- * The same for a call that arrived through `api`. For the ILP64 CBLAS names, when another loaded
- * library defines the same name (numpy/scipy wheels bundle an ILP64 OpenBLAS exporting
- * scipy_cblas_sgemm64_), that library — the one the program called — takes the call natively
- * with 64-bit sizes; otherwise tsg_cpu_sgemm.
+ * The same for a call that arrived through `api`. For the ILP64 CBLAS names and the LP64 scipy_
+ * names, when another loaded library defines the same name (numpy wheels bundle an ILP64 OpenBLAS
+ * exporting scipy_cblas_sgemm64_; scipy and scikit-learn wheels an LP64 one exporting
+ * scipy_sgemm_ and scipy_cblas_sgemm), that library — the one the program called — takes the call
+ * natively, with the name's own integer width and convention; otherwise tsg_cpu_sgemm. Never
+ * tsgemm itself: the lookup skips our own definitions.
  */
 void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p);
 

@@ -169,25 +169,51 @@ static void atfork_child(void)
  * handler is registered after the runtime started, so it runs before them. */
 static void gpu_exit_handler(void) { tsg_gpu_exiting(2.0); }
 
+/*
+ * The device to start (src/tsg_config.c decides): TSGEMM_DEVICE, else in an MPI rank the node-local
+ * rank modulo the GPUs this process sees, else 0. why[] receives the reason for TSGEMM_LOG=2.
+ */
+static int pick_device(const tsg_config *cfg, char *why, size_t len)
+{
+    int visible = 0;
+    int st = cfg->device_set || cfg->local_rank < 0 ? TSG_GPU_OK : tsg_gpu_device_count(&visible);
+    tsg_device_why rule;
+    int device = tsg_config_device(cfg, st == TSG_GPU_OK ? visible : 0, &rule);
+    if (rule == TSG_DEVICE_KNOB)
+        snprintf(why, len, "TSGEMM_DEVICE=%d", cfg->device);
+    else if (rule == TSG_DEVICE_LOCAL_RANK)
+        snprintf(why, len, "MPI local rank %d (%s) modulo %d visible GPU%s", cfg->local_rank,
+                 cfg->local_rank_var, visible, visible == 1 ? "" : "s");
+    else if (cfg->local_rank >= 0)
+        snprintf(why, len, "default; MPI local rank %d (%s), but the GPU count is unknown",
+                 cfg->local_rank, cfg->local_rank_var);
+    else
+        snprintf(why, len, "default (TSGEMM_DEVICE unset, not an MPI rank)");
+    return device;
+}
+
 static void gpu_init_once(void)
 {
     const tsg_config *cfg = tsg_rt_config();
     char *info = g_gpu_info;
-    int used = cfg->device;
     pthread_atfork(NULL, NULL, atfork_child); /* only a process that started the GPU needs it */
     atomic_store(&g_gpu_started, 1);
     const tsg_gpu_config gcfg = {cfg->device_memory, cfg->pinned_memory, cfg->copy_threads};
+    char why[256];
+    int device = pick_device(cfg, why, sizeof why);
+    int used = device;
     tsg_residency_gpu_starting();
-    int st = tsg_gpu_init(cfg->device, &gcfg, &used, info, sizeof g_gpu_info);
+    int st = tsg_gpu_init(device, &gcfg, &used, info, sizeof g_gpu_info);
     if (st == TSG_GPU_OK) {
         atexit(gpu_exit_handler);
 #ifdef TSG_FAULT_INJECTION
         tsg_gpu_set_fault(cfg->test_fault);
         if (cfg->test_fault[0]) tsg_log(2, "test build: TSGEMM_TEST_FAULT=%s armed", cfg->test_fault);
 #endif
-        if (used != cfg->device)
-            tsg_log(1, "TSGEMM_DEVICE=%d does not exist; using device %d", cfg->device, used);
+        if (used != device)
+            tsg_log(1, "TSGEMM_DEVICE=%d does not exist; using device %d", device, used);
         tsg_log(2, "GPU: %s", info);
+        tsg_log(2, "GPU device %d chosen: %s", used, why);
         atomic_store(&g_gpu_state, GPU_READY);
     } else {
         atomic_store(&g_gpu_state, GPU_ABSENT);

@@ -75,7 +75,9 @@ void tsg_report_illegal(tsg_api api, const tsg_call *call)
             return;
         }
     }
-    /* ILP64 names: their handlers take 64-bit integers we cannot type-check; print instead. */
+    /* ILP64 names: their handlers take 64-bit integers we cannot type-check; the LP64 scipy_
+     * names belong to a wheel's own OpenBLAS, whose errors never reached the program's handlers
+     * either. Print instead, at the same reference position. */
     int cblas = tsg_api_is_cblas(api);
     tsg_log(0, "parameter %d (%s) to %s had an illegal value; the call did nothing",
             call->user_pos, tsg_arg_name(cblas, call->user_pos), tsg_api_name(api));

@@ -39,6 +39,63 @@ static void copy_path(char *dst, const char *a, const char *b)
 
 static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx);
 
+/*
+ * Node-local rank variables, innermost launcher first: under `mpirun` inside a Slurm or Flux
+ * allocation the ranks inherit the scheduler's variable of the daemon that started them (e.g.
+ * SLURM_LOCALID = 0 in every rank), so MPI launchers' variables win over schedulers', and Flux
+ * (often started inside Slurm) over Slurm. Each name was checked against these sources:
+ *   OMPI_COMM_WORLD_LOCAL_RANK  Open MPI mpirun/prterun: "the relative rank of this process on
+ *                               this node within its job" (docs.open-mpi.org,
+ *                               tuning-apps/environment-var)
+ *   MV2_COMM_WORLD_LOCAL_RANK   MVAPICH2 mpirun_rsh/mpispawn (MVAPICH2 GPU-binding examples,
+ *                               e.g. gist.github.com/ugovaretto/3060254; no official page found)
+ *   MPI_LOCALRANKID             Hydra mpiexec of MPICH and Intel MPI (Intel MPI Developer
+ *                               Reference, "Environment Variables Not Propagated by Hydra": set
+ *                               per process, with MPI_LOCALNRANKS; for MPICH's Hydra, the same
+ *                               code base, no documentation page was found)
+ *   PALS_LOCAL_RANKID           HPE Cray PALS mpiexec (ALCF Polaris/Aurora GPU-affinity scripts;
+ *                               flux-coral2's cray_pals.c lists it among the PALS variables)
+ *   FLUX_TASK_LOCAL_ID          Flux: "the zero-origin, local (to the node) rank for this task"
+ *                               (flux-core, flux-environment(7))
+ *   SLURM_LOCALID               Slurm srun: "node local task ID for the process within a job"
+ *                               (slurm.schedmd.com/srun.html, OUTPUT ENVIRONMENT VARIABLES)
+ */
+static const char *const local_rank_vars[] = {
+    "OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+    "PALS_LOCAL_RANKID",          "FLUX_TASK_LOCAL_ID",        "SLURM_LOCALID",
+};
+
+/* The first local-rank variable holding a whole number >= 0 (others are not ours to judge:
+ * skipped silently). */
+static void parse_local_rank(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
+{
+    cfg->local_rank = -1;
+    cfg->local_rank_var = "";
+    for (size_t i = 0; i < sizeof local_rank_vars / sizeof local_rank_vars[0]; ++i) {
+        const char *v = lookup(local_rank_vars[i], ctx);
+        long l;
+        if (v && *v && parse_long(v, 0, 1L << 30, &l) == 0) {
+            cfg->local_rank = (int)l;
+            cfg->local_rank_var = local_rank_vars[i];
+            return;
+        }
+    }
+}
+
+int tsg_config_device(const tsg_config *cfg, int visible, tsg_device_why *why)
+{
+    if (cfg->device_set) {
+        *why = TSG_DEVICE_KNOB;
+        return cfg->device;
+    }
+    if (cfg->local_rank >= 0 && visible >= 1) {
+        *why = TSG_DEVICE_LOCAL_RANK;
+        return cfg->local_rank % visible;
+    }
+    *why = TSG_DEVICE_DEFAULT;
+    return 0;
+}
+
 void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -64,10 +121,12 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
             warn(cfg, "TSGEMM_MODE=\"%.64s\" is not one of auto, cpu, gpu; using auto", v);
     }
     if ((v = lookup("TSGEMM_DEVICE", ctx)) && *v) {
-        if (parse_long(v, 0, 1023, &l) == 0)
+        if (parse_long(v, 0, 1023, &l) == 0) {
             cfg->device = (int)l;
-        else
-            warn(cfg, "TSGEMM_DEVICE=\"%.64s\" is not a device ordinal (0, 1, ...); using 0", v);
+            cfg->device_set = 1;
+        } else {
+            warn(cfg, "TSGEMM_DEVICE=\"%.64s\" is not a device ordinal (0, 1, ...); ignored", v);
+        }
     }
     if ((v = lookup("TSGEMM_GPU_THRESHOLD", ctx)) && *v) {
         char *end;
@@ -85,6 +144,7 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
             warn(cfg, "TSGEMM_CPU_BLAS is longer than %d characters; using OpenBLAS",
                  TSG_CONFIG_PATH_MAX - 1);
     }
+    parse_local_rank(cfg, lookup, ctx);
     if ((v = lookup("TSGEMM_CACHE_DIR", ctx)) && *v)
         copy_path(cfg->cache_dir, v, "");
     else if ((v = lookup("XDG_CACHE_HOME", ctx)) && *v == '/') /* XDG: relative paths are ignored */

@@ -23,6 +23,10 @@ typedef struct tsg_config {
     tsg_policy policy;    /* TSGEMM_MODE, TSGEMM_GPU_THRESHOLD                              */
     int log_level;        /* TSGEMM_LOG=0|1|2|3                            default 1        */
     int device;           /* TSGEMM_DEVICE=<ordinal >= 0>                  default 0        */
+    int device_set;       /* 1 when TSGEMM_DEVICE gave a valid ordinal: it wins over the rank */
+    int local_rank;       /* node-local rank set by an MPI launcher or scheduler (see
+                             tsg_config.c for the variables and their sources); -1 = none     */
+    const char *local_rank_var; /* the variable local_rank came from (static), or ""         */
     char cpu_blas[TSG_CONFIG_PATH_MAX]; /* TSGEMM_CPU_BLAS=<path or soname>  "" = default  */
     char cache_dir[TSG_CONFIG_PATH_MAX]; /* TSGEMM_CACHE_DIR, else $XDG_CACHE_HOME/tsgemm,
                              else $HOME/.cache/tsgemm; "" = no cache                      */
@@ -46,5 +50,21 @@ int tsg_parse_bytes(const char *s, double *out);
 void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx);
 
 const char *tsg_mode_name(tsg_mode mode);
+
+/* Why tsg_config_device chose its device. */
+typedef enum tsg_device_why {
+    TSG_DEVICE_KNOB = 0,    /* TSGEMM_DEVICE                                   */
+    TSG_DEVICE_LOCAL_RANK,  /* an MPI rank: local_rank % visible devices       */
+    TSG_DEVICE_DEFAULT      /* neither (or the device count is unknown): 0     */
+} tsg_device_why;
+
+/*
+ * The CUDA device ordinal this process should use, given `visible` devices (the count CUDA
+ * reports, CUDA_VISIBLE_DEVICES applied; < 1 when unknown). TSGEMM_DEVICE when set (the caller
+ * still checks it exists); otherwise, in an MPI rank, local_rank % visible — ranks sharing a node
+ * spread over its GPUs, and a launcher that already gives each rank one GPU (visible = 1) gets
+ * device 0 everywhere; otherwise 0. *why says which rule applied.
+ */
+int tsg_config_device(const tsg_config *cfg, int visible, tsg_device_why *why);
 
 #endif /* TSG_CONFIG_H */

@@ -8,8 +8,8 @@
  * that the reference swap-back (4<->5, 9<->11) recovers the caller's position. Every bad sgemm_
  * must call this xerbla_ exactly once with "SGEMM" and the Fortran position. No handler calls the
  * other (no recursion), tsgemm prints nothing itself, C stays bitwise untouched, the program
- * continues. The ILP64 names do not call these 32-bit handlers (their integer width differs):
- * they print one line instead, which is checked too.
+ * continues. The ILP64 names (their integer width differs) and the LP64 scipy_ names of scipy
+ * wheels do not call these handlers: they print one line instead, which is checked too.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -147,11 +147,9 @@ int main(void)
     for (int i = 0; i < PL_COUNT(pl_f77_cases); ++i) {
         const struct pl_f77_illegal *t = &pl_f77_cases[i];
         reset();
-        const float alpha = 1.0f, beta = 0.0f;
         struct tsgemm_stats s0 = pl_stats_now();
         if (pl_capture_begin(&cap)) return 1;
-        sgemm_(&t->transa, &t->transb, &t->m, &t->n, &t->k, &alpha, a, &t->lda, b, &t->ldb,
-               &beta, c, &t->ldc);
+        pl_f77_call(sgemm_, t, a, b, c);
         char *out = pl_capture_end(&cap);
         ++ncalls;
         char what[128];
@@ -172,27 +170,54 @@ int main(void)
         free(out);
     }
 
-    /* ILP64: no 32-bit handler call, one printed line instead (shim/tsg_xerbla.c). */
+    /* ILP64 and the scipy_ LP64 names: the program's handlers are not called (the ILP64 ones
+     * take other integer widths; the scipy_ names belong to a wheel's own OpenBLAS, whose errors
+     * never reached this program's handlers either): one printed line instead
+     * (shim/tsg_xerbla.c), C untouched. */
     typedef void (*cblas64_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *,
                                int64_t, const float *, int64_t, float, float *, int64_t);
-    cblas64_fn fn64 = (cblas64_fn)dlsym(RTLD_DEFAULT, "cblas_sgemm64_");
-    if (!fn64) {
-        FAIL("cblas_sgemm64_ not found");
-    } else {
+    static const struct {
+        const char *name, *want;
+    } printed[] = {
+        {"cblas_sgemm64_", "tsgemm: parameter 9 (lda) to cblas_sgemm64_ had an illegal value; "
+                           "the call did nothing\n"},
+        {"scipy_cblas_sgemm", "tsgemm: parameter 9 (lda) to scipy_cblas_sgemm had an illegal "
+                              "value; the call did nothing\n"},
+        {"scipy_sgemm_", "tsgemm: parameter 13 (LDC) to scipy_sgemm_ had an illegal value; the "
+                         "call did nothing\n"},
+    };
+    for (int i = 0; i < PL_COUNT(printed); ++i) {
+        const char *name = printed[i].name;
+        void *fn = dlsym(RTLD_DEFAULT, name);
+        if (!fn) {
+            FAIL("%s not found", name);
+            continue;
+        }
         reset();
         struct tsgemm_stats s0 = pl_stats_now();
         if (pl_capture_begin(&cap)) return 1;
-        fn64(PL_ROW, PL_N, PL_N, 3, 4, 5, 1.0f, a, 4, b, 4, 0.0f, c, 4); /* lda < K */
+        if (i == 0) {
+            ((cblas64_fn)fn)(PL_ROW, PL_N, PL_N, 3, 4, 5, 1.0f, a, 4, b, 4, 0.0f, c, 4); /* lda < K */
+        } else if (i == 1) {
+            ((__typeof__(cblas_sgemm) *)fn)(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, 4, 5, 1.0f,
+                                            a, 4, b, 4, 0.0f, c, 4); /* lda < K */
+        } else {
+            const int m = 3, n = 4, k = 5, lda = 3, ldb = 5, ldc = 2; /* LDC < M */
+            const float alpha = 1.0f, beta = 0.0f;
+            ((__typeof__(sgemm_) *)fn)("N", "N", &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c,
+                                       &ldc);
+        }
         char *out = pl_capture_end(&cap);
         ++ncalls;
-        const char *want = "tsgemm: parameter 9 (lda) to cblas_sgemm64_ had an illegal value; "
-                           "the call did nothing\n";
         if (seen.cblas_calls || seen.f77_calls)
-            FAIL("cblas_sgemm64_: a 32-bit handler was called (%d, %d)", seen.cblas_calls,
-                 seen.f77_calls);
-        if (strcmp(out, want)) FAIL("cblas_sgemm64_: stderr was [%s], expected [%s]", out, want);
+            FAIL("%s: the program's handler was called (cblas_xerbla %d, xerbla_ %d times)", name,
+                 seen.cblas_calls, seen.f77_calls);
+        if (strcmp(out, printed[i].want))
+            FAIL("%s: stderr was [%s], expected [%s]", name, out, printed[i].want);
+        if (memcmp(c, c0, sizeof c)) FAIL("%s: C changed", name);
         struct tsgemm_stats s1 = pl_stats_now();
-        if (s1.illegal - s0.illegal != 1) FAIL("cblas_sgemm64_: not counted as illegal");
+        if (s1.illegal - s0.illegal != 1 || s1.calls - s0.calls != 1)
+            FAIL("%s: not counted as exactly one illegal call", name);
         free(out);
     }
 

@@ -7,7 +7,9 @@
  * with the caller's own position P (row-major two-bad-argument calls report the swapped order's
  * first), leaves A, B and C bitwise untouched, counts one illegal call, and returns: the program
  * goes on and exits 0. Checked per call by capturing fd 2 around it, for cblas_sgemm in both
- * layouts, sgemm_, and the ILP64 names (which always print: their handlers are not called).
+ * layouts, sgemm_, the LP64 scipy_cblas_sgemm / scipy_sgemm_ of scipy wheels (every case of the
+ * tables, same positions) and the ILP64 names (which always print: their handlers are not
+ * called).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -23,6 +25,9 @@
 void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
             const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
             const float *beta, float *c, const int *ldc);
+
+/* the 32-bit entry points: cblas_sgemm / sgemm_ and the scipy_ LP64 names (same prototypes) */
+typedef __typeof__(cblas_sgemm) *cblas32_fn;
 
 typedef void (*cblas64_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *,
                            int64_t, const float *, int64_t, float, float *, int64_t);
@@ -91,36 +96,47 @@ int main(void)
     pl_capture cap;
     int ncalls = 0;
 
-    for (int i = 0; i < PL_COUNT(pl_cblas_cases); ++i) {
-        const struct pl_cblas_illegal *t = &pl_cblas_cases[i];
-        reset();
-        struct tsgemm_stats s0 = pl_stats_now();
-        if (pl_capture_begin(&cap)) return 1;
-        cblas_sgemm((CBLAS_LAYOUT)t->layout, (CBLAS_TRANSPOSE)t->transa,
-                    (CBLAS_TRANSPOSE)t->transb, t->m, t->n, t->k, 1.0f, a, t->lda, b, t->ldb,
-                    0.0f, c, t->ldc);
-        char *got = pl_capture_end(&cap);
-        expected_line(want, sizeof want, t->user_pos, pl_cblas_arg_name[t->user_pos], "cblas_sgemm");
-        check(t->what, got, want, s0);
-        free(got);
-        ++ncalls;
-    }
+    const char *const cblas32_names[2] = {"cblas_sgemm", "scipy_cblas_sgemm"};
+    const char *const f77_32_names[2] = {"sgemm_", "scipy_sgemm_"};
+    for (int name = 0; name < 2; ++name) {
+        cblas32_fn cb = name ? (cblas32_fn)dlsym(RTLD_DEFAULT, cblas32_names[name]) : cblas_sgemm;
+        pl_f77_fn f = name ? (pl_f77_fn)dlsym(RTLD_DEFAULT, f77_32_names[name]) : sgemm_;
+        if (!cb || !f) {
+            ++failures;
+            fprintf(stderr, "FAIL: %s or %s not found\n", cblas32_names[name], f77_32_names[name]);
+            continue;
+        }
+        for (int i = 0; i < PL_COUNT(pl_cblas_cases); ++i) {
+            const struct pl_cblas_illegal *t = &pl_cblas_cases[i];
+            reset();
+            struct tsgemm_stats s0 = pl_stats_now();
+            if (pl_capture_begin(&cap)) return 1;
+            cb((CBLAS_LAYOUT)t->layout, (CBLAS_TRANSPOSE)t->transa, (CBLAS_TRANSPOSE)t->transb,
+               t->m, t->n, t->k, 1.0f, a, t->lda, b, t->ldb, 0.0f, c, t->ldc);
+            char *got = pl_capture_end(&cap);
+            char what[128];
+            snprintf(what, sizeof what, "%s: %s", cblas32_names[name], t->what);
+            expected_line(want, sizeof want, t->user_pos, pl_cblas_arg_name[t->user_pos],
+                          cblas32_names[name]);
+            check(what, got, want, s0);
+            free(got);
+            ++ncalls;
+        }
 
-    for (int i = 0; i < PL_COUNT(pl_f77_cases); ++i) {
-        const struct pl_f77_illegal *t = &pl_f77_cases[i];
-        reset();
-        const float alpha = 1.0f, beta = 0.0f;
-        struct tsgemm_stats s0 = pl_stats_now();
-        if (pl_capture_begin(&cap)) return 1;
-        sgemm_(&t->transa, &t->transb, &t->m, &t->n, &t->k, &alpha, a, &t->lda, b, &t->ldb,
-               &beta, c, &t->ldc);
-        char *got = pl_capture_end(&cap);
-        char what[128];
-        snprintf(what, sizeof what, "sgemm_: %s", t->what);
-        expected_line(want, sizeof want, t->pos, pl_f77_arg_name[t->pos], "sgemm_");
-        check(what, got, want, s0);
-        free(got);
-        ++ncalls;
+        for (int i = 0; i < PL_COUNT(pl_f77_cases); ++i) {
+            const struct pl_f77_illegal *t = &pl_f77_cases[i];
+            reset();
+            struct tsgemm_stats s0 = pl_stats_now();
+            if (pl_capture_begin(&cap)) return 1;
+            pl_f77_call(f, t, a, b, c);
+            char *got = pl_capture_end(&cap);
+            char what[128];
+            snprintf(what, sizeof what, "%s: %s", f77_32_names[name], t->what);
+            expected_line(want, sizeof want, t->pos, pl_f77_arg_name[t->pos], f77_32_names[name]);
+            check(what, got, want, s0);
+            free(got);
+            ++ncalls;
+        }
     }
 
     /* The ILP64 names: a report line naming the entry point, the same positions. */

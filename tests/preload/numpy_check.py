@@ -24,7 +24,6 @@ Elements are checked against |c - r| <= gamma * (k + 2) * 2^-24 * (|a| @ |b|) wi
 (TESTING.md); the relative Frobenius error is printed. Exit status 0 = all checks passed.
 """
 import argparse
-import ctypes
 import sys
 import time
 
@@ -34,32 +33,7 @@ except ImportError as e:  # a Python without numpy: skipped (ctest SKIP_RETURN_C
     print(f"SKIPPED: {sys.executable} cannot import numpy ({e})")
     sys.exit(77)
 
-GAMMA = 2.0  # TESTING.md: covers any summation order plus the final alpha/beta roundings
-U32 = 2.0 ** -24
-
-
-class Stats(ctypes.Structure):
-    # include/tsgemm.h, struct tsgemm_stats
-    _fields_ = [(name, ctypes.c_uint64) for name in
-                ("calls", "illegal", "quick", "gpu", "cpu", "gpu_failed")] + \
-               [(name, ctypes.c_double) for name in
-                ("gpu_flops", "cpu_flops", "gpu_seconds", "cpu_seconds")]
-
-
-def stats_getter():
-    """tsgemm_get_stats from the global scope (preloaded), or None."""
-    try:
-        fn = ctypes.CDLL(None).tsgemm_get_stats
-    except AttributeError:
-        return None
-    fn.argtypes = [ctypes.POINTER(Stats)]
-    fn.restype = None
-
-    def get():
-        s = Stats()
-        fn(ctypes.byref(s))
-        return s
-    return get
+from pl_tsgemm import check_product, counter_problems, stats_getter, summary  # noqa: E402
 
 
 def cases(sizes, tall, rng):
@@ -111,31 +85,14 @@ def main():
         c = a @ b
         first = time.perf_counter() - t0
         s1 = get() if get else None
-        problems = []
-        if c.dtype != np.float32:
-            problems.append(f"result dtype {c.dtype}")
         a64, b64 = a.astype(np.float64), b.astype(np.float64)
-        r = a64 @ b64
-        bound = GAMMA * (k + 2) * U32 * (np.abs(a64) @ np.abs(b64))
-        err = np.abs(c.astype(np.float64) - r)
-        nbad = int(np.count_nonzero(~(err <= bound)))  # NaN counts as bad
-        rel = float(np.linalg.norm(c.astype(np.float64) - r) / np.linalg.norm(r))
-        if nbad:
-            i, j = np.unravel_index(int(np.argmax(~(err <= bound))), err.shape)
-            problems.append(f"{nbad} elements outside the bound, first ({i},{j}): "
-                            f"got {c[i, j]!r}, want {r[i, j]!r}")
-        if not np.any(c):
-            problems.append("result is all zeros")
+        problems, rel = check_product(c, a64 @ b64, np.abs(a64) @ np.abs(b64), k)
         where = ""
         if s1 is not None:
             calls = s1.calls - s0.calls
             cpu, gpu = s1.cpu - s0.cpu, s1.gpu - s0.gpu
             where = f" calls={calls} cpu={cpu} gpu={gpu}"
-            if calls < 1 or cpu + gpu < 1:
-                problems.append(f"did not reach tsgemm (calls +{calls}, cpu +{cpu}, gpu +{gpu})")
-            if s1.illegal != s0.illegal or s1.gpu_failed != s0.gpu_failed:
-                problems.append(f"illegal +{s1.illegal - s0.illegal}, "
-                                f"gpu failures +{s1.gpu_failed - s0.gpu_failed}")
+            problems += counter_problems(s0, s1)
             if args.expect == "cpu" and gpu:
                 problems.append("ran on the GPU, --expect cpu")
             if args.expect == "gpu-all" and gpu < 1:
@@ -156,9 +113,7 @@ def main():
             print(f"     {p}")
         failures += bool(problems)
     if get:
-        s = get()
-        print(f"tsgemm counters: {s.calls} calls, {s.gpu} gpu, {s.cpu} cpu, {s.quick} quick, "
-              f"{s.illegal} illegal, {s.gpu_failed} gpu failures")
+        print(summary(get()))
         if args.expect == "gpu" and total_gpu < 1:
             print("FAIL: --expect gpu but no product ran on the GPU")
             failures += 1

@@ -92,4 +92,19 @@ static const char *const pl_f77_arg_name[14] = {"?", "TRANSA", "TRANSB", "M", "N
 
 #define PL_COUNT(x) ((int)(sizeof(x) / sizeof((x)[0])))
 
+/* The Fortran SGEMM prototype as C callers use it (no hidden lengths): sgemm_, scipy_sgemm_. */
+typedef void (*pl_f77_fn)(const char *transa, const char *transb, const int *m, const int *n,
+                          const int *k, const float *alpha, const float *a, const int *lda,
+                          const float *b, const int *ldb, const float *beta, float *c,
+                          const int *ldc);
+
+/* Makes the illegal call t through fn with alpha = 1, beta = 0. */
+static inline void pl_f77_call(pl_f77_fn fn, const struct pl_f77_illegal *t, const float *a,
+                               const float *b, float *c)
+{
+    const float alpha = 1.0f, beta = 0.0f;
+    fn(&t->transa, &t->transb, &t->m, &t->n, &t->k, &alpha, a, &t->lda, b, &t->ldb, &beta, c,
+       &t->ldc);
+}
+
 #endif /* PL_ILLEGAL_CASES_H */

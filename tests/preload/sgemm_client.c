@@ -12,7 +12,7 @@
  * unchanged. The Fortran sgemm_ is called from C without hidden lengths, with 'N' 'n' 'T' 't'
  * 'C' 'c'. When tsgemm is in the process, each call must move its counters by exactly one call
  * on the expected path (interposition happened, no double dispatch, no recursion), and the
- * ILP64 names tsgemm exports are exercised too.
+ * ILP64 and LP64 scipy_ names tsgemm exports are exercised too.
  *
  * Usage: tsg_client_* --expect interposed|plain [--provider S] [--require-mapped S]
  *   --expect interposed  tsgemm_get_stats must be reachable through dlsym(RTLD_DEFAULT) and the
@@ -53,11 +53,21 @@ typedef void (*f77_64_fn)(const char *transa, const char *transb, const int64_t 
                           const int64_t *lda, const float *b, const int64_t *ldb,
                           const float *beta, float *c, const int64_t *ldc);
 
-enum api { API_CBLAS, API_F77, API_CBLAS64, API_F77_64, API_SCIPY_CBLAS64, API_SCIPY_F77_64 };
-static const char *const api_name[] = {"cblas_sgemm",    "sgemm_",
-                                       "cblas_sgemm64_", "sgemm_64_",
-                                       "scipy_cblas_sgemm64_", "scipy_sgemm_64_"};
-static void *api_fn[6];
+/* ... and the LP64 names of scipy/scikit-learn wheels, with the 32-bit prototypes */
+enum api {
+    API_CBLAS, API_F77, API_CBLAS64, API_F77_64, API_SCIPY_CBLAS64, API_SCIPY_F77_64,
+    API_SCIPY_CBLAS, API_SCIPY_F77, API_COUNT
+};
+static const char *const api_name[API_COUNT] = {"cblas_sgemm",    "sgemm_",
+                                                "cblas_sgemm64_", "sgemm_64_",
+                                                "scipy_cblas_sgemm64_", "scipy_sgemm_64_",
+                                                "scipy_cblas_sgemm", "scipy_sgemm_"};
+static void *api_fn[API_COUNT];
+
+static int is_f77(enum api api)
+{
+    return api == API_F77 || api == API_F77_64 || api == API_SCIPY_F77_64 || api == API_SCIPY_F77;
+}
 
 static int interposed; /* --expect interposed */
 static int failures, checked;
@@ -155,6 +165,17 @@ static void call_api(const struct gemm_case *t, const float *a, int lda, const f
         ((cblas64_fn)api_fn[t->api])(layout, cblas_trans(t->transa), cblas_trans(t->transb), t->m,
                                      t->n, t->k, t->alpha, a, lda, b, ldb, t->beta, c, ldc);
         break;
+    case API_SCIPY_CBLAS:
+        ((__typeof__(cblas_sgemm) *)api_fn[t->api])(layout, cblas_trans(t->transa),
+                                                     cblas_trans(t->transb), t->m, t->n, t->k,
+                                                     t->alpha, a, lda, b, ldb, t->beta, c, ldc);
+        break;
+    case API_SCIPY_F77:
+        ((__typeof__(sgemm_) *)api_fn[t->api])(&t->transa, &t->transb, &t->m, &t->n, &t->k,
+                                               &t->alpha, a, &lda, b, &ldb, &t->beta, c, &ldc);
+        break;
+    case API_COUNT:
+        break;
     case API_F77_64:
     case API_SCIPY_F77_64: {
         int64_t m = t->m, n = t->n, k = t->k, la = lda, lb = ldb, lc = ldc;
@@ -208,10 +229,7 @@ static void run_case(const struct gemm_case *t, tt_rng *rng)
     snprintf(what, sizeof what,
              "%s %s transa=%c transb=%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d offset=%d alpha=%g "
              "beta=%g%s%s",
-             api_name[t->api], t->api == API_F77 || t->api == API_F77_64 ||
-                                       t->api == API_SCIPY_F77_64
-                                   ? "f77"
-                                   : t->row_major ? "row-major" : "col-major",
+             api_name[t->api], is_f77(t->api) ? "f77" : t->row_major ? "row-major" : "col-major",
              t->transa, t->transb, t->m, t->n, t->k, lda, ldb, ldc, t->offset, t->alpha, t->beta,
              t->nan_c ? " C=NaN" : "", t->int_fill ? " ints" : " uniform");
 
@@ -342,16 +360,16 @@ int main(int argc, char **argv)
                     run_case(&t, &rng);
                 }
 
-    /* The ILP64 names tsgemm exports (only reachable when it is in the process). */
+    /* The ILP64 and scipy_ names tsgemm exports (only reachable when it is in the process). */
     if (interposed) {
-        for (int api = API_CBLAS64; api <= API_SCIPY_F77_64; ++api) {
+        for (int api = API_CBLAS64; api < API_COUNT; ++api) {
             api_fn[api] = dlsym(RTLD_DEFAULT, api_name[api]);
             if (!api_fn[api] || !strstr(pl_provider(api_fn[api]), "tsgemm")) {
                 FAIL("%s is not tsgemm's (found in %s)", api_name[api],
                      api_fn[api] ? pl_provider(api_fn[api]) : "nothing");
                 continue;
             }
-            int f77 = api == API_F77_64 || api == API_SCIPY_F77_64;
+            int f77 = is_f77((enum api)api);
             for (int row = 0; row < (f77 ? 1 : 2); ++row)
                 for (int ia = 0; ia < 3; ++ia)
                     for (int ib = 0; ib < 3; ++ib)

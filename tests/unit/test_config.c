@@ -1,11 +1,13 @@
 /*
  * test_config.c — src/tsg_config.c: every knob's default, accepted values, and that a bad value
- * keeps the default with one warning line (never a crash, never a silent change).
+ * keeps the default with one warning line (never a crash, never a silent change); the node-local
+ * MPI rank from each launcher's variable, their precedence, and the device it picks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -36,6 +38,9 @@ static void test_defaults(void **state)
     assert_int_equal(c.policy.mode, TSG_MODE_AUTO);
     assert_int_equal(c.log_level, 1);
     assert_int_equal(c.device, 0);
+    assert_int_equal(c.device_set, 0);
+    assert_int_equal(c.local_rank, -1);
+    assert_string_equal(c.local_rank_var, "");
     assert_true(c.policy.threshold == 0);
     assert_string_equal(c.cpu_blas, "");
     assert_string_equal(c.cache_dir, "");
@@ -52,6 +57,7 @@ static void test_good_values(void **state)
     assert_int_equal(c.policy.mode, TSG_MODE_GPU);
     assert_int_equal(c.log_level, 3);
     assert_int_equal(c.device, 2);
+    assert_int_equal(c.device_set, 1);
     assert_true(c.policy.threshold == 512.5);
     assert_string_equal(c.cpu_blas, "/opt/blas/libblas.so.3");
     assert_string_equal(c.cache_dir, "/home/u/.cache/tsgemm");
@@ -79,6 +85,7 @@ static void test_bad_values_warn_and_keep_defaults(void **state)
     assert_int_equal(c.policy.mode, TSG_MODE_AUTO);
     assert_int_equal(c.log_level, 1);
     assert_int_equal(c.device, 0);
+    assert_int_equal(c.device_set, 0); /* a bad ordinal does not count as set */
     assert_true(c.policy.threshold == 0);
     assert_int_equal(c.nwarn, 4);
     assert_non_null(strstr(c.warn[0], "TSGEMM_LOG=\"9\""));
@@ -95,6 +102,97 @@ static void test_bad_values_warn_and_keep_defaults(void **state)
     assert_int_equal(c.log_level, 1);
 }
 
+/* Each launcher's variable alone gives the local rank and names itself. */
+static void test_local_rank_each_launcher(void **state)
+{
+    (void)state;
+    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK",
+                                       "MPI_LOCALRANKID",            "PALS_LOCAL_RANKID",
+                                       "FLUX_TASK_LOCAL_ID",         "SLURM_LOCALID"};
+    for (int i = 0; i < 6; ++i) {
+        char def[64];
+        snprintf(def, sizeof def, "%s=%d", vars[i], 3 + i);
+        const char *env[] = {def, NULL};
+        tsg_config c = parse(env);
+        assert_int_equal(c.local_rank, 3 + i);
+        assert_string_equal(c.local_rank_var, vars[i]);
+        assert_int_equal(c.nwarn, 0); /* not our knobs: never a warning */
+    }
+}
+
+/* Innermost launcher first: mpirun inside Slurm/Flux leaves the scheduler's (daemon's) variable
+ * in every rank; Flux inside Slurm likewise. */
+static void test_local_rank_precedence(void **state)
+{
+    (void)state;
+    const char *ompi_in_slurm[] = {"SLURM_LOCALID=0", "OMPI_COMM_WORLD_LOCAL_RANK=5", NULL};
+    tsg_config c = parse(ompi_in_slurm);
+    assert_int_equal(c.local_rank, 5);
+    assert_string_equal(c.local_rank_var, "OMPI_COMM_WORLD_LOCAL_RANK");
+    const char *hydra_in_flux[] = {"FLUX_TASK_LOCAL_ID=0", "MPI_LOCALRANKID=2", NULL};
+    c = parse(hydra_in_flux);
+    assert_int_equal(c.local_rank, 2);
+    assert_string_equal(c.local_rank_var, "MPI_LOCALRANKID");
+    const char *flux_in_slurm[] = {"SLURM_LOCALID=0", "FLUX_TASK_LOCAL_ID=7", NULL};
+    c = parse(flux_in_slurm);
+    assert_int_equal(c.local_rank, 7);
+    const char *mv2_and_hydra[] = {"MPI_LOCALRANKID=1", "MV2_COMM_WORLD_LOCAL_RANK=4", NULL};
+    assert_int_equal(parse(mv2_and_hydra).local_rank, 4);
+    /* a value that is not a whole number >= 0 is skipped, the next variable counts */
+    const char *bad[] = {"OMPI_COMM_WORLD_LOCAL_RANK=x1", "MPI_LOCALRANKID=-1",
+                         "PALS_LOCAL_RANKID=", "SLURM_LOCALID=6", NULL};
+    c = parse(bad);
+    assert_int_equal(c.local_rank, 6);
+    assert_string_equal(c.local_rank_var, "SLURM_LOCALID");
+    assert_int_equal(c.nwarn, 0);
+    const char *none_valid[] = {"OMPI_COMM_WORLD_LOCAL_RANK=1.5", NULL};
+    assert_int_equal(parse(none_valid).local_rank, -1);
+}
+
+/* The device: TSGEMM_DEVICE wins; else local rank modulo the visible GPUs; else 0. */
+static void test_device_choice(void **state)
+{
+    (void)state;
+    tsg_device_why why;
+    const char *rank5[] = {"OMPI_COMM_WORLD_LOCAL_RANK=5", NULL};
+    tsg_config c = parse(rank5);
+    assert_int_equal(tsg_config_device(&c, 8, &why), 5);
+    assert_int_equal(why, TSG_DEVICE_LOCAL_RANK);
+    assert_int_equal(tsg_config_device(&c, 4, &why), 1); /* 5 % 4 */
+    assert_int_equal(tsg_config_device(&c, 2, &why), 1);
+    assert_int_equal(tsg_config_device(&c, 1, &why), 0); /* launcher gave each rank one GPU */
+    assert_int_equal(why, TSG_DEVICE_LOCAL_RANK);
+    assert_int_equal(tsg_config_device(&c, 0, &why), 0); /* count unknown: the default */
+    assert_int_equal(why, TSG_DEVICE_DEFAULT);
+    assert_int_equal(tsg_config_device(&c, -1, &why), 0);
+    assert_int_equal(why, TSG_DEVICE_DEFAULT);
+    /* 4 ranks on a node with 2 GPUs: 0 1 0 1 */
+    for (int r = 0; r < 4; ++r) {
+        char def[48];
+        snprintf(def, sizeof def, "SLURM_LOCALID=%d", r);
+        const char *env[] = {def, NULL};
+        tsg_config cr = parse(env);
+        assert_int_equal(tsg_config_device(&cr, 2, &why), r % 2);
+    }
+    const char *knob[] = {"OMPI_COMM_WORLD_LOCAL_RANK=5", "TSGEMM_DEVICE=0", NULL};
+    c = parse(knob);
+    assert_int_equal(tsg_config_device(&c, 8, &why), 0); /* set explicitly, even to 0 */
+    assert_int_equal(why, TSG_DEVICE_KNOB);
+    const char *knob_only[] = {"TSGEMM_DEVICE=3", NULL};
+    c = parse(knob_only);
+    assert_int_equal(tsg_config_device(&c, 0, &why), 3); /* the caller checks that it exists */
+    assert_int_equal(why, TSG_DEVICE_KNOB);
+    const char *bad_knob[] = {"OMPI_COMM_WORLD_LOCAL_RANK=3", "TSGEMM_DEVICE=gpu1", NULL};
+    c = parse(bad_knob);
+    assert_int_equal(c.nwarn, 1);
+    assert_int_equal(tsg_config_device(&c, 2, &why), 1); /* ignored knob: the rank decides */
+    assert_int_equal(why, TSG_DEVICE_LOCAL_RANK);
+    const char *plain[] = {NULL};
+    c = parse(plain);
+    assert_int_equal(tsg_config_device(&c, 8, &why), 0);
+    assert_int_equal(why, TSG_DEVICE_DEFAULT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -102,6 +200,9 @@ int main(void)
         cmocka_unit_test(test_good_values),
         cmocka_unit_test(test_cache_dir_precedence),
         cmocka_unit_test(test_bad_values_warn_and_keep_defaults),
+        cmocka_unit_test(test_local_rank_each_launcher),
+        cmocka_unit_test(test_local_rank_precedence),
+        cmocka_unit_test(test_device_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

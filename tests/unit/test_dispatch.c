@@ -2,8 +2,9 @@
  * test_dispatch.c — src/tsg_dispatch.c: the pure CPU/GPU predicate with injected rates, the knob
  * overrides, and the attempt order through a fake backend table: a GPU that fails is retried on
  * the CPU (whole call, or only the blocks and columns it had not finished), a GPU that is absent
- * is never tried, tiny calls never even ask for a GPU, and a call with a device operand runs on
- * the GPU or not at all.
+ * is never tried, tiny calls never even ask for a GPU, a call with a device operand runs on the
+ * GPU or not at all, and ScaLAPACK's rank-32 panel updates stay on the CPU with H200 rates while
+ * a 4096^3 local call goes to the GPU.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -184,6 +185,50 @@ static void test_wave_quantisation(void **state)
     assert_true(tsg_estimate_gpu_s(&p, &r) < 1.15 * ideal); /* + a few us per launch */
     r.gpu_slots = 0; /* no tile information: plain flops / rate */
     assert_true(fabs(tsg_estimate_gpu_s(&p, &r) - ideal) < 1e-9);
+}
+
+/*
+ * ScaLAPACK's PSGEMM (and PBLAS generally) turns one distributed product into local SGEMMs that
+ * are mostly rank-NB panel updates: every rank's whole local C block (m x n) += its A panel
+ * (m x NB) times its B panel (NB x n), NB = 32 typically, beta = 1 after the first panel. That is
+ * 2*NB = 64 flops per 8 bytes of C crossing PCIe up and down — ~8 flop per byte moved, where the
+ * H200 host's CPU BLAS does 1.2 TFLOP/s, i.e. the link would need 150 GB/s just to tie. So auto
+ * mode must keep them on the CPU at every block size, while a large square local call still goes
+ * to the GPU. Rates: the transfer pipeline's 50 GB/s both ways (DESIGN.md), the kernel's
+ * 38 TFLOP/s (README, 4096^3), OpenBLAS 1.2 TFLOP/s with 16 threads.
+ */
+static void test_psgemm_panel_updates_stay_on_cpu(void **state)
+{
+    (void)state;
+    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6};
+    const tsg_policy c = cfg_mode(TSG_MODE_AUTO);
+    tsg_why why;
+    for (int64_t mn = 2000; mn <= 8000; mn += 500) {
+        for (int beta1 = 0; beta1 < 2; ++beta1) {
+            for (int ta = 0; ta < 2; ++ta) {
+                /* local blocks: C mn x mn, A mn x 32 (or its transpose), B 32 x mn */
+                tsg_problem p = {ta ? 'T' : 'N', 'N', mn, mn, 32, 1.0f, beta1 ? 1.0f : 0.0f, NULL,
+                                 ta ? 32 : mn, NULL, 32, NULL, mn, TSG_HOST, TSG_HOST, TSG_HOST};
+                int gpu = tsg_wants_gpu(&p, &c, 1, &r, &why);
+                if (gpu) /* say which shape, then fail */
+                    fprintf(stderr, "panel update m=n=%lld k=32 beta=%d transa=%c: GPU %.3g ms vs "
+                                    "CPU %.3g ms\n",
+                            (long long)mn, beta1, p.transa, tsg_estimate_gpu_s(&p, &r) * 1e3,
+                            tsg_estimate_cpu_s(&p, &r) * 1e3);
+                assert_int_equal(gpu, 0);
+                assert_int_equal(why, TSG_WHY_MODEL_CPU);
+                /* and not by a hair: the GPU estimate is at least 1.5x the CPU's */
+                assert_true(tsg_estimate_gpu_s(&p, &r) > 1.5 * tsg_estimate_cpu_s(&p, &r));
+            }
+        }
+    }
+    /* the same rates send a large local product (4096^3, beta 0 or 1) to the GPU */
+    for (int beta1 = 0; beta1 < 2; ++beta1) {
+        tsg_problem big = square(4096);
+        big.beta = beta1 ? 1.0f : 0.0f;
+        assert_int_equal(tsg_wants_gpu(&big, &c, 1, &r, &why), 1);
+        assert_int_equal(why, TSG_WHY_MODEL_GPU);
+    }
 }
 
 static void test_knob_overrides(void **state)
@@ -472,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_model_picks_sides),
         cmocka_unit_test(test_threshold_lies_between),
         cmocka_unit_test(test_wave_quantisation),
+        cmocka_unit_test(test_psgemm_panel_updates_stay_on_cpu),
         cmocka_unit_test(test_knob_overrides),
         cmocka_unit_test(test_gpu_failure_retried_on_cpu),
         cmocka_unit_test(test_partial_gpu_result_only_rest_redone),
