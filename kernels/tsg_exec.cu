@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -44,7 +46,7 @@ namespace {
 
 /* ------------------------------------------------------------------ configuration */
 
-constexpr int NS = 4;   /* upload slots: one DMA in flight while three are gathered        */
+constexpr int NS = 6;   /* upload slots: one DMA in flight while the next ones are gathered */
 constexpr int ND = 4;   /* download slots                                                  */
 constexpr int NB = 16;  /* block events in flight (downloads may lag launches by this much) */
 constexpr int RING = 3; /* device pieces of the bounded mode (src/tsg_plan.c counts the same) */
@@ -59,6 +61,8 @@ int64_t g_sms = 1;
 double g_device_cap = 0, g_pinned_cap = 0;
 size_t g_slot_bytes = SLOT_MAX;
 int g_max_ws = 1, g_copy_threads = 1;
+double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
+int g_copy_kind = 2;     /* 1 memcpy, 2 non-temporal stores (see copy_columns) */
 std::atomic<int> g_exiting{0}, g_inflight{0};
 std::atomic<long long> g_device_held{0}, g_pinned_held{0};
 
@@ -310,24 +314,47 @@ struct Copy {
     int rsplit = 1;
 };
 
+/*
+ * Copies n floats. The copy threads' stores go to memory nobody reads soon on this CPU (a pinned
+ * slot the DMA engine reads next, or the caller's C): non-temporal 16-byte stores skip the read
+ * for ownership of every destination line that a plain memcpy of megabyte parts pays, i.e. two
+ * memory transfers per byte instead of three (docs/NOTES.md, "Pipeline schedule").
+ */
+void copy_floats(float *dst, const float *src, int64_t n)
+{
+    if (g_copy_kind != 2 || n < 64) {
+        memcpy(dst, src, (size_t)n * sizeof(float));
+        return;
+    }
+    int64_t i = 0;
+    while (i < n && ((uintptr_t)(dst + i) & 15)) dst[i] = src[i], ++i; /* align the stores */
+    for (; i + 16 <= n; i += 16) {
+        __m128 a = _mm_loadu_ps(src + i), b = _mm_loadu_ps(src + i + 4);
+        __m128 c = _mm_loadu_ps(src + i + 8), d = _mm_loadu_ps(src + i + 12);
+        _mm_stream_ps(dst + i, a);
+        _mm_stream_ps(dst + i + 4, b);
+        _mm_stream_ps(dst + i + 8, c);
+        _mm_stream_ps(dst + i + 12, d);
+    }
+    for (; i < n; ++i) dst[i] = src[i];
+}
+
 void copy_part(void *ctx, int part, int nparts)
 {
     const Copy *c = (const Copy *)ctx;
     if (c->sld == c->rows && c->dld == c->rows) { /* both packed: one flat range */
         const int64_t total = c->rows * c->cols;
         const int64_t a = total * part / nparts, b = total * (part + 1) / nparts;
-        memcpy(c->dst + a, c->src + a, (size_t)(b - a) * sizeof(float));
-        return;
-    }
-    if (c->rsplit > 1) { /* a row range of one column */
+        copy_floats(c->dst + a, c->src + a, b - a);
+    } else if (c->rsplit > 1) { /* a row range of one column */
         const int64_t j = part / c->rsplit, r = part % c->rsplit;
         const int64_t i0 = c->rows * r / c->rsplit, i1 = c->rows * (r + 1) / c->rsplit;
-        memcpy(c->dst + j * c->dld + i0, c->src + j * c->sld + i0, (size_t)(i1 - i0) * sizeof(float));
-        return;
+        copy_floats(c->dst + j * c->dld + i0, c->src + j * c->sld + i0, i1 - i0);
+    } else {
+        const int64_t j0 = c->cols * part / nparts, j1 = c->cols * (part + 1) / nparts;
+        for (int64_t j = j0; j < j1; ++j) copy_floats(c->dst + j * c->dld, c->src + j * c->sld, c->rows);
     }
-    const int64_t j0 = c->cols * part / nparts, j1 = c->cols * (part + 1) / nparts;
-    const size_t bytes = (size_t)c->rows * sizeof(float);
-    for (int64_t j = j0; j < j1; ++j) memcpy(c->dst + j * c->dld, c->src + j * c->sld, bytes);
+    if (g_copy_kind == 2) _mm_sfence(); /* the stores are visible before the job counts as done */
 }
 
 /* Parts of about 128 KiB or more, at most one per copy thread plus the waiting thread. */
@@ -996,6 +1023,8 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     double bytes = 4.0 * ((double)p->m * (double)p->k + (double)p->k * (double)p->n +
                           2.0 * (double)p->m * (double)p->n);
     P.unit_bytes = (int64_t)std::max<double>((double)UNIT_MIN, std::min<double>((double)w->slot_bytes, bytes / 16));
+    if (g_unit_bytes > 0 && w->slot_bytes)
+        P.unit_bytes = (int64_t)std::min<double>((double)w->slot_bytes, std::max<double>(4096.0, g_unit_bytes));
     if (w->slot_bytes && P.unit_bytes > (int64_t)w->slot_bytes) P.unit_bytes = (int64_t)w->slot_bytes;
     /* managed operands: move them to the GPU ahead of the first launch */
     if (g_prop.concurrentManagedAccess) {
@@ -1196,6 +1225,8 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_device_cap = cfg && cfg->device_bytes > 0 ? cfg->device_bytes : 0.75 * (double)g_prop.totalGlobalMem;
     const int cpus = tsg_pool_usable_cpus();
     g_copy_threads = cfg && cfg->copy_threads > 0 ? cfg->copy_threads : std::min(16, std::max(2, cpus - 1));
+    g_unit_bytes = cfg ? cfg->unit_bytes : 0;
+    if (cfg && cfg->copy_kind) g_copy_kind = cfg->copy_kind;
     int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);

@@ -41,6 +41,9 @@ typedef struct tsg_gpu_config {
                             default 512 MiB                                                  */
     int copy_threads;    /* TSGEMM_COPY_THREADS: host copy threads; default from the CPUs this
                             process may use (tsg_pool_usable_cpus), at most 16               */
+    double unit_bytes;   /* TSGEMM_TEST_UNIT: bytes per pipeline unit (tuning experiments);
+                            0 = the executor's rule                                          */
+    int copy_kind;       /* TSGEMM_TEST_COPY: 1 = memcpy, 2 = non-temporal stores; 0 = default */
 } tsg_gpu_config;
 
 /*

@@ -126,12 +126,18 @@ if want pipe 120; then
   { echo "== CUDA caller: device operands through cblas_sgemm vs the kernel alone; tiny call cost"
     "$B/tests/gpu/test_gpu_residency" --bench
     echo "== rates (TSGEMM_LOG=2)"; TSGEMM_CACHE_DIR=$B/cache-pipe TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates 2>&1 | grep -E 'rates|GPU:'
-    for t in ${TSGEMM_PIPE_THREADS:-6 10 15}; do
-      echo "== TSGEMM_COPY_THREADS=$t"
-      TSGEMM_COPY_THREADS=$t TSGEMM_CACHE_DIR=$B/cache-pipe-$t "$B/bench/tsgemm-bench" --no-nvblas --no-kernel \
-        --shapes "${TSGEMM_PIPE_SHAPES:-1024 2048 4096 65536,64,4096 512,512,65536}" --reps 5 2>&1 | sed -n '/^End to end/,/^$/p' | head -20
-    done; } > "$log" 2>&1
-  [ $? -eq 0 ] && row pipe ok "$(grep -c . "$log") lines; $(elapsed)" || { row pipe FAIL "see pipe.txt"; fails=$((fails+1)); }
+    shapes=${TSGEMM_PIPE_SHAPES:-1024 2048 4096 65536,64,4096 512,512,65536 8192,8192,256}
+    for cp in ${TSGEMM_PIPE_COPY:-nt memcpy}; do
+      for t in ${TSGEMM_PIPE_THREADS:-8 12 15}; do
+        for u in ${TSGEMM_PIPE_UNITS:-0 1M 4M}; do
+          echo "== copy $cp, $t copy threads, unit $u"
+          TSGEMM_TEST_COPY=$cp TSGEMM_COPY_THREADS=$t TSGEMM_TEST_UNIT=$u "$B/tests/gpu/pipe_probe" $shapes
+        done
+      done
+    done
+    echo "== default configuration, each call right after a 1024^3 OpenBLAS call"
+    "$B/tests/gpu/pipe_probe" --after-openblas $shapes; } > "$log" 2>&1
+  [ $? -eq 0 ] && row pipe ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row pipe FAIL "see pipe.txt"; fails=$((fails+1)); }
 fi
 
 if want kbench; then

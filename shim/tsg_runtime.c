@@ -198,7 +198,8 @@ static void gpu_init_once(void)
     char *info = g_gpu_info;
     pthread_atfork(NULL, NULL, atfork_child); /* only a process that started the GPU needs it */
     atomic_store(&g_gpu_started, 1);
-    const tsg_gpu_config gcfg = {cfg->device_memory, cfg->pinned_memory, cfg->copy_threads};
+    const tsg_gpu_config gcfg = {cfg->device_memory, cfg->pinned_memory, cfg->copy_threads,
+                                 cfg->test_unit, cfg->test_copy};
     char why[256];
     int device = pick_device(cfg, why, sizeof why);
     int used = device;

@@ -380,6 +380,32 @@ static void bench(void)
         if (t < best) best = t;
     }
     printf("2x2x2 host call in a CUDA process: %.1f ns per call (path %s)\n", best * 1e9, tsgemm_last_path());
+    /* what the driver's pointer queries cost (the residency check's candidates) */
+    void *cu = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    typedef int (*attrs_fn)(unsigned, int *, void **, unsigned long long);
+    typedef int (*attr_fn)(void *, int, unsigned long long);
+    attrs_fn attrs = cu ? (attrs_fn)dlsym(cu, "cuPointerGetAttributes") : NULL;
+    attr_fn attr1 = cu ? (attr_fn)dlsym(cu, "cuPointerGetAttribute") : NULL;
+    if (attrs && attr1 && g_ctx_get) {
+        const int M = 100000;
+        unsigned mt = 0, mg = 0;
+        int ord = 0;
+        int ids3[3] = {2, 8, 9}, ids1[1] = {2};
+        void *d3[3] = {&mt, &mg, &ord}, *d1[1] = {&mt};
+        double t0 = now_s();
+        for (int i = 0; i < M; ++i) attrs(3, ids3, d3, (unsigned long long)(uintptr_t)a);
+        double t1 = now_s();
+        for (int i = 0; i < M; ++i) attrs(1, ids1, d1, (unsigned long long)(uintptr_t)a);
+        double t2 = now_s();
+        for (int i = 0; i < M; ++i) attr1(&mt, 2, (unsigned long long)(uintptr_t)a);
+        double t3 = now_s();
+        void *ctx;
+        for (int i = 0; i < M; ++i) g_ctx_get(&ctx);
+        double t4 = now_s();
+        printf("driver per call: cuPointerGetAttributes(3) %.1f ns, (1) %.1f ns, "
+               "cuPointerGetAttribute %.1f ns, cuCtxGetCurrent %.1f ns (host pointer)\n",
+               (t1 - t0) / M * 1e9, (t2 - t1) / M * 1e9, (t3 - t2) / M * 1e9, (t4 - t3) / M * 1e9);
+    }
     free(h);
 }
 

@@ -1,0 +1,91 @@
+/*
+ * pipe_probe.c — times calls from host memory through the transfer pipeline with the GPU forced,
+ * for tuning runs (scripts/device-run.sh pipe): the knobs of the process (TSGEMM_COPY_THREADS,
+ * TSGEMM_TEST_UNIT, TSGEMM_TEST_COPY) are read once, so each configuration is one process.
+ *
+ *   pipe_probe [--after-openblas] SHAPE...     SHAPE: n, or m,n,k
+ *
+ * Per shape: pageable operands (malloc, filled, never zero), one warm-up call, then 7 timed
+ * calls (host monotonic clock around cblas_sgemm, beta = 0, C poisoned before each); prints the
+ * median and min in ms and the bytes moved per ms as GB/s. --after-openblas makes a 1024^3 CPU
+ * call (OpenBLAS's threads then spin for a while) right before each timed call. Sampled results
+ * are checked against double; a wrong one exits 1.
+ */
+#define _GNU_SOURCE
+#include <cblas-netlib.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tsg_testutil.h"
+#include "tsgemm.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    char info[512];
+    if (tsgemm_kernel_info(info, sizeof info) != 0) {
+        printf("SKIP: %s\n", info);
+        return 77;
+    }
+    int after_openblas = 0, bad = 0;
+    float *wa = NULL;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--after-openblas")) {
+            after_openblas = 1;
+            wa = malloc(sizeof(float) * 3 * 1024 * 1024);
+            for (int j = 0; j < 3 * 1024 * 1024; ++j) wa[j] = (float)(j % 7) - 3.0f;
+            continue;
+        }
+        long m, n, k;
+        if (sscanf(argv[i], "%ld,%ld,%ld", &m, &n, &k) != 3) m = n = k = atol(argv[i]);
+        float *a = malloc(sizeof(float) * (size_t)(m * k)), *b = malloc(sizeof(float) * (size_t)(k * n));
+        float *c = malloc(sizeof(float) * (size_t)(m * n));
+        tt_rng r;
+        tt_seed(&r, 3);
+        for (long j = 0; j < m * k; ++j) a[j] = tt_uniform(&r);
+        for (long j = 0; j < k * n; ++j) b[j] = tt_uniform(&r);
+        enum { R = 7 };
+        double t[R];
+        for (int rep = -1; rep < R; ++rep) {
+            memset(c, 0xff, sizeof(float) * (size_t)(m * n)); /* NaN */
+            if (after_openblas) {
+                tsgemm_set_mode(TSGEMM_MODE_CPU);
+                cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1024, 1024, 1024, 1.0f, wa,
+                            1024, wa + 1024 * 1024, 1024, 0.0f, wa + 2 * 1024 * 1024, 1024);
+            }
+            tsgemm_set_mode(TSGEMM_MODE_GPU);
+            double t0 = now_s();
+            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a,
+                        (int)m, b, (int)k, 0.0f, c, (int)m);
+            if (rep >= 0) t[rep] = now_s() - t0;
+        }
+        int64_t fi, fj;
+        size_t wrong = tt_check_sampled('N', 'N', m, n, k, 1.0f, a, m, b, k, 0.0f, NULL, m, c, m,
+                                        &r, 16, 200, &fi, &fj);
+        bad += wrong != 0;
+        qsort(t, R, sizeof(double), cmpd);
+        const double bytes = 4.0 * ((double)m * k + (double)k * n + (double)m * n);
+        printf("%6ld x %6ld x %6ld  median %8.3f ms  min %8.3f ms  %6.1f GB/s  %6.2f TFLOP/s  %s%s\n",
+               m, n, k, t[R / 2] * 1e3, t[0] * 1e3, bytes / t[R / 2] * 1e-9,
+               2.0 * m * n * k / t[R / 2] * 1e-12, tsgemm_last_path(), wrong ? "  WRONG" : "");
+        free(a), free(b), free(c);
+    }
+    free(wa);
+    return bad ? 1 : 0;
+}
