@@ -62,7 +62,10 @@ double g_device_cap = 0, g_pinned_cap = 0;
 size_t g_slot_bytes = SLOT_MAX;
 int g_max_ws = 1, g_copy_threads = 1;
 double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
-int g_copy_kind = 2;     /* 1 memcpy, 2 non-temporal stores (see copy_columns) */
+/* How the copy threads copy (copy_floats): 1 memcpy, 2 non-temporal stores. Gathers into the
+ * pinned slots use memcpy, scatters into the caller's C non-temporal stores: the best pair on
+ * the H200 host (docs/NOTES.md, "Pipeline schedule", run 2). TSGEMM_TEST_COPY sets both. */
+int g_gather_kind = 1, g_scatter_kind = 2;
 std::atomic<int> g_exiting{0}, g_inflight{0};
 std::atomic<long long> g_device_held{0}, g_pinned_held{0};
 
@@ -312,6 +315,7 @@ struct Copy {
     int64_t dld;
     int64_t rows, cols;
     int rsplit = 1;
+    int kind = 1; /* copy_floats's kind */
 };
 
 /*
@@ -320,9 +324,9 @@ struct Copy {
  * for ownership of every destination line that a plain memcpy of megabyte parts pays, i.e. two
  * memory transfers per byte instead of three (docs/NOTES.md, "Pipeline schedule").
  */
-void copy_floats(float *dst, const float *src, int64_t n)
+void copy_floats(float *dst, const float *src, int64_t n, int kind)
 {
-    if (g_copy_kind != 2 || n < 64) {
+    if (kind != 2 || n < 64) {
         memcpy(dst, src, (size_t)n * sizeof(float));
         return;
     }
@@ -345,16 +349,17 @@ void copy_part(void *ctx, int part, int nparts)
     if (c->sld == c->rows && c->dld == c->rows) { /* both packed: one flat range */
         const int64_t total = c->rows * c->cols;
         const int64_t a = total * part / nparts, b = total * (part + 1) / nparts;
-        copy_floats(c->dst + a, c->src + a, b - a);
+        copy_floats(c->dst + a, c->src + a, b - a, c->kind);
     } else if (c->rsplit > 1) { /* a row range of one column */
         const int64_t j = part / c->rsplit, r = part % c->rsplit;
         const int64_t i0 = c->rows * r / c->rsplit, i1 = c->rows * (r + 1) / c->rsplit;
-        copy_floats(c->dst + j * c->dld + i0, c->src + j * c->sld + i0, i1 - i0);
+        copy_floats(c->dst + j * c->dld + i0, c->src + j * c->sld + i0, i1 - i0, c->kind);
     } else {
         const int64_t j0 = c->cols * part / nparts, j1 = c->cols * (part + 1) / nparts;
-        for (int64_t j = j0; j < j1; ++j) copy_floats(c->dst + j * c->dld, c->src + j * c->sld, c->rows);
+        for (int64_t j = j0; j < j1; ++j)
+            copy_floats(c->dst + j * c->dld, c->src + j * c->sld, c->rows, c->kind);
     }
-    if (g_copy_kind == 2) _mm_sfence(); /* the stores are visible before the job counts as done */
+    if (c->kind == 2) _mm_sfence(); /* the stores are visible before the job counts as done */
 }
 
 /* Parts of about 128 KiB or more, at most one per copy thread plus the waiting thread. */
@@ -615,7 +620,7 @@ bool gen_next(Pipeline &P, Unit *u)
         const int64_t c0 = P.g_col, n = std::min(per, sc - c0);
         u->piece = piece;
         u->mode = mode;
-        u->host = Copy{src + c0 * ld, ld, nullptr, tsg_dev_ld(sr), sr, n, 1};
+        u->host = Copy{src + c0 * ld, ld, nullptr, tsg_dev_ld(sr), sr, n, 1, g_gather_kind};
         u->dev = dst + c0 * dld;
         u->dld = dld;
         u->ring = (pl.resident || P.g_part == 0) ? -1 : (int)(piece % RING);
@@ -681,7 +686,8 @@ bool issue_download(Pipeline &P)
     Pipeline::Dn &d = P.dn[slot];
     d.q = q, d.c0 = P.dcol, d.cols = n;
     if (P.mcd == M_STAGE)
-        d.copy = Copy{dn_slot(w, slot), dld, user + P.dcol * P.p->ldc, P.p->ldc, P.rows(i), n, 1};
+        d.copy = Copy{dn_slot(w, slot), dld, user + P.dcol * P.p->ldc, P.p->ldc, P.rows(i), n, 1,
+                      g_scatter_kind};
     P.d_issue++;
     P.dcol += n;
     if (P.dcol >= bc) { /* the block's last unit */
@@ -955,6 +961,8 @@ int run_pipeline(Pipeline &P)
     /* On the way out, success or not: no copy thread and no DMA touches the call's memory any
      * more when we return (the slots go back to the pool, the caller's C is final or original). */
     drain_jobs(P);
+    /* every scatter submitted has now landed in the caller's C: count it (a prefix, in order) */
+    while (P.d_done < P.d_submit) retire(P);
     if (P.status != TSG_GPU_OK) {
         cudaStreamSynchronize(w->s_up);
         cudaStreamSynchronize(w->s_comp);
@@ -1224,9 +1232,11 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_slot_bytes = std::max(SLOT_MIN, g_slot_bytes & ~(size_t)4095);
     g_device_cap = cfg && cfg->device_bytes > 0 ? cfg->device_bytes : 0.75 * (double)g_prop.totalGlobalMem;
     const int cpus = tsg_pool_usable_cpus();
-    g_copy_threads = cfg && cfg->copy_threads > 0 ? cfg->copy_threads : std::min(16, std::max(2, cpus - 1));
+    /* 3/4 of the CPUs, at most 12: on the 16-CPU H200 host 12 copy threads beat 8 and 15
+     * (docs/NOTES.md, run 2), as PERF.md's memcpy scaling (35 GB/s at 12 threads, 33 at 16) */
+    g_copy_threads = cfg && cfg->copy_threads > 0 ? cfg->copy_threads : std::min(12, std::max(2, cpus * 3 / 4));
     g_unit_bytes = cfg ? cfg->unit_bytes : 0;
-    if (cfg && cfg->copy_kind) g_copy_kind = cfg->copy_kind;
+    if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);

@@ -39,11 +39,12 @@ typedef struct tsg_gpu_config {
                             default 3/4 of the device's memory                               */
     double pinned_bytes; /* TSGEMM_PINNED_MEMORY: pinned staging all calls together may hold;
                             default 512 MiB                                                  */
-    int copy_threads;    /* TSGEMM_COPY_THREADS: host copy threads; default from the CPUs this
-                            process may use (tsg_pool_usable_cpus), at most 16               */
+    int copy_threads;    /* TSGEMM_COPY_THREADS: host copy threads; default 3/4 of the CPUs
+                            this process may use (tsg_pool_usable_cpus), at most 12          */
     double unit_bytes;   /* TSGEMM_TEST_UNIT: bytes per pipeline unit (tuning experiments);
                             0 = the executor's rule                                          */
-    int copy_kind;       /* TSGEMM_TEST_COPY: 1 = memcpy, 2 = non-temporal stores; 0 = default */
+    int copy_kind;       /* TSGEMM_TEST_COPY: 1 = memcpy, 2 = non-temporal stores, for gathers
+                            and scatters alike; 0 = the default pair (memcpy, non-temporal)  */
 } tsg_gpu_config;
 
 /*

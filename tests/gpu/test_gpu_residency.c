@@ -412,6 +412,7 @@ static void bench(void)
 int main(int argc, char **argv)
 {
     char info[512];
+    setvbuf(stdout, NULL, _IONBF, 0); /* nothing lost if the test crashes */
     if (tsgemm_kernel_info(info, sizeof info) != 0) {
         printf("SKIP: %s\n", info);
         return 77;
