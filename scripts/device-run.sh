@@ -17,6 +17,7 @@
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
 #   clients   unmodified programs under LD_PRELOAD, traced and timed against their plain runs:
 #             pip numpy (the machine's python3) and a C program linked to OpenBLAS (n = 4096)
+# TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large").
 # Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand); a
 # summary table is printed last. Exit status: 0 when every stage that ran passed.
 set -uo pipefail
@@ -76,7 +77,8 @@ fi
 run_ctest() { # label logname
   local log=$OUT/tests.log
   echo "==== ctest -L $1" >> "$log"
-  ctest --test-dir "$B" -L "$1" --output-on-failure --timeout 600 > "$OUT/.ctest.tmp" 2>&1
+  # shellcheck disable=SC2086
+  ctest --test-dir "$B" -L "$1" --output-on-failure --timeout 600 ${TSGEMM_CTEST_ARGS:-} > "$OUT/.ctest.tmp" 2>&1
   local rc=$?
   cat "$OUT/.ctest.tmp" >> "$log"
   local line; line=$(grep -E 'tests passed|tests failed' "$OUT/.ctest.tmp" | tail -1)
