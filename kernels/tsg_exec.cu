@@ -673,10 +673,15 @@ bool issue_download(Pipeline &P)
             e = TSG_STAGE(ST_DOWNLOAD, cudaMemcpy2DAsync(user, P.p->ldc * 4, src, dld * 4,
                                                          P.rows(i) * 4, bc, cudaMemcpyDeviceToHost,
                                                          w->s_down));
-        else
+        else if (dld == P.rows(i)) /* contiguous columns: one plain copy */
             e = TSG_STAGE(ST_DOWNLOAD, cudaMemcpyAsync(dn_slot(w, slot), src + P.dcol * dld,
                                                        (size_t)(n * dld * 4),
                                                        cudaMemcpyDeviceToHost, w->s_down));
+        else /* padded device C: only the block's rows (the padding was never written) */
+            e = TSG_STAGE(ST_DOWNLOAD,
+                          cudaMemcpy2DAsync(dn_slot(w, slot), dld * 4, src + P.dcol * dld,
+                                            dld * 4, P.rows(i) * 4, n, cudaMemcpyDeviceToHost,
+                                            w->s_down));
     }
     if (e == cudaSuccess) e = cudaEventRecord(w->ev_dn[slot], w->s_down);
     if (e != cudaSuccess) {

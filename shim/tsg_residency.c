@@ -5,7 +5,8 @@
  * its tail. We remember the tail we last looked at (holding a dlopen reference on it, so it
  * cannot be unloaded and freed under us) and answer "no" while nothing follows it. When something
  * was loaded, dl_iterate_phdr (under the loader's lock) looks for libcuda and finds the new tail.
- * Once libcuda is seen the answer stays "yes" (cudart never unloads it).
+ * Once libcuda is seen the answer stays "yes" (cudart never unloads it). Watching goes on after
+ * that until the program is known to use CUDA itself (see rescan).
  *
  * The driver ABI used here (values from CUDA's cuda.h, stable since CUDA 7; kernels/tsg_exec.cu
  * checks them against the header when built with CUDA):
@@ -55,6 +56,7 @@ static ctx_get_fn g_ctx_get;
 
 struct scan {
     char cuda[512];
+    int cudart; /* a shared CUDA runtime (tsgemm links its own statically): the program's */
     char last[512];
     int last_is_main;
 };
@@ -68,39 +70,48 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
     base = base ? base + 1 : name;
     if (!s->cuda[0] && strncmp(base, "libcuda.so", 10) == 0)
         strncpy(s->cuda, name, sizeof s->cuda - 1);
+    if (strncmp(base, "libcudart.so", 12) == 0) s->cudart = 1;
     s->last_is_main = name[0] == '\0';
     strncpy(s->last, name, sizeof s->last - 1);
     s->last[sizeof s->last - 1] = '\0';
     return 0;
 }
 
+/*
+ * Looks at the object list again (it grew since the last look, or was never looked at). Notes
+ * libcuda (resolving the three driver entry points once) and whether the program brought CUDA in
+ * itself: libcuda there before tsgemm's own GPU start, or any shared libcudart. Until the latter
+ * is known the new tail is pinned and watched, so a program that loads CUDA after tsgemm started
+ * its GPU (a CUDA library dlopen'ed later, a dynamically linked CUDA program whose first CUDA
+ * call came after our start) is still recognised. Returns g_cuda.
+ */
 static int rescan(void)
 {
     pthread_mutex_lock(&g_scan_lock);
-    int present = atomic_load(&g_cuda);
-    for (int tries = 0; !present && tries < 4; ++tries) {
+    for (int tries = 0; !atomic_load(&g_foreign) && tries < 4; ++tries) {
         struct scan s;
         memset(&s, 0, sizeof s);
         dl_iterate_phdr(scan_object, &s);
-        if (s.cuda[0]) {
+        if (s.cuda[0] && !atomic_load(&g_cuda)) {
             void *h = dlopen(s.cuda, RTLD_LAZY | RTLD_NOLOAD);
-            if (h) {
+            if (h) { /* the reference is kept: libcuda stays for the process */
                 g_get_attrs = (get_attrs_fn)dlsym(h, "cuPointerGetAttributes");
                 g_stream_sync = (stream_sync_fn)dlsym(h, "cuStreamSynchronize");
                 g_ctx_get = (ctx_get_fn)dlsym(h, "cuCtxGetCurrent");
             }
-            if (!atomic_load(&g_own_start)) atomic_store(&g_foreign, 1);
-            /* the reference is kept: libcuda stays for the process (cudart never unloads it) */
             atomic_store(&g_cuda, 1);
-            present = 1;
-            break;
+            if (!atomic_load(&g_own_start)) atomic_store(&g_foreign, 1);
         }
+        if (s.cudart && atomic_load(&g_cuda)) atomic_store(&g_foreign, 1);
+        if (atomic_load(&g_foreign)) break; /* nothing left to learn: stop watching */
         /* pin the new tail, then release the old one */
         void *h = s.last_is_main ? dlopen(NULL, RTLD_LAZY) : dlopen(s.last, RTLD_LAZY | RTLD_NOLOAD);
         struct link_map *lm = NULL;
         if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm) {
             if (h) dlclose(h);
-            break; /* cannot watch the list: stay on the safe side and ask the driver each time */
+            /* cannot watch the list: with libcuda here, treat every thread as a CUDA caller */
+            if (atomic_load(&g_cuda)) atomic_store(&g_foreign, 1);
+            break;
         }
         if (__atomic_load_n(&lm->l_next, __ATOMIC_ACQUIRE) != NULL) { /* grew meanwhile: again */
             dlclose(h);
@@ -110,18 +121,23 @@ static int rescan(void)
         g_tail_handle = h;
         atomic_store_explicit(&g_tail, lm, memory_order_release);
         if (old) dlclose(old);
-        pthread_mutex_unlock(&g_scan_lock);
-        return 0;
+        break;
     }
     pthread_mutex_unlock(&g_scan_lock);
-    return present;
+    return atomic_load(&g_cuda);
+}
+
+/* 1 when the object list may have changed since the last look */
+static inline int list_grew(void)
+{
+    struct link_map *t = atomic_load_explicit(&g_tail, memory_order_acquire);
+    return !t || __atomic_load_n(&t->l_next, __ATOMIC_ACQUIRE) != NULL;
 }
 
 int tsg_cuda_present(void)
 {
-    if (atomic_load_explicit(&g_cuda, memory_order_relaxed)) return 1;
-    struct link_map *t = atomic_load_explicit(&g_tail, memory_order_acquire);
-    if (t && __atomic_load_n(&t->l_next, __ATOMIC_ACQUIRE) == NULL) return 0;
+    if (atomic_load_explicit(&g_foreign, memory_order_relaxed)) return 1;
+    if (!list_grew()) return atomic_load_explicit(&g_cuda, memory_order_relaxed);
     return rescan();
 }
 
@@ -132,12 +148,24 @@ void tsg_residency_gpu_starting(void)
     atomic_store(&g_own_start, 1);
 }
 
+/* 1 when the calling thread has a current CUDA context (0 when it cannot be asked) */
+static int thread_has_context(void)
+{
+    void *ctx = NULL;
+    return g_ctx_get && g_ctx_get(&ctx) == 0 && ctx != NULL;
+}
+
 int tsg_cuda_may_pass_operands(void)
 {
-    if (!tsg_cuda_present()) return 0;
-    if (atomic_load_explicit(&g_foreign, memory_order_relaxed) || !g_ctx_get) return 1;
-    void *ctx = NULL; /* only tsgemm brought CUDA in: ask only threads that use CUDA themselves */
-    return g_ctx_get(&ctx) == 0 && ctx != NULL;
+    if (atomic_load_explicit(&g_foreign, memory_order_relaxed)) return 1;
+    if (list_grew()) {
+        rescan();
+        if (atomic_load(&g_foreign)) return 1;
+    }
+    if (!atomic_load_explicit(&g_cuda, memory_order_relaxed)) return 0;
+    if (!g_ctx_get) return 1;
+    /* only tsgemm brought CUDA in: ask only threads that use CUDA themselves */
+    return thread_has_context();
 }
 
 static unsigned char where_of(const void *ptr, int *device)
@@ -169,9 +197,10 @@ void tsg_classify_operands(tsg_problem *p, int *device)
 
 void tsg_cuda_wait_caller_streams(void)
 {
-    if (!g_stream_sync) return;
-    /* errors (no current context on this thread, a sticky error of the caller's) are the
-     * caller's business: nothing of ours is queued there */
+    /* no current context: this thread queued nothing on a default stream */
+    if (!g_stream_sync || !thread_has_context()) return;
+    /* errors (a sticky error of the caller's) are the caller's business: nothing of ours is
+     * queued there */
     g_stream_sync(TSG_CU_STREAM_LEGACY);
     g_stream_sync(TSG_CU_STREAM_PER_THREAD);
 }

@@ -80,7 +80,17 @@ static void test_cover_random(void **state)
         check_cover(&p, &pl, &lim);
         tsg_plan again; /* a pure function: the same plan every time */
         assert_int_equal(tsg_plan_make(&p, &lim, &again), 0);
-        assert_memory_equal(&pl, &again, sizeof pl);
+        /* field by field: the padding after `resident` is not part of the plan */
+        assert_int_equal(pl.bm, again.bm);
+        assert_int_equal(pl.bn, again.bn);
+        assert_int_equal(pl.gm, again.gm);
+        assert_int_equal(pl.gn, again.gn);
+        assert_int_equal(pl.kc, again.kc);
+        assert_int_equal(pl.nk, again.nk);
+        assert_int_equal(pl.split_kc, again.split_kc);
+        assert_int_equal(pl.splits, again.splits);
+        assert_int_equal(pl.resident, again.resident);
+        assert_true(pl.device_bytes == again.device_bytes);
     }
 }
 
