@@ -16,7 +16,12 @@
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
 #   clients   unmodified programs under LD_PRELOAD, traced and timed against their plain runs:
-#             pip numpy (the machine's python3) and a C program linked to OpenBLAS (n = 4096)
+#             pip numpy (the machine's python3) and a C program linked to OpenBLAS (n = 4096);
+#             and PyTorch as a CUDA caller (tests/preload/torch_caller.py: device pointers from a
+#             program with its own shared CUDA runtime, checked, timed against torch.mm)
+#   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
+#             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. Needs the
+#             wheels in .whl/ (README "Device runs"), installed into /tmp/site; not a default stage
 # TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large").
 # Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand); a
 # summary table is printed last. Exit status: 0 when every stage that ran passed.
@@ -43,8 +48,10 @@ want() {
   return 1
 }
 
+if [ ! -f .devkit/env.sh ] && [ -f .devkit.tar.xz ]; then tar -xJf .devkit.tar.xz; fi
 if [ ! -f .devkit/env.sh ]; then
-  echo "no .devkit/: run scripts/devkit.sh on the development machine and carry .devkit" >&2
+  echo "no .devkit/: run scripts/devkit.sh on the development machine and carry .devkit" \
+       "(or .devkit.tar.xz)" >&2
   exit 2
 fi
 # shellcheck disable=SC1091
@@ -177,6 +184,33 @@ if want clients; then # unmodified programs: pip numpy, and a C program linked t
   else
     row c-client FAIL "did not compile (clients.log)"; fails=$((fails+1))
   fi
+  python3 tests/preload/torch_caller.py "$B/libtsgemm.so" --time 4096 > "$OUT/torch.log" 2>&1
+  rc=$?
+  if [ $rc -eq 0 ]; then row torch ok "$(grep -c '^ok ' "$OUT/torch.log") cases; $(grep '^time' "$OUT/torch.log" | sed 's/.*: median //' | tr '\n' ' ')"
+  elif [ $rc -eq 77 ]; then row torch skip "$(tail -1 "$OUT/torch.log")"
+  else row torch FAIL "see torch.log"; fails=$((fails+1)); fi
+fi
+
+if want scipy 90; then # scipy wheels carried in .whl/: the scipy case on the GPU (issue 13)
+  log=$OUT/scipy.log
+  if ls .whl/scipy-*.whl > /dev/null 2>&1 &&
+     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+       --target /tmp/site .whl/*.whl > "$log" 2>&1; then
+    sc=$ROOT/tests/preload/scipy_check.py
+    { echo "== scipy without tsgemm"
+      PYTHONPATH=/tmp/site python3 "$sc" --parts large --expect none
+      echo "== scipy with LD_PRELOAD=libtsgemm.so (auto mode)"
+      PYTHONPATH=/tmp/site LD_PRELOAD=$B/libtsgemm.so python3 "$sc" --parts large,blas,cblas --expect any
+      echo "== the 4096^3 calls on the GPU"
+      PYTHONPATH=/tmp/site LD_PRELOAD=$B/libtsgemm.so python3 "$sc" --parts large --expect gpu
+      echo "== scikit-learn KMeans with TSGEMM_MODE=gpu, traced"
+      PYTHONPATH=/tmp/site LD_PRELOAD=$B/libtsgemm.so TSGEMM_MODE=gpu TSGEMM_LOG=3 python3 "$sc" \
+        --parts kmeans --expect gpu 2> "$OUT/scipy-trace.log"; } >> "$log" 2>&1
+    if [ $? -eq 0 ]; then row scipy ok "$(grep -o 'median [0-9.]* ms' "$log" | tr '\n' ' ')"
+    else row scipy FAIL "see scipy.log"; fails=$((fails+1)); fi
+  else
+    row scipy skip "no scipy wheel in .whl/ (or it did not install: scipy.log)"
+  fi
 fi
 
 { echo; echo "== tsgemm device run $(date -u +%FT%TZ) on $machine"
@@ -185,5 +219,7 @@ fi
   [ -f "$OUT/pipe.txt" ] && cat "$OUT/pipe.txt"
   [ -f "$OUT/bench.txt" ] && tail -25 "$OUT/bench.txt"
   [ -f "$OUT/clients.log" ] && grep -E '^==|^ok |ran on|summary' "$OUT/clients.log"
+  [ -f "$OUT/torch.log" ] && grep -E '^time|failures' "$OUT/torch.log"
+  [ -f "$OUT/scipy.log" ] && grep -E '^==|timed|KMeans|failures' "$OUT/scipy.log"
   echo; printf '%s\n' "${rows[@]}"; echo "failures: $fails, total $(elapsed)"; } | tee "$OUT/summary.txt"
 exit $((fails > 0))

@@ -6,7 +6,9 @@
 # see ../shared/tools/devkit) and adds what our build needs beyond it: the reference CBLAS header
 # (cblas-netlib.h, Debian libblas-dev) and cmocka (libcmocka0, libcmocka-dev), plus a folder
 # laid out like Debian's /usr/lib/<multiarch>/blas (libblas.so.3 next to the testers).
-# .devkit/ is git-ignored; name it in the device tool's `carry`.
+# .devkit/ is git-ignored; name it in the device tool's `carry`. It also writes .devkit.tar.xz
+# (about 5 MiB against 39): carry that instead when the call must also carry wheels (.whl/, for
+# the scipy stage), since a call carries 64 MiB at most; scripts/device-run.sh unpacks it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 dest=${1:-$here/.devkit}
@@ -32,3 +34,7 @@ cat >> "$dest/env.sh" <<'ENV'
 export CMAKE_PREFIX_PATH=$TSGEMM_DEVKIT${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
 ENV
 du -sh "$dest"
+if [ "$dest" = "$here/.devkit" ]; then
+  tar -C "$here" -cJf "$here/.devkit.tar.xz" .devkit
+  du -sh "$here/.devkit.tar.xz"
+fi

@@ -20,8 +20,13 @@ tsgemm (its counters, read through ctypes) and that the results are right (again
           the trace lines printed during the fit are captured (fd 2) and counted per entry point:
           every call the counters saw has its line, and scipy_sgemm_ is among them.
 
-Usage: scipy_check.py [--parts blas,cblas,kmeans] [--expect any|cpu|none]
+  large   (GPU machine; not a default part) scipy.linalg.blas.sgemm on --size^3, --reps calls timed
+          (median printed), checked like blas
+
+Usage: scipy_check.py [--parts blas,cblas,kmeans,large] [--expect any|cpu|gpu|none] [--size N]
   --expect any   every part reached tsgemm (CPU or GPU path); cpu: and nothing ran on the GPU;
+                 gpu: and every part moved the GPU counter (run large sizes, or kmeans with
+                 TSGEMM_MODE=gpu);
                  none: a run WITHOUT preload (tsgemm must not be in the process; results are
                  still checked, the cblas part is skipped)
 Exit status 0 when every check passed, 1 otherwise, 77 when scipy or scikit-learn is missing.
@@ -70,6 +75,8 @@ class Checker:
         problems = counter_problems(s0, s1, want_calls)
         if self.expect == "cpu" and s1.gpu != s0.gpu:
             problems.append("ran on the GPU, --expect cpu")
+        if self.expect == "gpu" and s1.gpu == s0.gpu:
+            problems.append("nothing ran on the GPU, --expect gpu")
         return problems
 
     def now(self):
@@ -146,6 +153,30 @@ def part_cblas(chk, rng):
                 chk.report(f"scipy_cblas_sgemm {'row' if layout == CBLAS_ROW else 'col'} "
                            f"transa={'T' if ta else 'N'} transb={'T' if tb else 'N'} "
                            f"m={m} n={n} k={k}", problems, f" rel_fro={rel:.3g}")
+
+
+def part_large(chk, rng, size, reps):
+    """scipy.linalg.blas.sgemm on size^3 (C order, the usual numpy case: trans flags stay 0),
+    timed: the median of `reps` calls after one warm-up call."""
+    import time
+    a = np.asarray(rng.uniform(-1, 1, (size, size)), np.float32)
+    b = np.asarray(rng.uniform(-1, 1, (size, size)), np.float32)
+    r, absr = reference(1.0, a, b, 0.0, None)
+    out = fblas.sgemm(1.0, a, b)  # warm-up (tsgemm: GPU start, rate measurement)
+    times = []
+    s0 = chk.now()
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        out = fblas.sgemm(1.0, a, b)
+        times.append(time.perf_counter() - t0)
+    s1 = chk.now()
+    problems, rel = check_product(out, r, absr, size)
+    problems += chk.counters(s0, s1, want_calls=reps)
+    times.sort()
+    extra = f" rel_fro={rel:.3g} median {times[len(times) // 2] * 1e3:.2f} ms of {reps}"
+    if s0 is not None:
+        extra += f" gpu={s1.gpu - s0.gpu} cpu={s1.cpu - s0.cpu}"
+    chk.report(f"scipy.linalg.blas.sgemm {size}^3 timed", problems, extra)
 
 
 class Fd2Capture:
@@ -225,8 +256,11 @@ def part_kmeans(chk, rng):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--parts", default="blas,cblas,kmeans")
-    ap.add_argument("--expect", choices=("any", "cpu", "none"), default="any")
+    ap.add_argument("--parts", default="blas,cblas,kmeans",
+                    help="comma list of blas, cblas, kmeans, large (large: not by default)")
+    ap.add_argument("--expect", choices=("any", "cpu", "gpu", "none"), default="any")
+    ap.add_argument("--size", type=int, default=4096, help="n of the large part (default 4096)")
+    ap.add_argument("--reps", type=int, default=5, help="timed calls of the large part")
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args()
     chk = Checker(args.expect)
@@ -237,7 +271,8 @@ def main():
               "(LD_PRELOAD=libtsgemm.so)")
         return 1
     rng = np.random.default_rng(args.seed)
-    parts = {"blas": part_blas, "cblas": part_cblas, "kmeans": part_kmeans}
+    parts = {"blas": part_blas, "cblas": part_cblas, "kmeans": part_kmeans,
+             "large": lambda c, r: part_large(c, r, args.size, args.reps)}
     for name in args.parts.split(","):
         if name not in parts:
             print(f"FAIL: unknown part {name!r}")
