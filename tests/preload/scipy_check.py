@@ -156,11 +156,12 @@ def part_cblas(chk, rng):
 
 
 def part_large(chk, rng, size, reps):
-    """scipy.linalg.blas.sgemm on size^3 (C order, the usual numpy case: trans flags stay 0),
-    timed: the median of `reps` calls after one warm-up call."""
+    """scipy.linalg.blas.sgemm on size^3, timed: the median of `reps` calls after one warm-up
+    call. Fortran-ordered operands: f2py passes them as they are (C-ordered ones it first copies
+    into Fortran order, in Python's thread, which at 4096^2 costs more than OpenBLAS's product)."""
     import time
-    a = np.asarray(rng.uniform(-1, 1, (size, size)), np.float32)
-    b = np.asarray(rng.uniform(-1, 1, (size, size)), np.float32)
+    a = np.asarray(rng.uniform(-1, 1, (size, size)), np.float32, order="F")
+    b = np.asarray(rng.uniform(-1, 1, (size, size)), np.float32, order="F")
     r, absr = reference(1.0, a, b, 0.0, None)
     out = fblas.sgemm(1.0, a, b)  # warm-up (tsgemm: GPU start, rate measurement)
     times = []
