@@ -10,7 +10,8 @@
 #   gpu       ctest -L gpu: kernel tests, large sizes, fault classes forced/auto, forced-GPU testers
 #   sanitize  compute-sanitizer memcheck (+leak check), racecheck, initcheck, synccheck over the
 #             small shape set (edge tiles, all transposes, K remainders, split-K, host path), the
-#             pipeline's small cases under caps (many pieces) and the CUDA-caller cases
+#             pipeline's small cases under caps (many pieces) and the CUDA-caller cases; memcheck
+#             also over 400 fuzzed calls with the GPU forced (TSGEMM_SAN_FUZZ_COUNT)
 #   pipe      the pipeline's figures: device operands vs the kernel alone, a tiny call's cost in a
 #             CUDA process, and end-to-end times for several copy-thread counts
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
@@ -117,6 +118,11 @@ if want sanitize 300; then
     if [ $tool = memcheck ] || [ $tool = initcheck ]; then
       timeout 100 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
         "$B/tests/gpu/test_gpu_residency" --small >> "$log" 2>&1 || rc=$((rc ? rc : 97))
+    fi
+    if [ $tool = memcheck ]; then # the fuzzer, GPU forced, a smaller count (issue 8)
+      TSGEMM_MODE=gpu TSGEMM_TEST_EXPECT=gpu timeout 120 "$cs" --tool memcheck --error-exitcode 99 \
+        "$B/tests/fuzz/tsgemm-fuzz" --seed 5 --count ${TSGEMM_SAN_FUZZ_COUNT:-400} --quiet >> "$log" 2>&1 ||
+        rc=$((rc ? rc : 96))
     fi
     { echo "==== compute-sanitizer --tool $tool ${extra[*]} (rc=$rc)"; cat "$log"; } >> "$OUT/sanitize.log"
     summary=$(grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log" | tail -2 | tr -s '= ' ' ' | tr '\n' ' ')
