@@ -62,6 +62,7 @@ double g_device_cap = 0, g_pinned_cap = 0;
 size_t g_slot_bytes = SLOT_MAX;
 int g_max_ws = 1, g_copy_threads = 1;
 double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
+double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
 /* How the copy threads copy (copy_floats): 1 memcpy, 2 non-temporal stores. Gathers into the
  * pinned slots use memcpy, scatters into the caller's C non-temporal stores: the best pair on
  * the H200 host (docs/NOTES.md, "Pipeline schedule", run 2). TSGEMM_TEST_COPY sets both. */
@@ -1008,6 +1009,7 @@ tsg_plan_limits plan_limits()
     lim.slots = g_sms;
     lim.split_min_k = SPLIT_MIN_K;
     lim.max_rows = (int64_t)(g_slot_bytes / 4);
+    lim.block_area = (int64_t)g_block_floats;
     return lim;
 }
 
@@ -1241,6 +1243,7 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
      * (docs/NOTES.md, run 2), as PERF.md's memcpy scaling (35 GB/s at 12 threads, 33 at 16) */
     g_copy_threads = cfg && cfg->copy_threads > 0 ? cfg->copy_threads : std::min(12, std::max(2, cpus * 3 / 4));
     g_unit_bytes = cfg ? cfg->unit_bytes : 0;
+    g_block_floats = cfg ? cfg->block_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv);

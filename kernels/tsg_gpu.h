@@ -45,6 +45,8 @@ typedef struct tsg_gpu_config {
                             0 = the executor's rule                                          */
     int copy_kind;       /* TSGEMM_TEST_COPY: 1 = memcpy, 2 = non-temporal stores, for gathers
                             and scatters alike; 0 = the default pair (memcpy, non-temporal)  */
+    double block_floats; /* TSGEMM_TEST_BLOCK: floats of C per pipeline block (tuning
+                            experiments); 0 = the plan's rule (src/tsg_plan.h)               */
 } tsg_gpu_config;
 
 /*

@@ -23,6 +23,8 @@
 #   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
 #             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. Needs the
 #             wheels in .whl/ (README "Device runs"), installed into /tmp/site; not a default stage
+# TSGEMM_PIPE_SHAPES / _COPY / _THREADS / _UNITS / _BLOCKS: the pipe stage's sweep (the
+# TSGEMM_TEST_* tuning knobs; 0 = the library's rule).
 # TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large").
 # Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand); a
 # summary table is printed last. Exit status: 0 when every stage that ran passed.
@@ -145,8 +147,11 @@ if want pipe 120; then
     for cp in ${TSGEMM_PIPE_COPY:-nt memcpy}; do
       for t in ${TSGEMM_PIPE_THREADS:-8 12 15}; do
         for u in ${TSGEMM_PIPE_UNITS:-0 1M 4M}; do
-          echo "== copy $cp, $t copy threads, unit $u"
-          TSGEMM_TEST_COPY=$cp TSGEMM_COPY_THREADS=$t TSGEMM_TEST_UNIT=$u "$B/tests/gpu/pipe_probe" $shapes
+          for blk in ${TSGEMM_PIPE_BLOCKS:-0}; do
+            echo "== copy $cp, $t copy threads, unit $u, block area $blk floats"
+            TSGEMM_TEST_COPY=$cp TSGEMM_COPY_THREADS=$t TSGEMM_TEST_UNIT=$u TSGEMM_TEST_BLOCK=$blk \
+              "$B/tests/gpu/pipe_probe" $shapes
+          done
         done
       done
     done

@@ -200,6 +200,7 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
     if ((v = lookup("TSGEMM_TEST_FAULT", ctx)) && *v) snprintf(cfg->test_fault, sizeof cfg->test_fault, "%s", v);
     /* tuning experiments (docs/NOTES.md "Pipeline schedule"); not user knobs */
     if ((v = lookup("TSGEMM_TEST_UNIT", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_unit = d;
+    if ((v = lookup("TSGEMM_TEST_BLOCK", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_block = d;
     if ((v = lookup("TSGEMM_TEST_COPY", ctx)) && *v)
         cfg->test_copy = !strcmp(v, "nt") ? 2 : !strcmp(v, "memcpy") ? 1 : 0;
 }

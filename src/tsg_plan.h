@@ -43,6 +43,8 @@ typedef struct tsg_plan_limits {
     int64_t split_min_k; /* smallest k of a split-K slice                                     */
     int64_t max_rows;    /* most rows of a piece's column that fit one pinned slot (floats);
                             bounds kc when K runs down the columns (A transposed, B not)     */
+    int64_t block_area;  /* floats of C per block; 0 = TSG_PLAN_BLOCK_AREA (tuning runs set it
+                            through TSGEMM_TEST_BLOCK)                                        */
 } tsg_plan_limits;
 
 typedef struct tsg_plan {

@@ -22,7 +22,7 @@
 
 static tsg_plan_limits h200_limits(double device_bytes)
 {
-    tsg_plan_limits lim = {device_bytes, 128, 128, 132, 256, (int64_t)4 << 20};
+    tsg_plan_limits lim = {device_bytes, 128, 128, 132, 256, (int64_t)4 << 20, 0};
     return lim;
 }
 
@@ -106,6 +106,12 @@ static void test_named_shapes(void **state)
     assert_int_equal(pl.nk, 7);
     assert_int_equal(pl.splits, 1);
     assert_true(pl.resident);
+    lim.block_area = (int64_t)4 << 20; /* TSGEMM_TEST_BLOCK: 2048 x 2048 blocks, same cover */
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_int_equal(pl.bm, 2048);
+    assert_int_equal(pl.bn, 2048);
+    check_cover(&p, &pl, &lim);
+    lim.block_area = 0;
     p = shape('N', 'N', 512, 512, 65536); /* long K: one block, chunks split 8 ways */
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_int_equal(pl.gm * pl.gn, 1);
