@@ -89,7 +89,10 @@ int tsg_plan_make(const tsg_problem *p, const tsg_plan_limits *lim, tsg_plan *ou
     /* C blocks: about TSG_PLAN_BLOCK_AREA floats, the longer side halved first, no side over
      * TSG_PLAN_MAX_SIDE, multiples of the tile */
     int64_t gm = 1, gn = 1;
-    const int64_t area = lim->block_area > 0 ? lim->block_area : TSG_PLAN_BLOCK_AREA;
+    int64_t area = lim->block_area;
+    if (area <= 0) /* large C: blocks big enough for a full wave of tiles */
+        area = (double)m * (double)n >= 4.0 * (double)TSG_PLAN_BIG_BLOCK_AREA ? TSG_PLAN_BIG_BLOCK_AREA
+                                                                              : TSG_PLAN_BLOCK_AREA;
     if ((double)m * (double)n > (double)TSG_PLAN_ONE_BLOCK) {
         while ((double)cdiv(m, gm) * (double)cdiv(n, gn) > (double)area) {
             if (cdiv(m, gm) >= cdiv(n, gn)) gm *= 2;

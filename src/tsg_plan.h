@@ -70,7 +70,11 @@ static inline int64_t tsg_dev_ld(int64_t rows) { return rows < 4 ? rows : tsg_pa
  * pieces fit in lim->device_bytes (the call then cannot run on the GPU).
  * Rules (measured on the H200, docs/NOTES.md "Pipeline schedule"):
  *   - one block when C is at most TSG_PLAN_ONE_BLOCK floats, else blocks of about
- *     TSG_PLAN_BLOCK_AREA floats, multiples of the tile, the longer side split first;
+ *     TSG_PLAN_BLOCK_AREA floats, or TSG_PLAN_BIG_BLOCK_AREA when C holds at least four of
+ *     those (a 2048 x 2048 block is 256 tiles of 128 x 128, one wave at two thread blocks per
+ *     SM; 1024 x 2048 blocks left half the SMs' slots idle in every launch: 4096^3 6.59 ->
+ *     5.79 ms, 8192^3 44.6 -> 35.3 ms, while 2048^3 in one block lost 1.75 -> 2.07 ms; v0.3
+ *     run 1), multiples of the tile, the longer side split first;
  *   - kc: the first chunk of A and B (bm + bn) * kc floats about TSG_PLAN_FIRST_FLOATS (the
  *     kernel starts after ~0.1 ms of upload) and at most k / 4 (small problems still overlap
  *     upload and compute), kc in [TSG_PLAN_MIN_KC, TSG_PLAN_MAX_KC] and at most lim->max_rows
@@ -118,6 +122,7 @@ tsg_problem tsg_problem_window(const tsg_problem *p, int64_t r0, int64_t rows, i
 
 #define TSG_PLAN_ONE_BLOCK ((int64_t)1 << 20)   /* 4 MiB of C: one block       */
 #define TSG_PLAN_BLOCK_AREA ((int64_t)1 << 21)  /* 8 MiB of C per block        */
+#define TSG_PLAN_BIG_BLOCK_AREA ((int64_t)1 << 22) /* 16 MiB: C of 4 such blocks or more */
 #define TSG_PLAN_FIRST_FLOATS ((int64_t)1 << 21) /* first chunk of A and B: 8 MiB */
 #define TSG_PLAN_MIN_KC 256
 #define TSG_PLAN_MAX_KC ((int64_t)1 << 20) /* the first-chunk rule bounds it for any block of
