@@ -1,6 +1,7 @@
 /*
  * c_matmul.c — an ordinary C program linked only to OpenBLAS (its <cblas.h>), unaware of tsgemm:
- * it times float32 C = A*B (and A^T*B) at the sizes given, checks sampled elements against double
+ * it times float32 C = A*B (and A^T*B) at the sizes given (one untimed call, then the median of
+ * REPS timed calls, each printed), checks sampled elements against double
  * precision, and says whether tsgemm was in the process and where the calls ran (read through
  * dlsym, so the program needs no tsgemm header or library). Run it plain and under
  * LD_PRELOAD=libtsgemm.so to compare (scripts/device-run.sh does, with n = 4096 on the GPU
@@ -29,6 +30,14 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+enum { REPS = 5 };
+
+static int cmp_double(const void *x, const void *y)
+{
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
 }
 
 static float uniform(uint64_t *s)
@@ -67,10 +76,18 @@ int main(int argc, char **argv)
             struct stats s0 = {0}, s1 = {0};
             cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
             if (get) get(&s0);
-            double t0 = now();
-            cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
-            double dt = now() - t0;
+            double times[REPS];
+            for (int r = 0; r < REPS; ++r) {
+                double t0 = now();
+                cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+                times[r] = now() - t0;
+            }
             if (get) get(&s1);
+            printf("%s %dx%dx%d: each (ms)", t ? "A^T*B" : "A*B  ", n, n, n);
+            for (int r = 0; r < REPS; ++r) printf(" %.3f", times[r] * 1e3);
+            printf("\n");
+            qsort(times, REPS, sizeof times[0], cmp_double);
+            const double dt = times[REPS / 2];
             int wrong = 0;
             uint64_t ps = 99;
             for (int s = 0; s < 64; ++s) { /* sampled elements, the last one included */
@@ -85,7 +102,7 @@ int main(int argc, char **argv)
                 wrong += !(fabs(c[(long)i * n + j] - r) <= 2.0 * (n + 2) * 0x1p-24 * bound);
             }
             const char *where = !get ? "-" : s1.gpu > s0.gpu ? "gpu" : s1.cpu > s0.cpu ? "cpu" : "?";
-            printf("%s %dx%dx%d: %.3f ms (%.3f TFLOP/s), ran on %s, %d of 64 sampled elements wrong\n",
+            printf("%s %dx%dx%d: %.3f ms median (%.3f TFLOP/s), ran on %s, %d of 64 sampled elements wrong\n",
                    t ? "A^T*B" : "A*B  ", n, n, n, dt * 1e3, 2.0 * n * n * (double)n / dt * 1e-12,
                    where, wrong);
             bad += wrong;
