@@ -63,6 +63,7 @@ size_t g_slot_bytes = SLOT_MAX;
 int g_max_ws = 1, g_copy_threads = 1;
 double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
 double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
+bool g_timeline = false;   /* TSGEMM_TEST_TIMELINE */
 /* How the copy threads copy (copy_floats): 1 memcpy, 2 non-temporal stores. Gathers into the
  * pinned slots use memcpy, scatters into the caller's C non-temporal stores: the best pair on
  * the H200 host (docs/NOTES.md, "Pipeline schedule", run 2). TSGEMM_TEST_COPY sets both. */
@@ -417,6 +418,20 @@ bool resident(const void *p, size_t bytes)
 
 enum Mode { M_NONE, M_STAGE, M_DIRECT, M_INPLACE };
 
+/* TSGEMM_TEST_TIMELINE (tuning runs): where a pipelined call's time goes. GPU times come from
+ * timing events on the three streams, measured from an event recorded on the upload stream at
+ * the start of the call; host times from the monotonic clock. Off: nothing is created or read. */
+enum { TL_T0, TL_KSTART, TL_UPDONE, TL_KDONE, TL_DNDONE, TL_COUNT };
+struct Timeline {
+    bool on = false;
+    cudaEvent_t ev[TL_COUNT] = {};
+    bool recorded[TL_COUNT] = {};
+    double h0 = 0, first_launch = 0, uploads_issued = 0, end = 0; /* host s from h0 */
+    double gather = 0, dma = 0, down = 0; /* host s blocked: gathers, DMA slots, downloads */
+};
+
+double now_s();
+
 /* One upload unit: a column range of a piece or of a C block. */
 struct Unit {
     int64_t piece;   /* the launch that needs it */
@@ -464,6 +479,12 @@ struct Pipeline {
     tsg_job touch_job;
     Touch touch{}; /* lo == nullptr: no first touch */
     std::vector<tsg_job *> pending; /* jobs to wait for on the way out */
+    Timeline tl;
+
+    void mark(int which, cudaStream_t s)
+    {
+        if (tl.on && tl.ev[which] && cudaEventRecord(tl.ev[which], s) == cudaSuccess) tl.recorded[which] = true;
+    }
 
     int64_t rows(int64_t i) const { return tsg_plan_rows(&pl, p->m, i); }
     int64_t cols(int64_t j) const { return tsg_plan_cols(&pl, p->n, j); }
@@ -699,6 +720,7 @@ bool issue_download(Pipeline &P)
     if (P.dcol >= bc) { /* the block's last unit */
         P.dcol = 0;
         P.blocks_issued_down = ++P.dq;
+        if (P.dq == total_blocks(P)) P.mark(TL_DNDONE, w->s_down);
         if (!P.pl.resident) { /* bounded mode: its C buffer is free once this D2H is done */
             e = cudaEventRecord(w->ev_cfree[q % 2], w->s_down);
             if (e != cudaSuccess) P.err(e, "download (event)");
@@ -801,12 +823,17 @@ int launch_piece(Pipeline &P, int64_t piece)
     }
     const int64_t kl = P.klen(c);
     const int64_t splits = (kl + pl.split_kc - 1) / pl.split_kc;
+    if (piece == 0 && e == cudaSuccess) {
+        P.mark(TL_KSTART, w->s_comp);
+        if (P.tl.on) P.tl.first_launch = now_s() - P.tl.h0;
+    }
     if (e == cudaSuccess)
         e = TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(
                                      P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
                                      splits, P.p->alpha, A, lda, B, ldb, c == 0 ? P.p->beta : 1.0f, C,
                                      ldc, splits > 1 ? P.dev(P.offW) : nullptr, w->s_comp));
     if (e == cudaSuccess && !pl.resident) e = cudaEventRecord(w->ev_launch[piece % RING], w->s_comp);
+    if (e == cudaSuccess && piece == P.pieces - 1) P.mark(TL_KDONE, w->s_comp);
     if (e == cudaSuccess && c == pl.nk - 1) {
         /* the block is computed: its event slot must have been consumed by downloads */
         if (q >= NB && !downloads_issued_through(P, q - NB + 1)) return P.status;
@@ -921,6 +948,7 @@ int run_pipeline(Pipeline &P)
     Workspace *w = P.w;
     const tsg_plan &pl = P.pl;
     P.pieces = pl.gm * pl.gn * pl.nk;
+    P.mark(TL_T0, w->s_up);
     while (P.status == TSG_GPU_OK) {
         if (g_exiting.load(std::memory_order_relaxed)) {
             snprintf(P.msg, P.len, "the process is exiting");
@@ -939,11 +967,18 @@ int run_pipeline(Pipeline &P)
         if (P.status != TSG_GPU_OK) break;
         if (P.u_issue == P.u_submit && P.g_done) break; /* every unit is up */
         if (moved) continue;
+        const double t0 = P.tl.on ? now_s() : 0;
         if (P.u_issue < P.u_submit) { /* help gather the unit the DMA engine needs next */
             tsg_pool_wait(&P.ring_job[P.u_issue % NS]);
+            if (P.tl.on) P.tl.gather += now_s() - t0;
         } else {
             refill(P, true); /* the ring is full of DMAs in flight: wait for the oldest */
+            if (P.tl.on) P.tl.dma += now_s() - t0;
         }
+    }
+    if (P.status == TSG_GPU_OK) {
+        P.mark(TL_UPDONE, w->s_up);
+        if (P.tl.on) P.tl.uploads_issued = now_s() - P.tl.h0;
     }
     if (P.status == TSG_GPU_OK) launch_ready(P, P.pieces);
     /* the rest of C comes down */
@@ -954,7 +989,10 @@ int run_pipeline(Pipeline &P)
             P.status = TSG_GPU_EFAIL;
             break;
         }
-        if (!service_downloads(P, true) && P.status == TSG_GPU_OK) {
+        const double t0 = P.tl.on ? now_s() : 0;
+        const bool moved = service_downloads(P, true);
+        if (P.tl.on) P.tl.down += now_s() - t0;
+        if (!moved && P.status == TSG_GPU_OK) {
             snprintf(P.msg, P.len, "download stalled at block %lld of %lld (internal error)",
                      (long long)P.done.blocks, (long long)total_blocks(P));
             P.status = TSG_GPU_EFAIL;
@@ -998,6 +1036,33 @@ void choose_modes(const tsg_problem *p, Pipeline &P)
     case TSG_PINNED: P.mcu = beta ? M_DIRECT : M_NONE, P.mcd = beta ? M_STAGE : M_DIRECT; break;
     default: P.mcu = beta ? M_STAGE : M_NONE, P.mcd = M_STAGE; break;
     }
+}
+
+/* The TSGEMM_TEST_TIMELINE line of a finished call (stderr), then its events are destroyed. */
+void print_timeline(Pipeline &P, int status)
+{
+    Timeline &t = P.tl;
+    t.end = now_s() - t.h0;
+    float ms[TL_COUNT] = {};
+    for (int i = 1; i < TL_COUNT; ++i)
+        if (status != TSG_GPU_OK || !t.recorded[TL_T0] || !t.recorded[i] ||
+            cudaEventSynchronize(t.ev[i]) != cudaSuccess ||
+            cudaEventElapsedTime(&ms[i], t.ev[TL_T0], t.ev[i]) != cudaSuccess)
+            ms[i] = -1;
+    (void)cudaGetLastError();
+    const tsg_plan &pl = P.pl;
+    fprintf(stderr,
+            "tsgemm timeline: %lldx%lldx%lld blocks %lldx%lld (%lldx%lld) kc %lld (%lld) splits %lld "
+            "%s | gpu ms: kernels start %.3f, uploads done %.3f, kernels done %.3f, downloads done "
+            "%.3f | host ms: first launch %.3f, uploads issued %.3f, end %.3f | host blocked ms: "
+            "gathers %.3f, dma slots %.3f, downloads %.3f\n",
+            (long long)P.p->m, (long long)P.p->n, (long long)P.p->k, (long long)pl.bm,
+            (long long)pl.bn, (long long)pl.gm, (long long)pl.gn, (long long)pl.kc, (long long)pl.nk,
+            (long long)pl.splits, pl.resident ? "resident" : "bounded", ms[TL_KSTART], ms[TL_UPDONE],
+            ms[TL_KDONE], ms[TL_DNDONE], t.first_launch * 1e3, t.uploads_issued * 1e3, t.end * 1e3,
+            t.gather * 1e3, t.dma * 1e3, t.down * 1e3);
+    for (auto &ev : t.ev)
+        if (ev) cudaEventDestroy(ev), ev = nullptr;
 }
 
 tsg_plan_limits plan_limits()
@@ -1068,7 +1133,15 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
             P.touch.hi = (char *)(((uintptr_t)p->c + cbytes + page - 1) & ~(uintptr_t)(page - 1));
         }
     }
+    if (g_timeline) {
+        P.tl.on = true;
+        for (auto &ev : P.tl.ev)
+            if (cudaEventCreate(&ev) != cudaSuccess) ev = nullptr;
+        (void)cudaGetLastError();
+        P.tl.h0 = now_s();
+    }
     st = run_pipeline(P);
+    if (P.tl.on) print_timeline(P, st);
     if (st == TSG_GPU_OK) done->blocks = total_blocks(P), done->cols = 0;
     else if (P.mcd == M_STAGE || P.mcd == M_DIRECT) *done = P.done, done->bm = P.pl.bm, done->bn = P.pl.bn;
     /* in place: nothing of the host's C was written by us; a retry redoes everything */
@@ -1244,6 +1317,7 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_copy_threads = cfg && cfg->copy_threads > 0 ? cfg->copy_threads : std::min(12, std::max(2, cpus * 3 / 4));
     g_unit_bytes = cfg ? cfg->unit_bytes : 0;
     g_block_floats = cfg ? cfg->block_floats : 0;
+    g_timeline = cfg && cfg->timeline;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv);

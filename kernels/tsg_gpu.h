@@ -47,6 +47,8 @@ typedef struct tsg_gpu_config {
                             and scatters alike; 0 = the default pair (memcpy, non-temporal)  */
     double block_floats; /* TSGEMM_TEST_BLOCK: floats of C per pipeline block (tuning
                             experiments); 0 = the plan's rule (src/tsg_plan.h)               */
+    int timeline;        /* TSGEMM_TEST_TIMELINE: print where each pipelined call's time went
+                            (stderr, one line; tuning experiments)                           */
 } tsg_gpu_config;
 
 /*

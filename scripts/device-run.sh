@@ -155,6 +155,8 @@ if want pipe 120; then
         done
       done
     done
+    echo "== timelines (TSGEMM_TEST_TIMELINE=1: GPU and host ms from the start of each call)"
+    TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1
     echo "== default configuration, each call right after a 1024^3 OpenBLAS call"
     "$B/tests/gpu/pipe_probe" --after-openblas $shapes; } > "$log" 2>&1
   [ $? -eq 0 ] && row pipe ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row pipe FAIL "see pipe.txt"; fails=$((fails+1)); }

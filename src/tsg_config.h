@@ -37,6 +37,7 @@ typedef struct tsg_config {
     char test_fault[64];  /* TSGEMM_TEST_FAULT (read only by the tests' tsgemm_fi library)     */
     double test_unit;     /* TSGEMM_TEST_UNIT=<bytes>: pipeline unit size (tuning runs only)    */
     double test_block;    /* TSGEMM_TEST_BLOCK=<floats>: C block area of the plan (tuning runs) */
+    int test_timeline;    /* TSGEMM_TEST_TIMELINE=1: one timeline line per pipelined call      */
     int test_copy;        /* TSGEMM_TEST_COPY=memcpy|nt: the copy threads' copy (tuning runs)  */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
