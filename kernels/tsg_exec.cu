@@ -685,8 +685,11 @@ bool issue_download(Pipeline &P)
     c_dev(P, q, &src, &dld);
     float *user = P.p->c + i * P.pl.bm + j * P.pl.bn * P.p->ldc;
     const int slot = (int)(P.d_issue % ND);
+    /* the last block comes down in quarter units: its scatter overlaps its own D2H instead of
+     * following all of it (the call's tail; docs/NOTES.md "v0.3") */
+    const int64_t unit = q == total_blocks(P) - 1 ? P.unit_bytes / 4 : P.unit_bytes;
     const int64_t n = P.mcd == M_DIRECT ? bc
-                                         : std::min(std::max<int64_t>(1, P.unit_bytes / (4 * dld)),
+                                         : std::min(std::max<int64_t>(1, unit / (4 * dld)),
                                                     bc - P.dcol);
     cudaError_t e = cudaSuccess;
     if (P.dcol == 0) e = cudaStreamWaitEvent(w->s_down, w->ev_block[q % NB], 0);
