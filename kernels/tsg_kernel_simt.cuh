@@ -32,14 +32,14 @@ constexpr int PAD = 4;     /* keeps 16-byte alignment of rows; spreads the trans
 constexpr int GROUP_M = 8; /* tiles of C visited in column groups of 8 for L2 reuse */
 
 /* One configuration of the family: C tile BM x BN, K step BK, register tile TM x TN per thread. */
-template <int BM_, int BN_, int TM_, int TN_, int BK_ = 8>
+template <int BM_, int BN_, int TM_, int TN_, int BK_ = 8, int MINB_ = 0>
 struct TileConfig {
     static constexpr int BM = BM_, BN = BN_, TM = TM_, TN = TN_, BK = BK_;
     static constexpr int TX = BM / TM, TY = BN / TN, THREADS = TX * TY;
     /* resident blocks per SM the register budget is compiled for: 256 threads x 2 blocks = 128
      * registers (v0.1); smaller blocks get up to 168 (12 warps per SM), since at 128 their 8 x 8
      * instances spilled 60-100 bytes (ptxas -v) */
-    static constexpr int MIN_BLOCKS = THREADS >= 256 ? 2 : 384 / THREADS;
+    static constexpr int MIN_BLOCKS = MINB_ > 0 ? MINB_ : THREADS >= 256 ? 2 : 384 / THREADS;
     static_assert(TM % 4 == 0 && TN % 4 == 0, "register tiles are made of 4 x 4 sub-tiles");
     static_assert(BM % TM == 0 && BN % TN == 0, "the thread grid covers the tile");
 };
@@ -293,7 +293,10 @@ using Cfg3 = TileConfig<64, 64, 8, 8>;   /* 64 threads: 4x the tiles of Cfg0 */
 using Cfg4 = TileConfig<64, 64, 4, 4, 16>; /* 256 threads on a 64 x 64 tile (BK = 16 so that
                                               * every thread loads a whole vector) */
 using Cfg5 = TileConfig<32, 32, 4, 4>;   /* 64 threads: the smallest grids */
-constexpr int NCONFIGS = 6;
+using Cfg6 = TileConfig<128, 128, 8, 8, 8, 1>; /* Cfg0 compiled for one block per SM: no register
+                                                * cap of 128 (Cfg0 spills 40-56 bytes in 6 of
+                                                * its 16 instances) */
+constexpr int NCONFIGS = 7;
 
 /* Instance pickers, defined in the per-configuration files (compiled in parallel). */
 KernelFn pick_cfg0(bool ta, bool tb, bool va, bool vb);
@@ -302,6 +305,7 @@ KernelFn pick_cfg2(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cfg3(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cfg4(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cfg5(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg6(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 
