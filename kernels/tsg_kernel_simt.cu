@@ -164,6 +164,10 @@ KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max
     bool have = false;
     for (int c = forced ? config : 0; c < (forced ? config + 1 : NCONFIGS); ++c)
         for (int64_t s = 1; s <= smax; ++s) {
+            /* split K only for grids under two waves: past that, wave quantisation costs little
+             * and the partials would cost device memory and bandwidth (8192^3 would take 3) */
+            const int64_t tiles = cdiv(m, k_configs[c].bm) * cdiv(n, k_configs[c].bn);
+            if (s > 1 && tiles >= 2 * sms * g_bps[c]) break;
             int64_t kslice;
             const double t = model_time(c, m, n, k, s, sms, &kslice);
             if (!have || t < tbest) { /* strict: ties keep the bigger tile and fewer splits */
