@@ -62,6 +62,13 @@ int64_t g_sms = 1;
  * split count; -1 / 0: the rule of tsg::kernel_plan */
 std::atomic<int> g_kcfg{-1};
 std::atomic<long long> g_ksplits{0};
+/* Split-K partials of calls on device data: a memory pool of our own that keeps up to
+ * SPLIT_POOL_KEEP bytes mapped between calls. The default pool returns its memory at every
+ * synchronisation (release threshold 0), so each split call paid a fresh mapping: 1024^3 in 2
+ * splits took 60 us more than unsplit (v0.3 run 1). Ours, so the caller's default pool is left
+ * as the caller set it. nullptr: not available, cudaMallocAsync is used. */
+cudaMemPool_t g_split_pool = nullptr;
+constexpr uint64_t SPLIT_POOL_KEEP = (uint64_t)256 << 20;
 double g_device_cap = 0, g_pinned_cap = 0;
 size_t g_slot_bytes = SLOT_MAX;
 int g_max_ws = 1, g_copy_threads = 1;
@@ -1239,6 +1246,20 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_slot_bytes = (size_t)std::min<double>((double)SLOT_MAX, g_pinned_cap / (double)((NS + ND) * g_max_ws));
     g_slot_bytes = std::max(SLOT_MIN, g_slot_bytes & ~(size_t)4095);
     g_device_cap = cfg && cfg->device_bytes > 0 ? cfg->device_bytes : 0.75 * (double)g_prop.totalGlobalMem;
+    {
+        cudaMemPoolProps pp;
+        memset(&pp, 0, sizeof pp);
+        pp.allocType = cudaMemAllocationTypePinned;
+        pp.handleTypes = cudaMemHandleTypeNone;
+        pp.location.type = cudaMemLocationTypeDevice;
+        pp.location.id = g_device;
+        uint64_t keep = SPLIT_POOL_KEEP;
+        if (cudaMemPoolCreate(&g_split_pool, &pp) != cudaSuccess ||
+            cudaMemPoolSetAttribute(g_split_pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+            (void)cudaGetLastError();
+            g_split_pool = nullptr;
+        }
+    }
     const int cpus = tsg_pool_usable_cpus();
     /* 3/4 of the CPUs, at most 12: on the 16-CPU H200 host 12 copy threads beat 8 and 15
      * (docs/NOTES.md, run 2), as PERF.md's memcpy scaling (35 GB/s at 12 threads, 33 at 16) */
@@ -1306,7 +1327,10 @@ extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t
     float *W = nullptr;
     /* stream-ordered allocation: the partials live exactly as long as the caller's stream needs */
     if (sp.splits > 1 &&
-        cudaMallocAsync((void **)&W, (size_t)(sp.splits * m * n) * sizeof(float), s) != cudaSuccess) {
+        (g_split_pool ? cudaMallocFromPoolAsync((void **)&W, (size_t)(sp.splits * m * n) * sizeof(float),
+                                                g_split_pool, s)
+                      : cudaMallocAsync((void **)&W, (size_t)(sp.splits * m * n) * sizeof(float), s)) !=
+            cudaSuccess) {
         (void)cudaGetLastError();
         sp = SplitPlan{1, k, sp.config};
         W = nullptr;
@@ -1416,6 +1440,11 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
 
 extern "C" void tsg_gpu_release(void)
 {
+    if (g_split_pool) { /* what no call holds now goes back to the driver */
+        ContextGuard guard;
+        if (cudaSetDevice(g_device) == cudaSuccess) cudaMemPoolTrimTo(g_split_pool, 0);
+        (void)cudaGetLastError();
+    }
     pthread_mutex_lock(&g_pool_lock);
     Workspace *w = g_free_list;
     g_free_list = nullptr;

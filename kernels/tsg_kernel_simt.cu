@@ -65,9 +65,9 @@ unsigned elementwise_blocks(int64_t count)
 bool vec_ok(const float *p, int64_t ld) { return ((uintptr_t)p % 16) == 0 && ld % 4 == 0; }
 
 /*
- * One row per configuration: its shape, its instance picker, and `eff`, the fraction of an SM's
- * FP32 peak its blocks reach when the SM holds enough warps (8 or more): the rule's only tuned
- * numbers, measured on the H200 (docs/NOTES.md, v0.3 run 1, full waves at 4096^3-class shapes).
+ * One row per configuration: its shape, its instance picker, and `eff`, the fraction of the
+ * GPU's FP32 peak (66.9 TFLOP/s) it reaches on NN 4096^3 (every SM full, many waves): the
+ * rule's tuned numbers, measured on the H200 (docs/NOTES.md, v0.3 run 1).
  */
 struct ConfigRow {
     int bm, bn, bk, tm, tn, threads;
@@ -76,13 +76,13 @@ struct ConfigRow {
 };
 
 const ConfigRow k_configs[NCONFIGS] = {
-    {Cfg0::BM, Cfg0::BN, Cfg0::BK, Cfg0::TM, Cfg0::TN, Cfg0::THREADS, pick_cfg0, 0.57},
-    {Cfg1::BM, Cfg1::BN, Cfg1::BK, Cfg1::TM, Cfg1::TN, Cfg1::THREADS, pick_cfg1, 0.53},
-    {Cfg2::BM, Cfg2::BN, Cfg2::BK, Cfg2::TM, Cfg2::TN, Cfg2::THREADS, pick_cfg2, 0.53},
-    {Cfg3::BM, Cfg3::BN, Cfg3::BK, Cfg3::TM, Cfg3::TN, Cfg3::THREADS, pick_cfg3, 0.48},
-    {Cfg4::BM, Cfg4::BN, Cfg4::BK, Cfg4::TM, Cfg4::TN, Cfg4::THREADS, pick_cfg4, 0.40},
-    {Cfg5::BM, Cfg5::BN, Cfg5::BK, Cfg5::TM, Cfg5::TN, Cfg5::THREADS, pick_cfg5, 0.30},
-    {Cfg6::BM, Cfg6::BN, Cfg6::BK, Cfg6::TM, Cfg6::TN, Cfg6::THREADS, pick_cfg6, 0.565},
+    {Cfg0::BM, Cfg0::BN, Cfg0::BK, Cfg0::TM, Cfg0::TN, Cfg0::THREADS, pick_cfg0, 0.563},
+    {Cfg1::BM, Cfg1::BN, Cfg1::BK, Cfg1::TM, Cfg1::TN, Cfg1::THREADS, pick_cfg1, 0.523},
+    {Cfg2::BM, Cfg2::BN, Cfg2::BK, Cfg2::TM, Cfg2::TN, Cfg2::THREADS, pick_cfg2, 0.504},
+    {Cfg3::BM, Cfg3::BN, Cfg3::BK, Cfg3::TM, Cfg3::TN, Cfg3::THREADS, pick_cfg3, 0.518},
+    {Cfg4::BM, Cfg4::BN, Cfg4::BK, Cfg4::TM, Cfg4::TN, Cfg4::THREADS, pick_cfg4, 0.455},
+    {Cfg5::BM, Cfg5::BN, Cfg5::BK, Cfg5::TM, Cfg5::TN, Cfg5::THREADS, pick_cfg5, 0.377},
+    {Cfg6::BM, Cfg6::BN, Cfg6::BK, Cfg6::TM, Cfg6::TN, Cfg6::THREADS, pick_cfg6, 0.560},
 };
 
 /* Resident blocks per SM of each configuration (kernel_blocks_per_sm; 1 until measured). */
@@ -90,18 +90,28 @@ int g_bps[NCONFIGS] = {1, 1, 1, 1, 1, 1, 1};
 
 constexpr int64_t SPLIT_MIN_K = 256;   /* the shortest K slice worth a unit of its own */
 constexpr int64_t MAX_SPLITS = 64;
-constexpr double SM_PEAK = 2.0 * 128 * 1.98e9; /* FP32 flop/s of one H200 SM (PERF.md) */
-constexpr double REDUCE_BPS = 3.0e12;          /* split-K reduction: bytes/s it streams */
-constexpr double LAUNCH_S = 3e-6;              /* the reduction's extra launch */
+constexpr double GPU_PEAK_SM = 2.0 * 128 * 1.98e9; /* FP32 flop/s of one H200 SM (PERF.md) */
+constexpr double LAUNCH_S = 6e-6;      /* a launch's fixed cost on the timeline (512^3: ~6 us) */
+constexpr double REDUCE_BPS = 2.5e12;  /* split-K reduction: bytes/s it streams */
+constexpr double SPLIT_MARGIN = 1.1;   /* a split must win by 10% (second launch, workspace) */
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* How well `warps` resident warps keep an SM busy: sqrt(warps / W0), at most 1, with W0 = 8 for
+ * 8 x 8 register tiles and 16 for 4 x 4 ones (fewer independent FMAs per warp). Fitted to
+ * v0.3 run 1: one 128 x 64 block (4 warps) alone on an SM ran at 0.75 of the full-SM rate, two
+ * 64 x 64 / 8 x 8 blocks (4 warps) at 0.72, two 32 x 32 / 4 x 4 blocks at 0.54. */
+double occupancy_factor(double warps, int tm)
+{
+    return std::sqrt(std::min(1.0, warps / (tm >= 8 ? 8.0 : 16.0)));
+}
 
 /*
  * Modelled time of configuration c with K cut into `splits` slices. Units (tile x slice) are
  * spread evenly over the SMs; an SM runs its ceil(units / sms) units in rounds of at most
- * g_bps[c] resident blocks, at eff * peak scaled by sqrt(warps / 8) when fewer than 8 warps are
- * resident (fewer warps hide less latency). Split-K adds the reduction's traffic, (splits + 1)
- * m n floats, and one launch.
+ * g_bps[c] resident blocks, at the configuration's full-SM rate (eff) scaled by how much fewer
+ * resident warps lose (occupancy_factor, relative to a full SM). A split pays SPLIT_MARGIN, the
+ * reduction's traffic ((splits + 1) m n floats) and its launch.
  */
 double model_time(int c, int64_t m, int64_t n, int64_t k, int64_t splits, int64_t sms,
                   int64_t *kslice_out)
@@ -113,10 +123,11 @@ double model_time(int c, int64_t m, int64_t n, int64_t k, int64_t splits, int64_
     const int64_t per_sm = cdiv(units, sms);
     const int64_t resident = std::min<int64_t>(per_sm, g_bps[c]);
     const int64_t rounds = cdiv(per_sm, resident);
-    const double warps = (double)resident * r.threads / 32.0;
-    const double rate = SM_PEAK * r.eff * std::sqrt(std::min(1.0, warps / 8.0));
-    double t = (double)rounds * (double)resident * 2.0 * r.bm * r.bn * (double)kslice / rate;
-    if (s > 1) t += (double)(s + 1) * (double)m * (double)n * 4.0 / REDUCE_BPS + LAUNCH_S;
+    const double warps = r.threads / 32.0;
+    const double rate = GPU_PEAK_SM * r.eff * occupancy_factor(resident * warps, r.tm) /
+                        occupancy_factor(g_bps[c] * warps, r.tm);
+    double t = (double)rounds * (double)resident * 2.0 * r.bm * r.bn * (double)kslice / rate + LAUNCH_S;
+    if (s > 1) t = SPLIT_MARGIN * t + (double)(s + 1) * (double)m * (double)n * 4.0 / REDUCE_BPS + LAUNCH_S;
     if (kslice_out) *kslice_out = kslice;
     return t;
 }

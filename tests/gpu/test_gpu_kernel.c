@@ -335,10 +335,14 @@ static void accuracy_ratio(void)
     const double one = 1, zero = 0;
     CB(cublasDgemm(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dd, n, dd + nn, n, &zero, dr, n));
     CK(cudaMemcpy(ref, dr, nn * 8, cudaMemcpyDeviceToHost));
-    double err[2];
-    for (int which = 0; which < 2; ++which) {
+    /* cuBLAS first, then the rule (-1) and every configuration forced */
+    char info[256];
+    const int ncfg = tsgemm_kernel_config_info(0, info, sizeof info);
+    double cub = 0;
+    for (int which = -2; which < ncfg; ++which) {
         CK(cudaMemset(dc, 0xff, nn * 4));
-        if (which == 0) {
+        if (which >= -1) {
+            tsgemm_set_kernel_config(which, 0);
             if (tsgemm_sgemm_device('N', 'N', n, n, n, 1.0f, da, n, da + nn, n, 0.0f, dc, n, NULL))
                 failf("accuracy: tsgemm call failed");
         } else {
@@ -352,13 +356,20 @@ static void accuracy_ratio(void)
             double d = hc[i] - ref[i];
             num += d * d, den += ref[i] * ref[i];
         }
-        err[which] = sqrt(num / den);
+        const double err = sqrt(num / den);
+        if (which == -2) {
+            cub = err;
+            continue;
+        }
+        const double ratio = err / cub;
+        char who[32];
+        snprintf(who, sizeof who, which < 0 ? "the rule" : "config %d", which);
+        printf("accuracy n=4096 (%s): tsgemm %.3g, cuBLAS FP32 %.3g, ratio %.3f (limit 1.5)\n", who,
+               err, cub, ratio);
+        g_checks++;
+        if (!(ratio <= 1.5)) failf("accuracy ratio %.3f > 1.5 (config %d)", ratio, which);
     }
-    double ratio = err[0] / err[1];
-    printf("accuracy n=4096: tsgemm %.3g, cuBLAS FP32 %.3g, ratio %.3f (limit 1.5)\n", err[0],
-           err[1], ratio);
-    g_checks++;
-    if (!(ratio <= 1.5)) failf("accuracy ratio %.3f > 1.5", ratio);
+    tsgemm_set_kernel_config(-1, 0);
     cudaFree(da), cudaFree(dc), cudaFree(dd), cudaFree(dr);
     free(ha), free(hc), free(hd), free(ref);
 }
@@ -475,6 +486,11 @@ static void bench(int reps)
         {"NN 1024^3", 'N', 'N', 1024, 1024, 1024, 0, 0, 2},
         {"NN 1000^3", 'N', 'N', 1000, 1000, 1000, 0, 0, 2},
         {"NN 512^3", 'N', 'N', 512, 512, 512, 0, 0, 2},
+        {"NN 768^3", 'N', 'N', 768, 768, 768, 0, 0, 1},
+        {"NN 1536^3", 'N', 'N', 1536, 1536, 1536, 0, 0, 1},
+        {"NN 3000^3", 'N', 'N', 3000, 3000, 3000, 0, 0, 1},
+        {"NT 1024^3", 'N', 'T', 1024, 1024, 1024, 0, 0, 0},
+        {"TN 512x512x65536", 'T', 'N', 512, 512, 65536, 0, 0, 0},
         {"NN 512x512x65536", 'N', 'N', 512, 512, 65536, 0, 0, 2},
         {"NN 65536x64x4096", 'N', 'N', 65536, 64, 4096, 0, 0, 2},
         {"NN 64x65536x4096", 'N', 'N', 64, 65536, 4096, 0, 0, 2},
