@@ -28,6 +28,10 @@ int kernel_configs();
  * initialisation, before any kernel_plan. */
 int kernel_blocks_per_sm(int *per_sm);
 
+/* Unit tests only: sets the occupancy table (count entries) kernel_plan uses, as
+ * kernel_blocks_per_sm would measure it, so the rule can be checked on a machine with no GPU. */
+void kernel_set_blocks_per_sm(const int *per_config, int count);
+
 /* A configuration and a split of K for one launch. */
 struct KernelPlan {
     int config;

@@ -151,6 +151,11 @@ int kernel_blocks_per_sm(int *per_sm)
     return 0;
 }
 
+void kernel_set_blocks_per_sm(const int *per_config, int count)
+{
+    for (int c = 0; c < NCONFIGS && c < count; ++c) g_bps[c] = std::max(1, per_config[c]);
+}
+
 KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max_ws_floats,
                        int config, int64_t splits)
 {
