@@ -130,6 +130,32 @@ int tsgemm_set_mode(int mode);
 int tsgemm_kernel_info(char *buf, int len);
 
 /*
+ * Test and tuning knob for the GPU kernel family (issue 11): from now on, calls on the GPU use
+ * configuration `config` (0 .. tsgemm_kernel_config_info's count - 1) with `splits` slices of K
+ * (0: the rule's split for that configuration; capped by k and a 1 GiB workspace), instead of
+ * the configuration and split the measured rule picks per shape. config = -1 restores the rule.
+ * The host-memory pipeline plans for configuration 0's tile and takes only `config` from here.
+ * Results stay bit-identical run to run for a fixed setting; a different configuration may
+ * round differently. Returns 0, or -1 (nothing changed) without a usable GPU or for a value out
+ * of range.
+ */
+int tsgemm_set_kernel_config(int config, int64_t splits);
+
+/*
+ * Describes configuration `config` of the kernel family (tile, threads, register tile, shared
+ * memory, registers, resident blocks per SM) into buf (at most len bytes, NUL-terminated).
+ * Returns the number of configurations, or -1 without a usable GPU or for a config out of range.
+ */
+int tsgemm_kernel_config_info(int config, char *buf, int len);
+
+/*
+ * The configuration and split count a GPU call of shape m x n x k gets now (the rule, or what
+ * tsgemm_set_kernel_config forces), into *config and *splits. Returns 0, or -1 without a usable
+ * GPU.
+ */
+int tsgemm_kernel_plan(int64_t m, int64_t n, int64_t k, int *config, int64_t *splits);
+
+/*
  * The CPU BLAS tsgemm falls back to, as text: its path, its own configuration string and thread
  * count (OpenBLAS), or that the portable loop is used because none could be loaded. Loads it if
  * not yet loaded. Static storage.

@@ -58,6 +58,17 @@ constexpr size_t UNIT_MIN = (size_t)256 << 10;
 int g_device = 0;
 cudaDeviceProp g_prop;
 int64_t g_sms = 1;
+/* tsg_gpu_set_kernel_config (tests, tuning): a forced configuration of the kernel family and
+ * split count; -1 / 0: the rule of tsg::kernel_plan */
+std::atomic<int> g_kcfg{-1};
+std::atomic<long long> g_ksplits{0};
+/* Split-K partials of calls on device data: a memory pool of our own that keeps up to
+ * SPLIT_POOL_KEEP bytes mapped between calls. The default pool returns its memory at every
+ * synchronisation (release threshold 0), so each split call paid a fresh mapping: 1024^3 in 2
+ * splits took 60 us more than unsplit (v0.3 run 1). Ours, so the caller's default pool is left
+ * as the caller set it. nullptr: not available, cudaMallocAsync is used. */
+cudaMemPool_t g_split_pool = nullptr;
+constexpr uint64_t SPLIT_POOL_KEEP = (uint64_t)256 << 20;
 double g_device_cap = 0, g_pinned_cap = 0;
 size_t g_slot_bytes = SLOT_MAX;
 int g_max_ws = 1, g_copy_threads = 1;
@@ -830,9 +841,11 @@ int launch_piece(Pipeline &P, int64_t piece)
         P.mark(TL_KSTART, w->s_comp);
         if (P.tl.on) P.tl.first_launch = now_s() - P.tl.h0;
     }
+    /* the pipeline plans its blocks and splits for configuration 0's tile (plan_limits) */
+    const int kcfg = std::max(0, g_kcfg.load(std::memory_order_relaxed));
     if (e == cudaSuccess)
         e = TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(
-                                     P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
+                                     kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
                                      splits, P.p->alpha, A, lda, B, ldb, c == 0 ? P.p->beta : 1.0f, C,
                                      ldc, splits > 1 ? P.dev(P.offW) : nullptr, w->s_comp));
     if (e == cudaSuccess && !pl.resident) e = cudaEventRecord(w->ev_launch[piece % RING], w->s_comp);
@@ -1153,22 +1166,19 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
 
 /* ------------------------------------------------------------------ in-place calls */
 
-/* Split-K of a single launch on device data (the pipeline plans its own). */
+/* Configuration and split-K of a single launch on device data (the pipeline plans its own). */
 struct SplitPlan {
     int64_t splits, kslice;
+    int config;
 };
 
 SplitPlan plan_split(int64_t m, int64_t n, int64_t k)
 {
-    const int64_t tm = tsg::kernel_tile_m(), tn = tsg::kernel_tile_n();
-    const int64_t tiles = ((m + tm - 1) / tm) * ((n + tn - 1) / tn);
-    SplitPlan one = {1, k};
-    if (2 * tiles > g_sms || k < 2 * SPLIT_MIN_K) return one;
-    int64_t s = std::min(g_sms / tiles, k / SPLIT_MIN_K);
-    s = std::min<int64_t>(s, (int64_t)(((size_t)1 << 30) / ((size_t)m * n * sizeof(float))));
-    if (s < 2) return one;
-    int64_t kslice = ((k + s - 1) / s + 7) / 8 * 8;
-    return SplitPlan{(k + kslice - 1) / kslice, kslice};
+    /* the partials may take 1 GiB of device memory at most */
+    const tsg::KernelPlan kp = tsg::kernel_plan(m, n, k, g_sms, ((int64_t)1 << 30) / (int64_t)sizeof(float),
+                                                g_kcfg.load(std::memory_order_relaxed),
+                                                g_ksplits.load(std::memory_order_relaxed));
+    return SplitPlan{kp.splits, kp.kslice, kp.config};
 }
 
 /* Enqueues the whole product on device-accessible operands (any sizes, scalar rules too). */
@@ -1182,7 +1192,7 @@ int launch_in_place(char ta, char tb, int64_t m, int64_t n, int64_t k, float alp
         TSG_TRY(TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_scale(m, n, beta, C, ldc, s)));
         return TSG_GPU_OK;
     }
-    TSG_TRY(TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(ta, tb, m, n, k, sp.kslice, sp.splits,
+    TSG_TRY(TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(sp.config, ta, tb, m, n, k, sp.kslice, sp.splits,
                                                                  alpha, A, lda, B, ldb, beta, C, ldc,
                                                                  W, s)));
     return TSG_GPU_OK;
@@ -1190,14 +1200,14 @@ int launch_in_place(char ta, char tb, int64_t m, int64_t n, int64_t k, float alp
 
 int sgemm_in_place(Workspace *w, const tsg_problem *p, char *msg, size_t len)
 {
-    SplitPlan sp = (p->k > 0 && p->alpha != 0.0f) ? plan_split(p->m, p->n, p->k) : SplitPlan{1, p->k};
+    SplitPlan sp = (p->k > 0 && p->alpha != 0.0f) ? plan_split(p->m, p->n, p->k) : SplitPlan{1, p->k, 0};
     float *W = nullptr;
     if (sp.splits > 1) {
         if (ensure_arena(w, (size_t)(sp.splits * p->m * p->n) * 4, msg, len) == TSG_GPU_OK) {
             W = w->arena;
         } else {
             (void)cudaGetLastError();
-            sp = SplitPlan{1, p->k};
+            sp = SplitPlan{1, p->k, sp.config};
         }
     }
     if (g_prop.concurrentManagedAccess) {
@@ -1314,6 +1324,20 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_slot_bytes = (size_t)std::min<double>((double)SLOT_MAX, g_pinned_cap / (double)((NS + ND) * g_max_ws));
     g_slot_bytes = std::max(SLOT_MIN, g_slot_bytes & ~(size_t)4095);
     g_device_cap = cfg && cfg->device_bytes > 0 ? cfg->device_bytes : 0.75 * (double)g_prop.totalGlobalMem;
+    {
+        cudaMemPoolProps pp;
+        memset(&pp, 0, sizeof pp);
+        pp.allocType = cudaMemAllocationTypePinned;
+        pp.handleTypes = cudaMemHandleTypeNone;
+        pp.location.type = cudaMemLocationTypeDevice;
+        pp.location.id = g_device;
+        uint64_t keep = SPLIT_POOL_KEEP;
+        if (cudaMemPoolCreate(&g_split_pool, &pp) != cudaSuccess ||
+            cudaMemPoolSetAttribute(g_split_pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+            (void)cudaGetLastError();
+            g_split_pool = nullptr;
+        }
+    }
     const int cpus = tsg_pool_usable_cpus();
     /* 3/4 of the CPUs, at most 12: on the 16-CPU H200 host 12 copy threads beat 8 and 15
      * (docs/NOTES.md, run 2), as PERF.md's memcpy scaling (35 GB/s at 12 threads, 33 at 16) */
@@ -1379,13 +1403,16 @@ extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t
     cudaError_t e = cudaSetDevice(g_device);
     if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
     cudaStream_t s = (cudaStream_t)stream;
-    SplitPlan sp = (m > 0 && n > 0 && k > 0 && alpha != 0.0f) ? plan_split(m, n, k) : SplitPlan{1, k};
+    SplitPlan sp = (m > 0 && n > 0 && k > 0 && alpha != 0.0f) ? plan_split(m, n, k) : SplitPlan{1, k, 0};
     float *W = nullptr;
     /* stream-ordered allocation: the partials live exactly as long as the caller's stream needs */
     if (sp.splits > 1 &&
-        cudaMallocAsync((void **)&W, (size_t)(sp.splits * m * n) * sizeof(float), s) != cudaSuccess) {
+        (g_split_pool ? cudaMallocFromPoolAsync((void **)&W, (size_t)(sp.splits * m * n) * sizeof(float),
+                                                g_split_pool, s)
+                      : cudaMallocAsync((void **)&W, (size_t)(sp.splits * m * n) * sizeof(float), s)) !=
+            cudaSuccess) {
         (void)cudaGetLastError();
-        sp = SplitPlan{1, k};
+        sp = SplitPlan{1, k, sp.config};
         W = nullptr;
     }
     int st = launch_in_place(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s, W, sp,
@@ -1454,7 +1481,7 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
             TSG_TRY(cudaEventCreate(&t1));
             for (int r = 0; r < 4; ++r) {
                 TSG_TRY(cudaEventRecord(t0, w->s_comp));
-                TSG_TRY((cudaError_t)tsg::kernel_sgemm('N', 'N', N, N, N, N, 1, 1.0f, dA, N, dB, N,
+                TSG_TRY((cudaError_t)tsg::kernel_sgemm(0, 'N', 'N', N, N, N, N, 1, 1.0f, dA, N, dB, N,
                                                        0.0f, dC, N, nullptr, w->s_comp));
                 TSG_TRY(cudaEventRecord(t1, w->s_comp));
                 TSG_TRY(cudaEventSynchronize(t1));
@@ -1493,6 +1520,11 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
 
 extern "C" void tsg_gpu_release(void)
 {
+    if (g_split_pool) { /* what no call holds now goes back to the driver */
+        ContextGuard guard;
+        if (cudaSetDevice(g_device) == cudaSuccess) cudaMemPoolTrimTo(g_split_pool, 0);
+        (void)cudaGetLastError();
+    }
     pthread_mutex_lock(&g_pool_lock);
     Workspace *w = g_free_list;
     g_free_list = nullptr;
@@ -1532,12 +1564,34 @@ extern "C" void tsg_gpu_exiting(double wait_s)
 extern "C" int tsg_gpu_kernel_info(char *buf, size_t len)
 {
     char k[256];
-    if (tsg::kernel_describe(k, sizeof k) != 0) {
+    if (tsg::kernel_describe(0, k, sizeof k) != 0) {
         snprintf(buf, len, "%s", k);
         return TSG_GPU_EFAIL;
     }
     snprintf(buf, len, "%s (device sm_%d%d)", k, g_prop.major, g_prop.minor);
     return TSG_GPU_OK;
+}
+
+extern "C" int tsg_gpu_set_kernel_config(int config, int64_t splits)
+{
+    if (config < -1 || config >= tsg::kernel_configs() || splits < 0) return -1;
+    g_kcfg.store(config);
+    g_ksplits.store(config >= 0 ? splits : 0);
+    return 0;
+}
+
+extern "C" int tsg_gpu_kernel_plan(int64_t m, int64_t n, int64_t k, int *config, int64_t *splits)
+{
+    const SplitPlan sp = plan_split(m, n, k);
+    *config = sp.config;
+    *splits = sp.splits;
+    return TSG_GPU_OK;
+}
+
+extern "C" int tsg_gpu_kernel_config_info(int config, char *buf, size_t len)
+{
+    if (tsg::kernel_describe(config, buf, len) != 0) return TSG_GPU_EFAIL;
+    return tsg::kernel_configs();
 }
 
 #ifdef TSG_FAULT_INJECTION

@@ -121,6 +121,17 @@ void tsg_gpu_exiting(double wait_s);
 /* The kernel configuration as text (tile, threads, smem, target architecture). */
 int tsg_gpu_kernel_info(char *buf, size_t len);
 
+/* Forces configuration `config` of the kernel family with `splits` slices of K (0: the rule's
+ * split) for the calls that follow; config = -1 restores the rule (tsg_kernel.h, kernel_plan).
+ * Returns 0, or -1 for a value out of range. */
+int tsg_gpu_set_kernel_config(int config, int64_t splits);
+
+/* The configuration and split count a call on device data of shape m x n x k gets now. */
+int tsg_gpu_kernel_plan(int64_t m, int64_t n, int64_t k, int *config, int64_t *splits);
+
+/* Describes configuration `config`; returns the number of configurations, or a negative status. */
+int tsg_gpu_kernel_config_info(int config, char *buf, size_t len);
+
 #ifdef TSG_FAULT_INJECTION
 /*
  * Test builds only (the tsgemm_fi library): makes a pipeline stage fail as a CUDA error would.

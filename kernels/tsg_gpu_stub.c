@@ -59,6 +59,26 @@ void tsg_gpu_exiting(double wait_s) { (void)wait_s; }
 
 int tsg_gpu_kernel_info(char *buf, size_t len) { return nodev(buf, len); }
 
+int tsg_gpu_set_kernel_config(int config, int64_t splits)
+{
+    (void)config, (void)splits;
+    return TSG_GPU_ENODEV;
+}
+
+int tsg_gpu_kernel_plan(int64_t m, int64_t n, int64_t k, int *config, int64_t *splits)
+{
+    (void)m, (void)n, (void)k;
+    *config = 0;
+    *splits = 1;
+    return TSG_GPU_ENODEV;
+}
+
+int tsg_gpu_kernel_config_info(int config, char *buf, size_t len)
+{
+    (void)config;
+    return nodev(buf, len);
+}
+
 #ifdef TSG_FAULT_INJECTION
 void tsg_gpu_set_fault(const char *spec) { (void)spec; }
 #endif

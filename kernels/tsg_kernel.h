@@ -2,10 +2,11 @@
  * tsg_kernel.h — host-side entry points of tsgemm's kernels on device pointers (CUDA C++).
  *
  * Owns: the launch interface between the executor (tsg_exec.cu) and the kernel family
- * (tsg_kernel_simt.cu / .cuh): which template instance serves a transpose pair and alignment,
- * the grid, split-K with its fixed-order reduction, the beta-only scale. The executor never sees
- * a template or a grid. Every function enqueues on `stream` and returns the launch's
- * cudaError_t (as int, so this header needs no CUDA include).
+ * (tsg_kernel_simt.cu / .cuh / _cfg*.cu): the family's configurations (tile shapes), the rule
+ * that picks a configuration and a split-K for a shape, which template instance serves a
+ * transpose pair and alignment, the grid, split-K with its fixed-order reduction, the beta-only
+ * scale. The executor never sees a template or a grid. Every launching function enqueues on
+ * `stream` and returns the launch's cudaError_t (as int, so this header needs no CUDA include).
  */
 #ifndef TSG_KERNEL_H
 #define TSG_KERNEL_H
@@ -15,23 +16,52 @@
 
 namespace tsg {
 
-/* C tile of one thread block, threads per block, K step. */
+/* C tile of one thread block of configuration 0 (the big-grid configuration the pipeline uses). */
 int kernel_tile_m();
 int kernel_tile_n();
 
-/* Thread blocks of the sgemm kernel resident per SM on the current device (occupancy). */
+/* Number of configurations of the family; configuration numbers are 0 .. kernel_configs()-1. */
+int kernel_configs();
+
+/* Measures (occupancy API) the resident blocks per SM of every configuration on the current
+ * device and keeps them for kernel_plan; *per_sm receives configuration 0's. Call once, at
+ * initialisation, before any kernel_plan. */
 int kernel_blocks_per_sm(int *per_sm);
 
+/* Unit tests only: sets the occupancy table (count entries) kernel_plan uses, as
+ * kernel_blocks_per_sm would measure it, so the rule can be checked on a machine with no GPU. */
+void kernel_set_blocks_per_sm(const int *per_config, int count);
+
+/* A configuration and a split of K for one launch. */
+struct KernelPlan {
+    int config;
+    int64_t splits, kslice; /* splits == 1: kslice == k */
+};
+
 /*
- * C = alpha*op(A)*op(B) + beta*C on device pointers, column-major; m, n, k >= 1, alpha != 0.
- * splits > 1: k is cut into slices of kslice (a multiple of 8) and W (splits * m * n floats, ld
- * m, slice s at W + s*m*n) receives the partial products, then a reduction sums the slices in
- * order s = 0, 1, ... and applies alpha and beta — the same arithmetic for every element whatever
- * the tile it falls in, so results are bit-identical from run to run. beta == 0 never reads C.
+ * The rule (docs/NOTES.md, "v0.3 kernel configurations"): for C = m x n with inner dimension k on
+ * a GPU of `sms` SMs, the configuration and split-K of least modelled time — whole waves of
+ * resident blocks at each configuration's measured rate, plus the split-K reduction's traffic.
+ * A pure function of its arguments and of the occupancy table (never of load), so a shape gets
+ * the same plan, and bit-identical results, in every run. max_ws_floats caps splits * m * n.
+ * config >= 0 forces that configuration (splits > 0 forces the split count too, capped by k and
+ * by max_ws_floats): the test knob that runs the edge grid on every configuration.
  */
-int kernel_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t kslice,
-                 int64_t splits, float alpha, const float *A, int64_t lda, const float *B,
-                 int64_t ldb, float beta, float *C, int64_t ldc, float *W, void *stream);
+KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max_ws_floats,
+                       int config, int64_t splits);
+
+/*
+ * C = alpha*op(A)*op(B) + beta*C on device pointers, column-major; m, n, k >= 1, alpha != 0,
+ * with configuration `config`. splits > 1: k is cut into slices of kslice (a multiple of 8) and
+ * W (splits * m * n floats, ld m, slice s at W + s*m*n) receives the partial products, then a
+ * reduction sums the slices in order s = 0, 1, ... and applies alpha and beta — the same
+ * arithmetic for every element whatever the tile it falls in, so results are bit-identical from
+ * run to run. beta == 0 never reads C.
+ */
+int kernel_sgemm(int config, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                 int64_t kslice, int64_t splits, float alpha, const float *A, int64_t lda,
+                 const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *W,
+                 void *stream);
 
 /* C = beta*C over the m x n window (alpha = 0 or k = 0); beta == 0 writes zeros unread. */
 int kernel_scale(int64_t m, int64_t n, float beta, float *C, int64_t ldc, void *stream);
@@ -39,8 +69,9 @@ int kernel_scale(int64_t m, int64_t n, float beta, float *C, int64_t ldc, void *
 /* Fills x[0, count) with hashed values in [-1, 1) (the rate measurement never times zeros). */
 int kernel_fill(float *x, int64_t count, uint32_t seed, void *stream);
 
-/* The configuration as text: tile, threads, shared memory, registers, binary architecture. */
-int kernel_describe(char *buf, size_t len);
+/* Configuration `config` as text: tile, threads, register tile, shared memory, registers, blocks
+ * per SM, binary architecture. */
+int kernel_describe(int config, char *buf, size_t len);
 
 } /* namespace tsg */
 

@@ -1,36 +1,48 @@
 /*
- * tsg_kernel_simt.cu — the launchers of the SIMT kernel family (tsg_kernel_simt.cuh) behind
- * tsg_kernel.h. Compiled once; the executor (compiled twice: the library and its
+ * tsg_kernel_simt.cu — the launchers of the SIMT kernel family (tsg_kernel_simt.cuh, instances in
+ * tsg_kernel_simt_cfg*.cu) behind tsg_kernel.h, and the rule that picks a configuration and a
+ * split-K per shape. Compiled once; the executor (compiled twice: the library and its
  * fault-injection twin for the tests) only calls these functions.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "tsg_kernel.h"
 #include "tsg_kernel_simt.cuh"
 
+namespace tsg {
 namespace {
 
-using KernelFn = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, float, const float *,
-                          int64_t, const float *, int64_t, float, float *, int64_t, int64_t);
-
-template <bool TA, bool TB>
-KernelFn pick_vec(bool va, bool vb)
+/* C = alpha * sum over s of W[s] + beta * C, summing the splits in a fixed order (bit-identical
+ * results from run to run); W[s] is m x n with ld m at W + s*m*n. beta = 0 never reads C. */
+__global__ void reduce_splits_kernel(int64_t m, int64_t n, int64_t splits,
+                                     const float *__restrict__ W, float alpha, float beta,
+                                     float *__restrict__ C, int64_t ldc)
 {
-    if (va) return vb ? tsg::sgemm_kernel<TA, TB, true, true> : tsg::sgemm_kernel<TA, TB, true, false>;
-    return vb ? tsg::sgemm_kernel<TA, TB, false, true> : tsg::sgemm_kernel<TA, TB, false, false>;
+    const int64_t total = m * n;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        float acc = 0.0f;
+        for (int64_t s = 0; s < splits; ++s) acc += W[s * total + i];
+        float *p = C + (i / m) * ldc + (i % m);
+        const float v = alpha * acc;
+        *p = beta == 0.0f ? v : fmaf(beta, *p, v);
+    }
 }
 
-KernelFn pick_kernel(bool ta, bool tb, bool va, bool vb)
+/* C = beta*C over the m x n window (alpha = 0 or k = 0); beta = 0 writes zeros without reading. */
+__global__ void scale_kernel(int64_t m, int64_t n, float beta, float *__restrict__ C, int64_t ldc)
 {
-    if (ta) return tb ? pick_vec<true, true>(va, vb) : pick_vec<true, false>(va, vb);
-    return tb ? pick_vec<false, true>(va, vb) : pick_vec<false, false>(va, vb);
+    const int64_t total = m * n;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        float *p = C + (i / m) * ldc + (i % m);
+        *p = beta == 0.0f ? 0.0f : beta * *p;
+    }
 }
-
-/* 16-byte loads need a 16-byte aligned base and a leading dimension that keeps every column so */
-bool vec_ok(const float *p, int64_t ld) { return ((uintptr_t)p % 16) == 0 && ld % 4 == 0; }
 
 __global__ void fill_kernel(float *x, int64_t count, uint32_t seed)
 {
@@ -49,36 +61,162 @@ unsigned elementwise_blocks(int64_t count)
     return (unsigned)std::min<int64_t>((count + 255) / 256, 65536);
 }
 
+/* 16-byte loads need a 16-byte aligned base and a leading dimension that keeps every column so */
+bool vec_ok(const float *p, int64_t ld) { return ((uintptr_t)p % 16) == 0 && ld % 4 == 0; }
+
+/*
+ * One row per configuration: its shape, its instance picker, and `eff`, the fraction of the
+ * GPU's FP32 peak (66.9 TFLOP/s) it reaches on NN 4096^3 (every SM full, many waves): the
+ * rule's tuned numbers, measured on the H200 (docs/NOTES.md, v0.3 run 1).
+ */
+struct ConfigRow {
+    int bm, bn, bk, tm, tn, threads;
+    KernelFn (*pick)(bool, bool, bool, bool);
+    double eff;
+};
+
+const ConfigRow k_configs[NCONFIGS] = {
+    {Cfg0::BM, Cfg0::BN, Cfg0::BK, Cfg0::TM, Cfg0::TN, Cfg0::THREADS, pick_cfg0, 0.563},
+    {Cfg1::BM, Cfg1::BN, Cfg1::BK, Cfg1::TM, Cfg1::TN, Cfg1::THREADS, pick_cfg1, 0.523},
+    {Cfg2::BM, Cfg2::BN, Cfg2::BK, Cfg2::TM, Cfg2::TN, Cfg2::THREADS, pick_cfg2, 0.504},
+    {Cfg3::BM, Cfg3::BN, Cfg3::BK, Cfg3::TM, Cfg3::TN, Cfg3::THREADS, pick_cfg3, 0.518},
+    {Cfg4::BM, Cfg4::BN, Cfg4::BK, Cfg4::TM, Cfg4::TN, Cfg4::THREADS, pick_cfg4, 0.455},
+    {Cfg5::BM, Cfg5::BN, Cfg5::BK, Cfg5::TM, Cfg5::TN, Cfg5::THREADS, pick_cfg5, 0.377},
+    {Cfg6::BM, Cfg6::BN, Cfg6::BK, Cfg6::TM, Cfg6::TN, Cfg6::THREADS, pick_cfg6, 0.560},
+};
+
+/* Resident blocks per SM of each configuration (kernel_blocks_per_sm; 1 until measured). */
+int g_bps[NCONFIGS] = {1, 1, 1, 1, 1, 1, 1};
+
+constexpr int64_t SPLIT_MIN_K = 256;   /* the shortest K slice worth a unit of its own */
+constexpr int64_t MAX_SPLITS = 64;
+constexpr double GPU_PEAK_SM = 2.0 * 128 * 1.98e9; /* FP32 flop/s of one H200 SM (PERF.md) */
+constexpr double LAUNCH_S = 6e-6;      /* a launch's fixed cost on the timeline (512^3: ~6 us) */
+constexpr double REDUCE_BPS = 2.5e12;  /* split-K reduction: bytes/s it streams */
+constexpr double SPLIT_MARGIN = 1.1;   /* a split must win by 10% (second launch, workspace) */
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* How well `warps` resident warps keep an SM busy: sqrt(warps / W0), at most 1, with W0 = 8 for
+ * 8 x 8 register tiles and 16 for 4 x 4 ones (fewer independent FMAs per warp). Fitted to
+ * v0.3 run 1: one 128 x 64 block (4 warps) alone on an SM ran at 0.75 of the full-SM rate, two
+ * 64 x 64 / 8 x 8 blocks (4 warps) at 0.72, two 32 x 32 / 4 x 4 blocks at 0.54. */
+double occupancy_factor(double warps, int tm)
+{
+    return std::sqrt(std::min(1.0, warps / (tm >= 8 ? 8.0 : 16.0)));
+}
+
+/*
+ * Modelled time of configuration c with K cut into `splits` slices. Units (tile x slice) are
+ * spread evenly over the SMs; an SM runs its ceil(units / sms) units in rounds of at most
+ * g_bps[c] resident blocks, at the configuration's full-SM rate (eff) scaled by how much fewer
+ * resident warps lose (occupancy_factor, relative to a full SM). A split pays SPLIT_MARGIN, the
+ * reduction's traffic ((splits + 1) m n floats) and its launch.
+ */
+double model_time(int c, int64_t m, int64_t n, int64_t k, int64_t splits, int64_t sms,
+                  int64_t *kslice_out)
+{
+    const ConfigRow &r = k_configs[c];
+    const int64_t kslice = splits > 1 ? cdiv(cdiv(k, splits), KALIGN) * KALIGN : k;
+    const int64_t s = cdiv(k, kslice);
+    const int64_t units = cdiv(m, r.bm) * cdiv(n, r.bn) * s;
+    const int64_t per_sm = cdiv(units, sms);
+    const int64_t resident = std::min<int64_t>(per_sm, g_bps[c]);
+    const int64_t rounds = cdiv(per_sm, resident);
+    const double warps = r.threads / 32.0;
+    const double rate = GPU_PEAK_SM * r.eff * occupancy_factor(resident * warps, r.tm) /
+                        occupancy_factor(g_bps[c] * warps, r.tm);
+    double t = (double)rounds * (double)resident * 2.0 * r.bm * r.bn * (double)kslice / rate + LAUNCH_S;
+    if (s > 1) t = SPLIT_MARGIN * t + (double)(s + 1) * (double)m * (double)n * 4.0 / REDUCE_BPS + LAUNCH_S;
+    if (kslice_out) *kslice_out = kslice;
+    return t;
+}
+
 } /* namespace */
 
-namespace tsg {
-
-int kernel_tile_m() { return BM; }
-int kernel_tile_n() { return BN; }
+int kernel_tile_m() { return Cfg0::BM; }
+int kernel_tile_n() { return Cfg0::BN; }
+int kernel_configs() { return NCONFIGS; }
 
 int kernel_blocks_per_sm(int *per_sm)
 {
-    return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        per_sm, sgemm_kernel<false, false, true, true>, THREADS, 0);
+    for (int c = 0; c < NCONFIGS; ++c) {
+        int b = 0;
+        cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &b, (const void *)k_configs[c].pick(false, false, true, true), k_configs[c].threads, 0);
+        if (e != cudaSuccess) return (int)e;
+        g_bps[c] = std::max(1, b);
+    }
+    *per_sm = g_bps[0];
+    return 0;
 }
 
-int kernel_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t kslice,
-                 int64_t splits, float alpha, const float *A, int64_t lda, const float *B,
-                 int64_t ldb, float beta, float *C, int64_t ldc, float *W, void *stream)
+void kernel_set_blocks_per_sm(const int *per_config, int count)
 {
+    for (int c = 0; c < NCONFIGS && c < count; ++c) g_bps[c] = std::max(1, per_config[c]);
+}
+
+KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max_ws_floats,
+                       int config, int64_t splits)
+{
+    KernelPlan best = {config >= 0 && config < NCONFIGS ? config : 0, 1, k};
+    if (m <= 0 || n <= 0 || k <= 0) return best;
+    sms = std::max<int64_t>(1, sms);
+    /* splits allowed: slices of at least SPLIT_MIN_K, a workspace within max_ws_floats */
+    int64_t smax = std::min<int64_t>(MAX_SPLITS, k / SPLIT_MIN_K);
+    smax = std::min<int64_t>(smax, max_ws_floats / std::max<int64_t>(1, m * n));
+    smax = std::max<int64_t>(1, smax);
+    const bool forced = config >= 0 && config < NCONFIGS;
+    if (forced && splits > 0) {
+        const int64_t s = std::min<int64_t>(splits, std::max<int64_t>(1, std::min<int64_t>(
+                                                        cdiv(k, KALIGN), max_ws_floats / std::max<int64_t>(1, m * n))));
+        int64_t kslice;
+        model_time(config, m, n, k, s, sms, &kslice);
+        best.splits = cdiv(k, kslice);
+        best.kslice = best.splits > 1 ? kslice : k;
+        return best;
+    }
+    double tbest = 0;
+    bool have = false;
+    for (int c = forced ? config : 0; c < (forced ? config + 1 : NCONFIGS); ++c)
+        for (int64_t s = 1; s <= smax; ++s) {
+            /* split K only for grids under two waves: past that, wave quantisation costs little
+             * and the partials would cost device memory and bandwidth (8192^3 would take 3) */
+            const int64_t tiles = cdiv(m, k_configs[c].bm) * cdiv(n, k_configs[c].bn);
+            if (s > 1 && tiles >= 2 * sms * g_bps[c]) break;
+            int64_t kslice;
+            const double t = model_time(c, m, n, k, s, sms, &kslice);
+            if (!have || t < tbest) { /* strict: ties keep the bigger tile and fewer splits */
+                have = true;
+                tbest = t;
+                best.config = c;
+                best.splits = cdiv(k, kslice);
+                best.kslice = best.splits > 1 ? kslice : k;
+            }
+        }
+    return best;
+}
+
+int kernel_sgemm(int config, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                 int64_t kslice, int64_t splits, float alpha, const float *A, int64_t lda,
+                 const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *W,
+                 void *stream)
+{
+    if (config < 0 || config >= NCONFIGS) config = 0;
+    const ConfigRow &r = k_configs[config];
     cudaStream_t s = (cudaStream_t)stream;
-    const int64_t tiles = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
-    KernelFn fn = pick_kernel(transa == 'T', transb == 'T', vec_ok(A, lda), vec_ok(B, ldb));
+    const int64_t tiles = cdiv(m, r.bm) * cdiv(n, r.bn);
+    KernelFn fn = r.pick(transa == 'T', transb == 'T', vec_ok(A, lda), vec_ok(B, ldb));
     if (splits > 1) {
         const unsigned grid = (unsigned)std::min<int64_t>(tiles * splits, 0x7fffffff);
-        fn<<<grid, THREADS, 0, s>>>(m, n, k, kslice, splits, 1.0f, A, lda, B, ldb, 0.0f, W, m, m * n);
+        fn<<<grid, r.threads, 0, s>>>(m, n, k, kslice, splits, 1.0f, A, lda, B, ldb, 0.0f, W, m, m * n);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return (int)e;
         reduce_splits_kernel<<<elementwise_blocks(m * n), 256, 0, s>>>(m, n, splits, W, alpha,
                                                                          beta, C, ldc);
     } else {
         const unsigned grid = (unsigned)std::min<int64_t>(tiles, 0x7fffffff);
-        fn<<<grid, THREADS, 0, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc, 0);
+        fn<<<grid, r.threads, 0, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc, 0);
     }
     return (int)cudaGetLastError();
 }
@@ -95,17 +233,24 @@ int kernel_fill(float *x, int64_t count, uint32_t seed, void *stream)
     return (int)cudaGetLastError();
 }
 
-int kernel_describe(char *buf, size_t len)
+int kernel_describe(int config, char *buf, size_t len)
 {
+    if (config < 0 || config >= NCONFIGS) {
+        snprintf(buf, len, "no configuration %d (the family has %d)", config, NCONFIGS);
+        return (int)cudaErrorInvalidValue;
+    }
+    const ConfigRow &r = k_configs[config];
     cudaFuncAttributes attr;
-    cudaError_t e = cudaFuncGetAttributes(&attr, sgemm_kernel<false, false, true, true>);
+    cudaError_t e = cudaFuncGetAttributes(&attr, (const void *)r.pick(false, false, true, true));
     if (e != cudaSuccess) {
         snprintf(buf, len, "%s", cudaGetErrorString(e));
         return (int)e;
     }
     snprintf(buf, len,
-             "tile %dx%dx%d, %d threads, 8x8 per thread, 2-stage smem %d B, %d regs, binary sm_%d",
-             BM, BN, BK, THREADS, (int)attr.sharedSizeBytes, attr.numRegs, attr.binaryVersion);
+             "config %d: tile %dx%dx%d, %d threads, %dx%d per thread, 2-stage smem %d B, %d regs, "
+             "%d blocks/SM, binary sm_%d",
+             config, r.bm, r.bn, r.bk, r.threads, r.tm, r.tn, (int)attr.sharedSizeBytes, attr.numRegs,
+             g_bps[config], attr.binaryVersion);
     return 0;
 }
 

@@ -1,20 +1,23 @@
 /*
- * tsg_kernel_simt.cuh — tsgemm's tiled SGEMM kernel (FP32 SIMT, register-tiled, double-buffered
- * shared memory). C = alpha*op(A)*op(B) + beta*C, column-major, any lda/ldb/ldc >= rows.
+ * tsg_kernel_simt.cuh — tsgemm's tiled SGEMM kernel family (FP32 SIMT, register-tiled,
+ * double-buffered shared memory). C = alpha*op(A)*op(B) + beta*C, column-major, any
+ * lda/ldb/ldc >= rows.
  *
  * Owns: the kernel contract of DESIGN.md and seeds 01-03. Must not: know about host memory,
  * CBLAS, or anything but device pointers and the canonical problem.
  *
- * Shape of the work (the "technique ladder" of PERF.md, steps 2-3):
- *   - a block of 256 threads owns a BM x BN = 128 x 128 tile of C and walks K in slices of BK = 8;
- *   - each thread accumulates an 8 x 8 register tile: rows {4*tm..4*tm+3, 64+4*tm..64+4*tm+3},
- *     columns {4*tn..+3, 64+4*tn..+3} with tm = t % 16 (the fast index runs along m, the
- *     contiguous dimension of C, so write-back is coalesced), tn = t / 16;
- *   - shared memory holds op(A) as As[k][m] and op(B) as Bs[k][n] (k-major: the inner product
- *     reads 16-byte vectors along m and n), two buffers each, rows padded by 4 floats.
+ * One family, several configurations (issue 11): a block of THREADS = (BM/TM) * (BN/TN) threads
+ * owns a BM x BN tile of C and walks K in slices of BK = 8; each thread accumulates a TM x TN
+ * register tile (TM, TN in {4, 8}) made of 4 x 4 sub-tiles spread 4*TX rows and 4*TY columns
+ * apart (TX = BM/TM, TY = BN/TN): rows {4*tx..4*tx+3, 4*TX+4*tx.., ...} with tx = t % TX (the
+ * fast thread index runs along m, the contiguous dimension of C, so write-back is coalesced),
+ * columns likewise with ty = t / TX. Shared memory holds op(A) as As[k][m] and op(B) as Bs[k][n]
+ * (k-major: the inner product reads 16-byte vectors along m and n), two buffers each, rows
+ * padded by 4 floats. The 128 x 128 / 8 x 8 / 256-thread configuration is v0.1's kernel.
  * Transposes live in TileLoader only: op(X)(mn, kk) is either x[mn + kk*ld] (contiguous along mn)
  * or x[kk + mn*ld] (contiguous along k); the loader swaps coordinates and lets consecutive threads
- * read the contiguous dimension. The compute loop is the same for all four combinations.
+ * read the contiguous dimension. The compute loop is the same for all four combinations and for
+ * aligned (16-byte vector loads) and unaligned (one float per load) operands.
  */
 #ifndef TSG_KERNEL_SIMT_CUH
 #define TSG_KERNEL_SIMT_CUH
@@ -23,80 +26,122 @@
 
 namespace tsg {
 
-constexpr int BM = 128, BN = 128, BK = 8, THREADS = 256;
-constexpr int PAD = 4; /* keeps 16-byte alignment of rows; spreads the transposed stores */
-constexpr int SROW = BM + PAD; /* BM == BN: one row stride for both tiles */
-constexpr int GROUP_M = 8;     /* tiles of C visited in column groups of 8 for L2 reuse */
+/* split-K slices are multiples of 8; with BK = 16 a slice may end in a half-filled (zeroed) step */
+constexpr int KALIGN = 8;
+constexpr int PAD = 4;     /* keeps 16-byte alignment of rows; spreads the transposed stores */
+constexpr int GROUP_M = 8; /* tiles of C visited in column groups of 8 for L2 reuse */
 
-static_assert(BM == BN, "one smem row stride serves both tiles");
-static_assert(BM * BK == 4 * THREADS, "each thread loads 4 elements of each tile");
+/* One configuration of the family: C tile BM x BN, K step BK, register tile TM x TN per thread. */
+template <int BM_, int BN_, int TM_, int TN_, int BK_ = 8, int MINB_ = 0>
+struct TileConfig {
+    static constexpr int BM = BM_, BN = BN_, TM = TM_, TN = TN_, BK = BK_;
+    static constexpr int TX = BM / TM, TY = BN / TN, THREADS = TX * TY;
+    /* resident blocks per SM the register budget is compiled for: 256 threads x 2 blocks = 128
+     * registers (v0.1); smaller blocks get up to 168 (12 warps per SM), since at 128 their 8 x 8
+     * instances spilled 60-100 bytes (ptxas -v) */
+    static constexpr int MIN_BLOCKS = MINB_ > 0 ? MINB_ : THREADS >= 256 ? 2 : 384 / THREADS;
+    static_assert(TM % 4 == 0 && TN % 4 == 0, "register tiles are made of 4 x 4 sub-tiles");
+    static_assert(BM % TM == 0 && BN % TN == 0, "the thread grid covers the tile");
+};
 
 /*
- * Loads BK x 128 slices [k0, k0+BK) x [mn0, mn0+128) of op(X) into shared memory laid out as
- * s[kk][mn], one slice after another along k. CONTIG_MN: op(X)(mn, kk) = x[mn + kk*ld] (A not
- * transposed, B transposed); otherwise op(X)(mn, kk) = x[kk + mn*ld] (A transposed, B not
- * transposed) — the transpose is this coordinate swap and nothing else.
- * Each thread takes 4 consecutive elements along the contiguous dimension, so consecutive
- * threads read consecutive addresses (coalesced) whichever dimension that is. Elements outside
+ * Loads BK x W slices [k0, k0+BK) x [mn0, mn0+W) of op(X) into shared memory laid out as
+ * s[kk][mn] (row stride W + PAD), one slice after another along k. CONTIG_MN: op(X)(mn, kk) =
+ * x[mn + kk*ld] (A not transposed, B transposed); otherwise op(X)(mn, kk) = x[kk + mn*ld]
+ * (A transposed, B not transposed) — the transpose is this coordinate swap and nothing else.
+ * VW = 4: x is 16-byte aligned and ld % 4 == 0; each thread takes vectors of 4 consecutive
+ * elements along the contiguous dimension (one 16-byte load when the vector lies inside the
+ * matrix, guarded scalar loads otherwise). VW = 1 (operands without that alignment): one float
+ * per load, consecutive threads on consecutive addresses, so every load instruction of a warp
+ * uses whole 32-byte sectors (a thread walking 4 consecutive floats would touch each sector four
+ * times).
+ * Thread t owns vector t % LV of rows t / LV + p * (THREADS / LV), p = 0..PASSES-1, where a
+ * "row" runs along the contiguous dimension (LV vectors long). Elements outside
  * [0, mn_end) x [0, k_end) are loaded as 0: the store to shared memory is never skipped, so the
  * K remainder and tiles sticking out of the matrix contribute exact zeros.
- * VEC: x is 16-byte aligned and ld % 4 == 0, so a 4-element group fully inside the matrix is one
- * 16-byte load; groups that stick out use guarded scalar loads.
- * State per thread: the address of its group in the current slice (64-bit arithmetic once, at
- * set-up; then a constant step per slice), how many of its 4 mn (CONTIG_MN) or the validity of
- * its mn row (!CONTIG_MN), and how far k extends past its first k.
+ * State per thread: the address of its first vector in the current slice (64-bit arithmetic
+ * once, at set-up; then a constant step per slice), the valid extent along the dimension that is
+ * the same for all its passes, and the distance to the end along the other one.
  */
-template <bool CONTIG_MN, bool VEC>
+template <int W, int BK, int THREADS, bool CONTIG_MN, int VW>
 struct TileLoader {
-    const float *p;
-    int64_t step;    /* address step from one k slice to the next */
-    int64_t k_left;  /* k_end minus this thread's first k coordinate in the current slice */
-    int mn_valid;    /* CONTIG_MN: valid elements of the group along mn (0..4); else 0 or 4 */
+    static constexpr int LC = CONTIG_MN ? W : BK; /* contiguous extent of a slice */
+    static constexpr int LO = CONTIG_MN ? BK : W; /* the other extent */
+    static constexpr int LV = LC / VW;            /* vectors per row */
+    static constexpr int RSTEP = THREADS / LV;    /* rows between a thread's passes */
+    static constexpr int PASSES = LO / RSTEP;
+    static constexpr int ELEMS = PASSES * VW;     /* floats per thread per slice */
+    static constexpr int SROW = W + PAD;
+    static_assert(LC % VW == 0 && THREADS % LV == 0 && LO % RSTEP == 0, "loader covers the slice");
 
-    static __device__ __forceinline__ int c_of(int t) { return CONTIG_MN ? (t % 32) * 4 : (t % 2) * 4; }
-    static __device__ __forceinline__ int s_of(int t) { return CONTIG_MN ? t / 32 : t / 2; }
+    const float *p;
+    int64_t step;   /* address step from one k slice to the next */
+    int64_t pstep;  /* address step from one pass to the next (PASSES > 1) */
+    int64_t k_left; /* k_end minus this thread's first k coordinate in the current slice */
+    int mn_lim;     /* how far mn extends past this thread's first mn, clamped (see the set-up) */
+
+    static __device__ __forceinline__ int c_of(int t) { return (t % LV) * VW; }
+    static __device__ __forceinline__ int r_of(int t) { return t / LV; }
 
     __device__ __forceinline__ TileLoader(const float *x, int64_t ld, int64_t mn0, int64_t mn_end,
                                           int64_t k_end)
     {
-        const int t = threadIdx.x, c = c_of(t), s = s_of(t);
-        const int64_t mn = CONTIG_MN ? mn0 + c : mn0 + s; /* this thread's first mn, k = 0.. */
-        const int64_t kk = CONTIG_MN ? s : c;
+        const int t = threadIdx.x, c = c_of(t), r = r_of(t);
+        const int64_t mn = CONTIG_MN ? mn0 + c : mn0 + r; /* this thread's first mn, k = 0.. */
+        const int64_t kk = CONTIG_MN ? r : c;
         p = CONTIG_MN ? x + kk * ld + mn : x + mn * ld + kk; /* 64-bit: coordinate times ld */
         step = CONTIG_MN ? (int64_t)BK * ld : (int64_t)BK;
+        pstep = PASSES > 1 ? (int64_t)RSTEP * ld : 0;
         k_left = k_end - kk;
         const int64_t left = mn_end - mn;
-        mn_valid = CONTIG_MN ? (int)(left < 0 ? 0 : left > 4 ? 4 : left) : (left > 0 ? 4 : 0);
+        /* CONTIG_MN: valid elements of the vector (0..VW); else valid rows ahead (0..W) */
+        mn_lim = CONTIG_MN ? (int)(left < 0 ? 0 : left > VW ? VW : left)
+                           : (int)(left < 0 ? 0 : left > W ? W : left);
     }
 
-    /* Reads this thread's group of the current slice into r and advances to the next slice. */
-    __device__ __forceinline__ void fetch(float r[4])
+    /* Reads this thread's elements of the current slice into r and advances to the next slice. */
+    __device__ __forceinline__ void fetch(float r[ELEMS])
     {
-        /* valid elements of the group: along mn (CONTIG_MN) or along k */
-        const int64_t along = CONTIG_MN ? (k_left > 0 ? mn_valid : 0)
-                                        : (mn_valid ? (k_left < 0 ? 0 : k_left) : 0);
-        if (VEC && along >= 4) {
-            const float4 v = __ldg(reinterpret_cast<const float4 *>(p));
-            r[0] = v.x;
-            r[1] = v.y;
-            r[2] = v.z;
-            r[3] = v.w;
-        } else {
 #pragma unroll
-            for (int v = 0; v < 4; ++v) r[v] = v < along ? __ldg(p + v) : 0.0f;
+        for (int q = 0; q < PASSES; ++q) {
+            /* valid elements of this vector along the contiguous dimension (0..VW) */
+            int along;
+            if (CONTIG_MN) /* the vector runs along mn from this thread's mn; its row is k */
+                along = k_left > (int64_t)q * RSTEP ? mn_lim : 0;
+            else           /* the vector runs along k; its row is mn */
+                along = mn_lim > q * RSTEP ? (int)(k_left < 0 ? 0 : k_left > VW ? VW : k_left) : 0;
+            const float *pq = PASSES > 1 ? p + q * pstep : p;
+            if (VW == 4 && along >= 4) {
+                const float4 v = __ldg(reinterpret_cast<const float4 *>(pq));
+                r[q * VW + 0] = v.x;
+                r[q * VW + 1] = v.y;
+                r[q * VW + 2] = v.z;
+                r[q * VW + 3] = v.w;
+            } else {
+#pragma unroll
+                for (int v = 0; v < VW; ++v) r[q * VW + v] = v < along ? __ldg(pq + v) : 0.0f;
+            }
         }
         p += step;
         k_left -= BK;
     }
 
-    static __device__ __forceinline__ void stash(float (*s_tile)[SROW], const float r[4])
+    static __device__ __forceinline__ void stash(float (*s_tile)[SROW], const float r[ELEMS])
     {
-        const int t = threadIdx.x, c = c_of(t), s = s_of(t);
-        if (CONTIG_MN) { /* the group runs along mn: one 16-byte store into row kk = s */
-            *reinterpret_cast<float4 *>(&s_tile[s][c]) = make_float4(r[0], r[1], r[2], r[3]);
-        } else {         /* the group runs along k: the coordinate swap, 4 scalar stores */
+        const int t = threadIdx.x, c = c_of(t), r0 = r_of(t);
 #pragma unroll
-            for (int v = 0; v < 4; ++v) s_tile[c + v][s] = r[v];
+        for (int q = 0; q < PASSES; ++q) {
+            const int o = r0 + q * RSTEP;
+            if (CONTIG_MN) { /* the vector runs along mn: row kk = o */
+                if (VW == 4)
+                    *reinterpret_cast<float4 *>(&s_tile[o][c]) =
+                        make_float4(r[q * VW], r[q * VW + 1], r[q * VW + 2], r[q * VW + 3]);
+                else
+                    s_tile[o][c] = r[q * VW];
+            } else { /* the vector runs along k: the coordinate swap */
+#pragma unroll
+                for (int v = 0; v < VW; ++v) s_tile[c + v][o] = r[q * VW + v];
+            }
         }
     }
 };
@@ -121,22 +166,25 @@ static __device__ __forceinline__ void tile_coords(int64_t tile, int64_t tiles_m
  * Split-K (splits > 1, for C grids too small to fill the GPU): unit s of a tile computes the
  * k range [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then passes
  * alpha = 1, beta = 0 and a workspace as C, and reduce_splits_kernel finishes the job.
+ * VA / VB: the vector width of A's / B's loads (4 or 1).
  */
-template <bool TRANS_A, bool TRANS_B, bool VEC_A, bool VEC_B>
-__global__ void __launch_bounds__(THREADS, 2)
+template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB>
+__global__ void __launch_bounds__(CF::THREADS, CF::MIN_BLOCKS)
 sgemm_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float alpha,
              const float *__restrict__ A, int64_t lda, const float *__restrict__ B, int64_t ldb,
              float beta, float *__restrict__ C, int64_t ldc, int64_t split_stride)
 {
+    constexpr int BM = CF::BM, BN = CF::BN, TM = CF::TM, TN = CF::TN, TX = CF::TX;
     /* A not transposed is contiguous along m; B transposed is contiguous along n. */
-    using LoadA = TileLoader<!TRANS_A, VEC_A>;
-    using LoadB = TileLoader<TRANS_B, VEC_B>;
+    constexpr int BK = CF::BK;
+    using LoadA = TileLoader<BM, BK, CF::THREADS, !TRANS_A, VA>;
+    using LoadB = TileLoader<BN, BK, CF::THREADS, TRANS_B, VB>;
 
-    __shared__ __align__(16) float As[2][BK][SROW];
-    __shared__ __align__(16) float Bs[2][BK][SROW];
+    __shared__ __align__(16) float As[2][BK][BM + PAD];
+    __shared__ __align__(16) float Bs[2][BK][BN + PAD];
 
     const int t = threadIdx.x;
-    const int tm = t % 16, tn = t / 16;
+    const int tx = t % TX, ty = t / TX;
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
     const int64_t tiles = tiles_m * tiles_n;
 
@@ -153,15 +201,15 @@ sgemm_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, fl
         const float *Bs_src = B + (TRANS_B ? kb * ldb : kb);
         float *Cs = C + split * split_stride;
 
-        float acc[8][8];
+        float acc[TM][TN];
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < TM; ++i)
 #pragma unroll
-            for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+            for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
         LoadA la(As_src, lda, m0, m, klen);
         LoadB lb(Bs_src, ldb, n0, n, klen);
-        float ra[4], rb[4];
+        float ra[LoadA::ELEMS], rb[LoadB::ELEMS];
         la.fetch(ra);
         lb.fetch(rb);
         LoadA::stash(As[0], ra);
@@ -177,16 +225,19 @@ sgemm_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, fl
             }
 #pragma unroll
             for (int kk = 0; kk < BK; ++kk) {
-                const float4 a0 = *reinterpret_cast<const float4 *>(&As[cur][kk][4 * tm]);
-                const float4 a1 = *reinterpret_cast<const float4 *>(&As[cur][kk][64 + 4 * tm]);
-                const float4 b0 = *reinterpret_cast<const float4 *>(&Bs[cur][kk][4 * tn]);
-                const float4 b1 = *reinterpret_cast<const float4 *>(&Bs[cur][kk][64 + 4 * tn]);
-                const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-                const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+                float4 a4[TM / 4], b4[TN / 4];
 #pragma unroll
-                for (int i = 0; i < 8; ++i)
+                for (int g = 0; g < TM / 4; ++g)
+                    a4[g] = *reinterpret_cast<const float4 *>(&As[cur][kk][4 * TX * g + 4 * tx]);
 #pragma unroll
-                    for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+                for (int g = 0; g < TN / 4; ++g)
+                    b4[g] = *reinterpret_cast<const float4 *>(&Bs[cur][kk][4 * CF::TY * g + 4 * ty]);
+                const float *av = reinterpret_cast<const float *>(a4);
+                const float *bv = reinterpret_cast<const float *>(b4);
+#pragma unroll
+                for (int i = 0; i < TM; ++i)
+#pragma unroll
+                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
             }
             if (more) { /* the other buffer: everyone finished reading it before the last barrier */
                 LoadA::stash(As[cur ^ 1], ra);
@@ -201,13 +252,13 @@ sgemm_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, fl
 
         /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. */
 #pragma unroll
-        for (int j = 0; j < 8; ++j) {
-            const int64_t col = n0 + (j < 4 ? 4 * tn + j : 64 + 4 * tn + (j - 4));
+        for (int j = 0; j < TN; ++j) {
+            const int64_t col = n0 + 4 * CF::TY * (j / 4) + 4 * ty + (j % 4);
             if (col >= n) continue;
             float *cc = Cs + col * ldc;
 #pragma unroll
-            for (int i = 0; i < 8; ++i) {
-                const int64_t row = m0 + (i < 4 ? 4 * tm + i : 64 + 4 * tm + (i - 4));
+            for (int i = 0; i < TM; ++i) {
+                const int64_t row = m0 + 4 * TX * (i / 4) + 4 * tx + (i % 4);
                 if (row < m) {
                     const float v = alpha * acc[i][j];
                     cc[row] = beta == 0.0f ? v : fmaf(beta, cc[row], v);
@@ -217,33 +268,44 @@ sgemm_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, fl
     }
 }
 
-/* C = alpha * sum over s of W[s] + beta * C, summing the splits in a fixed order (bit-identical
- * results from run to run); W[s] is m x n with ld m at W + s*m*n. beta = 0 never reads C. */
-__global__ void reduce_splits_kernel(int64_t m, int64_t n, int64_t splits,
-                                     const float *__restrict__ W, float alpha, float beta,
-                                     float *__restrict__ C, int64_t ldc)
+/* ---- the configurations and their instantiation (one tsg_kernel_simt_cfg*.cu each) ---- */
+
+using KernelFn = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, float, const float *,
+                          int64_t, const float *, int64_t, float, float *, int64_t, int64_t);
+
+/* The instance for a transpose pair and the operands' vector widths (va/vb: 16-byte loads). */
+template <class CF>
+KernelFn pick_instance(bool ta, bool tb, bool va, bool vb)
 {
-    const int64_t total = m * n;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        float acc = 0.0f;
-        for (int64_t s = 0; s < splits; ++s) acc += W[s * total + i];
-        float *p = C + (i / m) * ldc + (i % m);
-        const float v = alpha * acc;
-        *p = beta == 0.0f ? v : fmaf(beta, *p, v);
-    }
+#define TSG_PICK(TA, TB)                                                                        \
+    (va ? (vb ? sgemm_kernel<CF, TA, TB, 4, 4> : sgemm_kernel<CF, TA, TB, 4, 1>)                \
+        : (vb ? sgemm_kernel<CF, TA, TB, 1, 4> : sgemm_kernel<CF, TA, TB, 1, 1>))
+    if (ta) return tb ? TSG_PICK(true, true) : TSG_PICK(true, false);
+    return tb ? TSG_PICK(false, true) : TSG_PICK(false, false);
+#undef TSG_PICK
 }
 
-/* C = beta*C over the m x n window (alpha = 0 or k = 0); beta = 0 writes zeros without reading. */
-__global__ void scale_kernel(int64_t m, int64_t n, float beta, float *__restrict__ C, int64_t ldc)
-{
-    const int64_t total = m * n;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        float *p = C + (i / m) * ldc + (i % m);
-        *p = beta == 0.0f ? 0.0f : beta * *p;
-    }
-}
+/* The family's configurations, in the order of tsg_kernel.h's config numbers. */
+using Cfg0 = TileConfig<128, 128, 8, 8>; /* 256 threads: v0.1, big grids */
+using Cfg1 = TileConfig<128, 64, 8, 8>;  /* 128 threads: half the tiles' width (tall C, n ~ 64) */
+using Cfg2 = TileConfig<64, 128, 8, 8>;  /* 128 threads: wide C, m ~ 64 */
+using Cfg3 = TileConfig<64, 64, 8, 8>;   /* 64 threads: 4x the tiles of Cfg0 */
+using Cfg4 = TileConfig<64, 64, 4, 4, 16>; /* 256 threads on a 64 x 64 tile (BK = 16 so that
+                                              * every thread loads a whole vector) */
+using Cfg5 = TileConfig<32, 32, 4, 4>;   /* 64 threads: the smallest grids */
+using Cfg6 = TileConfig<128, 128, 8, 8, 8, 1>; /* Cfg0 compiled for one block per SM: no register
+                                                * cap of 128 (Cfg0 spills 40-56 bytes in 6 of
+                                                * its 16 instances) */
+constexpr int NCONFIGS = 7;
+
+/* Instance pickers, defined in the per-configuration files (compiled in parallel). */
+KernelFn pick_cfg0(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg1(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg2(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg3(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg4(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg5(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg6(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

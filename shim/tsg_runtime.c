@@ -616,6 +616,25 @@ TSG_EXPORT int tsgemm_kernel_info(char *buf, int len)
     return 0;
 }
 
+TSG_EXPORT int tsgemm_set_kernel_config(int config, int64_t splits)
+{
+    if (!gpu_usable()) return -1;
+    return tsg_gpu_set_kernel_config(config, splits) == 0 ? 0 : -1;
+}
+
+TSG_EXPORT int tsgemm_kernel_config_info(int config, char *buf, int len)
+{
+    if (!buf || len <= 0 || !gpu_usable()) return -1;
+    int n = tsg_gpu_kernel_config_info(config, buf, (size_t)len);
+    return n > 0 ? n : -1;
+}
+
+TSG_EXPORT int tsgemm_kernel_plan(int64_t m, int64_t n, int64_t k, int *config, int64_t *splits)
+{
+    if (!config || !splits || !gpu_usable()) return -1;
+    return tsg_gpu_kernel_plan(m, n, k, config, splits) == TSG_GPU_OK ? 0 : -1;
+}
+
 TSG_EXPORT const char *tsgemm_cpu_blas(void) { return tsg_cpu_describe(); }
 
 #ifdef TSG_FAULT_INJECTION

@@ -6,10 +6,15 @@
  * C's window written and A/B untouched (whole buffers with sentinels and guard bands are copied to
  * the device and back), split-K shapes, grids beyond 65535 tiles, bit-identical repeats, and the
  * accuracy ratio to cuBLAS at n = 4096 (TESTING.md: ratio <= 1.5).
+ * Every configuration of the kernel family (issue 11) runs the edge grid, the split-K shapes and
+ * the repeat check, forced through tsgemm_set_kernel_config: with the rule's split and with 3
+ * slices of K; then the rule itself runs everything.
  *
  *   test_gpu_kernel            the gpu tier (exit 77 when no GPU is usable)
  *   test_gpu_kernel --small    small shapes only, no cuBLAS: the compute-sanitizer run
- *   test_gpu_kernel --bench    kernel vs cuBLAS SGEMM on device data (events, median of reps)
+ *   test_gpu_kernel --bench    kernel vs cuBLAS SGEMM on device data (events, median of reps):
+ *                              the rule's choice and every configuration, on the issue's shapes
+ *   TSGEMM_KERNEL_CONFIG=N     (test knob) force configurations N only instead of each in turn
  *
  * References: a double loop on the host for small shapes; cuBLAS DGEMM on the upcast inputs (and
  * on |A|, |B| for the bound) for large ones.
@@ -282,6 +287,9 @@ static void special_shapes(int small)
 static void repeats(int small)
 {
     const int64_t m = 300, n = 200, k = small ? 4001 : 100003;
+    int cfg = -1;
+    int64_t splits = 0;
+    tsgemm_kernel_plan(m, n, k, &cfg, &splits);
     tt_rng r;
     tt_seed(&r, 16);
     size_t na = (size_t)(m * k), nb = (size_t)(k * n), nc = (size_t)(m * n);
@@ -300,7 +308,9 @@ static void repeats(int small)
         if (rep && memcmp(c0, c1, nc * 4)) differ++;
     }
     g_checks++;
-    if (differ) failf("repeat: %d of the repeats differ bitwise from the first", differ);
+    if (differ)
+        failf("repeat (config %d, %lld splits): %d of the repeats differ bitwise from the first", cfg,
+              (long long)splits, differ);
     cudaFree(d), cudaFree(dc), free(h), free(c0), free(c1);
 }
 
@@ -325,10 +335,14 @@ static void accuracy_ratio(void)
     const double one = 1, zero = 0;
     CB(cublasDgemm(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dd, n, dd + nn, n, &zero, dr, n));
     CK(cudaMemcpy(ref, dr, nn * 8, cudaMemcpyDeviceToHost));
-    double err[2];
-    for (int which = 0; which < 2; ++which) {
+    /* cuBLAS first, then the rule (-1) and every configuration forced */
+    char info[256];
+    const int ncfg = tsgemm_kernel_config_info(0, info, sizeof info);
+    double cub = 0;
+    for (int which = -2; which < ncfg; ++which) {
         CK(cudaMemset(dc, 0xff, nn * 4));
-        if (which == 0) {
+        if (which >= -1) {
+            tsgemm_set_kernel_config(which, 0);
             if (tsgemm_sgemm_device('N', 'N', n, n, n, 1.0f, da, n, da + nn, n, 0.0f, dc, n, NULL))
                 failf("accuracy: tsgemm call failed");
         } else {
@@ -342,13 +356,20 @@ static void accuracy_ratio(void)
             double d = hc[i] - ref[i];
             num += d * d, den += ref[i] * ref[i];
         }
-        err[which] = sqrt(num / den);
+        const double err = sqrt(num / den);
+        if (which == -2) {
+            cub = err;
+            continue;
+        }
+        const double ratio = err / cub;
+        char who[32];
+        snprintf(who, sizeof who, which < 0 ? "the rule" : "config %d", which);
+        printf("accuracy n=4096 (%s): tsgemm %.3g, cuBLAS FP32 %.3g, ratio %.3f (limit 1.5)\n", who,
+               err, cub, ratio);
+        g_checks++;
+        if (!(ratio <= 1.5)) failf("accuracy ratio %.3f > 1.5 (config %d)", ratio, which);
     }
-    double ratio = err[0] / err[1];
-    printf("accuracy n=4096: tsgemm %.3g, cuBLAS FP32 %.3g, ratio %.3f (limit 1.5)\n", err[0],
-           err[1], ratio);
-    g_checks++;
-    if (!(ratio <= 1.5)) failf("accuracy ratio %.3f > 1.5", ratio);
+    tsgemm_set_kernel_config(-1, 0);
     cudaFree(da), cudaFree(dc), cudaFree(dd), cudaFree(dr);
     free(ha), free(hc), free(hd), free(ref);
 }
@@ -404,64 +425,168 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+typedef struct bshape {
+    const char *name;
+    char ta, tb;
+    int64_t m, n, k, ld_extra; /* ld = rows + ld_extra */
+    int off;                   /* operands offset by this many floats from 16-byte alignment */
+    int sweep;                 /* 0: rule only; 1: + every configuration; 2: + splits 1..16 */
+} bshape;
+
+typedef struct btime {
+    double med, slow, fast; /* TFLOP/s */
+} btime;
+
+static float *g_bA, *g_bB, *g_bC;
+static cudaEvent_t g_e0, g_e1;
+
+/* Median (and extremes) of reps timed calls after 3 warm-ups; impl 0 tsgemm, 1 cuBLAS. */
+static btime time_shape(const bshape *b, int impl, int reps)
+{
+    const int64_t ar = b->ta == 'N' ? b->m : b->k, br = b->tb == 'N' ? b->k : b->n;
+    const int64_t lda = ar + b->ld_extra, ldb = br + b->ld_extra, ldc = b->m + b->ld_extra;
+    const float *A = g_bA + b->off, *B = g_bB + b->off;
+    float *C = g_bC + b->off;
+    float *times = malloc(sizeof(float) * (size_t)reps);
+    for (int rep = -3; rep < reps; ++rep) {
+        CK(cudaEventRecord(g_e0, 0));
+        if (impl == 0) {
+            if (tsgemm_sgemm_device(b->ta, b->tb, b->m, b->n, b->k, 1.0f, A, lda, B, ldb, 0.0f, C,
+                                    ldc, NULL))
+                failf("bench %s: tsgemm call failed", b->name);
+        } else {
+            const float one = 1, zero = 0;
+            CB(cublasSgemm(g_cublas, b->ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T,
+                           b->tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, (int)b->m, (int)b->n,
+                           (int)b->k, &one, A, (int)lda, B, (int)ldb, &zero, C, (int)ldc));
+        }
+        CK(cudaEventRecord(g_e1, 0));
+        CK(cudaEventSynchronize(g_e1));
+        if (rep >= 0) CK(cudaEventElapsedTime(&times[rep], g_e0, g_e1));
+    }
+    qsort(times, (size_t)reps, sizeof(float), cmp_float);
+    const double fl = 2.0 * (double)b->m * (double)b->n * (double)b->k;
+    btime t = {fl / (times[reps / 2] * 1e-3) * 1e-12, fl / (times[reps - 1] * 1e-3) * 1e-12,
+               fl / (times[0] * 1e-3) * 1e-12};
+    free(times);
+    return t;
+}
+
 static void bench(int reps)
 {
     char info[256];
     tsgemm_kernel_info(info, sizeof info);
-    struct { char ta, tb; int n; } shapes[] = {{'N', 'N', 4096}, {'N', 'T', 4096}, {'T', 'N', 4096},
-                                                {'T', 'T', 4096}, {'N', 'N', 4095}, {'N', 'N', 8192}};
-    const int nshapes = sizeof shapes / sizeof shapes[0];
-    const size_t nn = (size_t)8192 * 8192;
-    float *d;
-    CK(cudaMalloc((void **)&d, nn * 4 * 3));
+    const bshape shapes[] = {
+        {"NN 4096^3", 'N', 'N', 4096, 4096, 4096, 0, 0, 1},
+        {"NT 4096^3", 'N', 'T', 4096, 4096, 4096, 0, 0, 0},
+        {"TN 4096^3", 'T', 'N', 4096, 4096, 4096, 0, 0, 0},
+        {"TT 4096^3", 'T', 'T', 4096, 4096, 4096, 0, 0, 0},
+        {"NN 8192^3", 'N', 'N', 8192, 8192, 8192, 0, 0, 0},
+        {"NN 2048^3", 'N', 'N', 2048, 2048, 2048, 0, 0, 1},
+        {"NN 1024^3", 'N', 'N', 1024, 1024, 1024, 0, 0, 2},
+        {"NN 1000^3", 'N', 'N', 1000, 1000, 1000, 0, 0, 2},
+        {"NN 512^3", 'N', 'N', 512, 512, 512, 0, 0, 2},
+        {"NN 768^3", 'N', 'N', 768, 768, 768, 0, 0, 1},
+        {"NN 1536^3", 'N', 'N', 1536, 1536, 1536, 0, 0, 1},
+        {"NN 3000^3", 'N', 'N', 3000, 3000, 3000, 0, 0, 1},
+        {"NT 1024^3", 'N', 'T', 1024, 1024, 1024, 0, 0, 0},
+        {"TN 512x512x65536", 'T', 'N', 512, 512, 65536, 0, 0, 0},
+        {"NN 512x512x65536", 'N', 'N', 512, 512, 65536, 0, 0, 2},
+        {"NN 65536x64x4096", 'N', 'N', 65536, 64, 4096, 0, 0, 2},
+        {"NN 64x65536x4096", 'N', 'N', 64, 65536, 4096, 0, 0, 2},
+        {"NN 4095^3", 'N', 'N', 4095, 4095, 4095, 0, 0, 1},
+        {"NN 4095^3 ld+1 +1f", 'N', 'N', 4095, 4095, 4095, 1, 1, 1},
+        {"TN 4095^3 ld+1 +1f", 'T', 'N', 4095, 4095, 4095, 1, 1, 0},
+    };
+    const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+    /* operands up to 2^28 floats (64x65536x4096's B), C up to 8192^2 */
+    const size_t na = ((size_t)1 << 28) + 64, nc = (size_t)8192 * 8192 + 64, chunk = (size_t)1 << 24;
+    CK(cudaMalloc((void **)&g_bA, na * 4));
+    CK(cudaMalloc((void **)&g_bB, na * 4));
+    CK(cudaMalloc((void **)&g_bC, nc * 4));
     tt_rng r;
     tt_seed(&r, 1);
-    float *h = malloc(nn * 4);
-    for (size_t i = 0; i < nn; ++i) h[i] = tt_uniform(&r);
-    CK(cudaMemcpy(d, h, nn * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d + nn, h, nn * 4, cudaMemcpyHostToDevice));
-    free(h);
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    float *times = malloc(sizeof(float) * reps);
-    double res[16][2][3];
-    for (int s = 0; s < nshapes; ++s)
-        for (int impl = 0; impl < 2; ++impl) {
-            const int n = shapes[s].n;
-            for (int rep = -3; rep < reps; ++rep) { /* 3 warm-ups */
-                CK(cudaEventRecord(e0, 0));
-                if (impl == 0) {
-                    tsgemm_sgemm_device(shapes[s].ta, shapes[s].tb, n, n, n, 1.0f, d, n, d + nn, n,
-                                        0.0f, d + 2 * nn, n, NULL);
-                } else {
-                    const float one = 1, zero = 0;
-                    CB(cublasSgemm(g_cublas, shapes[s].ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T,
-                                   shapes[s].tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, n, n, n, &one, d,
-                                   n, d + nn, n, &zero, d + 2 * nn, n));
-                }
-                CK(cudaEventRecord(e1, 0));
-                CK(cudaEventSynchronize(e1));
-                if (rep >= 0) CK(cudaEventElapsedTime(&times[rep], e0, e1));
-            }
-            qsort(times, reps, sizeof(float), cmp_float);
-            double fl = 2.0 * n * n * (double)n;
-            res[s][impl][0] = fl / (times[reps / 2] * 1e-3) * 1e-12;
-            res[s][impl][1] = fl / (times[reps - 1] * 1e-3) * 1e-12; /* slowest */
-            res[s][impl][2] = fl / (times[0] * 1e-3) * 1e-12;        /* fastest */
-        }
-    printf("\nkernel benchmark, device-resident data, beta = 0, median of %d after 3 warm-ups\n", reps);
-    printf("tsgemm kernel: %s\n", info);
-    printf("%-14s %22s %22s %8s\n", "shape", "tsgemm TFLOP/s [min-max]", "cuBLAS TFLOP/s [min-max]", "ratio");
-    for (int s = 0; s < nshapes; ++s) {
-        char name[32];
-        snprintf(name, sizeof name, "%c%c %d^3", shapes[s].ta, shapes[s].tb, shapes[s].n);
-        printf("%-14s %8.2f [%5.2f-%5.2f] %8.2f [%5.2f-%5.2f] %8.3f\n", name, res[s][0][0],
-               res[s][0][1], res[s][0][2], res[s][1][0], res[s][1][1], res[s][1][2],
-               res[s][0][0] / res[s][1][0]);
+    float *h = malloc(chunk * 4);
+    for (size_t i = 0; i < chunk; ++i) h[i] = tt_uniform(&r);
+    for (size_t o = 0; o < na; o += chunk) {
+        const size_t len = na - o < chunk ? na - o : chunk;
+        CK(cudaMemcpy(g_bA + o, h, len * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(g_bB + o, h + (chunk - len) / 2, len * 4, cudaMemcpyHostToDevice));
     }
-    free(times);
-    cudaFree(d);
+    free(h);
+    CK(cudaEventCreate(&g_e0));
+    CK(cudaEventCreate(&g_e1));
+    const int ncfg = tsgemm_kernel_config_info(0, info, sizeof info);
+    printf("\nkernel benchmark, device-resident data, beta = 0, median of %d after 3 warm-ups\n", reps);
+    for (int c = 0; c < ncfg; ++c) {
+        tsgemm_kernel_config_info(c, info, sizeof info);
+        printf("  %s\n", info);
+    }
+    static const int64_t sweep_splits[] = {1, 2, 4, 8, 16};
+    struct { int cfg; int64_t splits; btime rule, cub; int best_cfg; int64_t best_s; double best; } res[32];
+    printf("\nper configuration (TFLOP/s, median; 'rule' = the rule's split for that configuration)\n");
+    for (int s = 0; s < nshapes; ++s) {
+        const bshape *b = &shapes[s];
+        tsgemm_set_kernel_config(-1, 0);
+        tsgemm_kernel_plan(b->m, b->n, b->k, &res[s].cfg, &res[s].splits);
+        res[s].rule = time_shape(b, 0, reps);
+        res[s].cub = time_shape(b, 1, reps);
+        res[s].best = res[s].rule.med, res[s].best_cfg = res[s].cfg, res[s].best_s = res[s].splits;
+        for (int c = 0; b->sweep && c < ncfg; ++c) {
+            int pc;
+            int64_t ps;
+            tsgemm_set_kernel_config(c, 0);
+            tsgemm_kernel_plan(b->m, b->n, b->k, &pc, &ps);
+            btime t = time_shape(b, 0, reps);
+            printf("%-20s cfg %d: rule (%lld) %6.2f", b->name, c, (long long)ps, t.med);
+            if (t.med > res[s].best) res[s].best = t.med, res[s].best_cfg = c, res[s].best_s = ps;
+            for (int i = 0; b->sweep == 2 && i < 5; ++i) {
+                tsgemm_set_kernel_config(c, sweep_splits[i]);
+                tsgemm_kernel_plan(b->m, b->n, b->k, &pc, &ps);
+                t = time_shape(b, 0, reps);
+                printf("  s%lld %6.2f", (long long)ps, t.med);
+                if (t.med > res[s].best) res[s].best = t.med, res[s].best_cfg = c, res[s].best_s = ps;
+            }
+            printf("\n");
+        }
+        fflush(stdout);
+    }
+    tsgemm_set_kernel_config(-1, 0);
+    printf("\nthe rule's choice vs cuBLAS (TFLOP/s, median [slowest-fastest]); best = best measured above\n");
+    printf("%-20s %-9s %22s %22s %7s  %s\n", "shape", "cfg/split", "tsgemm", "cuBLAS", "ratio", "best cfg/split TFLOP/s ratio");
+    for (int s = 0; s < nshapes; ++s) {
+        char cs[16], bs[48];
+        snprintf(cs, sizeof cs, "%d/%lld", res[s].cfg, (long long)res[s].splits);
+        snprintf(bs, sizeof bs, "%d/%lld %.2f %.3f", res[s].best_cfg, (long long)res[s].best_s, res[s].best,
+                 res[s].best / res[s].cub.med);
+        printf("%-20s %-9s %8.2f [%5.2f-%5.2f] %8.2f [%5.2f-%5.2f] %7.3f  %s\n", shapes[s].name, cs,
+               res[s].rule.med, res[s].rule.slow, res[s].rule.fast, res[s].cub.med, res[s].cub.slow,
+               res[s].cub.fast, res[s].rule.med / res[s].cub.med, bs);
+    }
+    cudaFree(g_bA), cudaFree(g_bB), cudaFree(g_bC);
+}
+
+/* Each configuration forced in turn (TSGEMM_KERNEL_CONFIG=N: that one only): the edge grid with
+ * the rule's split for that configuration and with 3 slices of K, the split-K shapes, repeats. */
+static void every_config(int small)
+{
+    char info[256];
+    const int count = tsgemm_kernel_config_info(0, info, sizeof info);
+    const char *only = getenv("TSGEMM_KERNEL_CONFIG");
+    for (int c = 0; c < count; ++c) {
+        if (only && *only && atoi(only) != c) continue;
+        tsgemm_kernel_config_info(c, info, sizeof info);
+        const int f0 = g_fail, c0 = g_checks;
+        for (int splits = 0; splits <= 3; splits += 3) {
+            if (tsgemm_set_kernel_config(c, splits) != 0) failf("tsgemm_set_kernel_config(%d, %d)", c, splits);
+            edge_grid(small || splits);
+        }
+        tsgemm_set_kernel_config(c, 0);
+        special_shapes(1);
+        repeats(1);
+        printf("%s: %d checks, %d failures\n", info, g_checks - c0, g_fail - f0);
+    }
+    tsgemm_set_kernel_config(-1, 0);
 }
 
 int main(int argc, char **argv)
@@ -478,6 +603,7 @@ int main(int argc, char **argv)
     if (do_bench) {
         bench(argc > 2 ? atoi(argv[2]) : 20);
     } else {
+        every_config(small);
         if (!small) seed_shapes();
         edge_grid(small);
         special_shapes(small);

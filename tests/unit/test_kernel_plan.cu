@@ -1,0 +1,100 @@
+/*
+ * test_kernel_plan.cu — the kernel family's selection rule (kernels/tsg_kernel.h, kernel_plan)
+ * on the host, no GPU needed: with the H200's occupancy table (132 SMs; blocks per SM measured in
+ * v0.3 runs 1-2) the issue's shapes get the configurations and splits docs/NOTES.md reports
+ * (v0.3 run 2); forced configurations and splits are honoured; for a grid of shapes every plan is
+ * well formed (slices of a multiple of 8 covering k exactly, workspace within its cap) and the
+ * same when asked twice (the rule never depends on anything but its arguments).
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tsg_kernel.h"
+
+static int g_fail, g_checks;
+
+#define EXPECT(cond, ...)                                                                        \
+    do {                                                                                         \
+        g_checks++;                                                                              \
+        if (!(cond)) {                                                                           \
+            g_fail++;                                                                            \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
+            fprintf(stderr, __VA_ARGS__);                                                        \
+            fputc('\n', stderr);                                                                 \
+        }                                                                                        \
+    } while (0)
+
+static const int64_t SMS = 132, WS = ((int64_t)1 << 30) / 4;
+
+static void check_well_formed(int64_t m, int64_t n, int64_t k, const tsg::KernelPlan &p)
+{
+    EXPECT(p.config >= 0 && p.config < tsg::kernel_configs(), "%lld %lld %lld: config %d",
+           (long long)m, (long long)n, (long long)k, p.config);
+    EXPECT(p.splits >= 1, "splits %lld", (long long)p.splits);
+    if (p.splits == 1) {
+        EXPECT(p.kslice == k, "%lld %lld %lld: one split, kslice %lld", (long long)m, (long long)n,
+               (long long)k, (long long)p.kslice);
+    } else {
+        EXPECT(p.kslice % 8 == 0 && p.kslice * p.splits >= k && p.kslice * (p.splits - 1) < k,
+               "%lld %lld %lld: %lld splits of %lld", (long long)m, (long long)n, (long long)k,
+               (long long)p.splits, (long long)p.kslice);
+        EXPECT(p.splits * m * n <= WS, "workspace %lld floats", (long long)(p.splits * m * n));
+    }
+}
+
+int main()
+{
+    /* v0.3 runs 1-2: configurations 0..6 */
+    const int h200[] = {2, 3, 3, 6, 2, 8, 1};
+    tsg::kernel_set_blocks_per_sm(h200, 7);
+    EXPECT(tsg::kernel_configs() == 7, "%d configurations", tsg::kernel_configs());
+
+    struct {
+        int64_t m, n, k;
+        int config;
+        int64_t splits;
+    } expect[] = {
+        {4096, 4096, 4096, 0, 1}, {8192, 8192, 8192, 0, 1}, {2048, 2048, 2048, 0, 1},
+        {1024, 1024, 1024, 4, 1}, {1000, 1000, 1000, 4, 1}, {512, 512, 512, 5, 1},
+        {1536, 1536, 1536, 3, 1}, {3000, 3000, 3000, 1, 1}, {512, 512, 65536, 0, 33},
+        {65536, 64, 4096, 1, 3},  {64, 65536, 4096, 3, 3},  {4095, 4095, 4095, 0, 1},
+    };
+    for (const auto &e : expect) {
+        const tsg::KernelPlan p = tsg::kernel_plan(e.m, e.n, e.k, SMS, WS, -1, 0);
+        EXPECT(p.config == e.config && p.splits == e.splits, "%lldx%lldx%lld: got %d/%lld, want %d/%lld",
+               (long long)e.m, (long long)e.n, (long long)e.k, p.config, (long long)p.splits,
+               e.config, (long long)e.splits);
+        check_well_formed(e.m, e.n, e.k, p);
+    }
+
+    /* forcing: the configuration always; a split count capped by k / 8 and the workspace */
+    for (int c = 0; c < tsg::kernel_configs(); ++c) {
+        tsg::KernelPlan p = tsg::kernel_plan(1024, 1024, 1024, SMS, WS, c, 0);
+        EXPECT(p.config == c, "forced %d, got %d", c, p.config);
+        p = tsg::kernel_plan(33, 65, 129, SMS, WS, c, 3);
+        EXPECT(p.config == c && p.splits == 3 && p.kslice == 48, "forced %d/3 on k=129: %d/%lld/%lld", c,
+               p.config, (long long)p.splits, (long long)p.kslice);
+        p = tsg::kernel_plan(33, 65, 9, SMS, WS, c, 3);
+        EXPECT(p.splits == 2 && p.kslice == 8, "forced 3 splits on k=9: %lld of %lld", (long long)p.splits,
+               (long long)p.kslice);
+        p = tsg::kernel_plan(33, 65, 7, SMS, WS, c, 3);
+        EXPECT(p.splits == 1 && p.kslice == 7, "forced 3 splits on k=7: %lld of %lld", (long long)p.splits,
+               (long long)p.kslice);
+        p = tsg::kernel_plan(8192, 8192, 65536, SMS, WS, c, 16);
+        EXPECT(p.splits * 8192 * 8192 <= WS, "forced 16 splits past the workspace: %lld", (long long)p.splits);
+    }
+
+    /* a grid of shapes: well formed, deterministic */
+    const int64_t sizes[] = {1, 7, 8, 9, 31, 64, 100, 129, 255, 256, 511, 1000, 4097, 20000, 70000};
+    for (int64_t m : sizes)
+        for (int64_t n : sizes)
+            for (int64_t k : sizes) {
+                const tsg::KernelPlan a = tsg::kernel_plan(m, n, k, SMS, WS, -1, 0);
+                const tsg::KernelPlan b = tsg::kernel_plan(m, n, k, SMS, WS, -1, 0);
+                EXPECT(a.config == b.config && a.splits == b.splits && a.kslice == b.kslice,
+                       "%lld %lld %lld: two plans differ", (long long)m, (long long)n, (long long)k);
+                check_well_formed(m, n, k, a);
+            }
+    printf("%d checks, %d failures\n", g_checks, g_fail);
+    return g_fail ? 1 : 0;
+}
