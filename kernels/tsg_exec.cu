@@ -841,8 +841,13 @@ int launch_piece(Pipeline &P, int64_t piece)
         P.mark(TL_KSTART, w->s_comp);
         if (P.tl.on) P.tl.first_launch = now_s() - P.tl.h0;
     }
-    /* the pipeline plans its blocks and splits for configuration 0's tile (plan_limits) */
-    const int kcfg = std::max(0, g_kcfg.load(std::memory_order_relaxed));
+    /* The pipeline plans its blocks and splits for configuration 0's tile (plan_limits); a launch
+     * the plan does not split takes the family's rule for its shape (a 1024 x 2048 block is
+     * 128 tiles of configuration 0, half a wave), a split one stays on configuration 0 for the
+     * workspace the plan sized. A shape's choice is fixed, so results do not depend on load. */
+    int kcfg = g_kcfg.load(std::memory_order_relaxed);
+    if (kcfg < 0)
+        kcfg = splits > 1 ? 0 : tsg::kernel_plan(P.rows(i), P.cols(j), kl, g_sms, 0, -1, 0).config;
     if (e == cudaSuccess)
         e = TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(
                                      kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
