@@ -8,9 +8,6 @@
 #include "../src/tsg_problem.h"
 #include "tsg_api.h"
 
-/* 1 while this thread is inside the CPU BLAS (re-entrant calls go straight to it). */
-extern _Thread_local int tsg_in_fallback;
-
 /* Runs p on the CPU BLAS (OpenBLAS through its own dlopen handle; sizes beyond 32 bits in blocks;
  * the portable loop when no BLAS can be loaded). Never fails. */
 void tsg_cpu_sgemm(const tsg_problem *p);
@@ -25,7 +22,7 @@ void tsg_cpu_sgemm(const tsg_problem *p);
  */
 void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p);
 
-/* The CPU BLAS's own entry points, for calls that re-enter while tsg_in_fallback is set.
+/* The CPU BLAS's own entry points, for calls that re-enter while tsg_tl.in_fallback is set (tsg_thread.h).
  * They run the reference loop instead when the library lacks the name. */
 void tsg_cpu_forward_cblas(int layout, int transa, int transb, int m, int n, int k, float alpha,
                            const float *a, int lda, const float *b, int ldb, float beta, float *c,

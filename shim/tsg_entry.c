@@ -13,6 +13,7 @@
 
 #include "tsg_cpublas.h"
 #include "tsg_runtime.h"
+#include "tsg_thread.h"
 
 #define TSG_EXPORT __attribute__((visibility("default")))
 
@@ -22,7 +23,7 @@ TSG_EXPORT void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_T
                             const float *B, const CBLAS_INT ldb, const float beta, float *C,
                             const CBLAS_INT ldc)
 {
-    if (tsg_in_fallback) {
+    if (tsg_tl.in_fallback) {
         tsg_cpu_forward_cblas(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
@@ -50,7 +51,7 @@ TSG_EXPORT void sgemm_(const char *transa, const char *transb, const int *m, con
                        const float *b, const int *ldb, const float *beta, float *c,
                        const int *ldc)
 {
-    if (tsg_in_fallback) {
+    if (tsg_tl.in_fallback) {
         tsg_cpu_forward_f77(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
         return;
     }
