@@ -27,11 +27,8 @@
 #define TSGEMM_DEFAULT_CPU_BLAS "libopenblas.so.0"
 #endif
 
-typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
-                               const float *, int, float, float *, int);
-typedef void (*f77_sgemm_fn)(const char *, const char *, const int *, const int *, const int *,
-                             const float *, const float *, const int *, const float *,
-                             const int *, const float *, float *, const int *, size_t, size_t);
+typedef tsg_cblas_sgemm_fn cblas_sgemm_fn;
+typedef tsg_f77_sgemm_fn f77_sgemm_fn;
 
 static void drain_at_exit(void);
 
@@ -153,6 +150,13 @@ static void load_once(void)
 }
 
 static void ensure_loaded(void) { pthread_once(&fb.once, load_once); }
+
+void tsg_cpu_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77)
+{
+    ensure_loaded();
+    *cblas = fb.cblas;
+    *f77 = fb.f77;
+}
 
 const char *tsg_cpu_describe(void)
 {

@@ -5,8 +5,24 @@
 #ifndef TSG_CPUBLAS_H
 #define TSG_CPUBLAS_H
 
+#include <stddef.h>
+
 #include "../src/tsg_problem.h"
 #include "tsg_api.h"
+
+/* The CPU BLAS's own cblas_sgemm and Fortran sgemm_ (with gfortran's hidden lengths). */
+typedef void (*tsg_cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
+                                   const float *, int, float, float *, int);
+typedef void (*tsg_f77_sgemm_fn)(const char *, const char *, const int *, const int *, const int *,
+                                 const float *, const float *, const int *, const float *,
+                                 const int *, const float *, float *, const int *, size_t, size_t);
+
+/*
+ * Loads the CPU BLAS (once) and returns its own entry points for the tiny-call path of
+ * tsg_entry.c: NULL for a name the library lacks, both NULL when only the portable loop is
+ * available. Never tsgemm's own (the loader refuses a library that resolves to us).
+ */
+void tsg_cpu_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77);
 
 /* Runs p on the CPU BLAS (OpenBLAS through its own dlopen handle; sizes beyond 32 bits in blocks;
  * the portable loop when no BLAS can be loaded). Never fails. */

@@ -52,6 +52,34 @@ static tsg_mode current_mode(void)
     return m >= 0 ? (tsg_mode)m : tsg_rt_config()->policy.mode;
 }
 
+/* ------------------------------------------------------------------ the tiny-call path's gate */
+
+tsg_fast tsg_rt_fast;
+static atomic_int g_fast_known; /* refresh_fast ran since the knobs were read */
+static pthread_mutex_t g_fast_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Opens or closes tsg_rt_fast (the rule is in tsg_runtime.h). The CPU BLAS is loaded outside
+ * the lock (loading takes the dynamic loader's lock); the decision is made under it, so the
+ * last tsgemm_set_mode always wins over a call deciding at the same time. */
+static void refresh_fast(void)
+{
+    const tsg_config *cfg = tsg_rt_config();
+    tsg_cblas_sgemm_fn cblas = NULL;
+    tsg_f77_sgemm_fn f77 = NULL;
+    if (cfg->log_level < 2) tsg_cpu_entry_points(&cblas, &f77);
+    pthread_mutex_lock(&g_fast_lock);
+    tsg_mode mode = current_mode();
+    int ok = cfg->log_level < 2 && (cblas || f77) &&
+             (mode == TSG_MODE_CPU || (mode == TSG_MODE_AUTO && cfg->policy.threshold <= 0));
+    if (ok && !tsg_rt_fast.cblas && !tsg_rt_fast.f77) { /* written once, before ok first opens */
+        tsg_rt_fast.cblas = cblas;
+        tsg_rt_fast.f77 = f77;
+    }
+    atomic_store_explicit(&tsg_rt_fast.ok, ok, memory_order_release);
+    atomic_store_explicit(&g_fast_known, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&g_fast_lock);
+}
+
 /* ------------------------------------------------------------------ counters */
 
 /*
@@ -547,6 +575,7 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
         }
     }
     if (cfg->log_level >= 3) trace(api, call, p, &rep, dt);
+    if (!atomic_load_explicit(&g_fast_known, memory_order_relaxed)) refresh_fast();
 }
 
 /* ------------------------------------------------------------------ public tsgemm_* */
@@ -582,6 +611,7 @@ TSG_EXPORT int tsgemm_set_mode(int mode)
                        (int)TSG_MODE_AUTO == (int)TSGEMM_MODE_AUTO,
                    "mode values");
     int old = __atomic_exchange_n(&g_mode_override, mode, __ATOMIC_SEQ_CST);
+    refresh_fast();
     return old >= 0 ? old : (int)tsg_rt_config()->policy.mode;
 }
 
