@@ -11,10 +11,10 @@
  * Tiny calls (cblas_sgemm, sgemm_): a legal call on host memory with m*n*k below the GPU floor
  * can only end on the CPU BLAS, so it goes there first, with as little as possible in front of
  * it (docs/NOTES.md "Small calls": the cost it replaced): one thread-local access, the gate
- * (tsg_rt_fast: knobs read and the CPU BLAS loaded by an earlier call), the residency gate (two
- * loads while no libcuda is in the process), the reference checks written as compares that
- * accept only a plainly legal call, then the library's own entry point with the caller's very
- * arguments, and two counters in this thread's block. Anything else — an illegal argument, a
+ * (tsg_rt_fast: the entry point, set once an earlier call read the knobs and loaded the BLAS),
+ * the residency gate (two loads while no libcuda is in the process), the reference checks
+ * written as compares that accept only a plainly legal call, then the library's own entry point
+ * with the caller's very arguments, and two counters in this thread's block. Anything else — an illegal argument, a
  * quick return, alpha = 0 (OpenBLAS would read A and B), a process with CUDA, TSGEMM_LOG >= 2,
  * the first call — takes the full path, which reports, decides and counts as before.
  */
@@ -49,10 +49,18 @@ static inline int tiny_legal(int ta_n, int tb_n, int64_t m, int64_t n, int64_t k
     return mn < TSG_TINY_MNK && mn * (uint64_t)k < TSG_TINY_MNK;
 }
 
-/* The gate of the tiny path: knobs allow it and no CUDA memory is possible in this process. */
-static inline int tiny_open(void)
+/* The gate of the tiny path: the CPU BLAS entry point when the knobs allow the path (else NULL)
+ * and no CUDA memory is possible in this process. */
+static inline tsg_cblas_sgemm_fn tiny_cblas_fn(void)
 {
-    return atomic_load_explicit(&tsg_rt_fast.ok, memory_order_acquire) && tsg_cuda_surely_absent();
+    tsg_cblas_sgemm_fn fn = atomic_load_explicit(&tsg_rt_fast.cblas, memory_order_acquire);
+    return fn && tsg_cuda_surely_absent() ? fn : NULL;
+}
+
+static inline tsg_f77_sgemm_fn tiny_f77_fn(void)
+{
+    tsg_f77_sgemm_fn fn = atomic_load_explicit(&tsg_rt_fast.f77, memory_order_acquire);
+    return fn && tsg_cuda_surely_absent() ? fn : NULL;
 }
 
 /* This thread's words: one __tls_get_addr call. The empty asm hides where the pointer came from,
@@ -66,10 +74,12 @@ static inline tsg_tls *tiny_tls(void)
 }
 
 /* After the CPU BLAS ran a tiny call for this thread: the counters the full path would add. */
-static inline void tiny_done(tsg_tls *tl, tsg_thread *self, int64_t m, int64_t n, int64_t k)
+static inline void tiny_done(tsg_tls *tl, uint64_t flops)
 {
+    tsg_thread *self = tl->self; /* reloaded: one register less to keep across the BLAS call */
+    tsg_thread_leave_blas(self);
     tsg_thread_count(self, TSG_COUNT_CPU, 1);
-    tsg_thread_count(self, TSG_COUNT_TINY_FLOPS, (uint64_t)(2 * m * n * k));
+    tsg_thread_count(self, TSG_COUNT_TINY_FLOPS, flops);
     tl->last_path = "cpu";
 }
 
@@ -110,16 +120,17 @@ TSG_EXPORT void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_T
                             const float *B, const CBLAS_INT ldb, const float beta, float *C,
                             const CBLAS_INT ldc)
 {
-    if (tiny_cblas(layout, TransA, TransB, M, N, K, alpha, lda, ldb, ldc) && tiny_open()) {
+    tsg_cblas_sgemm_fn fn;
+    if (tiny_cblas(layout, TransA, TransB, M, N, K, alpha, lda, ldb, ldc) &&
+        (fn = tiny_cblas_fn()) != NULL) {
+        const uint64_t flops = 2 * (uint64_t)M * (uint64_t)N * (uint64_t)K;
         tsg_tls *tl = tiny_tls();
         tsg_thread *self = tl->self;
-        if (__builtin_expect(self != NULL && !tl->in_fallback, 1) && tsg_rt_fast.cblas &&
-            tsg_thread_enter_blas(self)) {
+        if (__builtin_expect(self != NULL && !tl->in_fallback, 1) && tsg_thread_enter_blas(self)) {
             tl->in_fallback = 1;
-            tsg_rt_fast.cblas(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+            fn(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
             tl->in_fallback = 0;
-            tsg_thread_leave_blas(self);
-            tiny_done(tl, self, M, N, K);
+            tiny_done(tl, flops);
             return;
         }
     }
@@ -164,17 +175,18 @@ TSG_EXPORT void sgemm_(const char *transa, const char *transb, const int *m, con
     /* N n: no transpose; T t C c: transpose (OR 0x20 lower-cases letters only) */
     const int ta = *transa | 0x20, tb = *transb | 0x20;
     const int64_t mm = *m, nn = *n, kk = *k;
+    tsg_f77_sgemm_fn fn;
     if ((ta == 'n' || ta == 't' || ta == 'c') && (tb == 'n' || tb == 't' || tb == 'c') &&
-        tiny_legal(ta == 'n', tb == 'n', mm, nn, kk, *alpha, *lda, *ldb, *ldc) && tiny_open()) {
+        tiny_legal(ta == 'n', tb == 'n', mm, nn, kk, *alpha, *lda, *ldb, *ldc) &&
+        (fn = tiny_f77_fn()) != NULL) {
+        const uint64_t flops = 2 * (uint64_t)mm * (uint64_t)nn * (uint64_t)kk;
         tsg_tls *tl = tiny_tls();
         tsg_thread *self = tl->self;
-        if (__builtin_expect(self != NULL && !tl->in_fallback, 1) && tsg_rt_fast.f77 &&
-            tsg_thread_enter_blas(self)) {
+        if (__builtin_expect(self != NULL && !tl->in_fallback, 1) && tsg_thread_enter_blas(self)) {
             tl->in_fallback = 1;
-            tsg_rt_fast.f77(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+            fn(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
             tl->in_fallback = 0;
-            tsg_thread_leave_blas(self);
-            tiny_done(tl, self, mm, nn, kk);
+            tiny_done(tl, flops);
             return;
         }
     }

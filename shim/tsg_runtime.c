@@ -71,11 +71,8 @@ static void refresh_fast(void)
     tsg_mode mode = current_mode();
     int ok = cfg->log_level < 2 && (cblas || f77) &&
              (mode == TSG_MODE_CPU || (mode == TSG_MODE_AUTO && cfg->policy.threshold <= 0));
-    if (ok && !tsg_rt_fast.cblas && !tsg_rt_fast.f77) { /* written once, before ok first opens */
-        tsg_rt_fast.cblas = cblas;
-        tsg_rt_fast.f77 = f77;
-    }
-    atomic_store_explicit(&tsg_rt_fast.ok, ok, memory_order_release);
+    atomic_store_explicit(&tsg_rt_fast.cblas, ok ? cblas : NULL, memory_order_release);
+    atomic_store_explicit(&tsg_rt_fast.f77, ok ? f77 : NULL, memory_order_release);
     atomic_store_explicit(&g_fast_known, 1, memory_order_relaxed);
     pthread_mutex_unlock(&g_fast_lock);
 }

@@ -18,17 +18,16 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call);
 /*
  * The tiny-call path of tsg_entry.c: a legal host call with m*n*k below the GPU floor
  * (TSG_GPU_FLOOR_FLOPS) and alpha != 0, k > 0 goes straight to the CPU BLAS's own entry point
- * when ok is 1. ok is 1 only while such a call could not end anywhere else nor need anything
- * else: TSGEMM_LOG < 2 (no timing, summary or per-call line), TSGEMM_MODE / tsgemm_set_mode not
- * gpu, and in auto mode no TSGEMM_GPU_THRESHOLD; and the CPU BLAS is loaded (cblas/f77 are its
- * entry points; either may be NULL). The first call of the process takes the full path, which
- * then decides; tsgemm_set_mode decides again. Residency is checked by the caller
- * (tsg_cuda_surely_absent).
+ * when that pointer is set here (NULL: the path is closed; one load opens or closes it). They
+ * are set only while such a call could not end anywhere else nor need anything else:
+ * TSGEMM_LOG < 2 (no timing, summary or per-call line), TSGEMM_MODE / tsgemm_set_mode not gpu,
+ * and in auto mode no TSGEMM_GPU_THRESHOLD; the CPU BLAS is loaded (a name it lacks stays NULL).
+ * The first call of the process takes the full path, which then decides; tsgemm_set_mode
+ * decides again. Residency is the caller's check (tsg_cuda_surely_absent).
  */
 typedef struct tsg_fast {
-    atomic_int ok;
-    tsg_cblas_sgemm_fn cblas;
-    tsg_f77_sgemm_fn f77;
+    _Atomic(tsg_cblas_sgemm_fn) cblas;
+    _Atomic(tsg_f77_sgemm_fn) f77;
 } tsg_fast;
 
 extern tsg_fast tsg_rt_fast __attribute__((visibility("hidden")));
