@@ -175,17 +175,14 @@ const char *tsg_cpu_describe(void)
  */
 static void drain_at_exit(void) { tsg_thread_exit_drain(20000); /* <= 20 s */ }
 
+/* Marks this thread inside the CPU BLAS (its re-entry guard too); 0 once exit() began. */
 static int enter_blas(void)
 {
-    tsg_thread *t = tsg_thread_self();
-    return t ? tsg_thread_enter_blas(t) : !atomic_load(&tsg_thread_exiting);
+    tsg_thread_self(); /* a block, so that the exit drain sees this thread */
+    return tsg_thread_enter_blas(&tsg_tl);
 }
 
-static void leave_blas(void)
-{
-    tsg_thread *t = tsg_tl.self;
-    if (t) tsg_thread_leave_blas(t);
-}
+static void leave_blas(void) { tsg_thread_leave_blas(&tsg_tl); }
 
 /* One block whose sizes fit 32 bits. */
 static void run_block(void *ctx, const tsg_problem *p)
@@ -196,19 +193,15 @@ static void run_block(void *ctx, const tsg_problem *p)
         return;
     }
     if (fb.cblas) {
-        tsg_tl.in_fallback = 1;
         fb.cblas(TSG_CBLAS_COL_MAJOR, p->transa == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS,
                  p->transb == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS, (int)p->m, (int)p->n,
                  (int)p->k, p->alpha, p->a, (int)p->lda, p->b, (int)p->ldb, p->beta, p->c,
                  (int)p->ldc);
-        tsg_tl.in_fallback = 0;
     } else if (fb.f77) {
         int m = (int)p->m, n = (int)p->n, k = (int)p->k;
         int lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
-        tsg_tl.in_fallback = 1;
         fb.f77(&p->transa, &p->transb, &m, &n, &k, &p->alpha, p->a, &lda, p->b, &ldb, &p->beta,
                p->c, &ldc, 1, 1);
-        tsg_tl.in_fallback = 0;
     } else {
         tsg_ref_sgemm(p);
         return;
@@ -273,7 +266,6 @@ static void run_native(tsg_api api, void *fn, const tsg_problem *p)
 {
     int ta = p->transa == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS;
     int tb = p->transb == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS;
-    tsg_tl.in_fallback = 1;
     if (api == TSG_API_SCIPY_CBLAS) {
         ((cblas_sgemm_fn)fn)(TSG_CBLAS_COL_MAJOR, ta, tb, (int)p->m, (int)p->n, (int)p->k,
                              p->alpha, p->a, (int)p->lda, p->b, (int)p->ldb, p->beta, p->c,
@@ -287,7 +279,6 @@ static void run_native(tsg_api api, void *fn, const tsg_problem *p)
         ((cblas64_fn)fn)(TSG_CBLAS_COL_MAJOR, ta, tb, p->m, p->n, p->k, p->alpha, p->a, p->lda,
                          p->b, p->ldb, p->beta, p->c, p->ldc);
     }
-    tsg_tl.in_fallback = 0;
 }
 
 void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p)

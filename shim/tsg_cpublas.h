@@ -38,7 +38,8 @@ void tsg_cpu_sgemm(const tsg_problem *p);
  */
 void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p);
 
-/* The CPU BLAS's own entry points, for calls that re-enter while tsg_tl.in_fallback is set (tsg_thread.h).
+/* The CPU BLAS's own entry points, for calls that re-enter while this thread is inside the CPU
+ * BLAS (tsg_thread_in_blas).
  * They run the reference loop instead when the library lacks the name. */
 void tsg_cpu_forward_cblas(int layout, int transa, int transb, int m, int n, int k, float alpha,
                            const float *a, int lda, const float *b, int ldb, float beta, float *c,

@@ -77,7 +77,6 @@ static inline tsg_tls *tiny_tls(void)
 static inline void tiny_done(tsg_tls *tl, uint64_t flops)
 {
     tsg_thread *self = tl->self; /* reloaded: one register less to keep across the BLAS call */
-    tsg_thread_leave_blas(self);
     tsg_thread_count(self, TSG_COUNT_CPU, 1);
     tsg_thread_count(self, TSG_COUNT_TINY_FLOPS, flops);
     tl->last_path = "cpu";
@@ -105,7 +104,7 @@ __attribute__((noinline)) static void cblas_full(int layout, int transa, int tra
                                                  const float *b, int ldb, float beta, float *c,
                                                  int ldc)
 {
-    if (tsg_tl.in_fallback) {
+    if (tsg_thread_in_blas(&tsg_tl)) {
         tsg_cpu_forward_cblas(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
         return;
     }
@@ -126,10 +125,11 @@ TSG_EXPORT void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_T
         const uint64_t flops = 2 * (uint64_t)M * (uint64_t)N * (uint64_t)K;
         tsg_tls *tl = tiny_tls();
         tsg_thread *self = tl->self;
-        if (__builtin_expect(self != NULL && !tl->in_fallback, 1) && tsg_thread_enter_blas(self)) {
-            tl->in_fallback = 1;
+        /* a block (the exit drain sees this thread through it), not a re-entry, not exiting */
+        if (__builtin_expect(self != NULL && !tsg_thread_in_blas(tl), 1) &&
+            tsg_thread_enter_blas(tl)) {
             fn(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-            tl->in_fallback = 0;
+            tsg_thread_leave_blas(tl);
             tiny_done(tl, flops);
             return;
         }
@@ -156,7 +156,7 @@ __attribute__((noinline)) static void f77_full(const char *transa, const char *t
                                                const float *b, const int *ldb, const float *beta,
                                                float *c, const int *ldc)
 {
-    if (tsg_tl.in_fallback) {
+    if (tsg_thread_in_blas(&tsg_tl)) {
         tsg_cpu_forward_f77(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
         return;
     }
@@ -182,10 +182,11 @@ TSG_EXPORT void sgemm_(const char *transa, const char *transb, const int *m, con
         const uint64_t flops = 2 * (uint64_t)mm * (uint64_t)nn * (uint64_t)kk;
         tsg_tls *tl = tiny_tls();
         tsg_thread *self = tl->self;
-        if (__builtin_expect(self != NULL && !tl->in_fallback, 1) && tsg_thread_enter_blas(self)) {
-            tl->in_fallback = 1;
+        /* a block (the exit drain sees this thread through it), not a re-entry, not exiting */
+        if (__builtin_expect(self != NULL && !tsg_thread_in_blas(tl), 1) &&
+            tsg_thread_enter_blas(tl)) {
             fn(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
-            tl->in_fallback = 0;
+            tsg_thread_leave_blas(tl);
             tiny_done(tl, flops);
             return;
         }

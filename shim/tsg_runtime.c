@@ -521,7 +521,7 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
         tsg_report_illegal(api, call);
         return;
     }
-    if (tsg_tl.in_fallback) { /* an ILP64 name re-entered from the CPU BLAS: never recurse */
+    if (tsg_thread_in_blas(&tsg_tl)) { /* an ILP64 name re-entered from the CPU BLAS: never recurse */
         if (tsg_apply_scalar_rules(&call->p) == TSG_RULE_COMPUTE) tsg_ref_sgemm(&call->p);
         return;
     }

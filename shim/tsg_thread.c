@@ -35,6 +35,7 @@ static void retire(void *arg)
 {
     tsg_thread *t = arg;
     pthread_mutex_lock(&g_lock);
+    t->depth = NULL; /* this thread's TLS goes away after the destructors */
     atomic_store_explicit(&t->free, 1, memory_order_relaxed);
     pthread_mutex_unlock(&g_lock);
     /* a call from a later key destructor of this thread enrolls again (and sets the key
@@ -80,6 +81,7 @@ tsg_thread *tsg_thread_enroll(void)
             atomic_store_explicit(&g_head, t, memory_order_release);
         }
     }
+    if (t) t->depth = &tsg_tl.depth;
     pthread_mutex_unlock(&g_lock);
     if (!t) return NULL;
     if (g_key_ok) pthread_setspecific(g_key, t);
@@ -103,9 +105,11 @@ void tsg_thread_totals(uint64_t count[TSG_COUNT_N], double sum[TSG_SUM_N])
 static int inside_blas(void)
 {
     int n = 0;
+    pthread_mutex_lock(&g_lock); /* a block's depth pointer is valid only under it */
     for (tsg_thread *b = atomic_load_explicit(&g_head, memory_order_acquire); b;
          b = atomic_load_explicit(&b->next, memory_order_acquire))
-        n += atomic_load(&b->in_blas) != 0;
+        if (b->depth) n += atomic_load(b->depth) != 0;
+    pthread_mutex_unlock(&g_lock);
     return n;
 }
 

@@ -3,8 +3,8 @@
  * instructions, and the registry through which other threads read it (tsg_thread.c).
  *
  * Owns: the call counters (each thread counts into its own block; tsg_thread_totals sums all
- * blocks), the "inside the CPU BLAS" depth that exit() waits for, the re-entry guard and the last
- * path. Plain C with pthreads only: imports nothing else of shim/, so the unit test (and its
+ * blocks), the "inside the CPU BLAS" depth — both the re-entry guard and what exit() waits for —
+ * and the last path. Plain C with pthreads only: imports nothing else of shim/, so the unit test (and its
  * ThreadSanitizer twin) compile it on its own. Must not: print, dispatch, or free a block (blocks
  * are handed from an exited thread to the next new one, so a reader never sees freed memory).
  *
@@ -51,8 +51,8 @@ typedef enum tsg_sum {
 typedef struct tsg_thread {
     _Atomic uint64_t count[TSG_COUNT_N];
     _Atomic double sum[TSG_SUM_N];
-    atomic_int in_blas;                /* CPU BLAS calls this thread is inside (0 or 1; 2 when a
-                                          re-entering name nests)                            */
+    atomic_int *depth;                 /* the owner's tsg_tl.depth; NULL when free (both under
+                                          the registry lock: the exit drain reads it there)  */
     atomic_int free;                   /* 1: no thread owns it (under the registry lock)     */
     struct tsg_thread *_Atomic next;   /* the registry; append-only                          */
 } tsg_thread;
@@ -60,9 +60,10 @@ typedef struct tsg_thread {
 /* Per-thread words the per-call path reads first; one thread-local access reaches them all. */
 typedef struct tsg_tls {
     tsg_thread *self;      /* this thread's block, NULL until its first call (tsg_thread_self) */
-    int in_fallback;       /* 1 while this thread is inside the CPU BLAS: a re-entering call
-                              (netlib's cblas_sgemm calls sgemm_ through the PLT) goes straight
-                              to that library                                                */
+    atomic_int depth;      /* CPU BLAS calls this thread is inside (tsg_thread_enter_blas).
+                              Nonzero: a call arriving now re-enters from the CPU BLAS (netlib's
+                              cblas_sgemm calls sgemm_ through the PLT) and goes straight to
+                              that library. Read by the exit drain through the thread's block. */
     const char *last_path; /* tsgemm_last_path(): "none", "cpu", "gpu", ...                   */
 } tsg_tls;
 
@@ -102,33 +103,39 @@ static inline void tsg_thread_add(tsg_thread *t, tsg_sum s, double v)
                           memory_order_relaxed);
 }
 
+/* 1 while the calling thread is inside the CPU BLAS (tl is its tsg_tl). */
+static inline int tsg_thread_in_blas(tsg_tls *tl)
+{
+    return atomic_load_explicit(&tl->depth, memory_order_relaxed) != 0;
+}
+
 /*
- * Marks the calling thread (block t, not NULL) as inside the CPU BLAS. Returns 1, or 0 when the
+ * Marks the calling thread (tl: its tsg_tl) as inside the CPU BLAS. Returns 1, or 0 when the
  * process is exiting (nothing marked: the caller must not enter the BLAS). The depth is raised
  * before tsg_thread_exiting is read and the exit side sets the flag before reading the depths,
  * with a full barrier in between on both sides — on ours a compiler barrier suffices when the
  * exit side's membarrier() is available (tsg_thread_asym), else a seq_cst exchange — so no call
  * slips into the BLAS unseen by exit (the asymmetric Dekker pattern; a seq_cst load is a plain
- * load on x86-64).
+ * load on x86-64). The exit side sees the depth only of threads that have a block.
  */
-static inline int tsg_thread_enter_blas(tsg_thread *t)
+static inline int tsg_thread_enter_blas(tsg_tls *tl)
 {
-    int d = atomic_load_explicit(&t->in_blas, memory_order_relaxed);
+    int d = atomic_load_explicit(&tl->depth, memory_order_relaxed);
     if (__builtin_expect(tsg_thread_asym, 1)) {
-        atomic_store_explicit(&t->in_blas, d + 1, memory_order_relaxed);
+        atomic_store_explicit(&tl->depth, d + 1, memory_order_relaxed);
         atomic_signal_fence(memory_order_seq_cst); /* the compiler keeps the store first */
     } else {
-        atomic_exchange(&t->in_blas, d + 1); /* seq_cst read-modify-write: a full barrier */
+        atomic_exchange(&tl->depth, d + 1); /* seq_cst read-modify-write: a full barrier */
     }
     if (__builtin_expect(!atomic_load(&tsg_thread_exiting), 1)) return 1;
-    atomic_store_explicit(&t->in_blas, d, memory_order_relaxed);
+    atomic_store_explicit(&tl->depth, d, memory_order_relaxed);
     return 0;
 }
 
 /* Ends what tsg_thread_enter_blas began (release: the call's effects before the depth drops). */
-static inline void tsg_thread_leave_blas(tsg_thread *t)
+static inline void tsg_thread_leave_blas(tsg_tls *tl)
 {
-    atomic_store_explicit(&t->in_blas, atomic_load_explicit(&t->in_blas, memory_order_relaxed) - 1,
+    atomic_store_explicit(&tl->depth, atomic_load_explicit(&tl->depth, memory_order_relaxed) - 1,
                           memory_order_release);
 }
 

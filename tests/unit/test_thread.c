@@ -185,8 +185,10 @@ static atomic_int g_inside, g_release;
 static void *in_blas(void *arg)
 {
     (void)arg;
-    tsg_thread *t = tsg_thread_self();
+    tsg_thread_self(); /* a block: the drain sees this thread */
+    tsg_tls *t = &tsg_tl;
     if (!tsg_thread_enter_blas(t)) return (void *)1;
+    if (!tsg_thread_in_blas(t)) return (void *)2;
     atomic_store(&g_inside, 1);
     while (!atomic_load(&g_release)) {
         struct timespec d = {0, 1000000};
@@ -212,9 +214,10 @@ static void test_exit_drain(void **state)
     pthread_join(th, &rc);
     assert_null(rc);
     assert_int_equal(tsg_thread_exit_drain(1000), 0);
-    tsg_thread *t = tsg_thread_self();
+    tsg_thread_self();
+    tsg_tls *t = &tsg_tl;
     assert_int_equal(tsg_thread_enter_blas(t), 0); /* exiting: the BLAS is closed */
-    assert_int_equal(atomic_load(&t->in_blas), 0);
+    assert_false(tsg_thread_in_blas(t));
 }
 
 int main(void)
