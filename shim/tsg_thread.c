@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-_Thread_local tsg_tls tsg_tl = {NULL, 0, "none"};
+_Thread_local tsg_tls tsg_tl = {NULL, 0, "none", 0};
 atomic_int tsg_thread_exiting;
 int tsg_thread_asym;
 
@@ -31,6 +31,20 @@ static int g_key_ok;
 static void lock_before_fork(void) { pthread_mutex_lock(&g_lock); }
 static void unlock_after_fork(void) { pthread_mutex_unlock(&g_lock); }
 
+/* In a forked child only the forking thread lives on: the other blocks become free (their counts
+ * stay in the totals), so the child's exit never waits for a thread that was inside the BLAS in
+ * the parent. */
+static void child_after_fork(void)
+{
+    for (tsg_thread *b = atomic_load_explicit(&g_head, memory_order_acquire); b;
+         b = atomic_load_explicit(&b->next, memory_order_acquire))
+        if (b != tsg_tl.self) {
+            b->depth = NULL;
+            atomic_store_explicit(&b->free, 1, memory_order_relaxed);
+        }
+    pthread_mutex_unlock(&g_lock);
+}
+
 static void retire(void *arg)
 {
     tsg_thread *t = arg;
@@ -40,8 +54,10 @@ static void retire(void *arg)
     pthread_mutex_unlock(&g_lock);
     /* a call from a later key destructor of this thread enrolls again (and sets the key
      * again, so this destructor runs once more); past the last destructor round the block simply
-     * stays with the dead thread: never freed, still counted */
+     * stays with the dead thread: never freed, still counted, and without a depth pointer (see
+     * tsg_thread_enroll), so the exit drain never reads this thread's freed TLS */
     tsg_tl.self = NULL;
+    tsg_tl.retired = 1;
 }
 
 static long membarrier(int cmd) { return syscall(__NR_membarrier, cmd, 0, 0); }
@@ -49,8 +65,9 @@ static long membarrier(int cmd) { return syscall(__NR_membarrier, cmd, 0, 0); }
 static void init_once(void)
 {
     g_key_ok = pthread_key_create(&g_key, retire) == 0;
-    /* fork while another thread holds the lock: the child must not inherit it locked */
-    pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork);
+    /* fork while another thread holds the lock: the child must not inherit it locked; and the
+     * child has one thread */
+    pthread_atfork(lock_before_fork, unlock_after_fork, child_after_fork);
     long cmds = membarrier(MEMBARRIER_CMD_QUERY);
     if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
         (cmds & MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) &&
@@ -81,7 +98,7 @@ tsg_thread *tsg_thread_enroll(void)
             atomic_store_explicit(&g_head, t, memory_order_release);
         }
     }
-    if (t) t->depth = &tsg_tl.depth;
+    if (t && !tsg_tl.retired) t->depth = &tsg_tl.depth;
     pthread_mutex_unlock(&g_lock);
     if (!t) return NULL;
     if (g_key_ok) pthread_setspecific(g_key, t);

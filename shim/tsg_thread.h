@@ -65,6 +65,7 @@ typedef struct tsg_tls {
                               cblas_sgemm calls sgemm_ through the PLT) and goes straight to
                               that library. Read by the exit drain through the thread's block. */
     const char *last_path; /* tsgemm_last_path(): "none", "cpu", "gpu", ...                   */
+    int retired;           /* the thread-exit hook ran: this thread is ending               */
 } tsg_tls;
 
 extern _Thread_local tsg_tls tsg_tl __attribute__((visibility("hidden")));

@@ -8,7 +8,8 @@
  * after the thread's block was retired included; a reader summing while writers count sees every
  * counter only grow and never beyond the final value; blocks are reused (no growth with the
  * number of threads that ever ran); the exit drain waits for a thread inside the CPU BLAS and
- * afterwards no call enters it.
+ * afterwards no call enters it; in a child forked while another thread was inside, the drain
+ * does not wait for that thread.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -198,10 +200,43 @@ static void *in_blas(void *arg)
     return NULL;
 }
 
+/* fork while another thread is inside the BLAS: the child has only the forking thread, so its
+ * exit drain must not wait for the other one; the parent's counts stay in the child's totals */
+static void test_fork_child_drain(void **state)
+{
+    (void)state;
+    atomic_store(&g_inside, 0);
+    atomic_store(&g_release, 0);
+    tsg_thread_count(tsg_thread_self(), TSG_COUNT_GPU, 3);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, in_blas, NULL), 0);
+    while (!atomic_load(&g_inside)) {
+        struct timespec d = {0, 100000};
+        nanosleep(&d, NULL);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        uint64_t c[TSG_COUNT_N];
+        double s[TSG_SUM_N];
+        tsg_thread_totals(c, s);
+        int still = tsg_thread_exit_drain(2000);
+        _exit(still != 0 ? 1 : c[TSG_COUNT_GPU] < 3 ? 2 : 0);
+    }
+    assert_true(pid > 0);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    atomic_store(&g_release, 1);
+    pthread_join(th, NULL);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void test_exit_drain(void **state)
 {
     (void)state;
     printf("membarrier (asymmetric barrier): %s\n", tsg_thread_asym ? "yes" : "no, fences");
+    atomic_store(&g_inside, 0);
+    atomic_store(&g_release, 0);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, in_blas, NULL), 0);
     while (!atomic_load(&g_inside)) {
@@ -227,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_blocks_reused),
         cmocka_unit_test(test_concurrent_reader),
         cmocka_unit_test(test_count_in_key_destructor),
+        cmocka_unit_test(test_fork_child_drain),
         cmocka_unit_test(test_exit_drain), /* last: sets the exiting flag for good */
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
