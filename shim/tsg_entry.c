@@ -77,8 +77,8 @@ static inline tsg_tls *tiny_tls(void)
 static inline void tiny_done(tsg_tls *tl, uint64_t flops)
 {
     tsg_thread *self = tl->self; /* reloaded: one register less to keep across the BLAS call */
-    tsg_thread_count(self, TSG_COUNT_CPU, 1);
-    tsg_thread_count(self, TSG_COUNT_TINY_FLOPS, flops);
+    tsg_thread_count_own(self, TSG_COUNT_CPU, 1);
+    tsg_thread_count_own(self, TSG_COUNT_TINY_FLOPS, flops);
     tl->last_path = "cpu";
 }
 
@@ -126,8 +126,7 @@ TSG_EXPORT void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_T
         tsg_tls *tl = tiny_tls();
         tsg_thread *self = tl->self;
         /* a block (the exit drain sees this thread through it), not a re-entry, not exiting */
-        if (__builtin_expect(self != NULL && !tsg_thread_in_blas(tl), 1) &&
-            tsg_thread_enter_blas(tl)) {
+        if (__builtin_expect(self != NULL, 1) && tsg_thread_enter_blas_outer(tl)) {
             fn(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
             tsg_thread_leave_blas(tl);
             tiny_done(tl, flops);
@@ -183,8 +182,7 @@ TSG_EXPORT void sgemm_(const char *transa, const char *transb, const int *m, con
         tsg_tls *tl = tiny_tls();
         tsg_thread *self = tl->self;
         /* a block (the exit drain sees this thread through it), not a re-entry, not exiting */
-        if (__builtin_expect(self != NULL && !tsg_thread_in_blas(tl), 1) &&
-            tsg_thread_enter_blas(tl)) {
+        if (__builtin_expect(self != NULL, 1) && tsg_thread_enter_blas_outer(tl)) {
             fn(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
             tsg_thread_leave_blas(tl);
             tiny_done(tl, flops);

@@ -88,12 +88,17 @@ static inline tsg_thread *tsg_thread_self(void)
     return __builtin_expect(t != NULL, 1) ? t : tsg_thread_enroll();
 }
 
+/* count[c] += v by the owning thread (t not NULL). */
+static inline void tsg_thread_count_own(tsg_thread *t, tsg_count c, uint64_t v)
+{
+    atomic_store_explicit(&t->count[c], atomic_load_explicit(&t->count[c], memory_order_relaxed) + v,
+                          memory_order_relaxed);
+}
+
 /* count[c] += v by the owning thread (t may be NULL: then nothing is counted). */
 static inline void tsg_thread_count(tsg_thread *t, tsg_count c, uint64_t v)
 {
-    if (!t) return;
-    atomic_store_explicit(&t->count[c], atomic_load_explicit(&t->count[c], memory_order_relaxed) + v,
-                          memory_order_relaxed);
+    if (t) tsg_thread_count_own(t, c, v);
 }
 
 /* sum[s] += v by the owning thread (t may be NULL). */
@@ -130,6 +135,25 @@ static inline int tsg_thread_enter_blas(tsg_tls *tl)
     }
     if (__builtin_expect(!atomic_load(&tsg_thread_exiting), 1)) return 1;
     atomic_store_explicit(&tl->depth, d, memory_order_relaxed);
+    return 0;
+}
+
+/*
+ * tsg_thread_enter_blas for a call from outside any CPU BLAS call: 1 when the thread was not
+ * inside the BLAS and the process is not exiting (depth now 1); 0 otherwise, nothing changed (a
+ * re-entering call, or exit began: the caller takes its full path). One load of the depth.
+ */
+static inline int tsg_thread_enter_blas_outer(tsg_tls *tl)
+{
+    if (atomic_load_explicit(&tl->depth, memory_order_relaxed) != 0) return 0;
+    if (__builtin_expect(tsg_thread_asym, 1)) {
+        atomic_store_explicit(&tl->depth, 1, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst);
+    } else {
+        atomic_exchange(&tl->depth, 1);
+    }
+    if (__builtin_expect(!atomic_load(&tsg_thread_exiting), 1)) return 1;
+    atomic_store_explicit(&tl->depth, 0, memory_order_relaxed);
     return 0;
 }
 
