@@ -69,7 +69,10 @@ static void refresh_fast(void)
     if (cfg->log_level < 2) tsg_cpu_entry_points(&cblas, &f77);
     pthread_mutex_lock(&g_fast_lock);
     tsg_mode mode = current_mode();
-    int ok = cfg->log_level < 2 && (cblas || f77) &&
+    /* the tiny path's entry mark needs membarrier's asymmetric barrier (tsg_thread.h); the first
+     * call enrolled this thread, so the answer is known */
+    int ok = cfg->log_level < 2 && (cblas || f77) && tsg_thread_self() &&
+             tsg_thread_asymmetric() &&
              (mode == TSG_MODE_CPU || (mode == TSG_MODE_AUTO && cfg->policy.threshold <= 0));
     atomic_store_explicit(&tsg_rt_fast.cblas, ok ? cblas : NULL, memory_order_release);
     atomic_store_explicit(&tsg_rt_fast.f77, ok ? f77 : NULL, memory_order_release);

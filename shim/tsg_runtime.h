@@ -21,7 +21,9 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call);
  * when that pointer is set here (NULL: the path is closed; one load opens or closes it). They
  * are set only while such a call could not end anywhere else nor need anything else:
  * TSGEMM_LOG < 2 (no timing, summary or per-call line), TSGEMM_MODE / tsgemm_set_mode not gpu,
- * and in auto mode no TSGEMM_GPU_THRESHOLD; the CPU BLAS is loaded (a name it lacks stays NULL).
+ * and in auto mode no TSGEMM_GPU_THRESHOLD; the CPU BLAS is loaded (a name it lacks stays NULL);
+ * membarrier is registered (tsg_thread_enter_blas_outer relies on it; without it, e.g. on
+ * kernels before 4.14, every call takes the full path).
  * The first call of the process takes the full path, which then decides; tsgemm_set_mode
  * decides again. Residency is the caller's check (tsg_cuda_surely_absent).
  */

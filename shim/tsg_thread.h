@@ -77,6 +77,10 @@ extern atomic_int tsg_thread_exiting __attribute__((visibility("hidden")));
  * block exists and never changed. */
 extern int tsg_thread_asym __attribute__((visibility("hidden")));
 
+/* 1 once membarrier(PRIVATE_EXPEDITED) is registered for this process (after the first
+ * tsg_thread_enroll; never changes afterwards). */
+static inline int tsg_thread_asymmetric(void) { return tsg_thread_asym; }
+
 /* Adopts a free block or allocates one for the calling thread, registers a thread-exit hook that
  * frees it again, and returns it. NULL only when memory is exhausted. */
 tsg_thread *tsg_thread_enroll(void);
@@ -139,19 +143,17 @@ static inline int tsg_thread_enter_blas(tsg_tls *tl)
 }
 
 /*
- * tsg_thread_enter_blas for a call from outside any CPU BLAS call: 1 when the thread was not
- * inside the BLAS and the process is not exiting (depth now 1); 0 otherwise, nothing changed (a
- * re-entering call, or exit began: the caller takes its full path). One load of the depth.
+ * tsg_thread_enter_blas for a call from outside any CPU BLAS call, on a process where membarrier
+ * is registered (tsg_thread_asym: the caller checked it once, e.g. before opening its path): 1
+ * when the thread was not inside the BLAS and the process is not exiting (depth now 1); 0
+ * otherwise, nothing changed (a re-entering call, or exit began: the caller takes its full
+ * path). One load of the depth, a store, a compiler barrier, one load of the exit flag.
  */
 static inline int tsg_thread_enter_blas_outer(tsg_tls *tl)
 {
     if (atomic_load_explicit(&tl->depth, memory_order_relaxed) != 0) return 0;
-    if (__builtin_expect(tsg_thread_asym, 1)) {
-        atomic_store_explicit(&tl->depth, 1, memory_order_relaxed);
-        atomic_signal_fence(memory_order_seq_cst);
-    } else {
-        atomic_exchange(&tl->depth, 1);
-    }
+    atomic_store_explicit(&tl->depth, 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst); /* the compiler keeps the store first */
     if (__builtin_expect(!atomic_load(&tsg_thread_exiting), 1)) return 1;
     atomic_store_explicit(&tl->depth, 0, memory_order_relaxed);
     return 0;
