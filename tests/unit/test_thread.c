@@ -200,6 +200,24 @@ static void *in_blas(void *arg)
     return NULL;
 }
 
+/* the tiny path's entry mark: enters from depth 0 only (a re-entering call is refused) */
+static void test_enter_outer(void **state)
+{
+    (void)state;
+    tsg_thread_self();
+    if (!tsg_thread_asymmetric()) skip(); /* the tiny path is closed without membarrier */
+    tsg_tls *t = &tsg_tl;
+    assert_false(tsg_thread_in_blas(t));
+    assert_int_equal(tsg_thread_enter_blas_outer(t), 1);
+    assert_true(tsg_thread_in_blas(t));
+    assert_int_equal(tsg_thread_enter_blas_outer(t), 0); /* re-entry: nothing changed */
+    assert_int_equal(tsg_thread_enter_blas(t), 1);        /* the full path nests */
+    tsg_thread_leave_blas(t);
+    assert_true(tsg_thread_in_blas(t));
+    tsg_thread_leave_blas(t);
+    assert_false(tsg_thread_in_blas(t));
+}
+
 /* fork while another thread is inside the BLAS: the child has only the forking thread, so its
  * exit drain must not wait for the other one; the parent's counts stay in the child's totals */
 static void test_fork_child_drain(void **state)
@@ -262,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_blocks_reused),
         cmocka_unit_test(test_concurrent_reader),
         cmocka_unit_test(test_count_in_key_destructor),
+        cmocka_unit_test(test_enter_outer),
         cmocka_unit_test(test_fork_child_drain),
         cmocka_unit_test(test_exit_drain), /* last: sets the exiting flag for good */
     };
