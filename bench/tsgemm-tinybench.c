@@ -300,14 +300,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "tsgemm-tinybench: cannot write %s: %s\n", csv, strerror(errno));
         return 1;
     }
-    if (out) fprintf(out, "api,n,lib,rounds,calls,median_ns,q1_ns,q3_ns,over_ns,over_q1_ns,over_q3_ns\n");
-    double *v = malloc(sizeof(double) * rounds), *d = malloc(sizeof(double) * rounds);
+    if (out)
+        fprintf(out, "api,n,lib,rounds,calls,median_ns,q1_ns,q3_ns,over_ns,over_q1_ns,over_q3_ns,"
+                     "ratio\n");
+    double *v = malloc(sizeof(double) * rounds), *d = malloc(sizeof(double) * rounds),
+           *q = malloc(sizeof(double) * rounds);
+    if (!v || !d || !q) return 1;
     printf("\nmedian ns/call over %d rounds; +x = the median over rounds of (library - openblas) in"
-           " the same round, [q1, q3] its quartiles\n",
+           " the same round,\n[q1, q3] its quartiles; xr = the median over rounds of library /"
+           " openblas\n",
            rounds);
     for (int api = 0; api < napis; ++api) {
         printf("\n%-12s %3s", api == API_CBLAS ? "cblas_sgemm" : "sgemm_", "n");
-        for (int l = 0; l < g_nlibs; ++l) printf(" %28s", g_libs[l].label);
+        for (int l = 0; l < g_nlibs; ++l) printf(" %34s", g_libs[l].label);
         printf("\n");
         for (int s = 0; s < nsizes; ++s) {
             printf("%-12s %3d", "", sizes[s]);
@@ -315,19 +320,22 @@ int main(int argc, char **argv)
                 for (int r = 0; r < rounds; ++r) {
                     v[r] = T(l, api, s, r);
                     d[r] = T(l, api, s, r) - T(0, api, s, r);
+                    q[r] = T(l, api, s, r) / T(0, api, s, r);
                 }
                 double q1 = quantile(v, rounds, 0.25), q3 = quantile(v, rounds, 0.75);
                 double med = quantile(v, rounds, 0.5);
                 double o = quantile(d, rounds, 0.5), o1 = quantile(d, rounds, 0.25),
                        o3 = quantile(d, rounds, 0.75);
+                double ratio = quantile(q, rounds, 0.5);
                 if (l == 0)
-                    printf(" %11.1f [%5.1f,%5.1f]     ", med, q1, q3);
+                    printf(" %17.1f [%5.1f,%5.1f]     ", med, q1, q3);
                 else
-                    printf(" %7.1f %+6.1f [%+5.1f,%+5.1f]", med, o, o1, o3);
+                    printf(" %7.1f %+6.1f [%+5.1f,%+5.1f] x%.2f", med, o, o1, o3, ratio);
                 if (out)
-                    fprintf(out, "%s,%d,%s,%d,%ld,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n",
+                    fprintf(out, "%s,%d,%s,%d,%ld,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.3f\n",
                             api == API_CBLAS ? "cblas_sgemm" : "sgemm_", sizes[s], g_libs[l].label,
-                            rounds, calls[api][s], med, q1, q3, l ? o : 0, l ? o1 : 0, l ? o3 : 0);
+                            rounds, calls[api][s], med, q1, q3, l ? o : 0, l ? o1 : 0, l ? o3 : 0,
+                            l ? ratio : 1.0);
             }
             printf("\n");
         }
@@ -336,6 +344,6 @@ int main(int argc, char **argv)
     /* the last timed call's C must still be right (no state leaked between libraries) */
     for (int l = 0; l < g_nlibs; ++l)
         if (check(&g_libs[l], API_CBLAS, sizes[nsizes - 1], a, b, c) != 0) return 1;
-    free(v), free(d), free(t), free(a), free(b), free(c);
+    free(v), free(d), free(q), free(t), free(a), free(b), free(c);
     return 0;
 }
