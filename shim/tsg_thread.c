@@ -132,6 +132,7 @@ static int inside_blas(void)
 
 int tsg_thread_exit_drain(int max_ms)
 {
+    pthread_once(&g_once, init_once); /* tsg_thread_asym as the enrolled threads saw it */
     atomic_store(&tsg_thread_exiting, 1); /* seq_cst, as the loads below */
     /* the other half of tsg_thread_enter_blas's barrier: a full barrier on every thread of the
      * process, so each one either has its depth visible here or will see the flag. Without
