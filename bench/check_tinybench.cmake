@@ -2,13 +2,20 @@
 # libtsgemm next to OpenBLAS. It must exit 0 (every result exact, the library's counters saw the
 # calls), and its CSV must hold one row per name x size x library with positive, finite times.
 # Speed is not asserted. Arguments: -DBENCH=<tsgemm-tinybench> -DLIB=<libtsgemm.so>
-# -DWORKDIR=<scratch directory>.
+# -DWORKDIR=<scratch directory>; -DGLOBAL=ON: the library is preloaded instead (LD_PRELOAD, the
+# bench's --global), as in a program linked to OpenBLAS.
 cmake_minimum_required(VERSION 3.24)
 file(REMOVE_RECURSE "${WORKDIR}")
 file(MAKE_DIRECTORY "${WORKDIR}")
+if(GLOBAL)
+  set(ENV{LD_PRELOAD} "${LIB}")
+  set(which --global tsgemm)
+else()
+  set(which --lib "${LIB}" --label tsgemm)
+endif()
 execute_process(
-  COMMAND "${BENCH}" --check --f77 --rounds 3 --sizes 2,3,8 --target-us 200
-          --lib "${LIB}" --label tsgemm --csv out.csv
+  COMMAND "${BENCH}" --check --f77 --rounds 3 --sizes 2,3,8 --target-us 200 ${which}
+          --csv out.csv
   WORKING_DIRECTORY "${WORKDIR}"
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 file(WRITE "${WORKDIR}/stdout.txt" "${out}")

@@ -55,12 +55,14 @@ static double now_ns(void)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: tsgemm-tinybench [--openblas PATH] [--lib PATH --label NAME]... [--rounds N]\n"
+            "usage: tsgemm-tinybench [--openblas PATH] [--lib PATH --label NAME]... [--global NAME]\n"
+            "                        [--rounds N]\n"
             "                        [--sizes 2,3,4,8,16] [--target-us US] [--f77] [--cpu N]\n"
             "                        [--check] [--csv FILE]\n"
             "Times cblas_sgemm (and sgemm_ with --f77) on n x n x n, one thread, libraries\n"
             "interleaved round by round; prints the median ns/call and the overhead over the\n"
-            "first library (OpenBLAS, loaded by --openblas, default libopenblas.so.0).\n");
+            "first library (OpenBLAS, loaded by --openblas, default libopenblas.so.0).\n"
+            "--global NAME times the process's global cblas_sgemm/sgemm_ (a preloaded library).\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -81,8 +83,8 @@ static double quantile(double *v, int n, double q)
 
 static int load(lib *l)
 {
-    l->handle = dlopen(l->path, RTLD_NOW | RTLD_LOCAL);
-    if (!l->handle) {
+    l->handle = l->path ? dlopen(l->path, RTLD_NOW | RTLD_LOCAL) : RTLD_DEFAULT;
+    if (l->path && !l->handle) {
         fprintf(stderr, "tsgemm-tinybench: cannot load %s: %s\n", l->path, dlerror());
         return -1;
     }
@@ -90,7 +92,9 @@ static int load(lib *l)
     l->f77 = (f77_fn)dlsym(l->handle, "sgemm_");
     l->stats = (stats_fn)dlsym(l->handle, "tsgemm_get_stats_v");
     if (!l->cblas) {
-        fprintf(stderr, "tsgemm-tinybench: %s has no cblas_sgemm\n", l->path);
+        fprintf(stderr, "tsgemm-tinybench: %s has no cblas_sgemm%s\n",
+                l->path ? l->path : "the global scope",
+                l->path ? "" : " (--global: run under LD_PRELOAD=libtsgemm.so)");
         return -1;
     }
     return 0;
@@ -171,6 +175,9 @@ int main(int argc, char **argv)
             return 2;
         } else if (!strcmp(o, "--openblas")) {
             openblas = v, ++i;
+        } else if (!strcmp(o, "--global")) {
+            if (nuser + 1 >= MAX_LIBS) return 2;
+            paths[nuser] = NULL, labels[nuser] = v, ++nuser, ++i;
         } else if (!strcmp(o, "--lib")) {
             if (nuser + 1 >= MAX_LIBS) return 2;
             paths[nuser] = v, labels[nuser] = NULL, ++nuser, ++i;
@@ -216,15 +223,17 @@ int main(int argc, char **argv)
      * already in the process), so every column runs the same OpenBLAS code */
     g_libs[g_nlibs++] = (lib){.path = openblas, .label = "openblas"};
     for (int i = 0; i < nuser; ++i) {
-        const char *base = strrchr(paths[i], '/');
-        g_libs[g_nlibs++] = (lib){.path = paths[i], .label = labels[i] ? labels[i] : base ? base + 1 : paths[i]};
+        const char *base = paths[i] ? strrchr(paths[i], '/') : NULL;
+        g_libs[g_nlibs++] =
+            (lib){.path = paths[i], .label = labels[i] ? labels[i] : base ? base + 1 : paths[i]};
     }
     for (int i = 0; i < g_nlibs; ++i)
         if (load(&g_libs[i]) != 0) return 1;
     const int napis = f77 ? 2 : 1;
     for (int i = 0; i < g_nlibs; ++i)
         if (f77 && !g_libs[i].f77) {
-            fprintf(stderr, "tsgemm-tinybench: %s has no sgemm_\n", g_libs[i].path);
+            fprintf(stderr, "tsgemm-tinybench: %s has no sgemm_\n",
+                    g_libs[i].path ? g_libs[i].path : "the global scope");
             return 1;
         }
 
@@ -265,7 +274,8 @@ int main(int argc, char **argv)
     }
     printf("tsgemm-tinybench: %d libraries, results exact (%ld checks)\n", g_nlibs, checked);
     for (int l = 0; l < g_nlibs; ++l)
-        printf("  %-10s %s%s\n", g_libs[l].label, g_libs[l].path,
+        printf("  %-10s %s%s\n", g_libs[l].label,
+               g_libs[l].path ? g_libs[l].path : "(the global scope: a preloaded library)",
                g_libs[l].stats ? " (tsgemm: counters confirm the calls)" : "");
 
     /* calls per measurement: about target_us each, from a calibration run */
