@@ -21,18 +21,14 @@
 #include "../src/tsg_split.h"
 #include "tsg_cpublas.h"
 #include "tsg_log.h"
+#include "tsg_thread.h"
 
 #ifndef TSGEMM_DEFAULT_CPU_BLAS
 #define TSGEMM_DEFAULT_CPU_BLAS "libopenblas.so.0"
 #endif
 
-typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
-                               const float *, int, float, float *, int);
-typedef void (*f77_sgemm_fn)(const char *, const char *, const int *, const int *, const int *,
-                             const float *, const float *, const int *, const float *,
-                             const int *, const float *, float *, const int *, size_t, size_t);
-
-_Thread_local int tsg_in_fallback;
+typedef tsg_cblas_sgemm_fn cblas_sgemm_fn;
+typedef tsg_f77_sgemm_fn f77_sgemm_fn;
 
 static void drain_at_exit(void);
 
@@ -155,6 +151,13 @@ static void load_once(void)
 
 static void ensure_loaded(void) { pthread_once(&fb.once, load_once); }
 
+void tsg_cpu_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77)
+{
+    ensure_loaded();
+    *cblas = fb.cblas;
+    *f77 = fb.f77;
+}
+
 const char *tsg_cpu_describe(void)
 {
     ensure_loaded();
@@ -166,42 +169,20 @@ const char *tsg_cpu_describe(void)
  * destructor, and OpenBLAS's destructor (gotoblas_quit) joins its threads and frees its buffers —
  * with a call still running that hangs (0.3.21: a busy worker loses the shutdown request) or
  * crashes. So at exit we let the calls in flight finish (bounded) and send calls that start
- * afterwards to the portable loop. inflight is raised before exiting is read (and exiting set
- * before inflight is read), so no call slips into the CPU BLAS unseen.
+ * afterwards to the portable loop. Each thread marks itself inside the BLAS in its own block
+ * (tsg_thread.h: no locked instruction per call); the exit side sets the flag and then reads
+ * every block.
  */
-enum { NSHARD = 16 };
-/* the in-flight count, spread over cache lines so that threads making many small calls at once
- * do not all hammer one line; a thread always uses the same shard */
-static struct {
-    atomic_int n;
-    char pad[64 - sizeof(atomic_int)];
-} g_inflight[NSHARD];
-static atomic_int g_exiting, g_next_shard;
-static _Thread_local int t_shard = -1;
+static void drain_at_exit(void) { tsg_thread_exit_drain(20000); /* <= 20 s */ }
 
-static int inflight_total(void)
-{
-    int total = 0;
-    for (int i = 0; i < NSHARD; ++i) total += atomic_load(&g_inflight[i].n);
-    return total;
-}
-
-static void drain_at_exit(void)
-{
-    atomic_store(&g_exiting, 1);
-    for (int i = 0; i < 20000 && inflight_total() > 0; ++i) usleep(1000); /* <= 20 s */
-}
-
+/* Marks this thread inside the CPU BLAS (its re-entry guard too); 0 once exit() began. */
 static int enter_blas(void)
 {
-    if (t_shard < 0) t_shard = atomic_fetch_add_explicit(&g_next_shard, 1, memory_order_relaxed) % NSHARD;
-    atomic_fetch_add(&g_inflight[t_shard].n, 1); /* seq_cst: ordered before the load below */
-    if (!atomic_load(&g_exiting)) return 1;
-    atomic_fetch_sub(&g_inflight[t_shard].n, 1);
-    return 0;
+    tsg_thread_self(); /* a block, so that the exit drain sees this thread */
+    return tsg_thread_enter_blas(&tsg_tl);
 }
 
-static void leave_blas(void) { atomic_fetch_sub_explicit(&g_inflight[t_shard].n, 1, memory_order_release); }
+static void leave_blas(void) { tsg_thread_leave_blas(&tsg_tl); }
 
 /* One block whose sizes fit 32 bits. */
 static void run_block(void *ctx, const tsg_problem *p)
@@ -212,19 +193,15 @@ static void run_block(void *ctx, const tsg_problem *p)
         return;
     }
     if (fb.cblas) {
-        tsg_in_fallback = 1;
         fb.cblas(TSG_CBLAS_COL_MAJOR, p->transa == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS,
                  p->transb == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS, (int)p->m, (int)p->n,
                  (int)p->k, p->alpha, p->a, (int)p->lda, p->b, (int)p->ldb, p->beta, p->c,
                  (int)p->ldc);
-        tsg_in_fallback = 0;
     } else if (fb.f77) {
         int m = (int)p->m, n = (int)p->n, k = (int)p->k;
         int lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
-        tsg_in_fallback = 1;
         fb.f77(&p->transa, &p->transb, &m, &n, &k, &p->alpha, p->a, &lda, p->b, &ldb, &p->beta,
                p->c, &ldc, 1, 1);
-        tsg_in_fallback = 0;
     } else {
         tsg_ref_sgemm(p);
         return;
@@ -289,7 +266,6 @@ static void run_native(tsg_api api, void *fn, const tsg_problem *p)
 {
     int ta = p->transa == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS;
     int tb = p->transb == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS;
-    tsg_in_fallback = 1;
     if (api == TSG_API_SCIPY_CBLAS) {
         ((cblas_sgemm_fn)fn)(TSG_CBLAS_COL_MAJOR, ta, tb, (int)p->m, (int)p->n, (int)p->k,
                              p->alpha, p->a, (int)p->lda, p->b, (int)p->ldb, p->beta, p->c,
@@ -303,7 +279,6 @@ static void run_native(tsg_api api, void *fn, const tsg_problem *p)
         ((cblas64_fn)fn)(TSG_CBLAS_COL_MAJOR, ta, tb, p->m, p->n, p->k, p->alpha, p->a, p->lda,
                          p->b, p->ldb, p->beta, p->c, p->ldc);
     }
-    tsg_in_fallback = 0;
 }
 
 void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p)

@@ -5,11 +5,24 @@
 #ifndef TSG_CPUBLAS_H
 #define TSG_CPUBLAS_H
 
+#include <stddef.h>
+
 #include "../src/tsg_problem.h"
 #include "tsg_api.h"
 
-/* 1 while this thread is inside the CPU BLAS (re-entrant calls go straight to it). */
-extern _Thread_local int tsg_in_fallback;
+/* The CPU BLAS's own cblas_sgemm and Fortran sgemm_ (with gfortran's hidden lengths). */
+typedef void (*tsg_cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
+                                   const float *, int, float, float *, int);
+typedef void (*tsg_f77_sgemm_fn)(const char *, const char *, const int *, const int *, const int *,
+                                 const float *, const float *, const int *, const float *,
+                                 const int *, const float *, float *, const int *, size_t, size_t);
+
+/*
+ * Loads the CPU BLAS (once) and returns its own entry points for the tiny-call path of
+ * tsg_entry.c: NULL for a name the library lacks, both NULL when only the portable loop is
+ * available. Never tsgemm's own (the loader refuses a library that resolves to us).
+ */
+void tsg_cpu_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77);
 
 /* Runs p on the CPU BLAS (OpenBLAS through its own dlopen handle; sizes beyond 32 bits in blocks;
  * the portable loop when no BLAS can be loaded). Never fails. */
@@ -25,7 +38,8 @@ void tsg_cpu_sgemm(const tsg_problem *p);
  */
 void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p);
 
-/* The CPU BLAS's own entry points, for calls that re-enter while tsg_in_fallback is set.
+/* The CPU BLAS's own entry points, for calls that re-enter while this thread is inside the CPU
+ * BLAS (tsg_thread_in_blas).
  * They run the reference loop instead when the library lacks the name. */
 void tsg_cpu_forward_cblas(int layout, int transa, int transb, int m, int n, int k, float alpha,
                            const float *a, int lda, const float *b, int ldb, float beta, float *c,

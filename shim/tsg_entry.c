@@ -7,14 +7,111 @@
  * Each entry point only reads its arguments into a tsg_call (src/) and hands it to the runtime.
  * A call arriving while this thread is already inside the CPU BLAS (netlib's cblas_sgemm calls
  * sgemm_ through the PLT, which resolves to us when preloaded) goes straight to that library.
+ *
+ * Tiny calls (cblas_sgemm, sgemm_): a legal call on host memory with m*n*k below the GPU floor
+ * can only end on the CPU BLAS, so it goes there first, with as little as possible in front of
+ * it (docs/NOTES.md "Small calls": the cost it replaced): one thread-local access, the gate
+ * (tsg_rt_fast: the entry point, set once an earlier call read the knobs and loaded the BLAS),
+ * the residency gate (two loads while no libcuda is in the process), the reference checks
+ * written as compares that accept only a plainly legal call, then the library's own entry point
+ * with the caller's very arguments, and two counters in this thread's block. Anything else — an illegal argument, a
+ * quick return, alpha = 0 (OpenBLAS would read A and B), a process with CUDA, TSGEMM_LOG >= 2,
+ * the first call — takes the full path, which reports, decides and counts as before.
  */
+#define _GNU_SOURCE
 #include <cblas-netlib.h> /* the reference prototype: our cblas_sgemm must match it exactly */
 #include <stdint.h>
 
+#include "../src/tsg_dispatch.h"
 #include "tsg_cpublas.h"
+#include "tsg_residency.h"
 #include "tsg_runtime.h"
+#include "tsg_thread.h"
 
 #define TSG_EXPORT __attribute__((visibility("default")))
+
+/* m*n*k below this is a tiny call: 2*m*n*k < TSG_GPU_FLOOR_FLOPS, the dispatcher's own rule */
+#define TSG_TINY_MNK ((uint64_t)(TSG_GPU_FLOOR_FLOPS / 2))
+_Static_assert(TSG_TINY_MNK * 2 == (uint64_t)TSG_GPU_FLOOR_FLOPS, "the floor is an even integer");
+
+/*
+ * 1 when the column-major problem (m, n, k, op(A) is m x k, ...) is legal by the reference
+ * checks (ld >= rows; with m, n, k >= 1 max(1, rows) is rows), needs a real product (alpha != 0,
+ * k >= 1, m, n >= 1: no scalar rule applies) and is tiny. ta/tb: 1 for no transpose.
+ * m*n < 2^21 keeps m*n*k < 2^52: no overflow.
+ */
+static inline int tiny_legal(int ta_n, int tb_n, int64_t m, int64_t n, int64_t k, float alpha,
+                             int64_t lda, int64_t ldb, int64_t ldc)
+{
+    if (m <= 0 || n <= 0 || k <= 0 || alpha == 0.0f) return 0;
+    if (lda < (ta_n ? m : k) || ldb < (tb_n ? k : n) || ldc < m) return 0;
+    uint64_t mn = (uint64_t)m * (uint64_t)n;
+    return mn < TSG_TINY_MNK && mn * (uint64_t)k < TSG_TINY_MNK;
+}
+
+/* The gate of the tiny path: the CPU BLAS entry point when the knobs allow the path (else NULL)
+ * and no CUDA memory is possible in this process. */
+static inline tsg_cblas_sgemm_fn tiny_cblas_fn(void)
+{
+    tsg_cblas_sgemm_fn fn = atomic_load_explicit(&tsg_rt_fast.cblas, memory_order_acquire);
+    return fn && tsg_cuda_surely_absent() ? fn : NULL;
+}
+
+static inline tsg_f77_sgemm_fn tiny_f77_fn(void)
+{
+    tsg_f77_sgemm_fn fn = atomic_load_explicit(&tsg_rt_fast.f77, memory_order_acquire);
+    return fn && tsg_cuda_surely_absent() ? fn : NULL;
+}
+
+/* This thread's words: one __tls_get_addr call. The empty asm hides where the pointer came from,
+ * so the compiler keeps it in a register across the BLAS call instead of asking for it again
+ * (GCC treats a TLS address as a constant it may recompute). */
+static inline tsg_tls *tiny_tls(void)
+{
+    tsg_tls *tl = &tsg_tl;
+    __asm__("" : "+r"(tl));
+    return tl;
+}
+
+/* After the CPU BLAS ran a tiny call for this thread: the counters the full path would add. */
+static inline void tiny_done(tsg_tls *tl, uint64_t flops)
+{
+    tsg_thread *self = tl->self; /* reloaded: one register less to keep across the BLAS call */
+    tsg_thread_count_own(self, TSG_COUNT_CPU, 1);
+    tsg_thread_count_own(self, TSG_COUNT_TINY_FLOPS, flops);
+    tl->last_path = "cpu";
+}
+
+/* A cblas_sgemm call that the tiny path can take (the layout decides which operand is which);
+ * 0 for anything else, illegal arguments included: the full path reports those. */
+static inline int tiny_cblas(int layout, int transa, int transb, int64_t m, int64_t n, int64_t k,
+                             float alpha, int64_t lda, int64_t ldb, int64_t ldc)
+{
+    if ((unsigned)(transa - CblasNoTrans) > 2u || (unsigned)(transb - CblasNoTrans) > 2u) return 0;
+    if (layout == CblasColMajor)
+        return tiny_legal(transa == CblasNoTrans, transb == CblasNoTrans, m, n, k, alpha, lda, ldb,
+                          ldc);
+    if (layout == CblasRowMajor) /* C^T = op(B)^T op(A)^T: the swap of tsg_map_cblas */
+        return tiny_legal(transb == CblasNoTrans, transa == CblasNoTrans, n, m, k, alpha, ldb, lda,
+                          ldc);
+    return 0;
+}
+
+/* Everything but the tiny path: re-entry from the CPU BLAS, or read the call and run it through
+ * the runtime. Out of line, so that the tiny path's frame holds nothing of it. */
+__attribute__((noinline)) static void cblas_full(int layout, int transa, int transb, int m, int n,
+                                                 int k, float alpha, const float *a, int lda,
+                                                 const float *b, int ldb, float beta, float *c,
+                                                 int ldc)
+{
+    if (tsg_thread_in_blas(&tsg_tl)) {
+        tsg_cpu_forward_cblas(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    tsg_call call;
+    tsg_map_cblas(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &call);
+    tsg_rt_sgemm(TSG_API_CBLAS, &call);
+}
 
 TSG_EXPORT void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
                             const CBLAS_INT M, const CBLAS_INT N, const CBLAS_INT K,
@@ -22,23 +119,47 @@ TSG_EXPORT void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_T
                             const float *B, const CBLAS_INT ldb, const float beta, float *C,
                             const CBLAS_INT ldc)
 {
-    if (tsg_in_fallback) {
-        tsg_cpu_forward_cblas(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
+    tsg_cblas_sgemm_fn fn;
+    if (tiny_cblas(layout, TransA, TransB, M, N, K, alpha, lda, ldb, ldc) &&
+        (fn = tiny_cblas_fn()) != NULL) {
+        const uint64_t flops = 2 * (uint64_t)M * (uint64_t)N * (uint64_t)K;
+        tsg_tls *tl = tiny_tls();
+        tsg_thread *self = tl->self;
+        /* a block (the exit drain sees this thread through it), not a re-entry, not exiting */
+        if (__builtin_expect(self != NULL, 1) && tsg_thread_enter_blas_outer(tl)) {
+            fn(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+            tsg_thread_leave_blas(tl);
+            tiny_done(tl, flops);
+            return;
+        }
     }
-    tsg_call call;
-    tsg_map_cblas(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, &call);
-    tsg_rt_sgemm(TSG_API_CBLAS, &call);
+    cblas_full(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 /* A Fortran-style call with 32-bit integers through `api`. */
-static void f77_32(tsg_api api, const char *transa, const char *transb, const int *m,
-                   const int *n, const int *k, const float *alpha, const float *a, const int *lda,
-                   const float *b, const int *ldb, const float *beta, float *c, const int *ldc)
+__attribute__((noinline)) static void f77_32(tsg_api api, const char *transa, const char *transb,
+                                             const int *m, const int *n, const int *k,
+                                             const float *alpha, const float *a, const int *lda,
+                                             const float *b, const int *ldb, const float *beta,
+                                             float *c, const int *ldc)
 {
     tsg_call call;
     tsg_map_fortran(*transa, *transb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc, &call);
     tsg_rt_sgemm(api, &call);
+}
+
+/* sgemm_ apart from the tiny path (out of line, as cblas_full). */
+__attribute__((noinline)) static void f77_full(const char *transa, const char *transb,
+                                               const int *m, const int *n, const int *k,
+                                               const float *alpha, const float *a, const int *lda,
+                                               const float *b, const int *ldb, const float *beta,
+                                               float *c, const int *ldc)
+{
+    if (tsg_thread_in_blas(&tsg_tl)) {
+        tsg_cpu_forward_f77(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    f77_32(TSG_API_F77, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /*
@@ -50,11 +171,25 @@ TSG_EXPORT void sgemm_(const char *transa, const char *transb, const int *m, con
                        const float *b, const int *ldb, const float *beta, float *c,
                        const int *ldc)
 {
-    if (tsg_in_fallback) {
-        tsg_cpu_forward_f77(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-        return;
+    /* N n: no transpose; T t C c: transpose (OR 0x20 lower-cases letters only) */
+    const int ta = *transa | 0x20, tb = *transb | 0x20;
+    const int64_t mm = *m, nn = *n, kk = *k;
+    tsg_f77_sgemm_fn fn;
+    if ((ta == 'n' || ta == 't' || ta == 'c') && (tb == 'n' || tb == 't' || tb == 'c') &&
+        tiny_legal(ta == 'n', tb == 'n', mm, nn, kk, *alpha, *lda, *ldb, *ldc) &&
+        (fn = tiny_f77_fn()) != NULL) {
+        const uint64_t flops = 2 * (uint64_t)mm * (uint64_t)nn * (uint64_t)kk;
+        tsg_tls *tl = tiny_tls();
+        tsg_thread *self = tl->self;
+        /* a block (the exit drain sees this thread through it), not a re-entry, not exiting */
+        if (__builtin_expect(self != NULL, 1) && tsg_thread_enter_blas_outer(tl)) {
+            fn(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+            tsg_thread_leave_blas(tl);
+            tiny_done(tl, flops);
+            return;
+        }
     }
-    f77_32(TSG_API_F77, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    f77_full(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /* ---- ILP64: 64-bit integers everywhere (OpenBLAS INTERFACE64 names; numpy/scipy wheels add the

@@ -50,6 +50,8 @@ static atomic_int g_own_start;              /* tsgemm started its GPU (may load 
 static struct link_map *_Atomic g_tail;     /* object list tail at the last look       */
 static void *g_tail_handle;                 /* our reference that keeps it loaded      */
 static pthread_mutex_t g_scan_lock = PTHREAD_MUTEX_INITIALIZER;
+/* g_tail while libcuda has not been seen, else NULL: the tiny-call gate (tsg_cuda_surely_absent) */
+struct link_map *_Atomic tsg_res_quiet_tail;
 static get_attrs_fn g_get_attrs;
 static stream_sync_fn g_stream_sync;
 static ctx_get_fn g_ctx_get;
@@ -99,6 +101,7 @@ static int rescan(void)
                 g_stream_sync = (stream_sync_fn)dlsym(h, "cuStreamSynchronize");
                 g_ctx_get = (ctx_get_fn)dlsym(h, "cuCtxGetCurrent");
             }
+            atomic_store(&tsg_res_quiet_tail, NULL); /* before g_cuda: the gate closes first */
             atomic_store(&g_cuda, 1);
             if (!atomic_load(&g_own_start)) atomic_store(&g_foreign, 1);
         }
@@ -120,6 +123,8 @@ static int rescan(void)
         void *old = g_tail_handle;
         g_tail_handle = h;
         atomic_store_explicit(&g_tail, lm, memory_order_release);
+        atomic_store_explicit(&tsg_res_quiet_tail, atomic_load(&g_cuda) ? NULL : lm,
+                              memory_order_release);
         if (old) dlclose(old);
         break;
     }

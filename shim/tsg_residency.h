@@ -11,6 +11,9 @@
 #ifndef TSG_RESIDENCY_H
 #define TSG_RESIDENCY_H
 
+#include <link.h>
+#include <stdatomic.h>
+
 #include "../src/tsg_problem.h"
 
 /*
@@ -20,6 +23,21 @@
  * nothing measurable per call (TESTING.md fault class 19; tiny-call budget, docs/NOTES.md).
  */
 int tsg_cuda_present(void);
+
+/* The object list's tail at the last look while libcuda has never been seen, else NULL. */
+extern struct link_map *_Atomic tsg_res_quiet_tail __attribute__((visibility("hidden")));
+
+/*
+ * 1 when libcuda is certainly not in this process: it was absent at the last look and nothing
+ * has been loaded since (the tail of the loader's list has no successor). Two loads, no call:
+ * the tiny-call path's residency check, so a process without CUDA pays nothing more. 0 means
+ * "ask tsg_cuda_may_pass_operands" (also before the first look).
+ */
+static inline int tsg_cuda_surely_absent(void)
+{
+    struct link_map *t = atomic_load_explicit(&tsg_res_quiet_tail, memory_order_acquire);
+    return t != NULL && __atomic_load_n(&t->l_next, __ATOMIC_ACQUIRE) == NULL;
+}
 
 /*
  * Whether this call's operands may be CUDA memory, cheaply: no when libcuda is not loaded; yes

@@ -35,6 +35,7 @@
 #include "tsg_log.h"
 #include "tsg_residency.h"
 #include "tsg_runtime.h"
+#include "tsg_thread.h"
 #include "tsg_xerbla.h"
 
 #define TSG_EXPORT __attribute__((visibility("default")))
@@ -51,47 +52,63 @@ static tsg_mode current_mode(void)
     return m >= 0 ? (tsg_mode)m : tsg_rt_config()->policy.mode;
 }
 
+/* ------------------------------------------------------------------ the tiny-call path's gate */
+
+tsg_fast tsg_rt_fast;
+static atomic_int g_fast_known; /* refresh_fast ran since the knobs were read */
+static pthread_mutex_t g_fast_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Opens or closes tsg_rt_fast (the rule is in tsg_runtime.h). The CPU BLAS is loaded outside
+ * the lock (loading takes the dynamic loader's lock); the decision is made under it, so the
+ * last tsgemm_set_mode always wins over a call deciding at the same time. */
+static void refresh_fast(void)
+{
+    const tsg_config *cfg = tsg_rt_config();
+    tsg_cblas_sgemm_fn cblas = NULL;
+    tsg_f77_sgemm_fn f77 = NULL;
+    if (cfg->log_level < 2) tsg_cpu_entry_points(&cblas, &f77);
+    pthread_mutex_lock(&g_fast_lock);
+    tsg_mode mode = current_mode();
+    /* the tiny path's entry mark needs membarrier's asymmetric barrier (tsg_thread.h); the first
+     * call enrolled this thread, so the answer is known */
+    int ok = cfg->log_level < 2 && (cblas || f77) && tsg_thread_self() &&
+             tsg_thread_asymmetric() &&
+             (mode == TSG_MODE_CPU || (mode == TSG_MODE_AUTO && cfg->policy.threshold <= 0));
+    atomic_store_explicit(&tsg_rt_fast.cblas, ok ? cblas : NULL, memory_order_release);
+    atomic_store_explicit(&tsg_rt_fast.f77, ok ? f77 : NULL, memory_order_release);
+    atomic_store_explicit(&g_fast_known, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&g_fast_lock);
+}
+
 /* ------------------------------------------------------------------ counters */
 
 /*
- * Counters are what tiny calls pay for, so they cost a couple of relaxed increments: `calls` is
- * the sum of the outcomes, and a tiny CPU call (below TSG_GPU_FLOOR_FLOPS) adds its flops as an
+ * Counters are what tiny calls pay for, so each thread counts into its own block (tsg_thread.h:
+ * a relaxed load and store, no locked instruction) and tsgemm_get_stats sums the blocks. `calls`
+ * is the sum of the outcomes; a tiny CPU call (below TSG_GPU_FLOOR_FLOPS) adds its flops as an
  * integer and is not timed (a clock read costs more than such a call on a VM; TSGEMM_LOG >= 2
- * times every call). Larger calls add doubles with a compare-and-swap.
+ * times every call).
  */
-static struct {
-    atomic_uint_fast64_t illegal, quick, gpu, cpu, gpu_failed, tiny_flops, refused;
-    _Atomic double gpu_flops, cpu_flops, gpu_seconds, cpu_seconds;
-} g_stats;
-
 enum { GPU_UNKNOWN = 0, GPU_READY, GPU_ABSENT, GPU_DISABLED };
 static atomic_int g_gpu_state;      /* GPU_*                                             */
 static atomic_int g_forked;         /* this process is a fork of one that started the GPU */
 
-static void add_double(_Atomic double *x, double v)
-{
-    double old = atomic_load(x);
-    while (!atomic_compare_exchange_weak(x, &old, old + v)) {
-    }
-}
-
-/* default TLS model: initial-exec would mark the whole library (cudart_static's 4 KiB TLS
- * included) STATIC_TLS, and dlopen of it then fails; -mtls-dialect=gnu2 keeps access cheap */
-static _Thread_local const char *t_last_path = "none";
-
 static void get_stats(struct tsgemm_stats *out)
 {
-    out->illegal = atomic_load(&g_stats.illegal);
-    out->quick = atomic_load(&g_stats.quick);
-    out->gpu = atomic_load(&g_stats.gpu);
-    out->cpu = atomic_load(&g_stats.cpu);
-    out->refused = atomic_load(&g_stats.refused);
+    uint64_t count[TSG_COUNT_N];
+    double sum[TSG_SUM_N];
+    tsg_thread_totals(count, sum);
+    out->illegal = count[TSG_COUNT_ILLEGAL];
+    out->quick = count[TSG_COUNT_QUICK];
+    out->gpu = count[TSG_COUNT_GPU];
+    out->cpu = count[TSG_COUNT_CPU];
+    out->refused = count[TSG_COUNT_REFUSED];
     out->calls = out->illegal + out->quick + out->gpu + out->cpu + out->refused;
-    out->gpu_failed = atomic_load(&g_stats.gpu_failed);
-    out->gpu_flops = atomic_load(&g_stats.gpu_flops);
-    out->cpu_flops = atomic_load(&g_stats.cpu_flops) + (double)atomic_load(&g_stats.tiny_flops);
-    out->gpu_seconds = atomic_load(&g_stats.gpu_seconds);
-    out->cpu_seconds = atomic_load(&g_stats.cpu_seconds);
+    out->gpu_failed = count[TSG_COUNT_GPU_FAILED];
+    out->gpu_flops = sum[TSG_SUM_GPU_FLOPS];
+    out->cpu_flops = sum[TSG_SUM_CPU_FLOPS] + (double)count[TSG_COUNT_TINY_FLOPS];
+    out->gpu_seconds = sum[TSG_SUM_GPU_SECONDS];
+    out->cpu_seconds = sum[TSG_SUM_CPU_SECONDS];
     tsg_gpu_pools pools;
     memset(&pools, 0, sizeof pools);
     if (atomic_load(&g_gpu_state) == GPU_READY && !atomic_load(&g_forked)) tsg_gpu_pool_sizes(&pools);
@@ -117,7 +134,7 @@ TSG_EXPORT void tsgemm_get_stats(struct tsgemm_stats *out)
     tsgemm_get_stats_v(out, offsetof(struct tsgemm_stats, refused));
 }
 
-TSG_EXPORT const char *tsgemm_last_path(void) { return t_last_path; }
+TSG_EXPORT const char *tsgemm_last_path(void) { return tsg_tl.last_path; }
 
 TSG_EXPORT const char *tsgemm_version(void)
 {
@@ -501,13 +518,14 @@ static void report_refused(tsg_api api, const tsg_report *rep, int device)
 void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
 {
     const tsg_config *cfg = tsg_rt_config();
+    tsg_thread *self = tsg_thread_self();
     if (call->info) {
-        atomic_fetch_add_explicit(&g_stats.illegal, 1, memory_order_relaxed);
-        t_last_path = "illegal";
+        tsg_thread_count(self, TSG_COUNT_ILLEGAL, 1);
+        tsg_tl.last_path = "illegal";
         tsg_report_illegal(api, call);
         return;
     }
-    if (tsg_in_fallback) { /* an ILP64 name re-entered from the CPU BLAS: never recurse */
+    if (tsg_thread_in_blas(&tsg_tl)) { /* an ILP64 name re-entered from the CPU BLAS: never recurse */
         if (tsg_apply_scalar_rules(&call->p) == TSG_RULE_COMPUTE) tsg_ref_sgemm(&call->p);
         return;
     }
@@ -537,28 +555,28 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
         tsg_run(p, &now, &backends, &rep);
     }
     double dt = timed ? tsg_now_s() - t0 : 0;
-    t_last_path = path_name(&rep);
+    tsg_tl.last_path = path_name(&rep);
     if (rep.path == TSG_PATH_NONE) {
-        atomic_fetch_add_explicit(&g_stats.quick, 1, memory_order_relaxed);
+        tsg_thread_count(self, TSG_COUNT_QUICK, 1);
     } else if (rep.path == TSG_PATH_REFUSED) {
-        atomic_fetch_add_explicit(&g_stats.refused, 1, memory_order_relaxed);
+        tsg_thread_count(self, TSG_COUNT_REFUSED, 1);
         report_refused(api, &rep, device);
     } else if (rep.path == TSG_PATH_GPU) {
-        atomic_fetch_add_explicit(&g_stats.gpu, 1, memory_order_relaxed);
-        add_double(&g_stats.gpu_flops, rep.rule == TSG_RULE_COMPUTE ? flops : 0.0);
-        add_double(&g_stats.gpu_seconds, dt);
+        tsg_thread_count(self, TSG_COUNT_GPU, 1);
+        tsg_thread_add(self, TSG_SUM_GPU_FLOPS, rep.rule == TSG_RULE_COMPUTE ? flops : 0.0);
+        tsg_thread_add(self, TSG_SUM_GPU_SECONDS, dt);
     } else {
-        atomic_fetch_add_explicit(&g_stats.cpu, 1, memory_order_relaxed);
-        if (rep.path == TSG_PATH_CPU_RETRY)
-            atomic_fetch_add_explicit(&g_stats.gpu_failed, 1, memory_order_relaxed);
+        tsg_thread_count(self, TSG_COUNT_CPU, 1);
+        if (rep.path == TSG_PATH_CPU_RETRY) tsg_thread_count(self, TSG_COUNT_GPU_FAILED, 1);
         if (timed) {
-            add_double(&g_stats.cpu_flops, flops);
-            add_double(&g_stats.cpu_seconds, dt);
+            tsg_thread_add(self, TSG_SUM_CPU_FLOPS, flops);
+            tsg_thread_add(self, TSG_SUM_CPU_SECONDS, dt);
         } else { /* below the floor 2mnk is an exact integer < 2^23 */
-            atomic_fetch_add_explicit(&g_stats.tiny_flops, (uint64_t)flops, memory_order_relaxed);
+            tsg_thread_count(self, TSG_COUNT_TINY_FLOPS, (uint64_t)flops);
         }
     }
     if (cfg->log_level >= 3) trace(api, call, p, &rep, dt);
+    if (!atomic_load_explicit(&g_fast_known, memory_order_relaxed)) refresh_fast();
 }
 
 /* ------------------------------------------------------------------ public tsgemm_* */
@@ -594,6 +612,7 @@ TSG_EXPORT int tsgemm_set_mode(int mode)
                        (int)TSG_MODE_AUTO == (int)TSGEMM_MODE_AUTO,
                    "mode values");
     int old = __atomic_exchange_n(&g_mode_override, mode, __ATOMIC_SEQ_CST);
+    refresh_fast();
     return old >= 0 ? old : (int)tsg_rt_config()->policy.mode;
 }
 

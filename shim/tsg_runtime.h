@@ -5,11 +5,33 @@
 #ifndef TSG_RUNTIME_H
 #define TSG_RUNTIME_H
 
+#include <stdatomic.h>
+
 #include "../src/tsg_problem.h"
 #include "tsg_api.h"
+#include "tsg_cpublas.h"
 
 /* Runs a read call to completion: illegal -> report; else scalar rules, dispatch, backends,
  * counters and trace. */
 void tsg_rt_sgemm(tsg_api api, const tsg_call *call);
+
+/*
+ * The tiny-call path of tsg_entry.c: a legal host call with m*n*k below the GPU floor
+ * (TSG_GPU_FLOOR_FLOPS) and alpha != 0, k > 0 goes straight to the CPU BLAS's own entry point
+ * when that pointer is set here (NULL: the path is closed; one load opens or closes it). They
+ * are set only while such a call could not end anywhere else nor need anything else:
+ * TSGEMM_LOG < 2 (no timing, summary or per-call line), TSGEMM_MODE / tsgemm_set_mode not gpu,
+ * and in auto mode no TSGEMM_GPU_THRESHOLD; the CPU BLAS is loaded (a name it lacks stays NULL);
+ * membarrier is registered (tsg_thread_enter_blas_outer relies on it; without it, e.g. on
+ * kernels before 4.14, every call takes the full path).
+ * The first call of the process takes the full path, which then decides; tsgemm_set_mode
+ * decides again. Residency is the caller's check (tsg_cuda_surely_absent).
+ */
+typedef struct tsg_fast {
+    _Atomic(tsg_cblas_sgemm_fn) cblas;
+    _Atomic(tsg_f77_sgemm_fn) f77;
+} tsg_fast;
+
+extern tsg_fast tsg_rt_fast __attribute__((visibility("hidden")));
 
 #endif /* TSG_RUNTIME_H */

@@ -12,6 +12,10 @@
 #          gpu      TSGEMM_MODE=gpu; additionally requires "G gpu" with G > 0 and "0 gpu failures"
 #                   in the summary. Needs a working GPU: the caller (gpu tier) probes first and
 #                   skips with 77 without one — run here without a GPU this mode fails.
+#          tiny     default dispatch at TSGEMM_LOG=1, so that tiny calls take the inline path of
+#                   shim/tsg_entry.c (TSGEMM_LOG >= 2 closes it); the counters come from
+#                   $TSGEMM_STATS_AT_EXIT (tests/conformance/stats_at_exit.c), preloaded after
+#                   LIB, instead of tsgemm's exit summary.
 #   WHICH  cblas   xscblat3 < sin3       (report on stdout)
 #          f77     xblat3s  < sblat3.in  (report in ./sblat3.out)
 #          all     both (the default)
@@ -42,11 +46,18 @@ set -u
 
 die_setup() { echo "run_testers: $*" >&2; exit 2; }
 
-[ $# -ge 2 ] && [ $# -le 3 ] || die_setup "usage: run_testers.sh LIB default|gpu [cblas|f77|all]"
+[ $# -ge 2 ] && [ $# -le 3 ] || die_setup "usage: run_testers.sh LIB default|gpu|tiny [cblas|f77|all]"
 LIB=$1
 MODE=$2
 WHICH=${3:-all}
-case $MODE in default|gpu) ;; *) die_setup "MODE must be default or gpu, not '$MODE'" ;; esac
+case $MODE in default|gpu|tiny) ;; *) die_setup "MODE must be default, gpu or tiny, not '$MODE'" ;; esac
+PRELOAD=$LIB
+LOG=2
+if [ "$MODE" = tiny ]; then
+    [ -f "${TSGEMM_STATS_AT_EXIT:-}" ] || die_setup "MODE tiny needs TSGEMM_STATS_AT_EXIT (libtsg_stats_at_exit.so)"
+    PRELOAD="$LIB $TSGEMM_STATS_AT_EXIT"
+    LOG=1
+fi
 case $WHICH in cblas|f77|all) ;; *) die_setup "WHICH must be cblas, f77 or all, not '$WHICH'" ;; esac
 [ -f "$LIB" ] || die_setup "library $LIB not found"
 case $LIB in /*) ;; *) LIB=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB") ;; esac
@@ -103,7 +114,7 @@ run_one() {
     modeenv="-u TSGEMM_MODE"
     [ "$MODE" = gpu ] && modeenv="TSGEMM_MODE=gpu"
     # shellcheck disable=SC2086 # modeenv is two words on purpose
-    (cd "$dir" && env $modeenv TSGEMM_LOG=2 LD_PRELOAD="$LIB" \
+    (cd "$dir" && env $modeenv TSGEMM_LOG=$LOG LD_PRELOAD="$PRELOAD" \
         LD_LIBRARY_PATH="$NETLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         "$NETLIB/$tester" <"$input" >stdout 2>stderr)
     rc=$?
@@ -129,7 +140,7 @@ run_one() {
 
     # Any failure of any routine, in any output the tester left (report, stdout, stderr, snapshot).
     for f in "$dir"/*; do
-        case $f in */"$input"|*/exit_status) continue ;; esac
+        case $f in */"$input"|*/exit_status|*/summary) continue ;; esac
         bad=$(grep -n -E 'FAIL|NOT DETECTED|\*\*\*\*\*' "$f")
         if [ -n "$bad" ]; then
             fail "$name: $(basename "$f") has failure lines:"
@@ -137,12 +148,20 @@ run_one() {
         fi
     done
 
-    # Interposition, from the exit summary.
-    nsum=$(grep -c '^tsgemm: summary:' "$dir/stderr")
+    # Interposition, from the exit summary (tiny mode: from stats_at_exit's line, same fields).
+    if [ "$MODE" = tiny ]; then
+        sed -E -n 's/^stats_at_exit: ([0-9]+) calls: ([0-9]+) gpu, ([0-9]+) cpu, ([0-9]+) gpu failures, ([0-9]+) quick, ([0-9]+) illegal$/tsgemm: summary: \1 calls: \2 gpu (), \3 cpu (), \4 gpu failures redone on cpu, \5 quick, \6 illegal/p' \
+            "$dir/stderr" >"$dir/summary"
+        grep -q '^tsgemm: summary:' "$dir/stderr" &&
+            fail "$name: tsgemm printed an exit summary at TSGEMM_LOG=1"
+    else
+        grep '^tsgemm: summary:' "$dir/stderr" >"$dir/summary"
+    fi
+    nsum=$(grep -c '^tsgemm: summary:' "$dir/summary")
     if [ "$nsum" -ne 1 ]; then
         fail "$name: expected one 'tsgemm: summary:' line on stderr, found $nsum (was $LIB preloaded?)"
     else
-        line=$(grep '^tsgemm: summary:' "$dir/stderr")
+        line=$(grep '^tsgemm: summary:' "$dir/summary")
         # tsgemm: summary: N calls: G gpu (...), C cpu (...), F gpu failures redone on cpu,
         #                  Q quick, I illegal
         set -- $(echo "$line" | sed -E -n 's/^tsgemm: summary: ([0-9]+) calls: ([0-9]+) gpu \(.*\), ([0-9]+) cpu \(.*\), ([0-9]+) gpu failures redone on cpu, ([0-9]+) quick, ([0-9]+) illegal.*$/\1 \2 \3 \4 \5 \6/p')
