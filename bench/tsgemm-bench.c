@@ -50,6 +50,9 @@ static void usage(FILE *f)
 "                      option repeats stop after 2 once one column spent %.0f s on a shape)\n"
 "  --kernel-reps N     timed repeats per kernel-only column (default 20, --quick 10)\n"
 "  --warmup N          untimed calls before the repeats (default 1; kernel-only: 3)\n"
+"  --settle MS         after every call in which OpenBLAS ran (its column, the reference,\n"
+"                      tsgemm calls it sent to the CPU), wait MS milliseconds before the next\n"
+"                      call, so that OpenBLAS's spinning workers are asleep (default 300; 0: off)\n"
 "  --alpha A --beta B  scalars (default 1 and 0; beta != 0 also uploads C)\n"
 "  --seed N            input seed (default 42)\n"
 "  --tol X             error bound on max|c-ref|/max|ref| (default 1e-4, x sqrt(k/65536) above)\n"
@@ -70,7 +73,8 @@ static void usage(FILE *f)
 enum {
     OPT_SHAPES = 1000, OPT_REPS, OPT_KREPS, OPT_WARMUP, OPT_ALPHA, OPT_BETA, OPT_SEED, OPT_TOL,
     OPT_CSV, OPT_PLOT, OPT_PLOT_FROM, OPT_NO_NVBLAS, OPT_NO_CUBLAS, OPT_NO_KERNEL, OPT_NO_GPU,
-    OPT_OPENBLAS, OPT_NVBLAS_LIB, OPT_KEEP_TMP, OPT_WORKER, OPT_WORKER_IMPL, OPT_BUDGET, OPT_QUICK
+    OPT_OPENBLAS, OPT_NVBLAS_LIB, OPT_KEEP_TMP, OPT_WORKER, OPT_WORKER_IMPL, OPT_BUDGET, OPT_QUICK,
+    OPT_SETTLE
 };
 
 static int parse_int(const char *s, const char *what, int lo, int *out)
@@ -108,6 +112,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
         {"reps", required_argument, NULL, OPT_REPS},
         {"kernel-reps", required_argument, NULL, OPT_KREPS},
         {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"settle", required_argument, NULL, OPT_SETTLE},
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"beta", required_argument, NULL, OPT_BETA},
         {"seed", required_argument, NULL, OPT_SEED},
@@ -152,6 +157,9 @@ static int parse_options(int argc, char **argv, bench_opts *o)
             break;
         case OPT_WARMUP:
             if (parse_int(optarg, "--warmup", 0, &o->warmup)) return -1;
+            break;
+        case OPT_SETTLE:
+            if (parse_int(optarg, "--settle", 0, &o->settle_ms)) return -1;
             break;
         case OPT_ALPHA:
             if (parse_double(optarg, "--alpha", &v)) return -1;
@@ -296,6 +304,31 @@ typedef struct column {
     uint64_t d_calls, d_gpu, d_cpu, d_gpu_failed; /* tsgemm_get_stats deltas of its calls  */
 } column;
 
+/*
+ * OpenBLAS's worker threads spin after each call for 2^OPENBLAS_THREAD_TIMEOUT TSC cycles
+ * (default 2^28, about 0.13 s at 2 GHz; OpenBLAS's driver/others/blas_server.c) before they
+ * sleep, and take the CPUs that a GPU column's host copy threads need: measured on the H200 host,
+ * 4096^3 with the GPU forced ran 5.6 ms alone and 14.0 ms right after an OpenBLAS call
+ * (docs/NOTES.md "v0.3"). So every call that needs those CPUs (any tsgemm or GPU column) first
+ * waits until o->settle_ms have passed since the last call in which OpenBLAS ran. The wait is
+ * outside every timed region.
+ */
+static double g_openblas_end = -1; /* bench_now() at the end of the last OpenBLAS call; -1: none */
+
+static void openblas_ran(void) { g_openblas_end = bench_now(); }
+
+static void settle(const bench_opts *o)
+{
+    if (g_openblas_end < 0 || o->settle_ms <= 0) return;
+    double left = g_openblas_end + o->settle_ms * 1e-3 - bench_now();
+    if (left > 0) {
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0) {
+        }
+    }
+    g_openblas_end = -1;
+}
+
 /* One call of c (timed or not), checked; a failure or wrong result ends the column. */
 static void column_call(const bench_opts *o, bench_data *d, const bench_ref *ref, column *c,
                         int timed)
@@ -304,10 +337,12 @@ static void column_call(const bench_opts *o, bench_data *d, const bench_ref *ref
     double sec = 0;
     struct tsgemm_stats s0, s1;
     bench_data_prepare_c(d); /* untimed: NaN (beta = 0) or C's input */
+    if (c->impl != BI_OPENBLAS) settle(o);
     if (c->mode >= 0) tsgemm_set_mode(c->mode);
     tsgemm_get_stats(&s0);
     int rc = c->fn(d, c->ctx, &sec, why, sizeof why);
     tsgemm_get_stats(&s1);
+    if (c->impl == BI_OPENBLAS || s1.cpu != s0.cpu) openblas_ran();
     if (c->mode >= 0) tsgemm_set_mode(TSGEMM_MODE_AUTO);
     ++c->calls;
     c->d_calls += s1.calls - s0.calls;
@@ -337,9 +372,10 @@ static void column_call(const bench_opts *o, bench_data *d, const bench_ref *ref
 /*
  * Times the columns side by side: each gets its warm-up calls, then the repeats run in rounds
  * (one call of every column per round), so that drift of the machine (clocks, neighbours)
- * touches every column alike. The order rotates from round to round: every column follows every
- * other one equally often (OpenBLAS's worker threads spin for a while after its call and slow
- * whatever runs next; a fixed order charged that to the column after it). Every call's result
+ * touches every column alike; the round's first column rotates. A rotation keeps the cyclic
+ * order, so the column after OpenBLAS is always the same one: run 3 of 2026-12-01 charged
+ * OpenBLAS's spinning workers to the GPU columns that way (12.7 ms at 4096^3 where pipe_probe
+ * measured 5.6). settle() now keeps every GPU-using call clear of them. Every call's result
  * is checked. Without --reps a column stops after 2 repeats once they took o->budget_s seconds.
  */
 static void run_columns(const bench_opts *o, bench_data *d, const bench_ref *ref, column *cols,
@@ -385,6 +421,7 @@ static void time_kernel(int impl, const bench_opts *o, bench_data *d, const benc
         return;
     }
     bench_data_prepare_c(d);
+    settle(o);
     if (bench_cuda_kernel(impl, d, o->kernel_warmup, o->kernel_reps, ms, why, sizeof why) != 0) {
         set_from_why(r, why);
         free(ms);
@@ -410,6 +447,7 @@ static void make_reference(bench_cpu *cpu, bench_data *d, bench_ref *ref)
     size_t bad;
     bench_data_prepare_c(d);
     call_openblas(d, cpu, &sec, NULL, 0);
+    openblas_ran();
     double err = bench_check_double(ref, d, d->C, &bad);
     if (bad || !(err <= ref->tol)) return;
     ref->ref = malloc(d->nc * sizeof(float));
@@ -628,6 +666,14 @@ static void header(FILE *f, bench_run *run, int nshapes)
             nshapes, (unsigned long long)o->seed, (double)o->alpha, (double)o->beta,
             o->beta != 0.0f ? " (beta = 0) / restored (beta != 0)" : "", o->warmup, o->reps,
             o->reps_given ? "" : " (2 once a column spent 8 s on a shape)");
+    if (o->settle_ms > 0)
+        fprintf(f,
+                "            every tsgemm and GPU call waits until %d ms have passed since the "
+                "last call\n            in which OpenBLAS ran (its workers spin until then; "
+                "--settle).\n",
+                o->settle_ms);
+    else
+        fprintf(f, "            --settle 0: GPU columns may run beside OpenBLAS's spinning workers.\n");
     fprintf(f,
             "            end-to-end = host monotonic clock around one call on pageable malloc "
             "memory.\n            cublas+copies = cudaMemcpy H2D A, B%s + cublasSgemm_v2 + "
@@ -754,7 +800,7 @@ static int write_outputs(const bench_opts *o, const char *title, const bench_sha
 
 int main(int argc, char **argv)
 {
-    bench_opts o = {.reps = 5, .kernel_reps = 20, .warmup = 1, .kernel_warmup = 3,
+    bench_opts o = {.reps = 5, .kernel_reps = 20, .warmup = 1, .kernel_warmup = 3, .settle_ms = 300,
                     .budget_s = 8.0, .alpha = 1.0f, .beta = 0.0f, .seed = 42};
     int prc = parse_options(argc, argv, &o);
     if (prc) return prc > 0 ? 0 : 2;
@@ -838,6 +884,7 @@ int main(int argc, char **argv)
                                  o.no_gpu ? "--no-gpu" : "--no-nvblas");
             continue;
         }
+        settle(&o);
         double t0 = bench_now();
         bench_nvblas_run(nv[j], &o, shapes, nshapes, run.cpu.path, res);
         fprintf(stderr, "[nvblas] %s done (%.1f s)\n", bench_impl_name(nv[j]), bench_now() - t0);
