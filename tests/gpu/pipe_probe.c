@@ -3,13 +3,14 @@
  * for tuning runs (scripts/device-run.sh pipe): the knobs of the process (TSGEMM_COPY_THREADS,
  * TSGEMM_TEST_UNIT, TSGEMM_TEST_COPY) are read once, so each configuration is one process.
  *
- *   pipe_probe [--after-openblas] SHAPE...     SHAPE: n, or m,n,k
+ *   pipe_probe [--after-openblas] [--gap MS] [--beta B] SHAPE...     SHAPE: n, or m,n,k
  *
  * Per shape: pageable operands (malloc, filled, never zero), one warm-up call, then 7 timed
  * calls (host monotonic clock around cblas_sgemm, beta = 0, C poisoned before each); prints the
  * median and min in ms and the bytes moved per ms as GB/s. --after-openblas makes a 1024^3 CPU
- * call (OpenBLAS's threads then spin for a while) right before each timed call. Sampled results
- * are checked against double; a wrong one exits 1.
+ * call (OpenBLAS's threads then spin for a while) right before each timed call, --gap MS waits
+ * that long between the two. --beta B: C holds inputs (uniform) and goes up too. Options apply
+ * to the shapes after them. Sampled results are checked against double; a wrong one exits 1.
  */
 #define _GNU_SOURCE
 #include <cblas-netlib.h>
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
         return 77;
     }
     int after_openblas = 0, bad = 0;
+    double gap_ms = 0;
+    float beta = 0.0f;
     float *wa = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--after-openblas")) {
@@ -52,39 +55,56 @@ int main(int argc, char **argv)
             for (int j = 0; j < 3 * 1024 * 1024; ++j) wa[j] = (float)(j % 7) - 3.0f;
             continue;
         }
+        if (!strcmp(argv[i], "--gap") && i + 1 < argc) {
+            gap_ms = atof(argv[++i]);
+            continue;
+        }
+        if (!strcmp(argv[i], "--beta") && i + 1 < argc) {
+            beta = (float)atof(argv[++i]);
+            continue;
+        }
         long m, n, k;
         if (sscanf(argv[i], "%ld,%ld,%ld", &m, &n, &k) != 3) m = n = k = atol(argv[i]);
         float *a = malloc(sizeof(float) * (size_t)(m * k)), *b = malloc(sizeof(float) * (size_t)(k * n));
         float *c = malloc(sizeof(float) * (size_t)(m * n));
+        float *c0 = beta != 0.0f ? malloc(sizeof(float) * (size_t)(m * n)) : NULL;
         tt_rng r;
         tt_seed(&r, 3);
         for (long j = 0; j < m * k; ++j) a[j] = tt_uniform(&r);
         for (long j = 0; j < k * n; ++j) b[j] = tt_uniform(&r);
+        if (c0)
+            for (long j = 0; j < m * n; ++j) c0[j] = tt_uniform(&r);
         enum { R = 7 };
         double t[R];
         for (int rep = -1; rep < R; ++rep) {
-            memset(c, 0xff, sizeof(float) * (size_t)(m * n)); /* NaN */
+            if (c0) memcpy(c, c0, sizeof(float) * (size_t)(m * n));
+            else memset(c, 0xff, sizeof(float) * (size_t)(m * n)); /* NaN */
             if (after_openblas) {
                 tsgemm_set_mode(TSGEMM_MODE_CPU);
                 cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1024, 1024, 1024, 1.0f, wa,
                             1024, wa + 1024 * 1024, 1024, 0.0f, wa + 2 * 1024 * 1024, 1024);
+                if (gap_ms > 0) {
+                    struct timespec ts = {(time_t)(gap_ms / 1e3),
+                                          (long)(fmod(gap_ms, 1e3) * 1e6)};
+                    nanosleep(&ts, NULL);
+                }
             }
             tsgemm_set_mode(TSGEMM_MODE_GPU);
             double t0 = now_s();
             cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a,
-                        (int)m, b, (int)k, 0.0f, c, (int)m);
+                        (int)m, b, (int)k, beta, c, (int)m);
             if (rep >= 0) t[rep] = now_s() - t0;
         }
         int64_t fi, fj;
-        size_t wrong = tt_check_sampled('N', 'N', m, n, k, 1.0f, a, m, b, k, 0.0f, NULL, m, c, m,
+        size_t wrong = tt_check_sampled('N', 'N', m, n, k, 1.0f, a, m, b, k, beta, c0, m, c, m,
                                         &r, 16, 200, &fi, &fj);
         bad += wrong != 0;
         qsort(t, R, sizeof(double), cmpd);
-        const double bytes = 4.0 * ((double)m * k + (double)k * n + (double)m * n);
-        printf("%6ld x %6ld x %6ld  median %8.3f ms  min %8.3f ms  %6.1f GB/s  %6.2f TFLOP/s  %s%s\n",
-               m, n, k, t[R / 2] * 1e3, t[0] * 1e3, bytes / t[R / 2] * 1e-9,
+        const double bytes = 4.0 * ((double)m * k + (double)k * n + (c0 ? 2.0 : 1.0) * m * n);
+        printf("%s%6ld x %6ld x %6ld  median %8.3f ms  min %8.3f ms  %6.1f GB/s  %6.2f TFLOP/s  %s%s\n",
+               c0 ? "beta 1  " : "", m, n, k, t[R / 2] * 1e3, t[0] * 1e3, bytes / t[R / 2] * 1e-9,
                2.0 * m * n * k / t[R / 2] * 1e-12, tsgemm_last_path(), wrong ? "  WRONG" : "");
-        free(a), free(b), free(c);
+        free(a), free(b), free(c), free(c0);
     }
     free(wa);
     return bad ? 1 : 0;
