@@ -74,6 +74,8 @@ size_t g_slot_bytes = SLOT_MAX;
 int g_max_ws = 1, g_copy_threads = 1;
 double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
 double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
+double g_chunk_floats = 0; /* TSGEMM_TEST_CHUNK (0: the plan's TSG_PLAN_FIRST_FLOATS) */
+bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0 turns the small first upload units off */
 bool g_timeline = false;   /* TSGEMM_TEST_TIMELINE */
 /* How the copy threads copy (copy_floats): 1 memcpy, 2 non-temporal stores. Gathers into the
  * pinned slots use memcpy, scatters into the caller's C non-temporal stores: the best pair on
@@ -647,9 +649,11 @@ bool gen_next(Pipeline &P, Unit *u)
             if (++P.g_part == 3) P.g_part = 0, P.g_piece++;
             continue;
         }
-        /* a column range of at most one unit */
-        const int64_t per = mode == M_DIRECT ? sc
-                                             : std::max<int64_t>(1, P.unit_bytes / (4 * tsg_dev_ld(sr)));
+        /* a column range of at most one unit; the call's first units are a quarter and a half
+         * of it, so the first DMA starts after a short gather (the pipeline's fill) */
+        const int64_t ub = g_ramp && P.u_submit < 2 ? std::max<int64_t>((int64_t)UNIT_MIN, P.unit_bytes >> (2 - P.u_submit))
+                                                     : P.unit_bytes;
+        const int64_t per = mode == M_DIRECT ? sc : std::max<int64_t>(1, ub / (4 * tsg_dev_ld(sr)));
         const int64_t c0 = P.g_col, n = std::min(per, sc - c0);
         u->piece = piece;
         u->mode = mode;
@@ -1096,6 +1100,7 @@ tsg_plan_limits plan_limits()
     lim.split_min_k = SPLIT_MIN_K;
     lim.max_rows = (int64_t)(g_slot_bytes / 4);
     lim.block_area = (int64_t)g_block_floats;
+    lim.first_floats = (int64_t)g_chunk_floats;
     return lim;
 }
 
@@ -1350,6 +1355,8 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_unit_bytes = cfg ? cfg->unit_bytes : 0;
     g_block_floats = cfg ? cfg->block_floats : 0;
     g_timeline = cfg && cfg->timeline;
+    g_ramp = !(cfg && cfg->no_ramp);
+    g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv);

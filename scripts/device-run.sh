@@ -23,7 +23,7 @@
 #   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
 #             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. Needs the
 #             wheels in .whl/ (README "Tests", the pip download line), installed into /tmp/site; not a default stage
-# TSGEMM_PIPE_SHAPES / _COPY / _THREADS / _UNITS / _BLOCKS: the pipe stage's sweep (the
+# TSGEMM_PIPE_SHAPES / _COPY / _THREADS / _UNITS / _BLOCKS / _CHUNKS: the pipe stage's sweep (the
 # TSGEMM_TEST_* tuning knobs; 0 = the library's rule).
 # TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large").
 # Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand); a
@@ -148,17 +148,26 @@ if want pipe 120; then
       for t in ${TSGEMM_PIPE_THREADS:-8 12 15}; do
         for u in ${TSGEMM_PIPE_UNITS:-0 1M 4M}; do
           for blk in ${TSGEMM_PIPE_BLOCKS:-0}; do
-            echo "== copy $cp, $t copy threads, unit $u, block area $blk floats"
-            TSGEMM_TEST_COPY=$cp TSGEMM_COPY_THREADS=$t TSGEMM_TEST_UNIT=$u TSGEMM_TEST_BLOCK=$blk \
-              "$B/tests/gpu/pipe_probe" $shapes
+            for ch in ${TSGEMM_PIPE_CHUNKS:-0}; do
+              echo "== copy $cp, $t copy threads, unit $u, block area $blk floats, chunk $ch floats"
+              TSGEMM_TEST_COPY=$cp TSGEMM_COPY_THREADS=$t TSGEMM_TEST_UNIT=$u TSGEMM_TEST_BLOCK=$blk \
+                TSGEMM_TEST_CHUNK=$ch "$B/tests/gpu/pipe_probe" $shapes
+            done
           done
         done
       done
     done
+    echo "== the first upload units full size (TSGEMM_TEST_RAMP=0, as before v0.4); the rest default"
+    TSGEMM_TEST_RAMP=0 "$B/tests/gpu/pipe_probe" $shapes
     echo "== timelines (TSGEMM_TEST_TIMELINE=1: GPU and host ms from the start of each call)"
     TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1
     echo "== default configuration, each call right after a 1024^3 OpenBLAS call"
-    "$B/tests/gpu/pipe_probe" --after-openblas $shapes; } > "$log" 2>&1
+    "$B/tests/gpu/pipe_probe" --after-openblas $shapes
+    echo "== the same, 4096^3: 300 ms after it; OPENBLAS_THREAD_TIMEOUT=20 (workers sleep sooner)"
+    "$B/tests/gpu/pipe_probe" --after-openblas --gap 300 4096
+    OPENBLAS_THREAD_TIMEOUT=20 "$B/tests/gpu/pipe_probe" --after-openblas 4096
+    echo "== beta = 1 (C goes up too)"
+    "$B/tests/gpu/pipe_probe" --beta 1 ${TSGEMM_PIPE_BETA_SHAPES:-2048 4096}; } > "$log" 2>&1
   [ $? -eq 0 ] && row pipe ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row pipe FAIL "see pipe.txt"; fails=$((fails+1)); }
 fi
 

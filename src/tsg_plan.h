@@ -45,6 +45,8 @@ typedef struct tsg_plan_limits {
                             bounds kc when K runs down the columns (A transposed, B not)     */
     int64_t block_area;  /* floats of C per block; 0 = TSG_PLAN_BLOCK_AREA (tuning runs set it
                             through TSGEMM_TEST_BLOCK)                                        */
+    int64_t first_floats; /* floats of A and B in the first K chunk; 0 = TSG_PLAN_FIRST_FLOATS
+                             (tuning runs set it through TSGEMM_TEST_CHUNK)                   */
 } tsg_plan_limits;
 
 typedef struct tsg_plan {

@@ -22,7 +22,7 @@
 
 static tsg_plan_limits h200_limits(double device_bytes)
 {
-    tsg_plan_limits lim = {device_bytes, 128, 128, 132, 256, (int64_t)4 << 20, 0};
+    tsg_plan_limits lim = {device_bytes, 128, 128, 132, 256, (int64_t)4 << 20, 0, 0};
     return lim;
 }
 
