@@ -78,7 +78,7 @@ static inline int64_t tsg_dev_ld(int64_t rows) { return rows < 4 ? rows : tsg_pa
  *     5.79 ms, 8192^3 44.6 -> 35.3 ms, while 2048^3 in one block lost 1.75 -> 2.07 ms; v0.3
  *     run 1), multiples of the tile, the longer side split first;
  *   - kc: the first chunk of A and B (bm + bn) * kc floats about TSG_PLAN_FIRST_FLOATS (the
- *     kernel starts after ~0.1 ms of upload) and at most k / 4 (small problems still overlap
+ *     kernel starts after ~0.3 ms of upload; fewer, longer launches for the rest) and at most k / 4 (small problems still overlap
  *     upload and compute), kc in [TSG_PLAN_MIN_KC, TSG_PLAN_MAX_KC] and at most lim->max_rows
  *     when a piece's columns run along k, a multiple of 8; a K of at most 1.5 kc is one chunk,
  *     otherwise the chunks are evened out;
@@ -125,7 +125,9 @@ tsg_problem tsg_problem_window(const tsg_problem *p, int64_t r0, int64_t rows, i
 #define TSG_PLAN_ONE_BLOCK ((int64_t)1 << 20)   /* 4 MiB of C: one block       */
 #define TSG_PLAN_BLOCK_AREA ((int64_t)1 << 21)  /* 8 MiB of C per block        */
 #define TSG_PLAN_BIG_BLOCK_AREA ((int64_t)1 << 22) /* 16 MiB: C of 4 such blocks or more */
-#define TSG_PLAN_FIRST_FLOATS ((int64_t)1 << 21) /* first chunk of A and B: 8 MiB */
+#define TSG_PLAN_FIRST_FLOATS ((int64_t)1 << 22) /* first chunk of A and B: 16 MiB (v0.4 run 1:
+                                                    8 MiB -> 16 MiB took 8192^3 36.0 -> 33.7 ms,
+                                                    4096^3 5.56 -> 5.43; 32 MiB lost at 4096^3) */
 #define TSG_PLAN_MIN_KC 256
 #define TSG_PLAN_MAX_KC ((int64_t)1 << 20) /* the first-chunk rule bounds it for any block of
                                               more than a few rows; this bounds GEMV-like ones */

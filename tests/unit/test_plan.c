@@ -99,18 +99,18 @@ static void test_named_shapes(void **state)
     (void)state;
     tsg_plan_limits lim = h200_limits(100e9);
     tsg_plan pl;
-    tsg_problem p = shape('N', 'N', 4096, 4096, 4096); /* 2-D pieces: 4 big blocks, 8 chunks */
+    tsg_problem p = shape('N', 'N', 4096, 4096, 4096); /* 2-D pieces: 4 big blocks, 4 chunks */
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_int_equal(pl.bm, 2048);
     assert_int_equal(pl.bn, 2048);
-    assert_int_equal(pl.nk, 8);
+    assert_int_equal(pl.nk, 4);
     assert_int_equal(pl.splits, 1);
     assert_true(pl.resident);
     lim.block_area = (int64_t)2 << 20; /* TSGEMM_TEST_BLOCK: 1024 x 2048 blocks, same cover */
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_int_equal(pl.bm, 1024);
     assert_int_equal(pl.bn, 2048);
-    assert_int_equal(pl.nk, 7);
+    assert_int_equal(pl.nk, 4);
     check_cover(&p, &pl, &lim);
     lim.block_area = 0;
     p = shape('N', 'N', 2048, 2048, 2048); /* C of 4M floats: two blocks of the small area */
@@ -119,7 +119,7 @@ static void test_named_shapes(void **state)
     p = shape('N', 'N', 512, 512, 65536); /* long K: one block, chunks split 8 ways */
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_int_equal(pl.gm * pl.gn, 1);
-    assert_int_equal(pl.kc, 2048);
+    assert_int_equal(pl.kc, 4096);
     assert_int_equal(pl.splits, 8);
     p = shape('N', 'N', 65536, 64, 4096); /* tall-skinny: blocks along m bound the first chunk */
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
