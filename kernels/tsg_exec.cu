@@ -1437,16 +1437,20 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
 {
     /* The pipeline's own rates: real calls from populated pageable memory (as a caller's
      * operands are), each dominated by one term:
-     *   upload   8192 x 8 x 2048: A is 64 MiB up, B and C tiny;
-     *   download 4096 x 4096 x 8: C is 64 MiB down, A and B 128 KiB each;
-     *   latency  a 64^3 call;
+     *   upload   8192 x 8 x 2048 and 8192 x 8 x 8192: A is 64 and 256 MiB up, B and C tiny;
+     *            the rate is the slope between the two (the sustained rate; one call's time
+     *            over its bytes read 29-33 GB/s where 1 GiB moved at 48-50, docs/NOTES.md v0.4);
+     *   download 4096 x 4096 x 8 and 8192 x 8192 x 8: C is 64 and 256 MiB down; likewise;
+     *   latency  a 512^3 call less its bytes at those rates: the fixed cost of a pipelined call
+     *            (set-up, the ring's fill, the last unit's scatter; about 0.5 ms on the H200,
+     *            where a 64^3 call, as used before v0.4, takes 55 us and misses it);
      *   kernel   NN 2048^3 on device buffers (one wave of tiles on an H200). */
     ContextGuard guard;
     TSG_TRY(cudaSetDevice(g_device));
     tsg_pool_start(g_copy_threads);
     const size_t small_floats = (size_t)1 << 20; /* B and C of the upload call, A and B of the
                                                     download call, the latency call's operands */
-    const size_t floats = (size_t)8192 * 2048 + (size_t)4096 * 4096 + small_floats;
+    const size_t floats = (size_t)8192 * 8192 + small_floats; /* the big operand: A up, C down */
     void *map = mmap(nullptr, floats * 4, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (map == MAP_FAILED) {
@@ -1455,10 +1459,10 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     }
     float *host = (float *)map;
     for (size_t i = 0; i < floats; i += 1024) host[i] = (float)(i % 7) * 0.25f; /* never zeros */
-    float *big = host, *cbig = host + (size_t)8192 * 2048, *small = cbig + (size_t)4096 * 4096;
+    float *big = host, *small = host + (size_t)8192 * 8192;
     Workspace *w = nullptr;
     int st = TSG_GPU_OK;
-    double t_up = 1e30, t_down = 1e30, lat[5];
+    double t_up[2] = {1e30, 1e30}, t_down[2] = {1e30, 1e30}, lat[5], lat64 = 1e30;
     float best_kernel = 1e30f;
     tsg_done done;
     auto host_call = [&](int64_t m, int64_t n, int64_t k, const float *A, const float *B, float *C) {
@@ -1471,16 +1475,23 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
         st = [&]() -> int {
             int s;
             for (int r = 0; r < 3; ++r) { /* r = 0 warms up (allocations, threads, page tables) */
-                double s0 = now_s();
-                if ((s = host_call(8192, 8, 2048, big, small, small + 4096 * 8))) return s;
-                if (r) t_up = std::min(t_up, now_s() - s0);
-                s0 = now_s();
-                if ((s = host_call(4096, 4096, 8, small, small + 4096 * 8, cbig))) return s;
-                if (r) t_down = std::min(t_down, now_s() - s0);
+                for (int z = 0; z < 2; ++z) {
+                    const int64_t big_side = z ? 8192 : 2048, c_side = z ? 8192 : 4096;
+                    double s0 = now_s();
+                    if ((s = host_call(8192, 8, big_side, big, small, small + 8192 * 8))) return s;
+                    if (r) t_up[z] = std::min(t_up[z], now_s() - s0);
+                    s0 = now_s();
+                    if ((s = host_call(c_side, c_side, 8, small, small + 8192 * 8, big))) return s;
+                    if (r) t_down[z] = std::min(t_down[z], now_s() - s0);
+                }
             }
-            for (int r = 0; r < 5; ++r) {
+            for (int r = 0; r < 5; ++r) { /* 512^3: A, B, C in the small buffer (3 x 1 MiB) */
                 double s0 = now_s();
                 if ((s = host_call(64, 64, 64, small, small + 4096, small + 8192))) return s;
+                lat64 = std::min(lat64, now_s() - s0);
+                s0 = now_s();
+                if ((s = host_call(512, 512, 512, small, small + 512 * 512, small + 2 * 512 * 512)))
+                    return s;
                 lat[r] = now_s() - s0;
             }
             /* kernel: NN 2048^3 on hashed data in the arena */
@@ -1511,10 +1522,11 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     munmap(map, floats * 4);
     if (st != TSG_GPU_OK) return st;
     std::sort(lat, lat + 5);
-    const double latency = lat[2];
-    out->gpu_latency_s = latency;
-    out->h2d_bps = (double)8192 * 2048 * 4 / std::max(1e-6, t_up - latency);
-    out->d2h_bps = (double)4096 * 4096 * 4 / std::max(1e-6, t_down - latency);
+    const double mib192 = (double)(256 - 64) * (1 << 20);
+    out->h2d_bps = mib192 / std::max(1e-6, t_up[1] - t_up[0]);
+    out->d2h_bps = mib192 / std::max(1e-6, t_down[1] - t_down[0]);
+    const double moved512 = 2.0 * 512 * 512 * 4 / out->h2d_bps + 512.0 * 512 * 4 / out->d2h_bps;
+    out->gpu_latency_s = std::max(lat64, lat[2] - moved512);
     /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time; one
      * block per SM is the model's wave (a grid of <= 132 tiles runs each block about as fast as
      * a full SM allows: 1024^3, 64 tiles: 0.12 ms; 4096^3, 8 waves of 132: 3.6 ms) */

@@ -59,7 +59,7 @@ double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
         return r->gpu_latency_s + in / r->h2d_bps + out / r->d2h_bps + tsg_flops(p) / r->gpu_flops;
     tsg_plan_limits lim = {r->gpu_device_bytes > 0 ? r->gpu_device_bytes : 1e300,
                            (int64_t)r->gpu_tile_m, (int64_t)r->gpu_tile_n, (int64_t)r->gpu_slots,
-                           (int64_t)r->gpu_split_min_k, 0, 0};
+                           (int64_t)r->gpu_split_min_k, 0, 0, 0};
     tsg_plan pl;
     if (tsg_plan_make(p, &lim, &pl) != 0) return INFINITY;
     /* A and B as the plan moves them: once when resident, once per block they meet otherwise */

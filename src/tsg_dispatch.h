@@ -25,7 +25,8 @@ typedef struct tsg_rates {
                               copy threads, pinned staging, DMA), sustained                    */
     double d2h_bps;        /* device -> host bytes/s through the pipeline, sustained           */
     double gpu_flops;      /* kernel flop/s on a large square problem                          */
-    double gpu_latency_s;  /* fixed cost of one GPU call (launches, syncs, small copies)      */
+    double gpu_latency_s;  /* fixed cost of one pipelined GPU call (set-up, launches, syncs, the
+                              ring's fill and drain): a 512^3 call less its bytes at the rates */
     double gpu_tile_m, gpu_tile_n; /* C tile per thread block (0 = ignore wave quantisation)  */
     double gpu_slots;      /* thread blocks resident at once: one wave                       */
     double gpu_split_min_k; /* split-K slice floor of the executor (0 = no split-K)          */
