@@ -23,7 +23,7 @@ fail() { echo "FAIL: $*"; FAILED=1; }
 run() {
     want=$1
     shift
-    env -u TSGEMM_LOG -u TSGEMM_MODE "$W" "$@" >"$OUT" 2>"$ERR"
+    env -u TSGEMM_LOG -u TSGEMM_MODE -u OPENBLAS_THREAD_TIMEOUT "$W" "$@" >"$OUT" 2>"$ERR"
     got=$?
     [ "$got" -eq "$want" ] || fail "tsgemm-run $*: exit status $got, expected $want (stderr: $(head -3 "$ERR"))"
 }
@@ -56,6 +56,12 @@ grep -qF "preloads $LIB" "$OUT" || fail "--version does not name $LIB: $(cat "$O
 probe='printf "%s|%s|%s|" "$LD_PRELOAD" "${TSGEMM_LOG-unset}" "${TSGEMM_MODE-unset}"; printf "%s," "$@"'
 run 0 sh -c "$probe" probe a b
 [ "$(cat "$OUT")" = "$LIB|unset|unset|a,b," ] || fail "plain run: the program saw '$(cat "$OUT")'"
+# OpenBLAS's spin after a call: 2^20 cycles unless the user chose a value
+run 0 sh -c 'printf "%s" "${OPENBLAS_THREAD_TIMEOUT-unset}"'
+[ "$(cat "$OUT")" = "20" ] || fail "OPENBLAS_THREAD_TIMEOUT unset: the program saw '$(cat "$OUT")'"
+OPENBLAS_THREAD_TIMEOUT=26 "$W" sh -c 'printf "%s" "${OPENBLAS_THREAD_TIMEOUT-unset}"' >"$OUT" 2>"$ERR" ||
+    fail "OPENBLAS_THREAD_TIMEOUT=26: exit status $?"
+[ "$(cat "$OUT")" = "26" ] || fail "OPENBLAS_THREAD_TIMEOUT=26: the program saw '$(cat "$OUT")'"
 run 0 --log 3 --mode GPU -- sh -c "$probe" probe --log 9 --mode x
 [ "$(cat "$OUT")" = "$LIB|3|GPU|--log,9,--mode,x," ] ||
     fail "--log 3 --mode GPU --: the program saw '$(cat "$OUT")'"
@@ -64,7 +70,7 @@ run 0 --mode=cpu --log=0 sh -c "$probe" probe --help
 # an LD_PRELOAD already set is kept, after tsgemm's library; a nested wrapper does not double it
 other=$(readlink -f /lib/x86_64-linux-gnu/libm.so.6 2>/dev/null || true)
 if [ -n "$other" ] && [ -f "$other" ]; then
-    env -u TSGEMM_LOG -u TSGEMM_MODE LD_PRELOAD="$other" "$W" sh -c "$probe" probe >"$OUT" 2>"$ERR" ||
+    env -u TSGEMM_LOG -u TSGEMM_MODE -u OPENBLAS_THREAD_TIMEOUT LD_PRELOAD="$other" "$W" sh -c "$probe" probe >"$OUT" 2>"$ERR" ||
         fail "LD_PRELOAD=$other: exit status $?"
     [ "$(cat "$OUT")" = "$LIB:$other|unset|unset|," ] ||
         fail "LD_PRELOAD=$other: the program saw '$(cat "$OUT")'"
