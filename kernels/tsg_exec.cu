@@ -75,7 +75,8 @@ int g_max_ws = 1, g_copy_threads = 1;
 double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
 double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
 double g_chunk_floats = 0; /* TSGEMM_TEST_CHUNK (0: the plan's TSG_PLAN_FIRST_FLOATS) */
-bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0 turns the small first upload units off */
+bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (no small first upload
+                              units, no 1 MiB floor on the last block's download units) */
 bool g_timeline = false;   /* TSGEMM_TEST_TIMELINE */
 /* How the copy threads copy (copy_floats): 1 memcpy, 2 non-temporal stores. Gathers into the
  * pinned slots use memcpy, scatters into the caller's C non-temporal stores: the best pair on
@@ -701,8 +702,12 @@ bool issue_download(Pipeline &P)
     float *user = P.p->c + i * P.pl.bm + j * P.pl.bn * P.p->ldc;
     const int slot = (int)(P.d_issue % ND);
     /* the last block comes down in quarter units: its scatter overlaps its own D2H instead of
-     * following all of it (the call's tail; docs/NOTES.md "v0.3") */
-    const int64_t unit = q == total_blocks(P) - 1 ? P.unit_bytes / 4 : P.unit_bytes;
+     * following all of it (the call's tail; docs/NOTES.md "v0.3"); at least 1 MiB (v0.4: a
+     * 1024^3 call's 4 MiB came down in 16 units of 256 KiB and took 0.4 ms, each unit's handoffs
+     * costing more than its bytes) */
+    const int64_t quarter = g_ramp ? std::max<int64_t>(P.unit_bytes / 4, std::min<int64_t>(P.unit_bytes, (int64_t)1 << 20))
+                                   : P.unit_bytes / 4;
+    const int64_t unit = q == total_blocks(P) - 1 ? quarter : P.unit_bytes;
     const int64_t n = P.mcd == M_DIRECT ? bc
                                          : std::min(std::max<int64_t>(1, unit / (4 * dld)),
                                                     bc - P.dcol);

@@ -49,8 +49,8 @@ typedef struct tsg_gpu_config {
                             experiments); 0 = the plan's rule (src/tsg_plan.h)               */
     int timeline;        /* TSGEMM_TEST_TIMELINE: print where each pipelined call's time went
                             (stderr, one line; tuning experiments)                           */
-    int no_ramp;         /* TSGEMM_TEST_RAMP=0: the first upload units full size, as before
-                            v0.4 (tuning experiments)                                        */
+    int no_ramp;         /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (first upload units full
+                            size, last block's download units without a 1 MiB floor)        */
     double chunk_floats; /* TSGEMM_TEST_CHUNK: floats of A and B per K chunk (tuning
                             experiments); 0 = the plan's rule (src/tsg_plan.h)               */
 } tsg_gpu_config;

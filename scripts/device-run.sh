@@ -157,7 +157,7 @@ if want pipe 120; then
         done
       done
     done
-    echo "== the first upload units full size (TSGEMM_TEST_RAMP=0, as before v0.4); the rest default"
+    echo "== v0.3's unit sizes (TSGEMM_TEST_RAMP=0: full-size first upload units, no 1 MiB floor on the last block's download units); the rest default"
     TSGEMM_TEST_RAMP=0 "$B/tests/gpu/pipe_probe" $shapes
     echo "== timelines (TSGEMM_TEST_TIMELINE=1: GPU and host ms from the start of each call)"
     TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1

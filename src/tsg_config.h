@@ -39,7 +39,7 @@ typedef struct tsg_config {
     double test_block;    /* TSGEMM_TEST_BLOCK=<floats>: C block area of the plan (tuning runs) */
     int test_timeline;    /* TSGEMM_TEST_TIMELINE=1: one timeline line per pipelined call      */
     int test_copy;        /* TSGEMM_TEST_COPY=memcpy|nt: the copy threads' copy (tuning runs)  */
-    int test_no_ramp;     /* TSGEMM_TEST_RAMP=0: full-size first upload units (tuning runs)    */
+    int test_no_ramp;     /* TSGEMM_TEST_RAMP=0: v0.3's pipeline unit sizes (tuning runs)      */
     double test_chunk;    /* TSGEMM_TEST_CHUNK=<floats>: A and B floats of a K chunk (tuning)  */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
