@@ -1528,8 +1528,11 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     if (st != TSG_GPU_OK) return st;
     std::sort(lat, lat + 5);
     const double mib192 = (double)(256 - 64) * (1 << 20);
-    out->h2d_bps = mib192 / std::max(1e-6, t_up[1] - t_up[0]);
-    out->d2h_bps = mib192 / std::max(1e-6, t_down[1] - t_down[0]);
+    /* the slope, but never above 1.5x the large call's own average (timing noise between two
+     * close times must not invent a rate) */
+    const double mib256 = (double)256 * (1 << 20);
+    out->h2d_bps = std::min(1.5 * mib256 / t_up[1], mib192 / std::max(1e-9, t_up[1] - t_up[0]));
+    out->d2h_bps = std::min(1.5 * mib256 / t_down[1], mib192 / std::max(1e-9, t_down[1] - t_down[0]));
     const double moved512 = 2.0 * 512 * 512 * 4 / out->h2d_bps + 512.0 * 512 * 4 / out->d2h_bps;
     out->gpu_latency_s = std::max(lat64, lat[2] - moved512);
     /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time; one
