@@ -170,6 +170,43 @@ static void test_pipeline_choices(void **state)
     assert_int_equal(tsg_wants_gpu(&panel, &c, 1, &r, &why), 0);
 }
 
+/*
+ * The rates as v8 of the cache measured them on the H200 (one 64 MiB call per direction: 31 /
+ * 40.6 GB/s; a 64^3 call as the latency: 54 us; OpenBLAS 1.0 TFLOP/s) and as v9 measures them
+ * (slopes between 64 and 256 MiB: the sustained 49 / 48 GB/s; a 512^3 call's fixed cost: about
+ * 0.53 ms). Measured in the same run (v0.4 run 1, tsgemm-bench, ms): 65536 x 64 x 4096 OpenBLAS
+ * 200, GPU 23.1 — v8 sent it to the CPU; 512^3 OpenBLAS 0.50, GPU 0.60 — v8 sent it to the GPU;
+ * 768^3 OpenBLAS 1.12, GPU 0.86.
+ */
+static void test_measured_rates_v9(void **state)
+{
+    (void)state;
+    tsg_policy c = cfg_mode(TSG_MODE_AUTO);
+    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6};
+    tsg_rates v9 = v8;
+    v9.h2d_bps = 49e9, v9.d2h_bps = 48e9, v9.gpu_latency_s = 0.53e-3;
+    tsg_why why;
+    tsg_problem tall = {'N', 'N', 65536, 64, 4096, 1, 0, NULL, 65536, NULL, 4096, NULL, 65536,
+                        TSG_HOST, TSG_HOST, TSG_HOST};
+    assert_int_equal(tsg_wants_gpu(&tall, &c, 1, &v8, &why), 0); /* the v0.3 mistake */
+    assert_int_equal(tsg_wants_gpu(&tall, &c, 1, &v9, &why), 1);
+    tsg_problem p = square(512);
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &v8, &why), 1); /* the other v0.3 mistake */
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &v9, &why), 0);
+    p = square(768);
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &v9, &why), 1);
+    /* the v9 estimates lie near the measured GPU times (within 25%) */
+    assert_true(fabs(tsg_estimate_gpu_s(&tall, &v9) - 23.1e-3) < 0.25 * 23.1e-3);
+    p = square(512);
+    assert_true(fabs(tsg_estimate_gpu_s(&p, &v9) - 0.60e-3) < 0.25 * 0.60e-3);
+    tsg_problem lk = {'N', 'N', 512, 512, 65536, 1, 0, NULL, 512, NULL, 65536, NULL, 512,
+                      TSG_HOST, TSG_HOST, TSG_HOST};
+    assert_int_equal(tsg_wants_gpu(&lk, &c, 1, &v9, &why), 1);
+    tsg_problem rk = {'N', 'N', 8192, 8192, 256, 1, 0, NULL, 8192, NULL, 256, NULL, 8192,
+                      TSG_HOST, TSG_HOST, TSG_HOST};
+    assert_int_equal(tsg_wants_gpu(&rk, &c, 1, &v9, &why), 1); /* OpenBLAS 37.7, GPU 6.0 ms */
+}
+
 static void test_wave_quantisation(void **state)
 {
     (void)state;
@@ -517,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_model_picks_sides),
         cmocka_unit_test(test_threshold_lies_between),
         cmocka_unit_test(test_wave_quantisation),
+        cmocka_unit_test(test_measured_rates_v9),
         cmocka_unit_test(test_psgemm_panel_updates_stay_on_cpu),
         cmocka_unit_test(test_knob_overrides),
         cmocka_unit_test(test_gpu_failure_retried_on_cpu),
