@@ -75,6 +75,7 @@ int g_max_ws = 1, g_copy_threads = 1;
 double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
 double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
 double g_chunk_floats = 0; /* TSGEMM_TEST_CHUNK (0: the plan's TSG_PLAN_FIRST_FLOATS) */
+int g_order = 0;           /* TSGEMM_TEST_ORDER: 0 the rule, 1 block-major, 2 chunk-major */
 bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (no small first upload
                               units, no 1 MiB floor on the last block's download units) */
 bool g_timeline = false;   /* TSGEMM_TEST_TIMELINE */
@@ -477,6 +478,7 @@ struct Pipeline {
     int64_t u_submit = 0, u_issue = 0, next_launch = 0, pieces = 0;
     /* generator cursor: piece, part (0 C, 1 A, 2 B), column */
     int64_t g_piece = 0, g_col = 0;
+    bool chunk_major = false; /* piece order (piece_qc) */
     int g_part = 0;
     bool g_done = false;
     /* download state */
@@ -605,13 +607,42 @@ int64_t layout(Pipeline &P)
     return off;
 }
 
+/*
+ * The order of the pieces (block q, chunk c): block-major (q = s / nk, c = s % nk: every chunk of
+ * a block, then the next block), or chunk-major (c = s / blocks, q = s % blocks: chunk c of every
+ * block, then chunk c + 1). Blocks finish in increasing q either way, so the done contract
+ * (kernels/tsg_gpu.h) holds. Chunk-major keeps the kernels fed when the first block row's
+ * uploads are the bottleneck: at 4096^3 (2 x 2 blocks) block-major needs 96 of the 128 MiB up
+ * for the first half of the kernels and leaves the last block's launches waiting after the last
+ * upload (v0.3 timeline: uploads done 3.3 ms, kernels 1.7 ms later); chunk-major needs a quarter
+ * of every panel per quarter of the work, at the price of all of C coming down in the last step.
+ * The rule: chunk-major for resident plans of 3 or 4 blocks with beta = 0 (beta != 0 would move
+ * all of C up before the first step ends); TSGEMM_TEST_ORDER overrides it for experiments.
+ */
+bool chunk_major(const Pipeline &P)
+{
+    const tsg_plan &pl = P.pl;
+    if (g_order) return g_order == 2 && pl.resident;
+    const int64_t blocks = pl.gm * pl.gn;
+    return pl.resident && P.p->beta == 0.0f && blocks >= 3 && blocks <= 4 && pl.nk >= 2;
+}
+
+void piece_qc(const Pipeline &P, int64_t s, int64_t *q, int64_t *c)
+{
+    const int64_t blocks = P.pl.gm * P.pl.gn;
+    if (P.chunk_major) *c = s / blocks, *q = s % blocks;
+    else *q = s / P.pl.nk, *c = s % P.pl.nk;
+}
+
 /* Next upload unit in piece order (C block up, then A's piece, then B's piece), or false. */
 bool gen_next(Pipeline &P, Unit *u)
 {
     const tsg_plan &pl = P.pl;
     while (!P.g_done) {
         if (P.g_piece >= P.pieces) { P.g_done = true; break; }
-        const int64_t piece = P.g_piece, q = piece / pl.nk, c = piece % pl.nk;
+        const int64_t piece = P.g_piece;
+        int64_t q, c;
+        piece_qc(P, piece, &q, &c);
         const int64_t i = q / pl.gn, j = q % pl.gn;
         Mode mode = M_NONE;
         int64_t sr = 0, sc = 0, ld = 0;
@@ -832,7 +863,9 @@ int launch_piece(Pipeline &P, int64_t piece)
 {
     const tsg_plan &pl = P.pl;
     Workspace *w = P.w;
-    const int64_t q = piece / pl.nk, c = piece % pl.nk, i = q / pl.gn, j = q % pl.gn;
+    int64_t q, c;
+    piece_qc(P, piece, &q, &c);
+    const int64_t i = q / pl.gn, j = q % pl.gn;
     const float *A, *B;
     float *C;
     int64_t lda, ldb, ldc;
@@ -978,6 +1011,7 @@ int run_pipeline(Pipeline &P)
     Workspace *w = P.w;
     const tsg_plan &pl = P.pl;
     P.pieces = pl.gm * pl.gn * pl.nk;
+    P.chunk_major = chunk_major(P);
     P.mark(TL_T0, w->s_up);
     while (P.status == TSG_GPU_OK) {
         if (g_exiting.load(std::memory_order_relaxed)) {
@@ -1083,12 +1117,13 @@ void print_timeline(Pipeline &P, int status)
     const tsg_plan &pl = P.pl;
     fprintf(stderr,
             "tsgemm timeline: %lldx%lldx%lld blocks %lldx%lld (%lldx%lld) kc %lld (%lld) splits %lld "
-            "%s | gpu ms: kernels start %.3f, uploads done %.3f, kernels done %.3f, downloads done "
+            "%s %s | gpu ms: kernels start %.3f, uploads done %.3f, kernels done %.3f, downloads done "
             "%.3f | host ms: first launch %.3f, uploads issued %.3f, end %.3f | host blocked ms: "
             "gathers %.3f, dma slots %.3f, downloads %.3f\n",
             (long long)P.p->m, (long long)P.p->n, (long long)P.p->k, (long long)pl.bm,
             (long long)pl.bn, (long long)pl.gm, (long long)pl.gn, (long long)pl.kc, (long long)pl.nk,
-            (long long)pl.splits, pl.resident ? "resident" : "bounded", ms[TL_KSTART], ms[TL_UPDONE],
+            (long long)pl.splits, pl.resident ? "resident" : "bounded",
+            P.chunk_major ? "chunk-major" : "block-major", ms[TL_KSTART], ms[TL_UPDONE],
             ms[TL_KDONE], ms[TL_DNDONE], t.first_launch * 1e3, t.uploads_issued * 1e3, t.end * 1e3,
             t.gather * 1e3, t.dma * 1e3, t.down * 1e3);
     for (auto &ev : t.ev)
@@ -1361,6 +1396,7 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_block_floats = cfg ? cfg->block_floats : 0;
     g_timeline = cfg && cfg->timeline;
     g_ramp = !(cfg && cfg->no_ramp);
+    g_order = cfg ? cfg->order : 0;
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;

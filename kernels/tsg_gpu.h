@@ -53,6 +53,8 @@ typedef struct tsg_gpu_config {
                             size, last block's download units without a 1 MiB floor)        */
     double chunk_floats; /* TSGEMM_TEST_CHUNK: floats of A and B per K chunk (tuning
                             experiments); 0 = the plan's rule (src/tsg_plan.h)               */
+    int order;           /* TSGEMM_TEST_ORDER: 1 block-major, 2 chunk-major pieces (tuning
+                            experiments); 0 = the executor's rule (chunk_major)              */
 } tsg_gpu_config;
 
 /*

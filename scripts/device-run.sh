@@ -159,6 +159,8 @@ if want pipe 120; then
     done
     echo "== v0.3's unit sizes (TSGEMM_TEST_RAMP=0: full-size first upload units, no 1 MiB floor on the last block's download units); the rest default"
     TSGEMM_TEST_RAMP=0 "$B/tests/gpu/pipe_probe" $shapes
+    echo "== block-major pieces everywhere (TSGEMM_TEST_ORDER=block, as before v0.4); the rest default"
+    TSGEMM_TEST_ORDER=block "$B/tests/gpu/pipe_probe" $shapes
     echo "== timelines (TSGEMM_TEST_TIMELINE=1: GPU and host ms from the start of each call)"
     TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1
     echo "== default configuration, each call right after a 1024^3 OpenBLAS call"

@@ -204,6 +204,8 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
     if ((v = lookup("TSGEMM_TEST_TIMELINE", ctx)) && *v) cfg->test_timeline = atoi(v) > 0;
     if ((v = lookup("TSGEMM_TEST_RAMP", ctx)) && *v) cfg->test_no_ramp = !strcmp(v, "0");
     if ((v = lookup("TSGEMM_TEST_CHUNK", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_chunk = d;
+    if ((v = lookup("TSGEMM_TEST_ORDER", ctx)) && *v)
+        cfg->test_order = !strcmp(v, "block") ? 1 : !strcmp(v, "chunk") ? 2 : 0;
     if ((v = lookup("TSGEMM_TEST_COPY", ctx)) && *v)
         cfg->test_copy = !strcmp(v, "nt") ? 2 : !strcmp(v, "memcpy") ? 1 : 0;
 }

@@ -41,6 +41,7 @@ typedef struct tsg_config {
     int test_copy;        /* TSGEMM_TEST_COPY=memcpy|nt: the copy threads' copy (tuning runs)  */
     int test_no_ramp;     /* TSGEMM_TEST_RAMP=0: v0.3's pipeline unit sizes (tuning runs)      */
     double test_chunk;    /* TSGEMM_TEST_CHUNK=<floats>: A and B floats of a K chunk (tuning)  */
+    int test_order;       /* TSGEMM_TEST_ORDER=block|chunk: the pipeline's piece order (tuning) */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
 } tsg_config;
