@@ -683,8 +683,9 @@ bool gen_next(Pipeline &P, Unit *u)
         }
         /* a column range of at most one unit; the call's first units are a quarter and a half
          * of it, so the first DMA starts after a short gather (the pipeline's fill) */
-        const int64_t ub = g_ramp && P.u_submit < 2 ? std::max<int64_t>((int64_t)UNIT_MIN, P.unit_bytes >> (2 - P.u_submit))
-                                                     : P.unit_bytes;
+        const int64_t ub = g_ramp && P.u_submit < 2
+                               ? std::min(P.unit_bytes, std::max<int64_t>((int64_t)UNIT_MIN, P.unit_bytes >> (2 - P.u_submit)))
+                               : P.unit_bytes; /* never above the unit: it is at most a pinned slot */
         const int64_t per = mode == M_DIRECT ? sc : std::max<int64_t>(1, ub / (4 * tsg_dev_ld(sr)));
         const int64_t c0 = P.g_col, n = std::min(per, sc - c0);
         u->piece = piece;
