@@ -549,7 +549,7 @@ struct Pipeline {
     int64_t d_issue = 0, d_submit = 0, d_done = 0;
     int64_t dq = 0, dcol = 0;            /* next download unit's block and column */
     int64_t blocks_launched = 0, blocks_issued_down = 0;
-    tsg_done done{};
+    struct { int64_t blocks, cols; } done{}; /* the final prefix (tsg_done's, without its parts) */
     bool touch_started = false;
     tsg_job touch_job;
     Touch touch{}; /* lo == nullptr: no first touch */
@@ -1268,7 +1268,8 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     st = run_pipeline(P);
     if (P.tl.on) print_timeline(P, st);
     if (st == TSG_GPU_OK) done->blocks = total_blocks(P), done->cols = 0;
-    else if (P.mcd == M_STAGE || P.mcd == M_DIRECT) *done = P.done, done->bm = P.pl.bm, done->bn = P.pl.bn;
+    else if (P.mcd == M_STAGE || P.mcd == M_DIRECT)
+        done->blocks = P.done.blocks, done->cols = P.done.cols, done->bm = P.pl.bm, done->bn = P.pl.bn;
     /* in place: nothing of the host's C was written by us; a retry redoes everything */
     return st;
 }
