@@ -124,7 +124,7 @@ typedef struct tsg_multi_stats {
 } tsg_multi_stats;
 
 /*
- * Runs p over split s (s->count >= 2): round 1 runs every panel on its slot; every panel that
+ * Runs p over split s (s->count >= 1): round 1 runs every panel on its slot; every panel that
  * failed leaves at most two unfinished rectangles (tsg_done_remaining), handed round-robin, in
  * panel order, to the slots whose panel succeeded (round 2, at once); whatever is still not final
  * — nothing healthy was left, or a round-2 task failed too — is left to the caller's CPU retry.

@@ -345,9 +345,9 @@ static tsg_report run_one(int64_t m, int64_t n, int64_t k, float beta, int count
 static void test_run_no_failure(void **state)
 {
     (void)state;
-    const int counts[] = {2, 3, 8};
+    const int counts[] = {1, 2, 3, 8};
     harness h;
-    for (size_t i = 0; i < 3; ++i)
+    for (size_t i = 0; i < 4; ++i)
         for (int by = 0; by < 2; ++by) {
             tsg_report rep = run_one(97, 131, 29, 0.5f, counts[i], by, NULL, &h);
             assert_int_equal(rep.path, TSG_PATH_GPU);
@@ -427,7 +427,7 @@ static void test_run_all_fail(void **state)
 {
     (void)state;
     harness h;
-    for (int count = 2; count <= 8; count += 3) {
+    for (int count = 1; count <= 8; count += count == 1 ? 1 : 3) { /* 1, 2, 5, 8 */
         fake_fail ff[TSG_MAX_DEVICES];
         memset(ff, 0, sizeof ff);
         for (int s = 0; s < count; ++s) ff[s] = (fake_fail){1, -2, s % 3, s % 2 ? 3 : 0};
