@@ -37,7 +37,8 @@ extern "C" { /* kernels/tsg_exec.cu runs the rounds */
 #define TSG_MULTI_MIN_PANEL_AREA ((double)TSG_PLAN_ONE_BLOCK)
 
 /* Fixed cost the model charges each device beyond the first: a host thread started per call and
- * a second workspace's synchronisation (not measured yet: an estimate, ~3x a thread start). */
+ * a second workspace's synchronisation. A guess, not a measurement (to be measured with the first
+ * multi-GPU machine); it matters only near the panel floors. */
 #define TSG_MULTI_DEVICE_S 50e-6
 
 /* Several devices are used only when the model says they are at least this much faster than one
@@ -53,7 +54,8 @@ typedef struct tsg_multi_panel {
 typedef struct tsg_multi_split {
     int by_cols; /* 1: panels are column ranges of C (each device reads all of A),
                     0: row ranges (each device reads all of B)                          */
-    int count;   /* panels, 1..TSG_MAX_DEVICES; panel[i] runs on slot i                  */
+    int count;   /* panels, 1..TSG_MAX_DEVICES; tsg_multi_split_make sets panel[i].slot = i,
+                    the executor maps it to the i-th slot still usable                     */
     tsg_multi_panel panel[TSG_MAX_DEVICES];
 } tsg_multi_split;
 
