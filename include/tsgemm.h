@@ -55,6 +55,12 @@ struct tsgemm_stats {
     double device_pool_bytes, device_pool_cap;
     double pinned_pool_bytes, pinned_pool_cap;
     uint32_t copy_threads, workspaces;
+    /* Since several GPUs (README "Several GPUs"; 0 before the first GPU call): */
+    uint32_t gpu_devices;     /* device slots calls may be split over (TSGEMM_DEVICE=0,1 / all /
+                                 0,0); 1 for one GPU                                            */
+    uint64_t multi_gpu_calls; /* calls whose C was split into panels over several slots      */
+    uint64_t gpu_handoffs;    /* panels of such calls whose device failed; their unfinished
+                                 part went to the other slots or, failing those, to the CPU   */
 };
 
 /*

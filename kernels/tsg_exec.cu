@@ -41,6 +41,7 @@
 #include "tsg_gpu.h"
 #include "tsg_kernel.h"
 #include "tsg_pool.h"
+#include "../src/tsg_multi.h"
 
 namespace {
 
@@ -72,6 +73,7 @@ constexpr uint64_t SPLIT_POOL_KEEP = (uint64_t)256 << 20;
 double g_device_cap = 0, g_pinned_cap = 0;
 size_t g_slot_bytes = SLOT_MAX;
 int g_max_ws = 1, g_copy_threads = 1;
+bool g_pinned_default = true; /* TSGEMM_PINNED_MEMORY unset: the cap grows with the device slots */
 double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
 double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
 double g_chunk_floats = 0; /* TSGEMM_TEST_CHUNK (0: the plan's TSG_PLAN_FIRST_FLOATS) */
@@ -84,6 +86,13 @@ bool g_timeline = false;   /* TSGEMM_TEST_TIMELINE */
  * the H200 host (docs/NOTES.md, "Pipeline schedule", run 2). TSGEMM_TEST_COPY sets both. */
 int g_gather_kind = 1, g_scatter_kind = 2;
 std::atomic<int> g_exiting{0}, g_inflight{0};
+/* Device slots (TSGEMM_DEVICE=0,1 / all / 0,0; tsg_gpu_set_devices): slot 0 is g_device. A slot
+ * whose device had a sticky error is dead: calls over several devices leave it out. */
+int g_nslots = 1;
+int g_slot_dev[TSG_MAX_DEVICES] = {0};
+std::atomic<bool> g_slot_dead[TSG_MAX_DEVICES];
+std::atomic<long long> g_multi_calls{0}, g_handoffs{0};
+static_assert(TSG_MULTI_FATAL == TSG_GPU_EFATAL, "src/tsg_multi.h's copy of TSG_GPU_EFATAL");
 std::atomic<long long> g_device_held{0}, g_pinned_held{0};
 
 /* The driver's current-context calls, to leave the caller's thread as it was (cudaSetDevice
@@ -141,17 +150,23 @@ int fail(cudaError_t e, const char *what, char *msg, size_t len)
 
 enum Stage { ST_ALLOC, ST_PINNED, ST_UPLOAD, ST_KERNEL, ST_DOWNLOAD, ST_SYNC, ST_COUNT };
 
+/* The device slot this thread runs a panel for (calls over several devices; -1: none). */
+thread_local int t_slot = -1;
+
 #ifdef TSG_FAULT_INJECTION
 const char *const stage_names[ST_COUNT] = {"alloc", "pinned", "upload", "kernel", "download", "sync"};
 std::atomic<int> g_fault_stage{-2}; /* -2 disarmed, -1 any */
 std::atomic<long long> g_fault_n{0}, g_fault_count{0};
 std::atomic<int> g_fault_every{0};
+std::atomic<int> g_fault_slot{-1}; /* "@SLOT": only stages reached by that device slot count */
 
 /* The error a stage reports when the test hook fires. */
 cudaError_t injected(Stage s)
 {
     const int want = g_fault_stage.load(std::memory_order_relaxed);
     if (want == -2 || (want >= 0 && want != (int)s)) return cudaSuccess;
+    const int slot = g_fault_slot.load(std::memory_order_relaxed);
+    if (slot >= 0 && slot != t_slot) return cudaSuccess;
     const long long c = ++g_fault_count, n = g_fault_n.load();
     const bool fire = g_fault_every.load() ? (n > 0 && c % n == 0) : c == n;
     if (!fire) return cudaSuccess;
@@ -184,6 +199,7 @@ struct Workspace {
     size_t arena_cap = 0;
     float *pinned = nullptr; /* NS upload slots then ND download slots */
     size_t slot_bytes = 0;
+    int device = 0; /* the CUDA device its streams, events and arena belong to */
     Workspace *next = nullptr;
 };
 
@@ -243,19 +259,55 @@ cudaError_t make_events(Workspace *w)
     return e;
 }
 
-/* A workspace of our own; at most g_max_ws are out at once (the pinned budget): more callers wait
- * for one, so concurrent calls queue for the GPU instead of each pinning memory. */
-int acquire(Workspace **out, char *msg, size_t len)
+/* Under g_pool_lock, after workspaces came back: with several device slots waiters want one or
+ * several workspaces (reserve_ws), so all of them look again — a signal could wake only one that
+ * still cannot proceed while another that could sleeps on. */
+void wake_waiters()
+{
+    if (g_nslots > 1) pthread_cond_broadcast(&g_pool_cv);
+    else pthread_cond_signal(&g_pool_cv);
+}
+
+/* Reserves n of the g_max_ws workspaces (the pinned budget) for the caller; more callers wait, so
+ * concurrent calls queue for the GPU instead of each pinning memory. A call over several devices
+ * reserves its workspaces at once, so two such calls never hold part of them each. */
+void reserve_ws(int n)
 {
     pthread_mutex_lock(&g_pool_lock);
-    while (!g_free_list && g_ws_out >= g_max_ws) pthread_cond_wait(&g_pool_cv, &g_pool_lock);
-    Workspace *w = g_free_list;
-    if (w) g_free_list = w->next;
-    g_ws_out++;
+    while (g_ws_out + n > g_max_ws) pthread_cond_wait(&g_pool_cv, &g_pool_lock);
+    g_ws_out += n;
     pthread_mutex_unlock(&g_pool_lock);
+}
+
+/* Takes one reserved workspace of CUDA device `device` (the current device): a pooled one, or a
+ * new one — first destroying a pooled one of another device when the budget is all made. On
+ * failure the reservation is returned. */
+int take_ws(int device, Workspace **out, char *msg, size_t len)
+{
+    Workspace *w = nullptr, *evict = nullptr;
+    pthread_mutex_lock(&g_pool_lock);
+    for (Workspace **pp = &g_free_list; *pp; pp = &(*pp)->next)
+        if ((*pp)->device == device) {
+            w = *pp;
+            *pp = w->next;
+            break;
+        }
+    if (!w && g_free_list && g_ws_made >= g_max_ws) { /* its budget is ours */
+        evict = g_free_list;
+        g_free_list = evict->next;
+        g_ws_made--;
+    }
+    pthread_mutex_unlock(&g_pool_lock);
+    if (evict) {
+        cudaSetDevice(evict->device);
+        destroy(evict);
+        cudaSetDevice(device);
+        (void)cudaGetLastError();
+    }
     if (!w) {
         w = new (std::nothrow) Workspace;
         cudaError_t e = w ? cudaSuccess : cudaErrorMemoryAllocation;
+        if (w) w->device = device;
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&w->s_up, cudaStreamNonBlocking);
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&w->s_comp, cudaStreamNonBlocking);
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&w->s_down, cudaStreamNonBlocking);
@@ -264,7 +316,7 @@ int acquire(Workspace **out, char *msg, size_t len)
             if (w) destroy(w);
             pthread_mutex_lock(&g_pool_lock);
             g_ws_out--;
-            pthread_cond_signal(&g_pool_cv);
+            wake_waiters();
             pthread_mutex_unlock(&g_pool_lock);
             return fail(e, "cudaStreamCreate", msg, len);
         }
@@ -276,20 +328,27 @@ int acquire(Workspace **out, char *msg, size_t len)
     return TSG_GPU_OK;
 }
 
+/* A workspace of tsgemm's device (the current one) for one call. */
+int acquire(Workspace **out, char *msg, size_t len)
+{
+    reserve_ws(1);
+    return take_ws(g_device, out, msg, len);
+}
+
 void give_back(Workspace *w, int status)
 {
     pthread_mutex_lock(&g_pool_lock);
     g_ws_out--;
     if (status == TSG_GPU_EFATAL) { /* nothing in a poisoned context is worth keeping */
         g_ws_made--;
-        pthread_cond_signal(&g_pool_cv);
+        wake_waiters();
         pthread_mutex_unlock(&g_pool_lock);
         return;
     }
     if (status == TSG_GPU_ENOMEM) free_arena(w), free_pinned(w);
     w->next = g_free_list;
     g_free_list = w;
-    pthread_cond_signal(&g_pool_cv);
+    wake_waiters();
     pthread_mutex_unlock(&g_pool_lock);
 }
 
@@ -490,7 +549,7 @@ struct Pipeline {
     int64_t d_issue = 0, d_submit = 0, d_done = 0;
     int64_t dq = 0, dcol = 0;            /* next download unit's block and column */
     int64_t blocks_launched = 0, blocks_issued_down = 0;
-    tsg_done done{};
+    struct { int64_t blocks, cols; } done{}; /* the final prefix (tsg_done's, without its parts) */
     bool touch_started = false;
     tsg_job touch_job;
     Touch touch{}; /* lo == nullptr: no first touch */
@@ -1210,7 +1269,8 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     st = run_pipeline(P);
     if (P.tl.on) print_timeline(P, st);
     if (st == TSG_GPU_OK) done->blocks = total_blocks(P), done->cols = 0;
-    else if (P.mcd == M_STAGE || P.mcd == M_DIRECT) *done = P.done, done->bm = P.pl.bm, done->bn = P.pl.bn;
+    else if (P.mcd == M_STAGE || P.mcd == M_DIRECT)
+        done->blocks = P.done.blocks, done->cols = P.done.cols, done->bm = P.pl.bm, done->bn = P.pl.bn;
     /* in place: nothing of the host's C was written by us; a retry redoes everything */
     return st;
 }
@@ -1321,6 +1381,100 @@ double now_s()
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+
+/* ------------------------------------------------------------------ several devices */
+
+/*
+ * One call over several device slots (src/tsg_multi.h): the panels of a round run at once, one
+ * host thread per slot (the calling thread takes the first), each with a workspace of its own
+ * device — its own streams, pinned slots and arena — through sgemm_pipeline, unchanged: a panel
+ * is a one-device call on a window of C. The copy-thread pool is shared. A slot that got several
+ * tasks (round 2) runs them one after the other on one workspace, so a round never needs more
+ * workspaces than slots, and never more than it reserved.
+ */
+struct SlotGroup {
+    int slot = 0;
+    int n = 0;
+    tsg_multi_task *task[3 * TSG_MAX_DEVICES] = {};
+};
+
+void run_group(SlotGroup *g)
+{
+    t_slot = g->slot;
+    const int dev = g_slot_dev[g->slot];
+    char msg[160] = "";
+    Workspace *w = nullptr;
+    cudaError_t e = cudaSetDevice(dev);
+    int st = e == cudaSuccess ? take_ws(dev, &w, msg, sizeof msg) : fail(e, "cudaSetDevice", msg, sizeof msg);
+    if (e != cudaSuccess) { /* take_ws was not reached: give its reservation back */
+        pthread_mutex_lock(&g_pool_lock);
+        g_ws_out--;
+        wake_waiters();
+        pthread_mutex_unlock(&g_pool_lock);
+    }
+    int worst = st;
+    for (int i = 0; i < g->n; ++i) {
+        tsg_multi_task *t = g->task[i];
+        if (st == TSG_GPU_OK && !g_slot_dead[g->slot].load()) {
+            t->status = sgemm_pipeline(w, &t->p, &t->done, t->msg, sizeof t->msg);
+            if (t->status != TSG_GPU_OK && t->status != TSG_GPU_EFATAL) {
+                cudaStreamSynchronize(w->s_comp); /* leave no work queued on a reused stream */
+                (void)cudaGetLastError();
+            }
+            if (t->status == TSG_GPU_EFATAL) { /* this device is poisoned: no slot of it again */
+                for (int s = 0; s < g_nslots; ++s)
+                    if (g_slot_dev[s] == dev) g_slot_dead[s].store(true);
+                st = TSG_GPU_EFATAL;
+            }
+            if (t->status != TSG_GPU_OK && worst != TSG_GPU_EFATAL) worst = t->status;
+        } else { /* nothing done in this window */
+            t->status = st != TSG_GPU_OK ? st : TSG_GPU_EFATAL;
+            t->done.bm = t->p.m, t->done.bn = t->p.n, t->done.blocks = t->done.cols = 0;
+            t->done.nparts = 0;
+            snprintf(t->msg, sizeof t->msg, "%s", st != TSG_GPU_OK && msg[0] ? msg : "device disabled");
+        }
+    }
+    if (w) give_back(w, worst);
+    t_slot = -1;
+}
+
+void *group_thread(void *arg)
+{
+    run_group((SlotGroup *)arg);
+    return nullptr;
+}
+
+/* tsg_multi_round_fn: every slot's tasks at once. */
+void run_round(void *ctx, tsg_multi_task *tasks, int count)
+{
+    (void)ctx;
+    SlotGroup groups[TSG_MAX_DEVICES];
+    int ng = 0;
+    for (int i = 0; i < count; ++i) {
+        int g = 0;
+        while (g < ng && groups[g].slot != tasks[i].slot) ++g;
+        if (g == ng) groups[ng++].slot = tasks[i].slot;
+        groups[g].task[groups[g].n++] = &tasks[i];
+    }
+    reserve_ws(ng);
+    pthread_t th[TSG_MAX_DEVICES];
+    bool started[TSG_MAX_DEVICES] = {};
+    for (int g = 1; g < ng; ++g) started[g] = pthread_create(&th[g], nullptr, group_thread, &groups[g]) == 0;
+    run_group(&groups[0]);
+    for (int g = 1; g < ng; ++g) {
+        if (started[g]) pthread_join(th[g], nullptr);
+        else run_group(&groups[g]); /* no thread: one after the other, still right */
+    }
+}
+
+/* A call the panels may take: a real product with every operand in host memory (device and
+ * managed operands live on one GPU and are computed in place there). */
+bool multi_eligible(const tsg_problem *p)
+{
+    auto host = [](unsigned char w) { return w == TSG_HOST || w == TSG_PINNED; };
+    return p->k > 0 && p->alpha != 0.0f && host(p->where_a) && host(p->where_b) && host(p->where_c);
+}
+
 } /* namespace */
 
 /* ------------------------------------------------------------------ tsg_gpu.h */
@@ -1370,6 +1524,7 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_sms = g_prop.multiProcessorCount;
     /* budgets: pinned slots and workspaces, device memory */
     g_pinned_cap = cfg && cfg->pinned_bytes > 0 ? cfg->pinned_bytes : (double)(512u << 20);
+    g_pinned_default = !(cfg && cfg->pinned_bytes > 0);
     const double per_ws = (double)((NS + ND) * SLOT_MAX);
     g_max_ws = std::max(1, (int)(g_pinned_cap / per_ws));
     g_slot_bytes = (size_t)std::min<double>((double)SLOT_MAX, g_pinned_cap / (double)((NS + ND) * g_max_ws));
@@ -1424,6 +1579,7 @@ extern "C" int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, si
 {
     done->bm = done->bn = 1;
     done->blocks = done->cols = 0;
+    done->nparts = 0;
     ContextGuard guard;
     cudaError_t e = cudaSetDevice(g_device);
     if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
@@ -1446,6 +1602,90 @@ extern "C" int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, si
     }
     g_inflight--;
     return st;
+}
+
+extern "C" int tsg_gpu_set_devices(const int *ordinals, int n, int *slots, char *info, size_t len)
+{
+    ContextGuard guard;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    (void)cudaGetLastError();
+    int ns = 1;
+    size_t pos = 0;
+    if (info && len) info[0] = '\0';
+    auto note = [&](const char *fmt, int a) {
+        if (info && pos < len) {
+            int w = snprintf(info + pos, len - pos, fmt, a);
+            if (w > 0) pos += (size_t)w;
+        }
+    };
+    for (int i = 1; i < n && ns < TSG_MAX_DEVICES; ++i) {
+        const int d = ordinals[i];
+        cudaDeviceProp prop;
+        if (d < 0 || d >= count) {
+            note("device %d does not exist; ", d);
+            continue;
+        }
+        if (d != g_device) {
+            if (cudaGetDeviceProperties(&prop, d) != cudaSuccess ||
+                prop.multiProcessorCount != g_prop.multiProcessorCount || prop.major != g_prop.major ||
+                prop.minor != g_prop.minor || strcmp(prop.name, g_prop.name) != 0) {
+                (void)cudaGetLastError();
+                note("device %d is not of the first device's kind; ", d);
+                continue;
+            }
+            if (cudaSetDevice(d) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
+                (void)cudaGetLastError();
+                note("device %d cannot start; ", d);
+                continue;
+            }
+        }
+        g_slot_dev[ns++] = d;
+    }
+    g_slot_dev[0] = g_device;
+    for (int s = 0; s < TSG_MAX_DEVICES; ++s) g_slot_dead[s].store(false);
+    /* the default pinned cap holds a workspace for every slot (512 MiB holds 3 of 160 MiB); a
+     * cap the user set is kept, and then bounds how many slots one call uses (tsg_gpu_sgemm_split) */
+    if (g_pinned_default && ns > g_max_ws) {
+        g_max_ws = ns;
+        g_pinned_cap = (double)ns * (double)((NS + ND) * g_slot_bytes);
+    }
+    g_nslots = ns;
+    *slots = ns;
+    return TSG_GPU_OK;
+}
+
+extern "C" int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done,
+                                   char *msg, size_t len)
+{
+    if (g_nslots <= 1 || !multi_eligible(p)) return tsg_gpu_sgemm(p, done, msg, len);
+    int live[TSG_MAX_DEVICES], nl = 0;
+    for (int s = 0; s < g_nslots; ++s)
+        if (!g_slot_dead[s].load()) live[nl++] = s;
+    const tsg_multi_limits lim = {tsg::kernel_tile_m(), tsg::kernel_tile_n()};
+    const int d = tsg_multi_devices(p, std::min(nl, g_max_ws), r, &lim, nullptr);
+    if (d <= 1) return tsg_gpu_sgemm(p, done, msg, len); /* one device: exactly the one-GPU call */
+    tsg_multi_split split;
+    if (tsg_multi_split_make(p, d, nullptr, &lim, &split) <= 1) return tsg_gpu_sgemm(p, done, msg, len);
+    for (int i = 0; i < split.count; ++i) split.panel[i].slot = live[i];
+    done->bm = done->bn = 1;
+    done->blocks = done->cols = 0;
+    done->nparts = 0;
+    tsg_multi_task *tasks = (tsg_multi_task *)malloc(sizeof(tsg_multi_task) * 3 * TSG_MAX_DEVICES);
+    if (!tasks) {
+        snprintf(msg, len, "host allocation failed");
+        return TSG_GPU_ENOMEM;
+    }
+    ContextGuard guard;
+    tsg_pool_start(g_copy_threads);
+    g_inflight++;
+    tsg_multi_stats st;
+    const int rc = tsg_multi_run(p, &split, run_round, nullptr, tasks, done, &st, msg, len);
+    g_inflight--;
+    free(tasks);
+    g_multi_calls++;
+    g_handoffs += st.failed;
+    return rc;
 }
 
 extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k,
@@ -1600,9 +1840,9 @@ extern "C" void tsg_gpu_release(void)
     pthread_mutex_unlock(&g_pool_lock);
     if (!w) return;
     ContextGuard guard;
-    cudaSetDevice(g_device);
     while (w) {
         Workspace *next = w->next;
+        cudaSetDevice(w->device);
         pthread_mutex_lock(&g_pool_lock);
         g_ws_made--;
         pthread_mutex_unlock(&g_pool_lock);
@@ -1621,6 +1861,9 @@ extern "C" void tsg_gpu_pool_sizes(tsg_gpu_pools *out)
     out->workspaces = g_ws_made;
     pthread_mutex_unlock(&g_pool_lock);
     out->copy_threads = tsg_pool_threads();
+    out->devices = g_nslots;
+    out->multi_calls = (double)g_multi_calls.load();
+    out->handoffs = (double)g_handoffs.load();
 }
 
 extern "C" void tsg_gpu_exiting(double wait_s)
@@ -1668,11 +1911,19 @@ extern "C" void tsg_gpu_set_fault(const char *spec)
 {
     g_fault_stage = -2;
     g_fault_count = 0;
+    g_fault_slot = -1;
     if (!spec || !*spec) return;
-    char name[32] = "";
+    char name[32] = "", body[64];
     long long n = 0;
     char every[16] = "";
-    if (sscanf(spec, "%31[a-z]:%lld:%15s", name, &n, every) < 2 || n <= 0) return;
+    snprintf(body, sizeof body, "%s", spec);
+    int slot = -1;
+    if (char *at = strchr(body, '@')) { /* STAGE:N[:every]@SLOT */
+        if (sscanf(at + 1, "%d", &slot) != 1 || slot < 0) return;
+        *at = '\0';
+    }
+    if (sscanf(body, "%31[a-z]:%lld:%15s", name, &n, every) < 2 || n <= 0) return;
+    g_fault_slot = slot;
     int stage = -2;
     if (!strcmp(name, "any")) stage = -1;
     for (int i = 0; i < ST_COUNT; ++i)

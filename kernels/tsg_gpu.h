@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../src/tsg_dispatch.h"
 #include "../src/tsg_plan.h"
 #include "../src/tsg_problem.h"
 
@@ -65,6 +66,17 @@ typedef struct tsg_gpu_config {
  */
 int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, char *info, size_t len);
 
+/*
+ * Several devices (TSGEMM_DEVICE=0,1 / all / 0,0; src/tsg_multi.h): after tsg_gpu_init, the device
+ * slots calls may be split over. ordinals[0] is the device tsg_gpu_init was given (slot 0 is
+ * always the device it started); ordinals[1..n) each become a slot when they exist and are of the
+ * first device's kind (same name, compute capability and SM count: one plan and one set of
+ * rates serve every slot), and the same device may be listed again (two pipelines on one GPU).
+ * Creates each new device's context. *slots receives the slot count (>= 1); info the devices
+ * left out and why ("" when none). The calling thread's current context is unchanged.
+ */
+int tsg_gpu_set_devices(const int *ordinals, int n, int *slots, char *info, size_t len);
+
 /* Visible CUDA devices (cudaGetDeviceCount) without creating a context. */
 int tsg_gpu_device_count(int *count);
 
@@ -101,6 +113,21 @@ int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len);
 int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len);
 
 /*
+ * tsg_gpu_sgemm over the device slots of tsg_gpu_set_devices. With one slot, a call that is not
+ * a real product with A, B and C all in host memory, or when tsg_multi_devices (src/tsg_multi.h:
+ * with rates r, the cost model; r = NULL, the panel size floors alone) picks one device: exactly
+ * tsg_gpu_sgemm. Otherwise C is cut into one panel per slot (tsg_multi_split_make), each panel a
+ * pipelined call of its own on its slot's device, all at once; a slot that fails hands its
+ * unfinished rectangles to the slots that finished (tsg_multi_run). Slots whose device had a
+ * sticky error are left out of later calls. Same contract as tsg_gpu_sgemm: on failure *done says
+ * what is final (with nparts > 0: per part), every other element of C's window holds its
+ * original value; returns 0 when all of C is final, even if a device failed on the way (counted
+ * in tsg_gpu_pools.handoffs).
+ */
+int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done, char *msg,
+                        size_t len);
+
+/*
  * The same on device pointers, enqueued on `stream` (cudaStream_t; NULL = legacy default).
  * Any legal sizes (m, n, k >= 0; alpha = 0 or k = 0 scale C by beta, beta = 0 never reads C).
  * Returns when enqueued.
@@ -117,6 +144,9 @@ typedef struct tsg_gpu_pools {
     double device_bytes, device_cap;
     double pinned_bytes, pinned_cap;
     int workspaces, copy_threads;
+    int devices;         /* device slots (1 unless TSGEMM_DEVICE lists several)          */
+    double multi_calls;  /* calls split over several slots                               */
+    double handoffs;     /* panels of such calls whose device failed                     */
 } tsg_gpu_pools;
 void tsg_gpu_pool_sizes(tsg_gpu_pools *out);
 
@@ -143,6 +173,8 @@ int tsg_gpu_kernel_config_info(int config, char *buf, size_t len);
  * Test builds only (the tsgemm_fi library): makes a pipeline stage fail as a CUDA error would.
  * spec "STAGE:N" fails the N-th time (counted from 1, process-wide) STAGE is reached,
  * "STAGE:N:every" every N-th time; STAGE is alloc, pinned, upload, kernel, download, sync or any.
+ * A suffix "@SLOT" ("kernel:1@1") counts only the stages reached while device slot SLOT runs a
+ * panel of a call over several devices (tsg_gpu_sgemm_split), so one of two slots fails.
  * NULL or "" disarms. A release build has no such entry point.
  */
 void tsg_gpu_set_fault(const char *spec);

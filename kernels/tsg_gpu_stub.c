@@ -20,6 +20,13 @@ int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, char *info, s
     return nodev(info, len);
 }
 
+int tsg_gpu_set_devices(const int *ordinals, int n, int *slots, char *info, size_t len)
+{
+    (void)ordinals, (void)n;
+    *slots = 1;
+    return nodev(info, len);
+}
+
 int tsg_gpu_device_count(int *count)
 {
     *count = 0;
@@ -39,7 +46,15 @@ int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len)
     (void)p;
     done->bm = done->bn = 1;
     done->blocks = done->cols = 0;
+    done->nparts = 0;
     return nodev(msg, len);
+}
+
+int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done, char *msg,
+                        size_t len)
+{
+    (void)r;
+    return tsg_gpu_sgemm(p, done, msg, len);
 }
 
 int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,

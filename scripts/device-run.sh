@@ -20,6 +20,10 @@
 #             pip numpy (the machine's python3) and a C program linked to OpenBLAS (n = 4096);
 #             and PyTorch as a CUDA caller (tests/preload/torch_caller.py: device pointers from a
 #             program with its own shared CUDA runtime, checked, timed against torch.mm)
+#   multi     several GPUs (README "Several GPUs"; not a default stage): pipe_probe (GPU forced)
+#             and tsgemm-bench with TSGEMM_DEVICE unset against TSGEMM_DEVICE=$TSGEMM_MULTI_DEVICES
+#             (default all; 0,0 on a one-GPU machine checks the split's overhead), the issue's
+#             shapes 8192^3 and 16384^3 among them (targets on nvidia-h200-x2: >= 1.6x, >= 1.8x)
 #   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
 #             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. Needs the
 #             wheels in .whl/ (README "Tests", the pip download line), installed into /tmp/site; not a default stage
@@ -171,6 +175,23 @@ if want pipe 120; then
     echo "== beta = 1 (C goes up too)"
     "$B/tests/gpu/pipe_probe" --beta 1 ${TSGEMM_PIPE_BETA_SHAPES:-2048 4096}; } > "$log" 2>&1
   [ $? -eq 0 ] && row pipe ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row pipe FAIL "see pipe.txt"; fails=$((fails+1)); }
+fi
+
+if want multi 200; then
+  log=$OUT/multi.txt
+  devs=${TSGEMM_MULTI_DEVICES:-all}
+  shapes=${TSGEMM_MULTI_SHAPES:-4096 8192 16384 65536,64,4096 8192,8192,256 3000,3000,3000}
+  { echo "== slots (TSGEMM_DEVICE=$devs, TSGEMM_LOG=2)"
+    TSGEMM_DEVICE=$devs TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" 2>&1 | grep -E 'GPU|slots|left out'
+    echo "== pipe_probe, one GPU"; "$B/tests/gpu/pipe_probe" $shapes
+    echo "== pipe_probe, TSGEMM_DEVICE=$devs"; TSGEMM_DEVICE=$devs "$B/tests/gpu/pipe_probe" $shapes
+    if [ -x "$B/bench/tsgemm-bench" ]; then
+      bshapes=${TSGEMM_MULTI_BENCH_SHAPES:-8192 16384}
+      echo "== tsgemm-bench, one GPU"; "$B/bench/tsgemm-bench" --shapes "$bshapes" --reps 5
+      echo "== tsgemm-bench, TSGEMM_DEVICE=$devs"
+      TSGEMM_DEVICE=$devs "$B/bench/tsgemm-bench" --shapes "$bshapes" --reps 5
+    fi; } > "$log" 2>&1
+  [ $? -eq 0 ] && row multi ok "see multi.txt; $(elapsed)" || { row multi FAIL "see multi.txt"; fails=$((fails+1)); }
 fi
 
 if want kbench; then

@@ -118,6 +118,9 @@ static void get_stats(struct tsgemm_stats *out)
     out->pinned_pool_cap = pools.pinned_cap;
     out->copy_threads = (uint32_t)pools.copy_threads;
     out->workspaces = (uint32_t)pools.workspaces;
+    out->gpu_devices = (uint32_t)pools.devices;
+    out->multi_gpu_calls = (uint64_t)pools.multi_calls;
+    out->gpu_handoffs = (uint64_t)pools.handoffs;
 }
 
 TSG_EXPORT void tsgemm_get_stats_v(struct tsgemm_stats *out, size_t size)
@@ -167,6 +170,8 @@ static pthread_once_t g_gpu_once = PTHREAD_ONCE_INIT;
 static pthread_once_t g_rates_once = PTHREAD_ONCE_INIT;
 static char g_gpu_info[512] = "GPU not started"; /* the device, or why there is none */
 static tsg_rates g_rates;
+static atomic_int g_rates_ok;  /* g_rates holds measured (or cached) rates: rates_once succeeded */
+static int g_nslots = 1;       /* device slots (TSGEMM_DEVICE list); written once at GPU start */
 static atomic_int g_warned[8];      /* "first time" flags, one per kind of GPU trouble    */
 
 enum { WARN_FORK, WARN_ENOMEM, WARN_EFAIL, WARN_EFATAL, WARN_FORCED_NO_GPU, WARN_INIT, WARN_CACHE };
@@ -209,6 +214,30 @@ static int pick_device(const tsg_config *cfg, char *why, size_t len)
     return device;
 }
 
+/* Several devices (TSGEMM_DEVICE=0,1 / all / 0,0): the slots beyond the first. One list of
+ * devices left out at TSGEMM_LOG >= 1 (like a bad knob value), the slots at 2. */
+static void start_slots(const tsg_config *cfg, int used)
+{
+    if (!cfg->device_all && cfg->ndevices <= 1) return;
+    int visible = 0;
+    if (tsg_gpu_device_count(&visible) != TSG_GPU_OK) visible = 0;
+    int list[TSG_MAX_DEVICES];
+    tsg_device_why rule;
+    const int n = tsg_config_devices(cfg, visible, list, TSG_MAX_DEVICES, &rule);
+    if (n <= 1) return;
+    list[0] = used;
+    char left_out[512];
+    int slots = 1;
+    tsg_gpu_set_devices(list, n, &slots, left_out, sizeof left_out);
+    if (left_out[0]) tsg_log(1, "TSGEMM_DEVICE: %sleft out", left_out);
+    g_nslots = slots;
+    char text[8 * TSG_MAX_DEVICES] = "";
+    for (int i = 0, pos = 0; i < n && pos < (int)sizeof text - 8; ++i)
+        pos += snprintf(text + pos, sizeof text - (size_t)pos, i ? ",%d" : "%d", list[i]);
+    tsg_log(2, "GPU device slots: %d of %s%s (large calls are split into panels over them)", slots,
+            cfg->device_all ? "all: " : "", text);
+}
+
 static void gpu_init_once(void)
 {
     const tsg_config *cfg = tsg_rt_config();
@@ -234,6 +263,7 @@ static void gpu_init_once(void)
             tsg_log(1, "TSGEMM_DEVICE=%d does not exist; using device %d", device, used);
         tsg_log(2, "GPU: %s", info);
         tsg_log(2, "GPU device %d chosen: %s", used, why);
+        start_slots(cfg, used);
         atomic_store(&g_gpu_state, GPU_READY);
     } else {
         atomic_store(&g_gpu_state, GPU_ABSENT);
@@ -405,6 +435,8 @@ static void rates_once(void)
     unlock_cache(lock);
     double t1 = tsg_now_s();
     tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_latency_s);
+    g_rates.gpu_count = g_nslots; /* the first device's rates stand for every slot */
+    atomic_store(&g_rates_ok, 1);
     tsg_log(2, "CPU rate measured in %.0f ms; rates measured in %.0f ms in all", (tsg_now_s() - t1) * 1e3,
             (tsg_now_s() - t0) * 1e3);
     tsg_log(2,
@@ -445,8 +477,17 @@ static const char *status_text(int st)
 static int be_gpu_sgemm(void *ctx, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
 {
     (void)ctx;
-    int st = tsg_gpu_sgemm(p, done, msg, len);
-    if (st == TSG_GPU_OK) return 0;
+    /* several slots: the executor splits the call where tsg_multi_devices says it wins (with the
+     * measured rates in auto mode; by the panel size floors alone when they were not measured) */
+    int st = g_nslots > 1 ? tsg_gpu_sgemm_split(p, atomic_load(&g_rates_ok) ? &g_rates : NULL, done, msg, len)
+                          : tsg_gpu_sgemm(p, done, msg, len);
+    if (st == TSG_GPU_OK) {
+        /* a split call whose failed panel the other GPUs finished: said once, like a failure */
+        if (g_nslots > 1 && msg[0] && first_time(WARN_EFAIL))
+            tsg_log(1, "a GPU failed during a call split over several (%s); the other GPUs finished its "
+                       "panel", msg);
+        return 0;
+    }
     if (st == TSG_GPU_EPLACE) return st; /* the caller's placement, not a GPU fault: said per call */
     int kind = st == TSG_GPU_ENOMEM ? WARN_ENOMEM : st == TSG_GPU_EFATAL ? WARN_EFATAL : WARN_EFAIL;
     if (st == TSG_GPU_EFATAL || st == TSG_GPU_ENODEV) atomic_store(&g_gpu_state, GPU_DISABLED);

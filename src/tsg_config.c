@@ -82,6 +82,75 @@ static void parse_local_rank(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
     }
 }
 
+/*
+ * TSGEMM_DEVICE: one ordinal (today's knob), a comma-separated list of at most TSG_MAX_DEVICES
+ * ordinals (repeats allowed), or "all". Anything else — an empty entry, a sign, a name, too many
+ * entries — is refused whole with one warning: the default device rule applies, as for any
+ * bad knob value.
+ */
+static void parse_devices(tsg_config *cfg, const char *v)
+{
+    if (!strcasecmp(v, "all")) {
+        cfg->device_all = 1;
+        cfg->device = 0;
+        cfg->device_set = 1;
+        return;
+    }
+    int list[TSG_MAX_DEVICES], n = 0;
+    long one;
+    if (!strchr(v, ',') && parse_long(v, 0, 1023, &one) == 0) { /* one ordinal: as before lists */
+        cfg->devices[0] = cfg->device = (int)one;
+        cfg->ndevices = 1;
+        cfg->device_set = 1;
+        return;
+    }
+    const char *s = v;
+    for (;;) {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        char item[16];
+        long l;
+        if (len == 0 || len >= sizeof item || n == TSG_MAX_DEVICES) break;
+        memcpy(item, s, len);
+        item[len] = '\0';
+        if (item[0] < '0' || item[0] > '9' || parse_long(item, 0, 1023, &l) != 0) break;
+        list[n++] = (int)l;
+        if (!comma) { /* the whole value parsed */
+            memcpy(cfg->devices, list, sizeof(int) * (size_t)n);
+            cfg->ndevices = n;
+            cfg->device = list[0];
+            cfg->device_set = 1;
+            return;
+        }
+        s = comma + 1;
+    }
+    warn(cfg,
+         "TSGEMM_DEVICE=\"%.64s\" is not a device ordinal (0, 1, ...), a list of at most %d of "
+         "them (0,1) or all; ignored",
+         v, TSG_MAX_DEVICES);
+}
+
+int tsg_config_devices(const tsg_config *cfg, int visible, int *out, int max, tsg_device_why *why)
+{
+    if (max < 1) return 0;
+    if (cfg->device_all) {
+        *why = TSG_DEVICE_KNOB;
+        int n = visible < 1 ? 1 : visible;
+        if (n > max) n = max;
+        if (n > TSG_MAX_DEVICES) n = TSG_MAX_DEVICES;
+        for (int i = 0; i < n; ++i) out[i] = i;
+        return n;
+    }
+    if (cfg->device_set && cfg->ndevices > 1) {
+        *why = TSG_DEVICE_KNOB;
+        int n = cfg->ndevices < max ? cfg->ndevices : max;
+        for (int i = 0; i < n; ++i) out[i] = cfg->devices[i];
+        return n;
+    }
+    out[0] = tsg_config_device(cfg, visible, why);
+    return 1;
+}
+
 int tsg_config_device(const tsg_config *cfg, int visible, tsg_device_why *why)
 {
     if (cfg->device_set) {
@@ -120,14 +189,7 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
         else
             warn(cfg, "TSGEMM_MODE=\"%.64s\" is not one of auto, cpu, gpu; using auto", v);
     }
-    if ((v = lookup("TSGEMM_DEVICE", ctx)) && *v) {
-        if (parse_long(v, 0, 1023, &l) == 0) {
-            cfg->device = (int)l;
-            cfg->device_set = 1;
-        } else {
-            warn(cfg, "TSGEMM_DEVICE=\"%.64s\" is not a device ordinal (0, 1, ...); ignored", v);
-        }
-    }
+    if ((v = lookup("TSGEMM_DEVICE", ctx)) && *v) parse_devices(cfg, v);
     if ((v = lookup("TSGEMM_GPU_THRESHOLD", ctx)) && *v) {
         char *end;
         errno = 0;

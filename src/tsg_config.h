@@ -19,11 +19,20 @@ typedef struct tsg_policy {
 
 enum { TSG_CONFIG_PATH_MAX = 1024, TSG_CONFIG_WARN_MAX = 8, TSG_CONFIG_WARN_LEN = 200 };
 
+/* Most device slots one process runs a call on (TSGEMM_DEVICE=0,1,... or all). */
+#define TSG_MAX_DEVICES 16
+
 typedef struct tsg_config {
     tsg_policy policy;    /* TSGEMM_MODE, TSGEMM_GPU_THRESHOLD                              */
     int log_level;        /* TSGEMM_LOG=0|1|2|3                            default 1        */
     int device;           /* TSGEMM_DEVICE=<ordinal >= 0>                  default 0        */
-    int device_set;       /* 1 when TSGEMM_DEVICE gave a valid ordinal: it wins over the rank */
+    int device_set;       /* 1 when TSGEMM_DEVICE gave a valid value: it wins over the rank   */
+    /* TSGEMM_DEVICE as a list: "0,1" (a device may repeat: "0,0" runs the several-device code
+     * on one GPU) or "all" (every visible GPU). A single ordinal is a list of one. device is
+     * the list's first entry (0 for all).                                                    */
+    int ndevices;         /* entries of devices[]; 0 when TSGEMM_DEVICE is unset or "all"    */
+    int devices[TSG_MAX_DEVICES];
+    int device_all;       /* TSGEMM_DEVICE=all (any case)                                       */
     int local_rank;       /* node-local rank set by an MPI launcher or scheduler (see
                              tsg_config.c for the variables and their sources); -1 = none     */
     const char *local_rank_var; /* the variable local_rank came from (static), or ""         */
@@ -73,5 +82,14 @@ typedef enum tsg_device_why {
  * device 0 everywhere; otherwise 0. *why says which rule applied.
  */
 int tsg_config_device(const tsg_config *cfg, int visible, tsg_device_why *why);
+
+/*
+ * The device slots this process should run on, given `visible` devices (< 1: unknown): the
+ * TSGEMM_DEVICE list as given (duplicates kept; the caller checks that each exists), every
+ * visible device for "all" (at most TSG_MAX_DEVICES; device 0 alone when the count is
+ * unknown), else the one device of tsg_config_device. Writes at most `max` ordinals to out[]
+ * (max >= 1) and returns how many; *why as tsg_config_device's.
+ */
+int tsg_config_devices(const tsg_config *cfg, int visible, int *out, int max, tsg_device_why *why);
 
 #endif /* TSG_CONFIG_H */

@@ -2,6 +2,7 @@
  * tsg_dispatch.c — the cost model, the decision and the attempt order. See tsg_dispatch.h.
  */
 #include "tsg_dispatch.h"
+#include "tsg_multi.h"
 
 #include <math.h>
 #include <string.h>
@@ -78,6 +79,15 @@ double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
     return r->gpu_latency_s + first + body + last;
 }
 
+double tsg_estimate_gpus_s(const tsg_problem *p, const tsg_rates *r)
+{
+    if (!(r->gpu_count > 1)) return tsg_estimate_gpu_s(p, r);
+    const tsg_multi_limits lim = {(int64_t)r->gpu_tile_m, (int64_t)r->gpu_tile_n};
+    double est = 0;
+    const int d = tsg_multi_devices(p, (int)r->gpu_count, r, &lim, &est);
+    return d > 1 ? est : tsg_estimate_gpu_s(p, r);
+}
+
 double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
 {
     return r->cpu_latency_s + tsg_flops(p) / r->cpu_flops;
@@ -136,7 +146,7 @@ int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
         *why = TSG_WHY_MODEL_CPU;
         return 0;
     }
-    int gpu = tsg_estimate_gpu_s(p, r) < TSG_GPU_MARGIN * tsg_estimate_cpu_s(p, r);
+    int gpu = tsg_estimate_gpus_s(p, r) < TSG_GPU_MARGIN * tsg_estimate_cpu_s(p, r);
     *why = gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU;
     return gpu;
 }
@@ -147,6 +157,17 @@ static int touches_device(const tsg_problem *p, tsg_rule rule)
     return rule == TSG_RULE_SCALED ? p->where_c == TSG_DEVICE : tsg_needs_device(p);
 }
 
+/* Everything not reported final still holds the caller's original C: redo exactly that, on the
+ * CPU (a report of several devices has up to two rectangles per part). Out of line: its array
+ * stays off the stack of every other call. */
+static __attribute__((noinline)) void retry_rest(const tsg_problem *p, const tsg_backends *be,
+                                                 const tsg_done *done)
+{
+    tsg_problem rest[2 * TSG_DONE_MAX_PARTS];
+    const int count = tsg_done_remaining_all(p, done, rest, 2 * TSG_DONE_MAX_PARTS);
+    for (int i = 0; i < count && i < 2 * TSG_DONE_MAX_PARTS; ++i) be->cpu_sgemm(be->ctx, &rest[i]);
+}
+
 void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be, tsg_report *rep)
 {
     /* not memset: msg is 256 bytes, more than a tiny call's whole budget */
@@ -155,6 +176,7 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
     rep->gpu_status = 0;
     rep->done.bm = rep->done.bn = 1;
     rep->done.blocks = rep->done.cols = 0;
+    rep->done.nparts = 0;
     rep->msg[0] = '\0';
     rep->rule = tsg_scalar_rule(p);
     if (rep->rule == TSG_RULE_NOTHING) return;
@@ -196,8 +218,5 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
         return;
     }
     rep->path = TSG_PATH_CPU_RETRY;
-    /* Everything not reported final still holds the caller's original C: redo exactly that. */
-    tsg_problem rest[2];
-    const int count = tsg_done_remaining(p, &rep->done, rest);
-    for (int i = 0; i < count; ++i) be->cpu_sgemm(be->ctx, &rest[i]);
+    retry_rest(p, be, &rep->done);
 }

@@ -33,6 +33,9 @@ typedef struct tsg_rates {
     double gpu_device_bytes; /* device memory one call may hold (the pipeline's plan budget)  */
     double cpu_flops;      /* CPU BLAS flop/s at a mid size                                    */
     double cpu_latency_s;  /* fixed cost of one CPU BLAS call                                  */
+    double gpu_count;      /* device slots a call may be split over (TSGEMM_DEVICE list,
+                              src/tsg_multi.h); 0 or 1: one. The GPU rates are one
+                              device's (the first), taken to hold for every slot          */
 } tsg_rates;
 
 /*
@@ -82,6 +85,12 @@ const char *tsg_why_text(tsg_why why);
  */
 double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r);
 double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r);
+
+/*
+ * The GPU side's estimate as the decision uses it: one device (tsg_estimate_gpu_s), or with
+ * gpu_count > 1 the best split over the device slots (src/tsg_multi.h, tsg_multi_devices).
+ */
+double tsg_estimate_gpus_s(const tsg_problem *p, const tsg_rates *r);
 
 /*
  * Pure decision for a legal problem that needs computing, given the knobs and the GPU state:

@@ -156,3 +156,50 @@ int tsg_done_remaining(const tsg_problem *p, const tsg_done *d, tsg_problem out[
     if (r0 + rows < p->m) out[count++] = tsg_problem_window(p, r0 + rows, p->m - r0 - rows, 0, p->n);
     return count;
 }
+
+int tsg_done_remaining_all(const tsg_problem *p, const tsg_done *d, tsg_problem *out, int max)
+{
+    if (d->nparts <= 0) {
+        tsg_problem rest[2];
+        const int count = tsg_done_remaining(p, d, rest);
+        for (int i = 0; i < count && i < max; ++i) out[i] = rest[i];
+        return count;
+    }
+    int count = 0;
+    for (int i = 0; i < d->nparts && i < TSG_DONE_MAX_PARTS; ++i) {
+        const tsg_done_part *q = &d->parts[i];
+        if (q->m <= 0 || q->n <= 0) continue;
+        const tsg_problem w = tsg_problem_window(p, q->r0, q->m, q->c0, q->n);
+        const tsg_done pre = {q->bm, q->bn, q->blocks, q->cols, 0, {{0}}};
+        tsg_problem rest[2];
+        const int c = tsg_done_remaining(&w, &pre, rest);
+        for (int k = 0; k < c; ++k, ++count)
+            if (count < max) out[count] = rest[k];
+    }
+    return count;
+}
+
+int tsg_done_final_rects(const tsg_problem *p, const tsg_done *d, int64_t out[8])
+{
+    const int64_t bm = d->bm > 0 ? d->bm : p->m, bn = d->bn > 0 ? d->bn : p->n;
+    const int64_t gn = cdiv(p->n, bn), gm = cdiv(p->m, bm);
+    if (d->blocks <= 0 && d->cols <= 0) return 0;
+    const int64_t i = d->blocks / gn, j = d->blocks % gn;
+    if (i >= gm) { /* everything */
+        out[0] = 0, out[1] = 0, out[2] = p->m, out[3] = p->n;
+        return 1;
+    }
+    int count = 0;
+    if (i > 0) { /* complete block rows */
+        out[0] = 0, out[1] = 0, out[2] = i * bm, out[3] = p->n;
+        count = 1;
+    }
+    const int64_t col = j * bn + (d->cols > 0 ? d->cols : 0);
+    if (col > 0) {
+        const int64_t r0 = i * bm, rows = p->m - r0 < bm ? p->m - r0 : bm;
+        out[4 * count] = r0, out[4 * count + 1] = 0, out[4 * count + 2] = rows,
+        out[4 * count + 3] = col < p->n ? col : p->n;
+        count++;
+    }
+    return count;
+}

@@ -106,17 +106,50 @@ static inline int64_t tsg_plan_klen(const tsg_plan *pl, int64_t k, int64_t c)
  * block after them. Everything else in C's window still holds the caller's original values.
  * A backend that finished nothing reports blocks = cols = 0 (bm, bn may then be anything >= 1).
  */
+/*
+ * With several devices (src/tsg_multi.h) C's window is tiled by parts, each a rectangle of C with
+ * its own prefix (bm, bn, blocks, cols relative to the part's own window, as above). A part whose
+ * prefix covers its whole grid is final; one with blocks = cols = 0 holds the caller's values.
+ */
+typedef struct tsg_done_part {
+    int64_t r0, c0, m, n;         /* the part's window: rows [r0, r0+m), columns [c0, c0+n)   */
+    int64_t bm, bn, blocks, cols; /* what is final in it                                     */
+} tsg_done_part;
+
+/* Parts of a report: four per device slot at most (src/tsg_multi.c: a failed panel becomes at
+ * most two final rectangles and two handed-off ones). */
+#define TSG_DONE_MAX_PARTS 64
+
 typedef struct tsg_done {
     int64_t bm, bn;
     int64_t blocks, cols;
+    int nparts; /* 0: bm..cols describe the whole of C (one device); > 0: parts[0..nparts) tile
+                   C's window and bm..cols are unused. Backends set it; 0 when unsure.        */
+    tsg_done_part parts[TSG_DONE_MAX_PARTS];
 } tsg_done;
 
 /*
  * The at most two sub-problems that finish p after `d`: the rest of the current block row, then
  * every later row. Each is p restricted to a rectangle of C (A, B and C pointers moved, m/n
  * shrunk; lds, transposes, alpha and beta unchanged). Returns how many were written to out[].
+ * Reads only d's prefix (bm, bn, blocks, cols), never its parts.
  */
 int tsg_done_remaining(const tsg_problem *p, const tsg_done *d, tsg_problem out[2]);
+
+/*
+ * The sub-problems that finish p after `d`, parts included: for nparts == 0 those of
+ * tsg_done_remaining, otherwise at most two per part. Writes at most `max` to out[] and returns
+ * how many there are (a return above max means out[] was too small; 2 * TSG_DONE_MAX_PARTS
+ * always suffices).
+ */
+int tsg_done_remaining_all(const tsg_problem *p, const tsg_done *d, tsg_problem *out, int max);
+
+/*
+ * The at most two rectangles of C (rows r0.., columns c0.., relative to p's window) that are final
+ * after prefix d in p's m x n window: the complete block rows, then the final start of the
+ * current block row. Each is written as {r0, c0, m, n} to out[4 * i]. Returns how many.
+ */
+int tsg_done_final_rects(const tsg_problem *p, const tsg_done *d, int64_t out[8]);
 
 /* p restricted to rows [r0, r0 + rows) and columns [c0, c0 + cols) of C. */
 tsg_problem tsg_problem_window(const tsg_problem *p, int64_t r0, int64_t rows, int64_t c0,

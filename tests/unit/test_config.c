@@ -193,6 +193,99 @@ static void test_device_choice(void **state)
     assert_int_equal(why, TSG_DEVICE_DEFAULT);
 }
 
+/* TSGEMM_DEVICE as a list or "all" (several GPUs, src/tsg_multi.h); one ordinal unchanged. */
+static void test_device_lists(void **state)
+{
+    (void)state;
+    int out[TSG_MAX_DEVICES];
+    tsg_device_why why;
+    const char *one[] = {"TSGEMM_DEVICE=3", NULL};
+    tsg_config c = parse(one);
+    assert_int_equal(c.nwarn, 0);
+    assert_int_equal(c.device, 3);
+    assert_int_equal(c.device_set, 1);
+    assert_int_equal(c.ndevices, 1);
+    assert_int_equal(tsg_config_devices(&c, 4, out, TSG_MAX_DEVICES, &why), 1);
+    assert_int_equal(out[0], 3);
+    assert_int_equal(why, TSG_DEVICE_KNOB);
+
+    const char *two[] = {"TSGEMM_DEVICE=0,1", "OMPI_COMM_WORLD_LOCAL_RANK=1", NULL};
+    c = parse(two);
+    assert_int_equal(c.nwarn, 0);
+    assert_int_equal(c.device, 0);
+    assert_int_equal(c.ndevices, 2);
+    assert_int_equal(tsg_config_devices(&c, 2, out, TSG_MAX_DEVICES, &why), 2);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[1], 1);
+    assert_int_equal(why, TSG_DEVICE_KNOB); /* the list wins over the rank */
+    assert_int_equal(tsg_config_devices(&c, 2, out, 1, &why), 1); /* max respected */
+
+    const char *twice[] = {"TSGEMM_DEVICE=0,0", NULL}; /* the split code on one GPU */
+    c = parse(twice);
+    assert_int_equal(c.nwarn, 0);
+    assert_int_equal(tsg_config_devices(&c, 1, out, TSG_MAX_DEVICES, &why), 2);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[1], 0);
+
+    const char *order[] = {"TSGEMM_DEVICE=3,1,2", NULL};
+    c = parse(order);
+    assert_int_equal(c.device, 3);
+    assert_int_equal(tsg_config_devices(&c, 4, out, TSG_MAX_DEVICES, &why), 3);
+    assert_int_equal(out[0], 3);
+    assert_int_equal(out[1], 1);
+    assert_int_equal(out[2], 2);
+
+    const char *all[] = {"TSGEMM_DEVICE=All", NULL};
+    c = parse(all);
+    assert_int_equal(c.nwarn, 0);
+    assert_int_equal(c.device_all, 1);
+    assert_int_equal(c.device, 0);
+    assert_int_equal(tsg_config_devices(&c, 4, out, TSG_MAX_DEVICES, &why), 4);
+    for (int i = 0; i < 4; ++i) assert_int_equal(out[i], i);
+    assert_int_equal(tsg_config_devices(&c, 0, out, TSG_MAX_DEVICES, &why), 1); /* unknown */
+    assert_int_equal(out[0], 0);
+    assert_int_equal(tsg_config_devices(&c, 40, out, TSG_MAX_DEVICES, &why), TSG_MAX_DEVICES);
+
+    const char *sixteen[] = {"TSGEMM_DEVICE=0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7", NULL};
+    c = parse(sixteen);
+    assert_int_equal(c.nwarn, 0);
+    assert_int_equal(c.ndevices, 16);
+
+    /* unset: today's single device */
+    const char *none[] = {NULL};
+    c = parse(none);
+    assert_int_equal(c.ndevices, 0);
+    assert_int_equal(tsg_config_devices(&c, 8, out, TSG_MAX_DEVICES, &why), 1);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(why, TSG_DEVICE_DEFAULT);
+}
+
+static void test_device_lists_bad(void **state)
+{
+    (void)state;
+    const char *bad[] = {"0,",   ",0",  "0,,1", "0,x",   "0,-1", "-1",  "0,1024", "all,0",
+                         "0;1",  "0 1", "0,+1", "0, 1",  "allx", "0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7,0",
+                         "0x1,2", "1e0,2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char var[128];
+        snprintf(var, sizeof var, "TSGEMM_DEVICE=%s", bad[i]);
+        const char *env[] = {var, "OMPI_COMM_WORLD_LOCAL_RANK=5", NULL};
+        tsg_config c = parse(env);
+        if (c.nwarn != 1) fail_msg("TSGEMM_DEVICE=%s: %d warnings", bad[i], c.nwarn);
+        assert_non_null(strstr(c.warn[0], "TSGEMM_DEVICE"));
+        assert_non_null(strstr(c.warn[0], "ignored"));
+        /* today's default: not set, so the rank rule applies */
+        assert_int_equal(c.device_set, 0);
+        assert_int_equal(c.device_all, 0);
+        assert_int_equal(c.ndevices, 0);
+        int out[TSG_MAX_DEVICES];
+        tsg_device_why why;
+        assert_int_equal(tsg_config_devices(&c, 4, out, TSG_MAX_DEVICES, &why), 1);
+        assert_int_equal(out[0], 1);
+        assert_int_equal(why, TSG_DEVICE_LOCAL_RANK);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +296,8 @@ int main(void)
         cmocka_unit_test(test_local_rank_each_launcher),
         cmocka_unit_test(test_local_rank_precedence),
         cmocka_unit_test(test_device_choice),
+        cmocka_unit_test(test_device_lists),
+        cmocka_unit_test(test_device_lists_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,14 +25,14 @@
  * ~30 TFLOP/s, OpenBLAS 1.25 TFLOP/s with 16 threads). */
 static tsg_rates h200(void)
 {
-    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6};
+    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6, 0};
     return r;
 }
 
 /* ... and with the pipeline's staged rates (50 / 47 GB/s, ../shared/PERF.md) */
 static tsg_rates h200_pipeline(void)
 {
-    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6};
+    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0};
     return r;
 }
 
@@ -182,7 +182,7 @@ static void test_measured_rates_v9(void **state)
 {
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
-    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6};
+    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6, 0};
     tsg_rates v9 = v8;
     v9.h2d_bps = 49e9, v9.d2h_bps = 48e9, v9.gpu_latency_s = 0.53e-3;
     tsg_why why;
@@ -237,7 +237,7 @@ static void test_wave_quantisation(void **state)
 static void test_psgemm_panel_updates_stay_on_cpu(void **state)
 {
     (void)state;
-    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6};
+    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6, 0};
     const tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_why why;
     for (int64_t mn = 2000; mn <= 8000; mn += 500) {
