@@ -77,7 +77,7 @@ struct ConfigRow {
     int stages, smem; /* shared-memory stages; dynamic shared memory per block (bytes, 0: static) */
 };
 
-constexpr int NALL = NCONFIGS + 6; /* the SIMT family's configurations, then the big family's */
+constexpr int NALL = NCONFIGS + 7; /* the SIMT family's configurations, then the big family's */
 
 #define TSG_SIMT_ROW(CF, PICK, EFF) {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0}
 #define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
@@ -88,15 +88,16 @@ const ConfigRow k_configs[NALL] = {
     TSG_SIMT_ROW(Cfg2, pick_cfg2, 0.504), TSG_SIMT_ROW(Cfg3, pick_cfg3, 0.518),
     TSG_SIMT_ROW(Cfg4, pick_cfg4, 0.455), TSG_SIMT_ROW(Cfg5, pick_cfg5, 0.377),
     TSG_SIMT_ROW(Cfg6, pick_cfg6, 0.560),
-    TSG_BIG_ROW(Cfg7, pick_cfg7, 0.0),    TSG_BIG_ROW(Cfg8, pick_cfg8, 0.0),
+    TSG_BIG_ROW(Cfg7, pick_cfg7, 0.689),  TSG_BIG_ROW(Cfg8, pick_cfg8, 0.0),
     TSG_BIG_ROW(Cfg9, pick_cfg9, 0.0),    TSG_BIG_ROW(Cfg10, pick_cfg10, 0.0),
     TSG_BIG_ROW(Cfg11, pick_cfg11, 0.0),  TSG_BIG_ROW(Cfg12, pick_cfg12, 0.0),
+    TSG_BIG_ROW(Cfg13, pick_cfg13, 0.0),
 };
 #undef TSG_SIMT_ROW
 #undef TSG_BIG_ROW
 
 /* Resident blocks per SM of each configuration (kernel_blocks_per_sm; 1 until measured). */
-int g_bps[NALL] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+int g_bps[NALL] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
 /* A block of the big family may take more than 48 KB of dynamic shared memory only once its
  * kernel's limit is raised (per kernel; cheap, and idempotent, so done before every launch and

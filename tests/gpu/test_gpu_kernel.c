@@ -588,6 +588,10 @@ static void bench_big(int reps, const char *list)
         {"NN 16384^3", 'N', 'N', 16384, 16384, 16384, 0, 0, 0},
         {"NN 2048^3", 'N', 'N', 2048, 2048, 2048, 0, 0, 0},
         {"NN 3000^3", 'N', 'N', 3000, 3000, 3000, 0, 0, 0},
+        {"NN 1536^3", 'N', 'N', 1536, 1536, 1536, 0, 0, 0},
+        {"NN 1024^3", 'N', 'N', 1024, 1024, 1024, 0, 0, 0},
+        {"NN 512x512x65536", 'N', 'N', 512, 512, 65536, 0, 0, 0},
+        {"NN 65536x64x4096", 'N', 'N', 65536, 64, 4096, 0, 0, 0},
         {"NN 4095^3", 'N', 'N', 4095, 4095, 4095, 0, 0, 0},
         {"NN 4095^3 ld+1 +1f", 'N', 'N', 4095, 4095, 4095, 1, 1, 0},
         {"TN 4095^3 ld+1 +1f", 'T', 'N', 4095, 4095, 4095, 1, 1, 0},
@@ -619,7 +623,7 @@ static void bench_big(int reps, const char *list)
         tsgemm_kernel_config_info(cfgs[i], info, sizeof info);
         printf("  %s\n", info);
     }
-    double ratio[16][34];
+    double ratio[24][34];
     for (int s = 0; s < nshapes; ++s) {
         const bshape *b = &shapes[s];
         const int rp = b->m >= 16384 ? (reps / 4 > 3 ? reps / 4 : 3) : reps;
