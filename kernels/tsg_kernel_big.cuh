@@ -114,36 +114,30 @@ static __device__ __forceinline__ void cp_async_wait()
 /*
  * Copies BK x W slices [k0, k0 + BK) x [mn0, mn0 + W) of op(X) into a k-major shared tile
  * s[kk][mn] (row stride W + PAD), one slice per issue(). CONTIG_MN: op(X)(mn, kk) = x[mn + kk*ld];
- * otherwise op(X)(mn, kk) = x[kk + mn*ld] (the coordinate swap is the transpose).
- *  - CONTIG_MN, VW = 4: 16-byte copies along mn (x and ld 16-byte aligned); VW = 1: 4-byte copies.
- *    Thread t owns vector t % LV (LV = W / VW vectors per k row) of k rows t / LV + q * RSTEP.
- *  - contiguous along k: 4-byte copies; 8 consecutive threads take 8 consecutive k of one column
- *    (one 32-byte sector), so thread t owns k = t % 8 (+ 8h for h < BK / 8) of columns
- *    mn = t / 8 + q * RSTEP. A warp's copies land in k rows 0..7 x 4 columns: banks
- *    4k + mn (row stride W + 4), all 32 distinct, whatever BK is.
- * Elements outside [0, mn_end) x [0, k_end) are zero-filled (src-size 0 or a partial vector; the
- * source address then points at x itself, so nothing outside the operand is ever addressed).
+ * otherwise op(X)(mn, kk) = x[kk + mn*ld] (the coordinate swap is the transpose). VW = 4: 16-byte
+ * copies along mn (x and ld 16-byte aligned); VW = 1: 4-byte copies. Thread t owns vector t % LV of
+ * "rows" t / LV + q * RSTEP (q < PASSES), a row running along the contiguous dimension. Elements
+ * outside [0, mn_end) x [0, k_end) are zero-filled (src-size 0 or a partial vector; the source
+ * address then points at x itself, so nothing outside the operand is ever addressed).
  */
 template <int W, int BK, int THREADS, bool CONTIG_MN, int VW>
 struct AsyncLoader {
-    static constexpr int LV = CONTIG_MN ? W / VW : 8;  /* threads along the contiguous dimension */
-    static constexpr int RSTEP = THREADS / LV;         /* rows between a thread's passes */
-    static constexpr int QPASS = (CONTIG_MN ? BK : W) / RSTEP; /* passes across rows */
-    static constexpr int HPASS = CONTIG_MN ? 1 : BK / 8;       /* passes along k (contiguous k) */
+    static constexpr int LC = CONTIG_MN ? W : BK; /* contiguous extent of a slice */
+    static constexpr int LO = CONTIG_MN ? BK : W; /* the other extent */
+    static constexpr int LV = LC / VW;            /* vectors per row */
+    static constexpr int RSTEP = THREADS / LV;    /* rows between a thread's passes */
+    static constexpr int PASSES = LO / RSTEP;
     static constexpr int SROW = W + PAD;
     /* byte distance in shared memory between a thread's passes */
     static constexpr int SPASS = CONTIG_MN ? RSTEP * SROW * 4 : RSTEP * 4;
-    static constexpr int SHPASS = 8 * SROW * 4;
     static_assert(CONTIG_MN || VW == 1, "an operand contiguous along k is copied a float at a time");
-    static_assert(CONTIG_MN || BK % 8 == 0, "k slices of whole sectors");
-    static_assert((CONTIG_MN ? W % VW == 0 : true) && THREADS % LV == 0 && QPASS >= 1 &&
-                      QPASS * RSTEP == (CONTIG_MN ? BK : W),
+    static_assert(LC % VW == 0 && THREADS % LV == 0 && LO % RSTEP == 0 && PASSES >= 1,
                   "the threads cover the slice");
 
     const float *x;  /* the operand's first element (a valid address for zero-size copies) */
     const float *p;  /* this thread's first element of the current slice */
     int64_t step;    /* address step from one slice to the next */
-    int64_t pstep;   /* address step from one row pass to the next: RSTEP rows, ld apart */
+    int64_t pstep;   /* address step from one pass to the next: RSTEP rows along k or mn, ld apart */
     int64_t k_left;  /* k_end minus this thread's first k in the current slice */
     int mn_lim;      /* CONTIG_MN: valid elements of the vector (0..VW); else valid rows ahead (0..W) */
     uint32_t s_off;  /* byte offset of this thread's first element in a stage's tile */
@@ -168,25 +162,23 @@ struct AsyncLoader {
     /* Issues this thread's copies of the current slice into the tile at shared address s_tile and
      * advances to the next slice. FULL (the caller's block-uniform promise): the slice lies wholly
      * inside the operand (a tile interior along mn, all BK rows of k below k_end), so no element
-     * needs a check — the main loop's common case (in SASS, v0.4: a K step of configuration 7
-     * took 1204 instructions for 1024 FFMA with the checks, 1135 without). */
+     * needs a check — the main loop's common case, about a third of the non-FFMA instructions of
+     * a K step otherwise (SASS, v0.4). */
     template <bool FULL>
     __device__ __forceinline__ void issue(uint32_t s_tile)
     {
 #pragma unroll
-        for (int h = 0; h < HPASS; ++h)
-#pragma unroll
-            for (int q = 0; q < QPASS; ++q) {
-                int bytes = VW * 4;
-                if (FULL)
-                    ;
-                else if (CONTIG_MN) /* row k = first k + q*RSTEP; the vector runs along mn */
-                    bytes = k_left > (int64_t)q * RSTEP ? mn_lim * 4 : 0;
-                else                /* column mn = first mn + q*RSTEP, k = first k + 8h */
-                    bytes = (mn_lim > q * RSTEP && k_left > 8 * h) ? 4 : 0;
-                const float *src = FULL || bytes ? p + q * pstep + 8 * h : x;
-                cp_async<VW * 4>(s_tile + s_off + h * SHPASS + q * SPASS, src, bytes);
-            }
+        for (int q = 0; q < PASSES; ++q) {
+            int bytes = VW * 4;
+            if (FULL)
+                ;
+            else if (CONTIG_MN) /* row k = first k + q*RSTEP; the vector runs along mn */
+                bytes = k_left > (int64_t)q * RSTEP ? mn_lim * 4 : 0;
+            else                /* row mn = first mn + q*RSTEP; one element at this thread's k */
+                bytes = (mn_lim > q * RSTEP && k_left > 0) ? 4 : 0;
+            const float *src = FULL || bytes ? p + q * pstep : x;
+            cp_async<VW * 4>(s_tile + s_off + q * SPASS, src, bytes);
+        }
         p += step;
         k_left -= BK;
     }
@@ -340,23 +332,19 @@ KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
 
 } /* namespace big */
 
-/* ---- the family's configurations (config numbers of tsg_kernel.h after the SIMT family's) ---- */
-/* v0.4 run 2 candidates (docs/NOTES.md; run 1's best, 256 x 128 x 16 / 3 stages, is 7) */
-using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1>;  /* 256 threads, 8 x 16 per lane */
-using Cfg8 = big::BigConfig<256, 128, 64, 64, 8, 16, 4, 1>;  /* 4 stages */
-using Cfg9 = big::BigConfig<128, 128, 64, 64, 8, 16, 3, 2>;  /* 128 threads, 2 blocks/SM */
-using Cfg10 = big::BigConfig<128, 128, 64, 64, 8, 16, 4, 2>; /* 128 threads, 4 stages */
-using Cfg11 = big::BigConfig<256, 128, 64, 64, 8, 32, 3, 1>; /* BK = 32 */
-using Cfg12 = big::BigConfig<128, 128, 64, 64, 8, 16, 5, 2>; /* 128 threads, 5 stages */
-using Cfg13 = big::BigConfig<128, 128, 64, 64, 8, 32, 3, 2>; /* 128 threads, BK = 32 */
+/* ---- the family's configuration (config numbers of tsg_kernel.h after the SIMT family's) ---- */
+/*
+ * Cfg7: 256 x 128 tile, 256 threads (8 warps of 64 x 64, lanes 8 x 4, 8 x 16 accumulators per
+ * lane), BK = 16, 3 stages (73.5 KB of dynamic shared memory), one block per SM (255 registers,
+ * no spills). The best of six candidates in v0.4 run 1 (docs/NOTES.md): 0.89-0.94x cuBLAS on
+ * every large shape, where the 256 x 128 x 8 version of the same tile reached 0.85-0.89x (twice
+ * the barriers and per-slice loader work per FFMA), 4 stages at BK = 8 0.82-0.91x, 128 x 256
+ * 0.84-0.88x, 16 x 8 per lane 0.82-0.86x, and a 128 x 128 tile at 8 x 8 per lane (two blocks per
+ * SM) 0.85-0.88x.
+ */
+using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1>;
 
 KernelFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg10(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg11(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg12(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg13(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 
