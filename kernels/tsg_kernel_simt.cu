@@ -1,7 +1,8 @@
 /*
  * tsg_kernel_simt.cu — the launchers of the SIMT kernel family (tsg_kernel_simt.cuh, instances in
- * tsg_kernel_simt_cfg*.cu) behind tsg_kernel.h, and the rule that picks a configuration and a
- * split-K per shape. Compiled once; the executor (compiled twice: the library and its
+ * tsg_kernel_simt_cfg*.cu: configurations 0-6) and of the big family (tsg_kernel_big.cuh,
+ * tsg_kernel_big_cfg7.cu: configuration 7, issue 10) behind tsg_kernel.h, and the rule that picks
+ * a configuration and a split-K per shape. Compiled once; the executor (compiled twice: the library and its
  * fault-injection twin for the tests) only calls these functions.
  */
 #include <cuda_runtime.h>
