@@ -1,8 +1,9 @@
 /*
  * tsg_kernel.h — host-side entry points of tsgemm's kernels on device pointers (CUDA C++).
  *
- * Owns: the launch interface between the executor (tsg_exec.cu) and the kernel family
- * (tsg_kernel_simt.cu / .cuh / _cfg*.cu): the family's configurations (tile shapes), the rule
+ * Owns: the launch interface between the executor (tsg_exec.cu) and the kernel families
+ * (tsg_kernel_simt.cu / .cuh / _cfg*.cu: configurations 0-6; tsg_kernel_big.cuh / _cfg7.cu: the
+ * large-grid configuration 7, issue 10): the configurations (tile shapes), the rule
  * that picks a configuration and a split-K for a shape, which template instance serves a
  * transpose pair and alignment, the grid, split-K with its fixed-order reduction, the beta-only
  * scale. The executor never sees a template or a grid. Every launching function enqueues on
@@ -20,7 +21,7 @@ namespace tsg {
 int kernel_tile_m();
 int kernel_tile_n();
 
-/* Number of configurations of the family; configuration numbers are 0 .. kernel_configs()-1. */
+/* Number of configurations of both families; configuration numbers are 0 .. kernel_configs()-1. */
 int kernel_configs();
 
 /* Measures (occupancy API) the resident blocks per SM of every configuration on the current
@@ -39,7 +40,7 @@ struct KernelPlan {
 };
 
 /*
- * The rule (docs/NOTES.md, "v0.3 kernel configurations"): for C = m x n with inner dimension k on
+ * The rule (docs/NOTES.md, "v0.3 kernel configurations", "v0.4"): for C = m x n with inner dimension k on
  * a GPU of `sms` SMs, the configuration and split-K of least modelled time — whole waves of
  * resident blocks at each configuration's measured rate, plus the split-K reduction's traffic.
  * A pure function of its arguments and of the occupancy table (never of load), so a shape gets

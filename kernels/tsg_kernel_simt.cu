@@ -1,7 +1,8 @@
 /*
  * tsg_kernel_simt.cu — the launchers of the SIMT kernel family (tsg_kernel_simt.cuh, instances in
- * tsg_kernel_simt_cfg*.cu) behind tsg_kernel.h, and the rule that picks a configuration and a
- * split-K per shape. Compiled once; the executor (compiled twice: the library and its
+ * tsg_kernel_simt_cfg*.cu: configurations 0-6) and of the big family (tsg_kernel_big.cuh,
+ * tsg_kernel_big_cfg7.cu: configuration 7, issue 10) behind tsg_kernel.h, and the rule that picks
+ * a configuration and a split-K per shape. Compiled once; the executor (compiled twice: the library and its
  * fault-injection twin for the tests) only calls these functions.
  */
 #include <cuda_runtime.h>
@@ -11,6 +12,7 @@
 #include <cmath>
 
 #include "tsg_kernel.h"
+#include "tsg_kernel_big.cuh"
 #include "tsg_kernel_simt.cuh"
 
 namespace tsg {
@@ -73,20 +75,39 @@ struct ConfigRow {
     int bm, bn, bk, tm, tn, threads;
     KernelFn (*pick)(bool, bool, bool, bool);
     double eff;
+    int stages, smem; /* shared-memory stages; dynamic shared memory per block (bytes, 0: static) */
+    bool split;       /* the rule may split K for it (forcing a split works for every configuration) */
 };
 
-const ConfigRow k_configs[NCONFIGS] = {
-    {Cfg0::BM, Cfg0::BN, Cfg0::BK, Cfg0::TM, Cfg0::TN, Cfg0::THREADS, pick_cfg0, 0.563},
-    {Cfg1::BM, Cfg1::BN, Cfg1::BK, Cfg1::TM, Cfg1::TN, Cfg1::THREADS, pick_cfg1, 0.523},
-    {Cfg2::BM, Cfg2::BN, Cfg2::BK, Cfg2::TM, Cfg2::TN, Cfg2::THREADS, pick_cfg2, 0.504},
-    {Cfg3::BM, Cfg3::BN, Cfg3::BK, Cfg3::TM, Cfg3::TN, Cfg3::THREADS, pick_cfg3, 0.518},
-    {Cfg4::BM, Cfg4::BN, Cfg4::BK, Cfg4::TM, Cfg4::TN, Cfg4::THREADS, pick_cfg4, 0.455},
-    {Cfg5::BM, Cfg5::BN, Cfg5::BK, Cfg5::TM, Cfg5::TN, Cfg5::THREADS, pick_cfg5, 0.377},
-    {Cfg6::BM, Cfg6::BN, Cfg6::BK, Cfg6::TM, Cfg6::TN, Cfg6::THREADS, pick_cfg6, 0.560},
+constexpr int NALL = NCONFIGS + 1; /* the SIMT family's configurations, then the big family's */
+
+#define TSG_SIMT_ROW(CF, PICK, EFF) {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, true}
+#define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, false}
+/* Configuration 7 (the big family, issue 10): eff = 46.08 / 66.9 TFLOP/s, NN 4096^3 in v0.4 run 1.
+ * The rule never splits K for it: its split-K speed has not been measured (its split-K results
+ * are tested, forced); a split C grid stays on the SIMT family's smaller tiles. */
+const ConfigRow k_configs[NALL] = {
+    TSG_SIMT_ROW(Cfg0, pick_cfg0, 0.563), TSG_SIMT_ROW(Cfg1, pick_cfg1, 0.523),
+    TSG_SIMT_ROW(Cfg2, pick_cfg2, 0.504), TSG_SIMT_ROW(Cfg3, pick_cfg3, 0.518),
+    TSG_SIMT_ROW(Cfg4, pick_cfg4, 0.455), TSG_SIMT_ROW(Cfg5, pick_cfg5, 0.377),
+    TSG_SIMT_ROW(Cfg6, pick_cfg6, 0.560),
+    TSG_BIG_ROW(Cfg7, pick_cfg7, 0.689),
 };
+#undef TSG_SIMT_ROW
+#undef TSG_BIG_ROW
 
 /* Resident blocks per SM of each configuration (kernel_blocks_per_sm; 1 until measured). */
-int g_bps[NCONFIGS] = {1, 1, 1, 1, 1, 1, 1};
+int g_bps[NALL] = {1, 1, 1, 1, 1, 1, 1, 1};
+
+/* A block of the big family may take more than 48 KB of dynamic shared memory only once its
+ * kernel's limit is raised (per kernel; cheap, and idempotent, so done before every launch and
+ * occupancy query of such a kernel). */
+cudaError_t prepare(const ConfigRow &r, KernelFn fn)
+{
+    if (r.smem <= 48 * 1024) return cudaSuccess;
+    return cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, r.smem);
+}
 
 constexpr int64_t SPLIT_MIN_K = 256;   /* the shortest K slice worth a unit of its own */
 constexpr int64_t MAX_SPLITS = 64;
@@ -136,14 +157,17 @@ double model_time(int c, int64_t m, int64_t n, int64_t k, int64_t splits, int64_
 
 int kernel_tile_m() { return Cfg0::BM; }
 int kernel_tile_n() { return Cfg0::BN; }
-int kernel_configs() { return NCONFIGS; }
+int kernel_configs() { return NALL; }
 
 int kernel_blocks_per_sm(int *per_sm)
 {
-    for (int c = 0; c < NCONFIGS; ++c) {
+    for (int c = 0; c < NALL; ++c) {
         int b = 0;
-        cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &b, (const void *)k_configs[c].pick(false, false, true, true), k_configs[c].threads, 0);
+        const KernelFn fn = k_configs[c].pick(false, false, true, true);
+        cudaError_t e = prepare(k_configs[c], fn);
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, (const void *)fn, k_configs[c].threads,
+                                                              k_configs[c].smem);
         if (e != cudaSuccess) return (int)e;
         g_bps[c] = std::max(1, b);
     }
@@ -153,20 +177,20 @@ int kernel_blocks_per_sm(int *per_sm)
 
 void kernel_set_blocks_per_sm(const int *per_config, int count)
 {
-    for (int c = 0; c < NCONFIGS && c < count; ++c) g_bps[c] = std::max(1, per_config[c]);
+    for (int c = 0; c < NALL && c < count; ++c) g_bps[c] = std::max(1, per_config[c]);
 }
 
 KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max_ws_floats,
                        int config, int64_t splits)
 {
-    KernelPlan best = {config >= 0 && config < NCONFIGS ? config : 0, 1, k};
+    KernelPlan best = {config >= 0 && config < NALL ? config : 0, 1, k};
     if (m <= 0 || n <= 0 || k <= 0) return best;
     sms = std::max<int64_t>(1, sms);
     /* splits allowed: slices of at least SPLIT_MIN_K, a workspace within max_ws_floats */
     int64_t smax = std::min<int64_t>(MAX_SPLITS, k / SPLIT_MIN_K);
     smax = std::min<int64_t>(smax, max_ws_floats / std::max<int64_t>(1, m * n));
     smax = std::max<int64_t>(1, smax);
-    const bool forced = config >= 0 && config < NCONFIGS;
+    const bool forced = config >= 0 && config < NALL;
     if (forced && splits > 0) {
         const int64_t s = std::min<int64_t>(splits, std::max<int64_t>(1, std::min<int64_t>(
                                                         cdiv(k, KALIGN), max_ws_floats / std::max<int64_t>(1, m * n))));
@@ -178,12 +202,12 @@ KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max
     }
     double tbest = 0;
     bool have = false;
-    for (int c = forced ? config : 0; c < (forced ? config + 1 : NCONFIGS); ++c)
+    for (int c = forced ? config : 0; c < (forced ? config + 1 : NALL); ++c)
         for (int64_t s = 1; s <= smax; ++s) {
             /* split K only for grids under two waves: past that, wave quantisation costs little
              * and the partials would cost device memory and bandwidth (8192^3 would take 3) */
             const int64_t tiles = cdiv(m, k_configs[c].bm) * cdiv(n, k_configs[c].bn);
-            if (s > 1 && tiles >= 2 * sms * g_bps[c]) break;
+            if (s > 1 && (tiles >= 2 * sms * g_bps[c] || !k_configs[c].split)) break;
             int64_t kslice;
             const double t = model_time(c, m, n, k, s, sms, &kslice);
             if (!have || t < tbest) { /* strict: ties keep the bigger tile and fewer splits */
@@ -202,21 +226,25 @@ int kernel_sgemm(int config, char transa, char transb, int64_t m, int64_t n, int
                  const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *W,
                  void *stream)
 {
-    if (config < 0 || config >= NCONFIGS) config = 0;
+    if (config < 0 || config >= NALL) config = 0;
     const ConfigRow &r = k_configs[config];
     cudaStream_t s = (cudaStream_t)stream;
     const int64_t tiles = cdiv(m, r.bm) * cdiv(n, r.bn);
     KernelFn fn = r.pick(transa == 'T', transb == 'T', vec_ok(A, lda), vec_ok(B, ldb));
+    {
+        const cudaError_t e = prepare(r, fn);
+        if (e != cudaSuccess) return (int)e;
+    }
     if (splits > 1) {
         const unsigned grid = (unsigned)std::min<int64_t>(tiles * splits, 0x7fffffff);
-        fn<<<grid, r.threads, 0, s>>>(m, n, k, kslice, splits, 1.0f, A, lda, B, ldb, 0.0f, W, m, m * n);
+        fn<<<grid, r.threads, r.smem, s>>>(m, n, k, kslice, splits, 1.0f, A, lda, B, ldb, 0.0f, W, m, m * n);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return (int)e;
         reduce_splits_kernel<<<elementwise_blocks(m * n), 256, 0, s>>>(m, n, splits, W, alpha,
                                                                          beta, C, ldc);
     } else {
         const unsigned grid = (unsigned)std::min<int64_t>(tiles, 0x7fffffff);
-        fn<<<grid, r.threads, 0, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc, 0);
+        fn<<<grid, r.threads, r.smem, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc, 0);
     }
     return (int)cudaGetLastError();
 }
@@ -235,8 +263,8 @@ int kernel_fill(float *x, int64_t count, uint32_t seed, void *stream)
 
 int kernel_describe(int config, char *buf, size_t len)
 {
-    if (config < 0 || config >= NCONFIGS) {
-        snprintf(buf, len, "no configuration %d (the family has %d)", config, NCONFIGS);
+    if (config < 0 || config >= NALL) {
+        snprintf(buf, len, "no configuration %d (the families have %d)", config, NALL);
         return (int)cudaErrorInvalidValue;
     }
     const ConfigRow &r = k_configs[config];
@@ -247,10 +275,10 @@ int kernel_describe(int config, char *buf, size_t len)
         return (int)e;
     }
     snprintf(buf, len,
-             "config %d: tile %dx%dx%d, %d threads, %dx%d per thread, 2-stage smem %d B, %d regs, "
+             "config %d: tile %dx%dx%d, %d threads, %dx%d per thread, %d-stage smem %d B, %d regs, "
              "%d blocks/SM, binary sm_%d",
-             config, r.bm, r.bn, r.bk, r.threads, r.tm, r.tn, (int)attr.sharedSizeBytes, attr.numRegs,
-             g_bps[config], attr.binaryVersion);
+             config, r.bm, r.bn, r.bk, r.threads, r.tm, r.tn, r.stages,
+             r.smem ? r.smem : (int)attr.sharedSizeBytes, attr.numRegs, g_bps[config], attr.binaryVersion);
     return 0;
 }
 

@@ -28,7 +28,7 @@ timeout $(( BUDGET - $(el) - 3 )) "$cs" --tool memcheck --error-exitcode 99 \
   $B/tests/gpu/test_gpu_kernel --small > "$OUT/memcheck.txt" 2>&1
 rows+=("memcheck rc=$? $(el)s: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tail -1) $(grep -E '^[0-9]+ checks' "$OUT/memcheck.txt" | tail -1)")
 grep -E '^FAIL' "$OUT/gpu.txt" "$OUT/memcheck.txt" | head -8
-grep -E '^config [0-9]' "$OUT/gpu.txt" "$OUT/memcheck.txt" | sed -E 's/, 2-stage.*binary sm_90//' | cut -c1-120
+grep -E '^config [0-9]' "$OUT/gpu.txt" "$OUT/memcheck.txt" | sed -E 's/, [0-9]-stage.*binary sm_90//' | cut -c1-120
 grep -E '^accuracy|repeat' "$OUT/gpu.txt"
 grep -E 'rates:|auto mode' "$OUT/rates.txt" | cut -c1-200
 sed -n '/^per configuration/,$p' "$OUT/kbench.txt"

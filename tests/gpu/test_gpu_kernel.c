@@ -14,7 +14,11 @@
  *   test_gpu_kernel --small    small shapes only, no cuBLAS: the compute-sanitizer run
  *   test_gpu_kernel --bench    kernel vs cuBLAS SGEMM on device data (events, median of reps):
  *                              the rule's choice and every configuration, on the issue's shapes
- *   TSGEMM_KERNEL_CONFIG=N     (test knob) force configurations N only instead of each in turn
+ *   test_gpu_kernel --bench-big [reps] [configs]   the large shapes of issue 10 (4096^3 and
+ *                              8192^3 in all four transpose pairs, 16384^3, 2048^3, 4095^3
+ *                              unaligned): cuBLAS, the rule and each listed configuration
+ *                              (comma-separated; default: every configuration from 7 on, and 0)
+ *   TSGEMM_KERNEL_CONFIG=N[,N] (test knob) force configurations N only instead of each in turn
  *
  * References: a double loop on the host for small shapes; cuBLAS DGEMM on the upcast inputs (and
  * on |A|, |B| for the bound) for large ones.
@@ -566,7 +570,108 @@ static void bench(int reps)
     cudaFree(g_bA), cudaFree(g_bB), cudaFree(g_bC);
 }
 
-/* Each configuration forced in turn (TSGEMM_KERNEL_CONFIG=N: that one only): the edge grid with
+static int in_list(const char *list, int c);
+
+/* --bench-big: the issue-10 shapes against cuBLAS, each listed configuration forced (split 1). */
+static void bench_big(int reps, const char *list)
+{
+    char info[256];
+    const bshape shapes[] = {
+        {"NN 4096^3", 'N', 'N', 4096, 4096, 4096, 0, 0, 0},
+        {"NT 4096^3", 'N', 'T', 4096, 4096, 4096, 0, 0, 0},
+        {"TN 4096^3", 'T', 'N', 4096, 4096, 4096, 0, 0, 0},
+        {"TT 4096^3", 'T', 'T', 4096, 4096, 4096, 0, 0, 0},
+        {"NN 8192^3", 'N', 'N', 8192, 8192, 8192, 0, 0, 0},
+        {"NT 8192^3", 'N', 'T', 8192, 8192, 8192, 0, 0, 0},
+        {"TN 8192^3", 'T', 'N', 8192, 8192, 8192, 0, 0, 0},
+        {"TT 8192^3", 'T', 'T', 8192, 8192, 8192, 0, 0, 0},
+        {"NN 16384^3", 'N', 'N', 16384, 16384, 16384, 0, 0, 0},
+        {"NN 2048^3", 'N', 'N', 2048, 2048, 2048, 0, 0, 0},
+        {"NN 3000^3", 'N', 'N', 3000, 3000, 3000, 0, 0, 0},
+        {"NN 1536^3", 'N', 'N', 1536, 1536, 1536, 0, 0, 0},
+        {"NN 1024^3", 'N', 'N', 1024, 1024, 1024, 0, 0, 0},
+        {"NN 512x512x65536", 'N', 'N', 512, 512, 65536, 0, 0, 0},
+        {"NN 65536x64x4096", 'N', 'N', 65536, 64, 4096, 0, 0, 0},
+        {"NN 4095^3", 'N', 'N', 4095, 4095, 4095, 0, 0, 0},
+        {"NN 4095^3 ld+1 +1f", 'N', 'N', 4095, 4095, 4095, 1, 1, 0},
+        {"TN 4095^3 ld+1 +1f", 'T', 'N', 4095, 4095, 4095, 1, 1, 0},
+    };
+    const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+    const size_t na = ((size_t)1 << 28) + 64 * 1024, chunk = (size_t)1 << 24;
+    CK(cudaMalloc((void **)&g_bA, na * 4));
+    CK(cudaMalloc((void **)&g_bB, na * 4));
+    CK(cudaMalloc((void **)&g_bC, na * 4));
+    tt_rng r;
+    tt_seed(&r, 1);
+    float *h = malloc(chunk * 4);
+    for (size_t i = 0; i < chunk; ++i) h[i] = tt_uniform(&r);
+    for (size_t o = 0; o < na; o += chunk) {
+        const size_t len = na - o < chunk ? na - o : chunk;
+        CK(cudaMemcpy(g_bA + o, h, len * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(g_bB + o, h + (chunk - len) / 2, len * 4, cudaMemcpyHostToDevice));
+    }
+    free(h);
+    CK(cudaEventCreate(&g_e0));
+    CK(cudaEventCreate(&g_e1));
+    const int ncfg = tsgemm_kernel_config_info(0, info, sizeof info);
+    int cfgs[32], nc = 0;
+    for (int c = 0; c < ncfg && nc < 32; ++c)
+        if (list && *list ? in_list(list, c) : (c == 0 || c >= 7)) cfgs[nc++] = c;
+    printf("\nbig-kernel benchmark, device-resident data, beta = 0, median of %d after 3 warm-ups (16384^3: %d)\n",
+           reps, reps / 4 > 3 ? reps / 4 : 3);
+    for (int i = 0; i < nc; ++i) {
+        tsgemm_kernel_config_info(cfgs[i], info, sizeof info);
+        printf("  %s\n", info);
+    }
+    double ratio[24][34];
+    for (int s = 0; s < nshapes; ++s) {
+        const bshape *b = &shapes[s];
+        const int rp = b->m >= 16384 ? (reps / 4 > 3 ? reps / 4 : 3) : reps;
+        tsgemm_set_kernel_config(-1, 0);
+        int pc;
+        int64_t ps;
+        tsgemm_kernel_plan(b->m, b->n, b->k, &pc, &ps);
+        const btime cub = time_shape(b, 1, rp);
+        const btime rule = time_shape(b, 0, rp);
+        printf("%-20s cuBLAS %6.2f  rule(%d/%lld) %6.2f %.3f", b->name, cub.med, pc, (long long)ps,
+               rule.med, rule.med / cub.med);
+        ratio[s][0] = cub.med, ratio[s][1] = rule.med / cub.med;
+        for (int i = 0; i < nc; ++i) {
+            tsgemm_set_kernel_config(cfgs[i], 1);
+            const btime t = time_shape(b, 0, rp);
+            ratio[s][2 + i] = t.med / cub.med;
+            printf("  c%d %6.2f %.3f", cfgs[i], t.med, t.med / cub.med);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+    tsgemm_set_kernel_config(-1, 0);
+    printf("\nratio to cuBLAS (median TFLOP/s over median), per configuration forced, split 1\n");
+    printf("%-20s %7s %6s", "shape", "cuBLAS", "rule");
+    for (int i = 0; i < nc; ++i) printf("  cfg%-3d", cfgs[i]);
+    printf("\n");
+    for (int s = 0; s < nshapes; ++s) {
+        printf("%-20s %7.2f %6.3f", shapes[s].name, ratio[s][0], ratio[s][1]);
+        for (int i = 0; i < nc; ++i) printf("  %6.3f", ratio[s][2 + i]);
+        printf("\n");
+    }
+    cudaFree(g_bA), cudaFree(g_bB), cudaFree(g_bC);
+}
+
+/* Whether c is one of the comma-separated numbers in list ("7" or "7,9,11"). */
+static int in_list(const char *list, int c)
+{
+    for (const char *p = list; *p;) {
+        char *end;
+        const long v = strtol(p, &end, 10);
+        if (end == p) return 0;
+        if (v == c) return 1;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return 0;
+}
+
+/* Each configuration forced in turn (TSGEMM_KERNEL_CONFIG=N[,N...]: those only): the edge grid with
  * the rule's split for that configuration and with 3 slices of K, the split-K shapes, repeats. */
 static void every_config(int small)
 {
@@ -574,7 +679,7 @@ static void every_config(int small)
     const int count = tsgemm_kernel_config_info(0, info, sizeof info);
     const char *only = getenv("TSGEMM_KERNEL_CONFIG");
     for (int c = 0; c < count; ++c) {
-        if (only && *only && atoi(only) != c) continue;
+        if (only && *only && !in_list(only, c)) continue;
         tsgemm_kernel_config_info(c, info, sizeof info);
         const int f0 = g_fail, c0 = g_checks;
         for (int splits = 0; splits <= 3; splits += 3) {
@@ -593,6 +698,7 @@ int main(int argc, char **argv)
 {
     int small = argc > 1 && !strcmp(argv[1], "--small");
     int do_bench = argc > 1 && !strcmp(argv[1], "--bench");
+    int do_big = argc > 1 && !strcmp(argv[1], "--bench-big");
     char info[256];
     if (tsgemm_kernel_info(info, sizeof info) != 0) {
         printf("SKIP: %s\n", info);
@@ -600,7 +706,9 @@ int main(int argc, char **argv)
     }
     printf("kernel: %s\n", info);
     if (!small) CB(cublasCreate(&g_cublas));
-    if (do_bench) {
+    if (do_big) {
+        bench_big(argc > 2 ? atoi(argv[2]) : 10, argc > 3 ? argv[3] : NULL);
+    } else if (do_bench) {
         bench(argc > 2 ? atoi(argv[2]) : 20);
     } else {
         every_config(small);

@@ -1,10 +1,11 @@
 /*
  * test_kernel_plan.cu — the kernel family's selection rule (kernels/tsg_kernel.h, kernel_plan)
  * on the host, no GPU needed: with the H200's occupancy table (132 SMs; blocks per SM measured in
- * v0.3 runs 1-2) the issue's shapes get the configurations and splits docs/NOTES.md reports
- * (v0.3 run 2); forced configurations and splits are honoured; for a grid of shapes every plan is
- * well formed (slices of a multiple of 8 covering k exactly, workspace within its cap) and the
- * same when asked twice (the rule never depends on anything but its arguments).
+ * v0.3 runs 1-2, v0.4 run 1) the issues' shapes get the configurations and splits docs/NOTES.md
+ * reports (v0.3 run 2, v0.4 run 1); the rule never splits K for the big family's configuration 7;
+ * forced configurations and splits are honoured; for a grid of shapes every plan is well formed
+ * (slices of a multiple of 8 covering k exactly, workspace within its cap) and the same when asked
+ * twice (the rule never depends on anything but its arguments).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -44,20 +45,22 @@ static void check_well_formed(int64_t m, int64_t n, int64_t k, const tsg::Kernel
 
 int main()
 {
-    /* v0.3 runs 1-2: configurations 0..6 */
-    const int h200[] = {2, 3, 3, 6, 2, 8, 1};
-    tsg::kernel_set_blocks_per_sm(h200, 7);
-    EXPECT(tsg::kernel_configs() == 7, "%d configurations", tsg::kernel_configs());
+    /* v0.3 runs 1-2: configurations 0..6; v0.4 run 1: configuration 7 (one block per SM) */
+    const int h200[] = {2, 3, 3, 6, 2, 8, 1, 1};
+    tsg::kernel_set_blocks_per_sm(h200, (int)(sizeof h200 / sizeof h200[0]));
+    EXPECT(tsg::kernel_configs() == 8, "%d configurations", tsg::kernel_configs());
 
     struct {
         int64_t m, n, k;
         int config;
         int64_t splits;
     } expect[] = {
-        {4096, 4096, 4096, 0, 1}, {8192, 8192, 8192, 0, 1}, {2048, 2048, 2048, 0, 1},
+        /* v0.4 (issue 10): the big family's configuration 7 where run 1 measured it fastest */
+        {4096, 4096, 4096, 7, 1}, {8192, 8192, 8192, 7, 1}, {2048, 2048, 2048, 7, 1},
+        {16384, 16384, 16384, 7, 1}, {4095, 4095, 4095, 7, 1},
         {1024, 1024, 1024, 4, 1}, {1000, 1000, 1000, 4, 1}, {512, 512, 512, 5, 1},
         {1536, 1536, 1536, 3, 1}, {3000, 3000, 3000, 1, 1}, {512, 512, 65536, 0, 33},
-        {65536, 64, 4096, 1, 3},  {64, 65536, 4096, 3, 3},  {4095, 4095, 4095, 0, 1},
+        {65536, 64, 4096, 1, 3},  {64, 65536, 4096, 3, 3},
     };
     for (const auto &e : expect) {
         const tsg::KernelPlan p = tsg::kernel_plan(e.m, e.n, e.k, SMS, WS, -1, 0);
@@ -65,6 +68,18 @@ int main()
                (long long)e.m, (long long)e.n, (long long)e.k, p.config, (long long)p.splits,
                e.config, (long long)e.splits);
         check_well_formed(e.m, e.n, e.k, p);
+    }
+
+    /* configuration 7 is never split by the rule, whatever the shape */
+    {
+        const int64_t sz[] = {256, 1000, 1024, 2048, 4096, 8192, 65536};
+        for (int64_t m : sz)
+            for (int64_t n : sz)
+                for (int64_t k : sz) {
+                    const tsg::KernelPlan p = tsg::kernel_plan(m, n, k, SMS, WS, -1, 0);
+                    EXPECT(p.config != 7 || p.splits == 1, "%lld %lld %lld: config 7 split %lld times",
+                           (long long)m, (long long)n, (long long)k, (long long)p.splits);
+                }
     }
 
     /* forcing: the configuration always; a split count capped by k / 8 and the workspace */

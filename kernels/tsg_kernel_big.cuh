@@ -1,0 +1,351 @@
+/*
+ * tsg_kernel_big.cuh — tsgemm's SGEMM kernel family for large C grids (issue 10): FP32 SIMT,
+ * warp-tiled, a multi-stage cp.async pipeline. C = alpha*op(A)*op(B) + beta*C, column-major, any
+ * lda/ldb/ldc >= rows; the same launch signature, split-K and tile order as the SIMT family
+ * (tsg_kernel_simt.cuh), so the per-shape rule (kernel_plan) treats its configurations like any
+ * other.
+ *
+ * Owns: this family's kernel and its loaders, under the kernel contract of DESIGN.md. Must not:
+ * know about host memory, CBLAS, or anything but device pointers and the canonical problem.
+ *
+ * Why a family of its own rather than the SIMT family's main loop (docs/NOTES.md, v0.4): the SIMT
+ * family stages every K slice through registers (LDG, then STS after the math), gives a warp 16
+ * distinct rows of A per LDS.128 (two shared-memory wavefronts) and, at 8 x 8 per thread, spends
+ * one LDS.128 per 16 FFMA. Here:
+ *  - a block of THREADS = 32 * (BM/WM) * (BN/WN) threads owns a BM x BN tile of C; each warp owns
+ *    a contiguous WM x WN sub-tile; its lanes form an LM x LN grid (lane % LM along m) and each
+ *    lane accumulates a TM x TN register tile (TM = WM/LM, TN = WN/LN) made of 4 x 4 sub-tiles
+ *    spread 4*LM rows and 4*LN columns apart. At 256 x 128 / 64 x 64 warps / 8 x 4 lanes a lane
+ *    holds 8 x 16 = 128 accumulators; one k step reads 2 + 4 LDS.128 for 128 FFMA, and every
+ *    LDS.128 of a warp touches 8 (A) or 4 (B) distinct 16-byte vectors of one 128-byte row
+ *    segment: one wavefront, the rest broadcast.
+ *  - global -> shared goes by cp.async (no register staging) into STAGES buffers of BK = 8 (or
+ *    16) k rows; the tile for slice kt + STAGES - 1 is issued while slice kt is computed, one
+ *    barrier per slice. Out-of-range elements are copied with src-size 0: cp.async's zero fill
+ *    is the contract's "out-of-range elements land in shared memory as 0.0" (the store is never
+ *    skipped). An operand contiguous along m / n (A not transposed, B transposed) goes as 16-byte
+ *    copies when its base and ld are 16-byte aligned (VW = 4), else as 4-byte copies with
+ *    consecutive threads on consecutive addresses (VW = 1); an operand contiguous along k goes as
+ *    4-byte copies, 8 consecutive threads on 8 consecutive k of one column (a 32-byte sector),
+ *    each landing transposed in the k-major shared tile: the transpose is the loader's coordinate
+ *    swap and nothing else, and the compute loop is the same for all four combinations.
+ *  - the next k step's A and B fragments are read from shared memory while the current one's
+ *    FFMAs run (two register fragments).
+ * Shared tiles: As[stage][k][BM + PAD], Bs[stage][k][BN + PAD], k-major; PAD = 4 floats keeps
+ * rows 16-byte aligned and puts the 8 k rows of a transposed 4-byte copy in 8 distinct bank
+ * groups (k * (W + 4) + mn covers 32 banks for k < 8, mn < 4).
+ * Sources of the shape choices: PERF.md's technique ladder (warp tiling, multistage cp.async with
+ * zero fill); issue 10's note that cuBLAS's FP32 kernel on Hopper is a 256 x 128 x 8, 3-stage
+ * sm80 kernel; the CUTLASS SIMT warp/lane decomposition idea (lanes as an 8 x 4 grid inside a
+ * warp tile). No code taken from them.
+ */
+#ifndef TSG_KERNEL_BIG_CUH
+#define TSG_KERNEL_BIG_CUH
+
+#include <stdint.h>
+
+#include "tsg_kernel_simt.cuh" /* KernelFn, tile_coords, KALIGN */
+
+namespace tsg {
+namespace big {
+
+constexpr int PAD = 4;
+
+/*
+ * One configuration of the big family: C tile BM x BN, warp tile WM x WN, lanes LM along m (32/LM
+ * along n), K step BK (8 or 16), STAGES shared buffers, MINB resident blocks per SM the register
+ * budget is compiled for (1: up to 255 registers per thread).
+ */
+template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_>
+struct BigConfig {
+    static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
+    static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
+    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
+    static constexpr int TM = WM / LM, TN = WN / LN;
+    static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
+    static constexpr int STAGE_FLOATS = BK * (SA + SB);
+    static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * 4;   /* dynamic shared memory */
+    static_assert(BM % WM == 0 && BN % WN == 0 && 32 % LM == 0, "warps and lanes tile the block");
+    static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
+                  "lane tiles are made of 4 x 4 sub-tiles");
+    static_assert(STAGES >= 2, "at least two stages");
+};
+
+/* ---- cp.async (sm_80+): 4- or 16-byte copies global -> shared, zero-filling past src_bytes ---- */
+
+static __device__ __forceinline__ uint32_t smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+template <int BYTES>
+static __device__ __forceinline__ void cp_async(uint32_t dst, const float *src, int src_bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                     "r"(src_bytes)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+                     "r"(src_bytes)
+                     : "memory");
+#else
+    (void)dst, (void)src, (void)src_bytes;
+    __trap(); /* the family is built for sm_80 and up only (CMake's architecture list) */
+#endif
+}
+
+static __device__ __forceinline__ void cp_async_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+template <int N>
+static __device__ __forceinline__ void cp_async_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/*
+ * Copies BK x W slices [k0, k0 + BK) x [mn0, mn0 + W) of op(X) into a k-major shared tile
+ * s[kk][mn] (row stride W + PAD), one slice per issue(). CONTIG_MN: op(X)(mn, kk) = x[mn + kk*ld];
+ * otherwise op(X)(mn, kk) = x[kk + mn*ld] (the coordinate swap is the transpose). VW = 4: 16-byte
+ * copies along mn (x and ld 16-byte aligned); VW = 1: 4-byte copies. Thread t owns vector t % LV of
+ * "rows" t / LV + q * RSTEP (q < PASSES), a row running along the contiguous dimension. Elements
+ * outside [0, mn_end) x [0, k_end) are zero-filled (src-size 0 or a partial vector; the source
+ * address then points at x itself, so nothing outside the operand is ever addressed).
+ */
+template <int W, int BK, int THREADS, bool CONTIG_MN, int VW>
+struct AsyncLoader {
+    static constexpr int LC = CONTIG_MN ? W : BK; /* contiguous extent of a slice */
+    static constexpr int LO = CONTIG_MN ? BK : W; /* the other extent */
+    static constexpr int LV = LC / VW;            /* vectors per row */
+    static constexpr int RSTEP = THREADS / LV;    /* rows between a thread's passes */
+    static constexpr int PASSES = LO / RSTEP;
+    static constexpr int SROW = W + PAD;
+    /* byte distance in shared memory between a thread's passes */
+    static constexpr int SPASS = CONTIG_MN ? RSTEP * SROW * 4 : RSTEP * 4;
+    static_assert(CONTIG_MN || VW == 1, "an operand contiguous along k is copied a float at a time");
+    static_assert(LC % VW == 0 && THREADS % LV == 0 && LO % RSTEP == 0 && PASSES >= 1,
+                  "the threads cover the slice");
+
+    const float *x;  /* the operand's first element (a valid address for zero-size copies) */
+    const float *p;  /* this thread's first element of the current slice */
+    int64_t step;    /* address step from one slice to the next */
+    int64_t pstep;   /* address step from one pass to the next: RSTEP rows along k or mn, ld apart */
+    int64_t k_left;  /* k_end minus this thread's first k in the current slice */
+    int mn_lim;      /* CONTIG_MN: valid elements of the vector (0..VW); else valid rows ahead (0..W) */
+    uint32_t s_off;  /* byte offset of this thread's first element in a stage's tile */
+
+    __device__ __forceinline__ AsyncLoader(const float *x_, int64_t ld, int64_t mn0, int64_t mn_end,
+                                           int64_t k_end)
+    {
+        const int t = threadIdx.x, c = (t % LV) * VW, r = t / LV;
+        const int64_t mn = CONTIG_MN ? mn0 + c : mn0 + r;
+        const int64_t kk = CONTIG_MN ? r : c;
+        x = x_;
+        p = CONTIG_MN ? x_ + kk * ld + mn : x_ + mn * ld + kk; /* 64-bit: coordinate times ld */
+        step = CONTIG_MN ? (int64_t)BK * ld : (int64_t)BK;
+        pstep = (int64_t)RSTEP * ld;
+        k_left = k_end - kk;
+        const int64_t left = mn_end - mn;
+        mn_lim = CONTIG_MN ? (int)(left < 0 ? 0 : left > VW ? VW : left)
+                           : (int)(left < 0 ? 0 : left > W ? W : left);
+        s_off = (uint32_t)(CONTIG_MN ? (r * SROW + c) * 4 : (c * SROW + r) * 4);
+    }
+
+    /* Issues this thread's copies of the current slice into the tile at shared address s_tile and
+     * advances to the next slice. FULL (the caller's block-uniform promise): the slice lies wholly
+     * inside the operand (a tile interior along mn, all BK rows of k below k_end), so no element
+     * needs a check — the main loop's common case, about a third of the non-FFMA instructions of
+     * a K step otherwise (SASS, v0.4). */
+    template <bool FULL>
+    __device__ __forceinline__ void issue(uint32_t s_tile)
+    {
+#pragma unroll
+        for (int q = 0; q < PASSES; ++q) {
+            int bytes = VW * 4;
+            if (FULL)
+                ;
+            else if (CONTIG_MN) /* row k = first k + q*RSTEP; the vector runs along mn */
+                bytes = k_left > (int64_t)q * RSTEP ? mn_lim * 4 : 0;
+            else                /* row mn = first mn + q*RSTEP; one element at this thread's k */
+                bytes = (mn_lim > q * RSTEP && k_left > 0) ? 4 : 0;
+            const float *src = FULL || bytes ? p + q * pstep : x;
+            cp_async<VW * 4>(s_tile + s_off + q * SPASS, src, bytes);
+        }
+        p += step;
+        k_left -= BK;
+    }
+};
+
+/*
+ * The kernel. One launch covers all work units: a 1-D grid striding over ceil(m/BM) * ceil(n/BN)
+ * tiles times `splits` slices of K (as the SIMT family: split s of a tile computes the k range
+ * [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then passes alpha = 1,
+ * beta = 0 and a workspace as C). VA / VB: the vector width of A's / B's copies when that operand
+ * is contiguous along m / n (4: 16-byte aligned base and ld % 4 == 0; 1: any). Dynamic shared
+ * memory: CF::SMEM_BYTES (the launcher raises the block's limit past 48 KB where needed).
+ */
+template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB>
+__global__ void __launch_bounds__(CF::THREADS, CF::MIN_BLOCKS)
+big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float alpha,
+           const float *__restrict__ A, int64_t lda, const float *__restrict__ B, int64_t ldb,
+           float beta, float *__restrict__ C, int64_t ldc, int64_t split_stride)
+{
+    constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, TM = CF::TM, TN = CF::TN;
+    constexpr int LM = CF::LM, LN = CF::LN, S = CF::STAGES;
+    /* A not transposed is contiguous along m; B transposed is contiguous along n. */
+    using LoadA = AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA>;
+    using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1>;
+
+    extern __shared__ __align__(16) float smem[];
+    /* stage s: A tile at smem + s*STAGE_FLOATS (BK rows of SA), B tile right after it */
+    const uint32_t s_base = smem_addr(smem);
+    constexpr uint32_t STAGE_B = CF::STAGE_FLOATS * 4, B_OFF = BK * CF::SA * 4;
+
+    const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+    const int lm = lane % LM, ln = lane / LM;
+    const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
+    /* this lane's first element in a k row of the A / B tile */
+    const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
+
+    const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
+    const int64_t tiles = tiles_m * tiles_n;
+
+    for (int64_t unit = blockIdx.x; unit < tiles * splits; unit += gridDim.x) {
+        const int64_t split = unit / tiles;
+        int64_t bm, bn;
+        tile_coords(unit - split * tiles, tiles_m, tiles_n, &bm, &bn);
+        const int64_t m0 = bm * BM, n0 = bn * BN;
+        const int64_t kb = split * kchunk;
+        const int64_t klen = k - kb < kchunk ? k - kb : kchunk;
+        const int64_t ktiles = (klen + BK - 1) / BK;
+        LoadA la(A + (TRANS_A ? kb : kb * lda), lda, m0, m, klen);
+        LoadB lb(B + (TRANS_B ? kb * ldb : kb), ldb, n0, n, klen);
+        float *Cs = C + split * split_stride;
+
+        float acc[TM][TN];
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+        /* Block-uniform: the tile lies inside op(A) along m / op(B) along n, and slices below
+         * kfull lie inside along k; only then may a slice skip the per-element checks. */
+        const bool a_in = m0 + BM <= m, b_in = n0 + BN <= n;
+        const int64_t kfull = klen / BK;
+        auto issue = [&](int64_t slice, uint32_t stage_addr) {
+            if (a_in && slice < kfull) la.template issue<true>(stage_addr);
+            else la.template issue<false>(stage_addr);
+            if (b_in && slice < kfull) lb.template issue<true>(stage_addr + B_OFF);
+            else lb.template issue<false>(stage_addr + B_OFF);
+        };
+        /* prologue: slices 0 .. S-2 in flight, one commit group each (empty past the end) */
+#pragma unroll
+        for (int s = 0; s < S - 1; ++s) {
+            if (s < ktiles) issue(s, s_base + s * STAGE_B);
+            cp_async_commit();
+        }
+        cp_async_wait<S - 2>(); /* this thread's copies of slice 0 have landed */
+        __syncthreads();        /* ... and everyone's */
+
+        float4 fa[2][TM / 4], fb[2][TN / 4];
+        int rs = 0, ws = S - 1; /* stage read now, stage written next */
+        auto load_frag = [&](int buf, int stage, int kk) {
+            const float *sa = smem + stage * CF::STAGE_FLOATS + kk * CF::SA + a_col;
+            const float *sb = smem + stage * CF::STAGE_FLOATS + BK * CF::SA + kk * CF::SB + b_col;
+#pragma unroll
+            for (int g = 0; g < TM / 4; ++g) fa[buf][g] = *reinterpret_cast<const float4 *>(sa + 4 * LM * g);
+#pragma unroll
+            for (int g = 0; g < TN / 4; ++g) fb[buf][g] = *reinterpret_cast<const float4 *>(sb + 4 * LN * g);
+        };
+        load_frag(0, 0, 0);
+
+        for (int64_t kt = 0; kt < ktiles; ++kt) {
+#pragma unroll
+            for (int kk = 0; kk < BK; ++kk) {
+                if (kk == BK - 1) {
+                    /* slice kt+1 has landed (S-2 groups may still fly) and every thread has read
+                     * its last fragment of slice kt-... : one barrier per slice. Every thread
+                     * reaches it: the trip count is the block's. */
+                    cp_async_wait<S - 2>();
+                    __syncthreads();
+                    rs = rs + 1 == S ? 0 : rs + 1;
+                }
+                /* next step's fragments (the first of slice kt+1 at the last step) */
+                if (kk < BK - 1 || kt + 1 < ktiles) load_frag((kk + 1) % 2, rs, (kk + 1) % BK);
+                if (kk == 0) {
+                    /* slice kt+S-1 into the stage read in iteration kt-1: all its reads happened
+                     * before the barrier at the end of iteration kt-1 */
+                    if (kt + S - 1 < ktiles) issue(kt + S - 1, s_base + ws * STAGE_B);
+                    cp_async_commit();
+                    ws = ws + 1 == S ? 0 : ws + 1;
+                }
+                const float *av = reinterpret_cast<const float *>(fa[kk % 2]);
+                const float *bv = reinterpret_cast<const float *>(fb[kk % 2]);
+#pragma unroll
+                for (int i = 0; i < TM; ++i)
+#pragma unroll
+                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+            }
+        }
+        cp_async_wait<0>(); /* only empty groups remain; leaves nothing in flight for the next unit */
+
+        /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. */
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+            const int64_t col = n0 + b_col + 4 * LN * (j / 4) + (j % 4);
+            if (col >= n) continue;
+            float *cc = Cs + col * ldc;
+#pragma unroll
+            for (int i = 0; i < TM; ++i) {
+                const int64_t row = m0 + a_col + 4 * LM * (i / 4) + (i % 4);
+                if (row < m) {
+                    const float v = alpha * acc[i][j];
+                    cc[row] = beta == 0.0f ? v : fmaf(beta, cc[row], v);
+                }
+            }
+        }
+        /* the next unit's prologue overwrites stages 0..S-2: no thread may still read them */
+        __syncthreads();
+    }
+}
+
+/* The instance for a transpose pair and the operands' alignment (va/vb: 16-byte copies possible).
+ * Alignment only matters for an operand contiguous along m / n, so TN has one instance, NN and TT
+ * two, NT four. */
+template <class CF>
+KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
+{
+    if (ta && !tb) return big_kernel<CF, true, false, 1, 1>;
+    if (ta) return vb ? big_kernel<CF, true, true, 1, 4> : big_kernel<CF, true, true, 1, 1>;
+    if (!tb) return va ? big_kernel<CF, false, false, 4, 1> : big_kernel<CF, false, false, 1, 1>;
+    return va ? (vb ? big_kernel<CF, false, true, 4, 4> : big_kernel<CF, false, true, 4, 1>)
+              : (vb ? big_kernel<CF, false, true, 1, 4> : big_kernel<CF, false, true, 1, 1>);
+}
+
+} /* namespace big */
+
+/* ---- the family's configuration (config numbers of tsg_kernel.h after the SIMT family's) ---- */
+/*
+ * Cfg7: 256 x 128 tile, 256 threads (8 warps of 64 x 64, lanes 8 x 4, 8 x 16 accumulators per
+ * lane), BK = 16, 3 stages (73.5 KB of dynamic shared memory), one block per SM (255 registers,
+ * no spills). The best of six candidates in v0.4 run 1 (docs/NOTES.md): 0.89-0.94x cuBLAS on
+ * every large shape, where the 256 x 128 x 8 version of the same tile reached 0.85-0.89x (twice
+ * the barriers and per-slice loader work per FFMA), 4 stages at BK = 8 0.82-0.91x, 128 x 256
+ * 0.84-0.88x, 16 x 8 per lane 0.82-0.86x, and a 128 x 128 tile at 8 x 8 per lane (two blocks per
+ * SM) 0.85-0.88x.
+ */
+using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1>;
+
+KernelFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
+
+} /* namespace tsg */
+
+#endif /* TSG_KERNEL_BIG_CUH */

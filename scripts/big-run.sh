@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# scripts/big-run.sh — the big kernel family's device run in one call (issue 10): build only
+# test_gpu_kernel (sm_90, the devkit), the issue-10 shapes against cuBLAS for every candidate
+# configuration (--bench-big), the gpu-tier kernel test on the big family's configurations (edge
+# grid forced on each, then the whole v0.1 suite under the rule), compute-sanitizer memcheck over
+# the small edge grid of each, racecheck and synccheck on one; a short table last.
+#   DEVKIT   the devkit tarball (default .devkit.tar.xz; unpacked unless .devkit/env.sh exists)
+#   CONFIGS  the configurations under test (default 7); BENCH_CONFIGS: bench list
+#   BUDGET   seconds the whole call may take (default 300); REPS bench repetitions (default 10)
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
+BUDGET=${BUDGET:-300}
+CONFIGS=${CONFIGS:-7}
+t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
+left() { echo $(( BUDGET - $(el) - $1 )); }
+[ -f .devkit/env.sh ] || tar -xJf "${DEVKIT:-.devkit.tar.xz}"
+# shellcheck disable=SC1091
+source .devkit/env.sh
+B=build-k
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$OUT/smi.txt" 2>&1
+{ cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" &&
+  cmake --build $B -j"$(nproc)" --target test_gpu_kernel; } > "$OUT/build.log" 2>&1
+rows=("build rc=$? $(el)s")
+timeout "$(left 170)" $B/tests/gpu/test_gpu_kernel --bench-big "${REPS:-10}" "${BENCH_CONFIGS:-0,$CONFIGS}" > "$OUT/bigbench.txt" 2>&1
+rows+=("bench rc=$? $(el)s")
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >> "$OUT/smi.txt" 2>&1
+TSGEMM_KERNEL_CONFIG=$CONFIGS timeout "$(left 60)" $B/tests/gpu/test_gpu_kernel > "$OUT/gpu.txt" 2>&1
+rows+=("gpu.kernel rc=$? $(el)s: $(grep -E '^[0-9]+ checks' "$OUT/gpu.txt" | tail -1)")
+cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+TSGEMM_KERNEL_CONFIG=$CONFIGS timeout "$(left 25)" "$cs" --tool memcheck --error-exitcode 99 \
+  $B/tests/gpu/test_gpu_kernel --small > "$OUT/memcheck.txt" 2>&1
+rows+=("memcheck rc=$? $(el)s: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tail -1) $(grep -E '^[0-9]+ checks' "$OUT/memcheck.txt" | tail -1)")
+for tool in racecheck synccheck; do
+  [ "$(left 12)" -gt 10 ] || break
+  TSGEMM_KERNEL_CONFIG=${CONFIGS%%,*} timeout "$(left 6)" "$cs" --tool $tool --error-exitcode 99 \
+    $B/tests/gpu/test_gpu_kernel --small > "$OUT/$tool.txt" 2>&1
+  rows+=("$tool (config ${CONFIGS%%,*}) rc=$? $(el)s: $(grep -E 'ERROR SUMMARY' "$OUT/$tool.txt" | tail -1)")
+done
+grep -hE '^FAIL' "$OUT/gpu.txt" "$OUT/memcheck.txt" | head -6
+grep -hE '^config (7|8|9|1[0-9])' "$OUT/gpu.txt" | sed -E 's/ [0-9]+ blocks.SM, binary sm_90//' | cut -c1-150
+grep -E '^accuracy' "$OUT/gpu.txt" | cut -c1-110
+sed -n '/^ratio to cuBLAS/,$p' "$OUT/bigbench.txt"
+printf '%s\n' "${rows[@]}"
