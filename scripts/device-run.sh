@@ -8,6 +8,7 @@
 #   rates     the measured rates of the cost model (TSGEMM_LOG=2) and auto mode's choice per size
 #   unit      ctest -L unit (the CPU tiers also hold on the GPU machine)
 #   gpu       ctest -L gpu: kernel tests, large sizes, fault classes forced/auto, forced-GPU testers
+#             (gpu.testers_forced exists only when TSGEMM_TEST_TIERS has conformance, the default)
 #   sanitize  compute-sanitizer memcheck (+leak check), racecheck, initcheck, synccheck over the
 #             small shape set (edge tiles, all transposes, K remainders, split-K, host path), the
 #             pipeline's small cases under caps (many pieces) and the CUDA-caller cases; memcheck
@@ -115,9 +116,15 @@ if want sanitize 300; then
   for tool in memcheck racecheck initcheck synccheck; do
     extra=(); [ $tool = memcheck ] && extra=(--leak-check full)
     log=$OUT/.san.tmp
-    timeout 110 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
-      "$B/tests/gpu/test_gpu_kernel" --small > "$log" 2>&1
-    rc=$?
+    # the kernel family, configurations 0-6 and 7 (the large-problem family, 75 KB of shared
+    # memory) as two runs with their own time limits: racecheck over all eight in one 110 s run
+    # timed out in v0.4 run 5 (TSGEMM_SAN_KTIMEOUT, seconds per run, default 110; racecheck 240)
+    kt=${TSGEMM_SAN_KTIMEOUT:-110}; [ $tool = racecheck ] && kt=${TSGEMM_SAN_KTIMEOUT:-240}
+    : > "$log"; rc=0
+    for cfgs in 0,1,2,3,4,5,6 7; do
+      TSGEMM_KERNEL_CONFIG=$cfgs timeout "$kt" "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
+        "$B/tests/gpu/test_gpu_kernel" --small >> "$log" 2>&1 || rc=$((rc ? rc : $?))
+    done
     # the pipeline under caps (bounded mode, many pieces), then CUDA callers' operands
     TSGEMM_DEVICE_MEMORY=2M TSGEMM_PINNED_MEMORY=1M timeout 100 "$cs" --tool $tool "${extra[@]}" \
       --error-exitcode 99 "$B/tests/gpu/test_gpu_pipeline" --small >> "$log" 2>&1 || rc=$((rc ? rc : 98))

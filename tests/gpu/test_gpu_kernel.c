@@ -696,6 +696,7 @@ static void every_config(int small)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a run killed by a time limit keeps its finished lines */
     int small = argc > 1 && !strcmp(argv[1], "--small");
     int do_bench = argc > 1 && !strcmp(argv[1], "--bench");
     int do_big = argc > 1 && !strcmp(argv[1], "--bench-big");
