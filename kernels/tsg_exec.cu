@@ -537,7 +537,7 @@ struct Pipeline {
     int64_t u_submit = 0, u_issue = 0, next_launch = 0, pieces = 0;
     /* generator cursor: piece, part (0 C, 1 A, 2 B), column */
     int64_t g_piece = 0, g_col = 0;
-    bool chunk_major = false; /* piece order (piece_qc) */
+    bool chunk_major = false; /* piece order (tsg_plan_piece) */
     int g_part = 0;
     bool g_done = false;
     /* download state */
@@ -666,31 +666,10 @@ int64_t layout(Pipeline &P)
     return off;
 }
 
-/*
- * The order of the pieces (block q, chunk c): block-major (q = s / nk, c = s % nk: every chunk of
- * a block, then the next block), or chunk-major (c = s / blocks, q = s % blocks: chunk c of every
- * block, then chunk c + 1). Blocks finish in increasing q either way, so the done contract
- * (kernels/tsg_gpu.h) holds. Chunk-major keeps the kernels fed when the first block row's
- * uploads are the bottleneck: at 4096^3 (2 x 2 blocks) block-major needs 96 of the 128 MiB up
- * for the first half of the kernels and leaves the last block's launches waiting after the last
- * upload (v0.3 timeline: uploads done 3.3 ms, kernels 1.7 ms later); chunk-major needs a quarter
- * of every panel per quarter of the work, at the price of all of C coming down in the last step.
- * The rule: chunk-major for resident plans of 3 or 4 blocks with beta = 0 (beta != 0 would move
- * all of C up before the first step ends); TSGEMM_TEST_ORDER overrides it for experiments.
- */
-bool chunk_major(const Pipeline &P)
-{
-    const tsg_plan &pl = P.pl;
-    if (g_order) return g_order == 2 && pl.resident;
-    const int64_t blocks = pl.gm * pl.gn;
-    return pl.resident && P.p->beta == 0.0f && blocks >= 3 && blocks <= 4 && pl.nk >= 2;
-}
-
+/* The piece order (src/tsg_plan.h tsg_plan_piece: block-major or chunk-major, and the rule). */
 void piece_qc(const Pipeline &P, int64_t s, int64_t *q, int64_t *c)
 {
-    const int64_t blocks = P.pl.gm * P.pl.gn;
-    if (P.chunk_major) *c = s / blocks, *q = s % blocks;
-    else *q = s / P.pl.nk, *c = s % P.pl.nk;
+    tsg_plan_piece(&P.pl, P.chunk_major, s, q, c);
 }
 
 /* Next upload unit in piece order (C block up, then A's piece, then B's piece), or false. */
@@ -1071,7 +1050,7 @@ int run_pipeline(Pipeline &P)
     Workspace *w = P.w;
     const tsg_plan &pl = P.pl;
     P.pieces = pl.gm * pl.gn * pl.nk;
-    P.chunk_major = chunk_major(P);
+    P.chunk_major = tsg_plan_chunk_major(&pl, P.p->beta, g_order) != 0;
     P.mark(TL_T0, w->s_up);
     while (P.status == TSG_GPU_OK) {
         if (g_exiting.load(std::memory_order_relaxed)) {

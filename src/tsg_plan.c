@@ -203,3 +203,17 @@ int tsg_done_final_rects(const tsg_problem *p, const tsg_done *d, int64_t out[8]
     }
     return count;
 }
+
+int tsg_plan_chunk_major(const tsg_plan *pl, float beta, int force)
+{
+    if (force) return force == 2 && pl->resident;
+    const int64_t blocks = pl->gm * pl->gn;
+    return pl->resident && beta == 0.0f && blocks >= 3 && blocks <= 4 && pl->nk >= 2;
+}
+
+void tsg_plan_piece(const tsg_plan *pl, int chunk_major, int64_t s, int64_t *q, int64_t *c)
+{
+    const int64_t blocks = pl->gm * pl->gn;
+    if (chunk_major) *c = s / blocks, *q = s % blocks;
+    else *q = s / pl->nk, *c = s % pl->nk;
+}

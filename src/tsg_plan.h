@@ -101,6 +101,29 @@ static inline int64_t tsg_plan_klen(const tsg_plan *pl, int64_t k, int64_t c)
 }
 
 /*
+ * The order in which the executor uploads and launches a plan's gm * gn * nk pieces (block q in
+ * row-major block order, chunk c): block-major (q = s / nk, c = s % nk: every chunk of a block,
+ * then the next block) or chunk-major (c = s / blocks, q = s % blocks: chunk c of every block,
+ * then chunk c + 1). Blocks finish (their last chunk is launched) in increasing q either way, so
+ * the done contract below holds for both. Chunk-major keeps the kernels fed when the first block
+ * row's uploads are the bottleneck: at 4096^3 (2 x 2 blocks, A and B resident) block-major needs
+ * 96 of the 128 MiB up for the first half of the kernels and leaves the last block's launches
+ * waiting after the last upload (v0.3 timeline: uploads done 3.3 ms, kernels 1.7 ms later);
+ * chunk-major needs a quarter of every panel per quarter of the work, at the price of all of C
+ * coming down in the last step (docs/NOTES.md "v0.4": kernels done 0.8 ms after the last upload,
+ * 4096^3 6.04 -> 5.89 ms in one run).
+ *
+ * tsg_plan_chunk_major: 1 for chunk-major. The rule: resident plans of 3 or 4 blocks and at least
+ * 2 chunks with beta = 0 (beta != 0 would move all of C up before the first step ends; larger
+ * grids would bunch more of C's download at the end). force (TSGEMM_TEST_ORDER): 0 the rule,
+ * 1 block-major, 2 chunk-major for any resident plan (a bounded plan's ring of pieces assumes
+ * block-major: it is never chunk-major).
+ * tsg_plan_piece: block *q and chunk *c of the s-th piece, 0 <= s < gm * gn * nk.
+ */
+int tsg_plan_chunk_major(const tsg_plan *pl, float beta, int force);
+void tsg_plan_piece(const tsg_plan *pl, int chunk_major, int64_t s, int64_t *q, int64_t *c);
+
+/*
  * What is final in C after a GPU attempt that stopped: the first `blocks` blocks in row-major
  * block order of a bm x bn grid (gn blocks per block row), and the first `cols` columns of the
  * block after them. Everything else in C's window still holds the caller's original values.

@@ -6,7 +6,8 @@
  * element does not depend on the blocks); the plan fits the device budget, switches to the bounded
  * mode and then to smaller pieces when the budget shrinks, and refuses when nothing fits; the
  * shapes the issue names get the pieces docs/NOTES.md describes; tsg_done_remaining returns
- * exactly the complement of what a backend reports final, for every possible report.
+ * exactly the complement of what a backend reports final, for every possible report; both piece
+ * orders visit every piece once and finish blocks in order, and the order rule.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -132,6 +133,65 @@ static void test_named_shapes(void **state)
     assert_true(pl.nk >= 3);
 }
 
+/* Both piece orders visit every (block, chunk) once and finish blocks in increasing q (the done
+ * contract); the rule picks chunk-major exactly for resident plans of 3-4 blocks with beta = 0. */
+static void check_order(const tsg_plan *pl, int chunk_major)
+{
+    const int64_t blocks = pl->gm * pl->gn, pieces = blocks * pl->nk;
+    char *seen = calloc((size_t)pieces, 1);
+    assert_non_null(seen);
+    int64_t last_finished = -1, q, c;
+    for (int64_t s = 0; s < pieces; ++s) {
+        tsg_plan_piece(pl, chunk_major, s, &q, &c);
+        assert_true(q >= 0 && q < blocks && c >= 0 && c < pl->nk);
+        assert_int_equal(seen[q * pl->nk + c], 0);
+        seen[q * pl->nk + c] = 1;
+        if (c == pl->nk - 1) { /* block q is finished here: after every block before it */
+            assert_int_equal(q, last_finished + 1);
+            last_finished = q;
+        }
+    }
+    assert_int_equal(last_finished, blocks - 1);
+    tsg_plan_piece(pl, chunk_major, 0, &q, &c);
+    assert_true(q == 0 && c == 0);
+    free(seen);
+}
+
+static void test_piece_order(void **state)
+{
+    (void)state;
+    tsg_plan_limits lim = h200_limits(100e9);
+    tsg_plan pl;
+    const int64_t shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 2048, 2048},
+                                 {6000, 3000, 5000}, {1000, 1000, 1000}, {65536, 64, 4096}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+        tsg_problem p = shape('N', 'T', shapes[i][0], shapes[i][1], shapes[i][2]);
+        assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+        check_order(&pl, 0);
+        check_order(&pl, 1);
+        const int64_t blocks = pl.gm * pl.gn;
+        const int want = pl.resident && blocks >= 3 && blocks <= 4 && pl.nk >= 2;
+        assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 0), want);
+        assert_int_equal(tsg_plan_chunk_major(&pl, 1.0f, 0), 0); /* beta != 0: block-major */
+        assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 1), 0);
+        assert_int_equal(tsg_plan_chunk_major(&pl, 1.0f, 2), pl.resident);
+    }
+    /* the case the rule exists for: 4096^3, 2 x 2 resident blocks */
+    tsg_problem p = shape('N', 'N', 4096, 4096, 4096);
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 0), 1);
+    p = shape('N', 'N', 8192, 8192, 8192); /* 16 blocks: block-major */
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 0), 0);
+    /* a bounded plan is never chunk-major, not even when forced */
+    lim = h200_limits(64e6);
+    p = shape('N', 'N', 4096, 4096, 4096);
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_false(pl.resident);
+    assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 2), 0);
+    check_order(&pl, 0);
+}
+
 static void test_budget(void **state)
 {
     (void)state;
@@ -199,6 +259,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cover_random),
         cmocka_unit_test(test_named_shapes),
+        cmocka_unit_test(test_piece_order),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_done_remaining),
     };
