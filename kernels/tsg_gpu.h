@@ -83,7 +83,7 @@ int tsg_gpu_device_count(int *count);
 /* The device's UUID as text (for caches keyed per GPU). Requires a successful tsg_gpu_init. */
 int tsg_gpu_uuid(char *buf, size_t len);
 
-/* Rates of this executor on this machine (see tsg_rates in src/tsg_dispatch.h). */
+/* Rates of this executor on this machine (see tsg_rates in src/tsg_cost.h). */
 typedef struct tsg_gpu_rates {
     double h2d_bps, d2h_bps; /* through the pipeline: pageable memory, copy threads, pinned
                                 staging and DMA, sustained (64 MiB each way, alone)         */

@@ -1,5 +1,6 @@
 /*
- * tsg_dispatch.c — the cost model, the decision and the attempt order. See tsg_dispatch.h.
+ * tsg_dispatch.c — the decision and the attempt order. See tsg_dispatch.h (the cost model is
+ * src/tsg_cost.c).
  */
 #include "tsg_dispatch.h"
 #include "tsg_multi.h"
@@ -16,69 +17,6 @@ const char *tsg_why_text(tsg_why why)
     return (why >= 0 && why < TSG_WHY_COUNT) ? text[why] : "?";
 }
 
-/* Bytes the pipeline moves: host operands only — A and B at their extents, C up only when
- * beta != 0, C down. Device and managed operands are used in place. */
-static int moves(unsigned char where) { return where == TSG_HOST || where == TSG_PINNED; }
-
-static void transfer_bytes(const tsg_problem *p, double *in, double *out)
-{
-    int64_t ra, ca, rb, cb;
-    tsg_stored_shape_a(p, &ra, &ca);
-    tsg_stored_shape_b(p, &rb, &cb);
-    double c_bytes = moves(p->where_c) ? 4.0 * (double)p->m * (double)p->n : 0.0;
-    *in = (moves(p->where_a) ? 4.0 * (double)tsg_extent(ra, ca, p->lda) : 0.0) +
-          (moves(p->where_b) ? 4.0 * (double)tsg_extent(rb, cb, p->ldb) : 0.0) +
-          (p->beta != 0.0f ? c_bytes : 0.0);
-    *out = c_bytes;
-}
-
-/* Seconds of the kernels of a plan: each launch (block, chunk) runs ceil(units / slots) waves. */
-static double kernel_s(const tsg_problem *p, const tsg_plan *pl, const tsg_rates *r)
-{
-    const double per_k = 2.0 * r->gpu_tile_m * r->gpu_tile_n * r->gpu_slots / r->gpu_flops;
-    double t = 0;
-    for (int64_t i = 0; i < pl->gm; ++i) {
-        const double tm = ceil((double)tsg_plan_rows(pl, p->m, i) / r->gpu_tile_m);
-        for (int64_t j = 0; j < pl->gn; ++j) {
-            const double tiles = tm * ceil((double)tsg_plan_cols(pl, p->n, j) / r->gpu_tile_n);
-            for (int64_t c = 0; c < pl->nk; ++c) {
-                const double kl = (double)tsg_plan_klen(pl, p->k, c);
-                const double slices = ceil(kl / (double)pl->split_kc);
-                /* one wave of slices takes the time of one slice's k at the full-wave rate */
-                t += ceil(tiles * slices / r->gpu_slots) * per_k * (kl / slices) + TSG_GPU_LAUNCH_S;
-            }
-        }
-    }
-    return t;
-}
-
-double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
-{
-    double in, out;
-    transfer_bytes(p, &in, &out);
-    if (!(r->gpu_tile_m >= 1 && r->gpu_tile_n >= 1 && r->gpu_slots >= 1)) /* no shape info */
-        return r->gpu_latency_s + in / r->h2d_bps + out / r->d2h_bps + tsg_flops(p) / r->gpu_flops;
-    tsg_plan_limits lim = {r->gpu_device_bytes > 0 ? r->gpu_device_bytes : 1e300,
-                           (int64_t)r->gpu_tile_m, (int64_t)r->gpu_tile_n, (int64_t)r->gpu_slots,
-                           (int64_t)r->gpu_split_min_k, 0, 0, 0};
-    tsg_plan pl;
-    if (tsg_plan_make(p, &lim, &pl) != 0) return INFINITY;
-    /* A and B as the plan moves them: once when resident, once per block they meet otherwise */
-    const double a_in = moves(p->where_a) ? 4.0 * (double)p->m * (double)p->k : 0.0;
-    const double b_in = moves(p->where_b) ? 4.0 * (double)p->n * (double)p->k : 0.0;
-    if (!pl.resident) in += a_in * (double)(pl.gn - 1) + b_in * (double)(pl.gm - 1);
-    const double up = in / r->h2d_bps, down = out / r->d2h_bps;
-    const double kernel = kernel_s(p, &pl, r);
-    /* the first piece must be up before the first launch, the last block down after the last */
-    const double first_in = (moves(p->where_a) ? 4.0 * (double)pl.bm * (double)pl.kc : 0.0) +
-                            (moves(p->where_b) ? 4.0 * (double)pl.bn * (double)pl.kc : 0.0);
-    const double first = (first_in < in ? first_in : in) / r->h2d_bps;
-    const double last = down / (double)(pl.gm * pl.gn);
-    double body = up > kernel ? up : kernel;
-    if (down > body) body = down;
-    return r->gpu_latency_s + first + body + last;
-}
-
 double tsg_estimate_gpus_s(const tsg_problem *p, const tsg_rates *r)
 {
     if (!(r->gpu_count > 1)) return tsg_estimate_gpu_s(p, r);
@@ -88,10 +26,6 @@ double tsg_estimate_gpus_s(const tsg_problem *p, const tsg_rates *r)
     return d > 1 ? est : tsg_estimate_gpu_s(p, r);
 }
 
-double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
-{
-    return r->cpu_latency_s + tsg_flops(p) / r->cpu_flops;
-}
 
 static int rates_usable(const tsg_rates *r)
 {

@@ -1,6 +1,7 @@
 /*
- * tsg_dispatch.h — where a legal call runs: the CPU/GPU cost model, the backend table, and the
- * retry on the CPU when the GPU fails.
+ * tsg_dispatch.h — where a legal call runs: the CPU/GPU decision over the cost model
+ * (src/tsg_cost.h, and src/tsg_multi.h for several GPUs), the backend table, and the retry on the
+ * CPU when the GPU fails.
  *
  * Owns: the decision (a pure predicate over the problem, the knobs and measured rates) and the
  * order of attempts. Must not: know CUDA, dlopen, print or read the environment — backends come
@@ -13,30 +14,9 @@
 #include <stdint.h>
 
 #include "tsg_config.h"
+#include "tsg_cost.h"
 #include "tsg_plan.h"
 #include "tsg_problem.h"
-
-/*
- * Rates measured on the machine at hand (kernels/ measures the GPU side at first GPU use; the
- * shim measures OpenBLAS). Seconds and bytes/flops per second.
- */
-typedef struct tsg_rates {
-    double h2d_bps;        /* host -> device bytes/s through the pipeline (pageable user memory,
-                              copy threads, pinned staging, DMA), sustained                    */
-    double d2h_bps;        /* device -> host bytes/s through the pipeline, sustained           */
-    double gpu_flops;      /* kernel flop/s on a large square problem                          */
-    double gpu_latency_s;  /* fixed cost of one pipelined GPU call (set-up, launches, syncs, the
-                              ring's fill and drain): a 512^3 call less its bytes at the rates */
-    double gpu_tile_m, gpu_tile_n; /* C tile per thread block (0 = ignore wave quantisation)  */
-    double gpu_slots;      /* thread blocks resident at once: one wave                       */
-    double gpu_split_min_k; /* split-K slice floor of the executor (0 = no split-K)          */
-    double gpu_device_bytes; /* device memory one call may hold (the pipeline's plan budget)  */
-    double cpu_flops;      /* CPU BLAS flop/s at a mid size                                    */
-    double cpu_latency_s;  /* fixed cost of one CPU BLAS call                                  */
-    double gpu_count;      /* device slots a call may be split over (TSGEMM_DEVICE list,
-                              src/tsg_multi.h); 0 or 1: one. The GPU rates are one
-                              device's (the first), taken to hold for every slot          */
-} tsg_rates;
 
 /*
  * Below this many flops (2*m*n*k) a GPU call cannot win on any machine we know of: one GPU call
@@ -54,8 +34,6 @@ typedef struct tsg_rates {
  */
 #define TSG_GPU_MARGIN 0.97
 
-/* Gap between two back-to-back launches of the pipeline on one stream (H200: 2-4 us). */
-#define TSG_GPU_LAUNCH_S 3e-6
 
 typedef enum tsg_why {
     TSG_WHY_MODE_CPU = 0,   /* TSGEMM_MODE=cpu                                       */
@@ -72,19 +50,6 @@ typedef enum tsg_why {
 
 const char *tsg_why_text(tsg_why why);
 
-/*
- * Estimated seconds of one call on each side (tsg_wants_gpu's model, exposed for logs/tests).
- * GPU: the pipeline of src/tsg_plan.h overlaps uploads, kernels and downloads, so a call costs
- *   latency + first piece up + max(all up, all kernels, all down) + last block down
- * where bytes count only host operands (A and B at their extents, C up when beta != 0, C down),
- * and the kernels are the plan's launches: each runs ceil(units / slots) waves of
- * tile_m x tile_n x split_kc blocks at gpu_flops (the full-wave rate), units = tiles of the block
- * times its split-K slices, plus TSG_GPU_LAUNCH_S per launch. Small C grids thus pay for a whole
- * wave unless the plan splits K, as the executor does.
- * CPU: latency + flops / cpu_flops.
- */
-double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r);
-double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r);
 
 /*
  * The GPU side's estimate as the decision uses it: one device (tsg_estimate_gpu_s), or with

@@ -22,7 +22,7 @@ extern "C" { /* kernels/tsg_exec.cu runs the rounds */
 #endif
 
 #include "tsg_config.h"
-#include "tsg_dispatch.h"
+#include "tsg_cost.h"
 #include "tsg_plan.h"
 #include "tsg_problem.h"
 
