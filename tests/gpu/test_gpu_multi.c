@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_cases.h"
 #include "tsg_testutil.h"
 #include "tsgemm.h"
 
@@ -44,77 +45,12 @@ static int g_fail, g_checks;
         }                                                                                        \
     } while (0)
 
-typedef struct gcase {
-    int row;
-    char ta, tb;
-    int64_t m, n, k; /* canonical column-major shape */
-    int pad, offset;
-    float alpha, beta;
-} gcase;
-
-typedef struct operands {
-    tt_mat A, B, C;
-    float *c0, *snapA, *snapB, *snapC;
-} operands;
-
-static void make_operands(const gcase *g, uint64_t seed, int integers, operands *o)
-{
-    tt_rng r;
-    tt_seed(&r, seed);
-    const int64_t ar = g->ta == 'N' ? g->m : g->k, ac = g->ta == 'N' ? g->k : g->m;
-    const int64_t br = g->tb == 'N' ? g->k : g->n, bc = g->tb == 'N' ? g->n : g->k;
-    if (tt_mat_alloc(&o->A, ar, ac, ar + g->pad, g->offset) ||
-        tt_mat_alloc(&o->B, br, bc, br + g->pad, g->offset) ||
-        tt_mat_alloc(&o->C, g->m, g->n, g->m + g->pad, g->offset)) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
-    if (integers) { /* |sum| <= 9 k + |beta C|: exact in float for k < 10^5 */
-        tt_mat_fill_int(&o->A, &r, -3, 3);
-        tt_mat_fill_int(&o->B, &r, -3, 3);
-        tt_mat_fill_int(&o->C, &r, -8, 8);
-    } else {
-        tt_mat_fill_uniform(&o->A, &r);
-        tt_mat_fill_uniform(&o->B, &r);
-        tt_mat_fill_uniform(&o->C, &r);
-    }
-    o->c0 = tt_mat_snapshot(&o->C);
-    if (g->beta == 0.0f) tt_mat_fill_value(&o->C, NAN); /* never read: NaN must not survive */
-    o->snapA = tt_mat_snapshot(&o->A);
-    o->snapB = tt_mat_snapshot(&o->B);
-    o->snapC = tt_mat_snapshot(&o->C);
-}
-
-static void free_operands(operands *o)
-{
-    tt_mat_free(&o->A), tt_mat_free(&o->B), tt_mat_free(&o->C);
-    free(o->c0), free(o->snapA), free(o->snapB), free(o->snapC);
-}
-
-static void call(const gcase *g, operands *o)
-{
-    const CBLAS_TRANSPOSE ta = g->ta == 'N' ? CblasNoTrans : CblasTrans;
-    const CBLAS_TRANSPOSE tb = g->tb == 'N' ? CblasNoTrans : CblasTrans;
-    if (!g->row)
-        cblas_sgemm(CblasColMajor, ta, tb, (int)g->m, (int)g->n, (int)g->k, g->alpha, o->A.p,
-                    (int)o->A.ld, o->B.p, (int)o->B.ld, g->beta, o->C.p, (int)o->C.ld);
-    else /* row-major C^T = op(B)^T op(A)^T: the same memory seen transposed */
-        cblas_sgemm(CblasRowMajor, tb, ta, (int)g->n, (int)g->m, (int)g->k, g->alpha, o->B.p,
-                    (int)o->B.ld, o->A.p, (int)o->A.ld, g->beta, o->C.p, (int)o->C.ld);
-}
-
-static void describe(const gcase *g, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s %c%c m=%lld n=%lld k=%lld pad=%d off=%d alpha=%g beta=%g",
-             g->row ? "row" : "col", g->ta, g->tb, (long long)g->m, (long long)g->n,
-             (long long)g->k, g->pad, g->offset, g->alpha, g->beta);
-}
 
 /* Sampled double reference (edges and 3000 random elements), A/B untouched, C's outside kept. */
 static int check(const gcase *g, operands *o, const char *what)
 {
     char d[160];
-    describe(g, d, sizeof d);
+    gc_describe(g, d, sizeof d);
     int bad = 0;
     g_checks++;
     tt_rng r;
@@ -151,18 +87,18 @@ static struct tsgemm_stats stats(void)
 static void run_case(const gcase *g, uint64_t seed, int split)
 {
     operands o;
-    make_operands(g, seed, 0, &o);
+    gc_make_operands(g, seed, 0, &o);
     const struct tsgemm_stats s0 = stats();
-    call(g, &o);
+    gc_call(g, &o);
     const struct tsgemm_stats s1 = stats();
     char d[160];
-    describe(g, d, sizeof d);
+    gc_describe(g, d, sizeof d);
     EXPECT(!strcmp(tsgemm_last_path(), "gpu"), "%s ran on %s, not gpu", d, tsgemm_last_path());
     EXPECT(s1.multi_gpu_calls - s0.multi_gpu_calls == (uint64_t)split, "%s: multi_gpu_calls +%llu, want +%d",
            d, (unsigned long long)(s1.multi_gpu_calls - s0.multi_gpu_calls), split);
     EXPECT(s1.gpu_handoffs == s0.gpu_handoffs, "%s: a handoff without a fault", d);
     check(g, &o, split ? "split" : "one device");
-    free_operands(&o);
+    gc_free_operands(&o);
 }
 
 static void shape_cases(void)
@@ -188,14 +124,14 @@ static void shape_cases(void)
     /* the same call twice: the same bits (the split and each panel's plan are pure functions) */
     gcase g = {0, 'N', 'T', 2600, 2300, 1500, 1, 0, 1.0f, 0.5f};
     operands o;
-    make_operands(&g, 99, 0, &o);
-    call(&g, &o);
+    gc_make_operands(&g, 99, 0, &o);
+    gc_call(&g, &o);
     float *first = tt_mat_snapshot(&o.C);
     memcpy(o.C.mem, o.snapC, o.C.total * sizeof(float));
-    call(&g, &o);
+    gc_call(&g, &o);
     EXPECT(tt_mat_any_changed(&o.C, first) == 0, "a repeated split call gave other bits");
     free(first);
-    free_operands(&o);
+    gc_free_operands(&o);
 }
 
 /* ---- injected failures ---- */
@@ -205,7 +141,7 @@ static float *cpu_result(const gcase *g, operands *o)
 {
     float *keep = tt_mat_snapshot(&o->C);
     tsgemm_set_mode(TSGEMM_MODE_CPU);
-    call(g, o);
+    gc_call(g, o);
     tsgemm_set_mode(TSGEMM_MODE_GPU);
     EXPECT(!strcmp(tsgemm_last_path(), "cpu"), "the reference call ran on %s", tsgemm_last_path());
     float *want = tt_mat_snapshot(&o->C);
@@ -222,12 +158,12 @@ static void fault_case(const char *spec, int expect, uint64_t seed)
      * would show; 3000 x 3000 x 600 integer operands, exact in float */
     gcase g = {(int)(seed % 2), seed % 3 ? 'N' : 'T', 'T', 3000, 3000, 600, 1, 0, 1.0f, 2.0f};
     operands o;
-    make_operands(&g, seed, 1, &o);
+    gc_make_operands(&g, seed, 1, &o);
     float *want = cpu_result(&g, &o);
     if (strstr(spec, "alloc") || strstr(spec, "pinned")) tsgemm_release(); /* allocate again */
     const struct tsgemm_stats s0 = stats();
     EXPECT(tsgemm_test_fault(spec) == 0, "cannot arm %s", spec);
-    call(&g, &o);
+    gc_call(&g, &o);
     tsgemm_test_fault("");
     const struct tsgemm_stats s1 = stats();
     const char *path = tsgemm_last_path();
@@ -249,7 +185,7 @@ static void fault_case(const char *spec, int expect, uint64_t seed)
     g_checks++;
     check(&g, &o, spec);
     free(want);
-    free_operands(&o);
+    gc_free_operands(&o);
 }
 
 static void fault_cases(void)
@@ -291,9 +227,9 @@ int main(void)
     /* the slots exist once the GPU started: a list of one device would test nothing here */
     gcase warm = {0, 'N', 'N', 2048, 2048, 1024, 0, 0, 1.0f, 0.0f};
     operands o;
-    make_operands(&warm, 1, 0, &o);
-    call(&warm, &o);
-    free_operands(&o);
+    gc_make_operands(&warm, 1, 0, &o);
+    gc_call(&warm, &o);
+    gc_free_operands(&o);
     const struct tsgemm_stats s = stats();
     if (s.gpu_devices < 2) {
         fprintf(stderr, "FAIL: %u device slot(s) with TSGEMM_DEVICE=%s; this test needs a list of "

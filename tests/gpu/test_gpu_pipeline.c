@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gpu_cases.h"
 #include "tsg_testutil.h"
 #include "tsgemm.h"
 
@@ -48,73 +49,13 @@ static int g_fail, g_checks;
         }                                                                                        \
     } while (0)
 
-/* One call: column-major canonical shapes (m x n x k, op(A) op(B)); `row` makes the CBLAS call
- * row-major on the same memory (the transposed problem, as tsgemm maps it). */
-typedef struct gcase {
-    int row;
-    char ta, tb;
-    int64_t m, n, k;
-    int pad, offset; /* extra leading-dimension rows; float offset of every operand */
-    float alpha, beta;
-} gcase;
-
-typedef struct operands {
-    tt_mat A, B, C;
-    float *c0, *snapA, *snapB, *snapC;
-} operands;
-
-static void make_operands(const gcase *g, uint64_t seed, operands *o)
-{
-    tt_rng r;
-    tt_seed(&r, seed);
-    const int64_t ar = g->ta == 'N' ? g->m : g->k, ac = g->ta == 'N' ? g->k : g->m;
-    const int64_t br = g->tb == 'N' ? g->k : g->n, bc = g->tb == 'N' ? g->n : g->k;
-    if (tt_mat_alloc(&o->A, ar, ac, ar + g->pad, g->offset) || tt_mat_alloc(&o->B, br, bc, br + g->pad, g->offset) ||
-        tt_mat_alloc(&o->C, g->m, g->n, g->m + g->pad, g->offset)) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
-    tt_mat_fill_uniform(&o->A, &r);
-    tt_mat_fill_uniform(&o->B, &r);
-    tt_mat_fill_uniform(&o->C, &r);
-    o->c0 = tt_mat_snapshot(&o->C); /* original C, whole buffer */
-    if (g->beta == 0.0f) tt_mat_fill_value(&o->C, NAN); /* never read: NaN must not survive */
-    o->snapA = tt_mat_snapshot(&o->A);
-    o->snapB = tt_mat_snapshot(&o->B);
-    o->snapC = tt_mat_snapshot(&o->C);
-}
-
-static void free_operands(operands *o)
-{
-    tt_mat_free(&o->A), tt_mat_free(&o->B), tt_mat_free(&o->C);
-    free(o->c0), free(o->snapA), free(o->snapB), free(o->snapC);
-}
-
-static void call(const gcase *g, operands *o)
-{
-    const CBLAS_TRANSPOSE ta = g->ta == 'N' ? CblasNoTrans : CblasTrans;
-    const CBLAS_TRANSPOSE tb = g->tb == 'N' ? CblasNoTrans : CblasTrans;
-    if (!g->row)
-        cblas_sgemm(CblasColMajor, ta, tb, (int)g->m, (int)g->n, (int)g->k, g->alpha, o->A.p,
-                    (int)o->A.ld, o->B.p, (int)o->B.ld, g->beta, o->C.p, (int)o->C.ld);
-    else /* row-major C^T = op(B)^T op(A)^T: the same memory seen transposed */
-        cblas_sgemm(CblasRowMajor, tb, ta, (int)g->n, (int)g->m, (int)g->k, g->alpha, o->B.p,
-                    (int)o->B.ld, o->A.p, (int)o->A.ld, g->beta, o->C.p, (int)o->C.ld);
-}
-
-static void describe(const gcase *g, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s %c%c m=%lld n=%lld k=%lld pad=%d off=%d alpha=%g beta=%g",
-             g->row ? "row" : "col", g->ta, g->tb, (long long)g->m, (long long)g->n,
-             (long long)g->k, g->pad, g->offset, g->alpha, g->beta);
-}
 
 /* Checks C against the reference (full below ~4e7 multiply-adds, sampled above) and that A, B and
  * everything outside C's window are unchanged. Returns the number of problems found. */
 static int check(const gcase *g, operands *o, const char *what)
 {
     char d[160];
-    describe(g, d, sizeof d);
+    gc_describe(g, d, sizeof d);
     int bad = 0;
     g_checks++;
     const float *c0 = o->c0 + o->C.first;
@@ -157,14 +98,14 @@ static int check(const gcase *g, operands *o, const char *what)
 static int run_case(const gcase *g, uint64_t seed, const char *want_path)
 {
     operands o;
-    make_operands(g, seed, &o);
-    call(g, &o);
+    gc_make_operands(g, seed, 0, &o);
+    gc_call(g, &o);
     char d[160];
-    describe(g, d, sizeof d);
+    gc_describe(g, d, sizeof d);
     EXPECT(!want_path || !strcmp(tsgemm_last_path(), want_path), "%s ran on %s, not %s", d,
            tsgemm_last_path(), want_path);
     int bad = check(g, &o, want_path ? want_path : "call");
-    free_operands(&o);
+    gc_free_operands(&o);
     return bad;
 }
 
@@ -227,8 +168,8 @@ static void fault_cases(void)
              * some blocks are down leaves a partial C that the retry must finish exactly */
             gcase g = {0, 'N', 'T', 3000, 3000, 300 + (int)t, 0, 0, 1.0f, 1.5f};
             operands o;
-            make_operands(&g, 77 + s * 10 + t, &o);
-            call(&g, &o);
+            gc_make_operands(&g, 77 + s * 10 + t, 0, &o);
+            gc_call(&g, &o);
             tsgemm_get_stats(&s1);
             tsgemm_test_fault("");
             check(&g, &o, spec);
@@ -239,7 +180,7 @@ static void fault_cases(void)
                        tsgemm_last_path());
             else
                 EXPECT(failed <= 1, "%s: gpu_failed +%d", spec, failed);
-            free_operands(&o);
+            gc_free_operands(&o);
             /* the GPU works again */
             gcase again = {1, 'T', 'N', 700, 900, 1100, 2, 1, 1.0f, 0.0f};
             run_case(&again, 5 + s, "gpu");
@@ -283,7 +224,7 @@ typedef struct tjob {
 static void *thread_call(void *arg)
 {
     tjob *j = arg;
-    call(&j->g, &j->o);
+    gc_call(&j->g, &j->o);
     return NULL;
 }
 
@@ -293,9 +234,9 @@ static void threads_case(void)
     for (int i = 0; i < NT; ++i) {
         jobs[i].g = (gcase){i % 2, i % 4 < 2 ? 'N' : 'T', i % 3 ? 'N' : 'T', 1400 + 31 * i, 1300 - 17 * i,
                             900 + 5 * i, i % 2, 0, 1.0f, i % 2 ? 0.5f : 0.0f};
-        make_operands(&jobs[i].g, 500 + (uint64_t)i, &jobs[i].o);
+        gc_make_operands(&jobs[i].g, 500 + (uint64_t)i, 0, &jobs[i].o);
         float *c_in = tt_mat_snapshot(&jobs[i].o.C);
-        call(&jobs[i].g, &jobs[i].o); /* single-thread result */
+        gc_call(&jobs[i].g, &jobs[i].o); /* single-thread result */
         jobs[i].single = tt_mat_snapshot(&jobs[i].o.C);
         memcpy(jobs[i].o.C.mem, c_in, jobs[i].o.C.total * sizeof(float)); /* C as before */
         free(c_in);
@@ -308,7 +249,7 @@ static void threads_case(void)
                "thread %d: result differs from the single-thread one", i);
         check(&jobs[i].g, &jobs[i].o, "16 threads");
         free(jobs[i].single);
-        free_operands(&jobs[i].o);
+        gc_free_operands(&jobs[i].o);
     }
 }
 
@@ -316,8 +257,8 @@ static int print_hash(void)
 {
     gcase g = {0, 'N', 'T', 2049, 1500, 1700, 1, 0, 1.0f, 0.5f};
     operands o;
-    make_operands(&g, 4242, &o);
-    call(&g, &o);
+    gc_make_operands(&g, 4242, 0, &o);
+    gc_call(&g, &o);
     uint64_t h = 1469598103934665603ull;
     for (int64_t j = 0; j < g.n; ++j)
         for (int64_t i = 0; i < g.m; ++i) {
@@ -327,7 +268,7 @@ static int print_hash(void)
         }
     printf("%016llx %s\n", (unsigned long long)h, tsgemm_last_path());
     int bad = check(&g, &o, "hash");
-    free_operands(&o);
+    gc_free_operands(&o);
     return bad ? 1 : 0;
 }
 
