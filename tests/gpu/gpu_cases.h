@@ -2,15 +2,28 @@
  * gpu_cases.h — one CBLAS call of the gpu tier's pipeline tests (test_gpu_pipeline,
  * test_gpu_multi): a column-major canonical shape (m x n x k, op(A) op(B)) made in guarded host
  * buffers (tests/support tt_mat), called column-major or, with `row`, row-major on the same memory
- * (the transposed problem, as tsgemm maps it).
+ * (the transposed problem, as tsgemm maps it); and the tests' EXPECT.
  */
 #ifndef TSG_GPU_CASES_H
 #define TSG_GPU_CASES_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tsg_testutil.h"
+
+/* A check of the gpu tier's tests: on failure prints "FAIL file:line: <message>" to stderr and
+ * counts it in g_fail, the including file's own failure counter. */
+#define EXPECT(cond, ...)                                                                        \
+    do {                                                                                         \
+        if (!(cond)) {                                                                           \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                 \
+            fprintf(stderr, __VA_ARGS__);                                                        \
+            fputc('\n', stderr);                                                                 \
+            g_fail++;                                                                            \
+        }                                                                                        \
+    } while (0)
 
 typedef struct gcase {
     int row;

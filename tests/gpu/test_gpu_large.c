@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_cases.h"
 #include "tsg_testutil.h"
 #include "tsgemm.h"
 
@@ -24,16 +25,6 @@ void cblas_sgemm64_(int, int, int, int64_t, int64_t, int64_t, float, const float
                     const float *, int64_t, float, float *, int64_t);
 
 static int g_fail;
-
-#define EXPECT(cond, ...)                                                                        \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                 \
-            fprintf(stderr, __VA_ARGS__);                                                        \
-            fputc('\n', stderr);                                                                 \
-            g_fail++;                                                                            \
-        }                                                                                        \
-    } while (0)
 
 /* C(1x1) = A(1xK) B(Kx1): a = 1, b = +1/-1 alternating plus 1 every 1000003rd element, so every
  * partial sum stays tiny (exact in float) and the result counts the extra ones exactly. */

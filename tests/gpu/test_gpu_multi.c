@@ -35,16 +35,6 @@ int tsgemm_test_fault(const char *spec); /* libtsgemm_fi only */
 
 static int g_fail, g_checks;
 
-#define EXPECT(cond, ...)                                                                        \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                 \
-            fprintf(stderr, __VA_ARGS__);                                                        \
-            fputc('\n', stderr);                                                                 \
-            g_fail++;                                                                            \
-        }                                                                                        \
-    } while (0)
-
 
 /* Sampled double reference (edges and 3000 random elements), A/B untouched, C's outside kept. */
 static int check(const gcase *g, operands *o, const char *what)

@@ -39,16 +39,6 @@ int tsgemm_test_fault(const char *spec); /* libtsgemm_fi only */
 
 static int g_fail, g_checks;
 
-#define EXPECT(cond, ...)                                                                        \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                 \
-            fprintf(stderr, __VA_ARGS__);                                                        \
-            fputc('\n', stderr);                                                                 \
-            g_fail++;                                                                            \
-        }                                                                                        \
-    } while (0)
-
 
 /* Checks C against the reference (full below ~4e7 multiply-adds, sampled above) and that A, B and
  * everything outside C's window are unchanged. Returns the number of problems found. */

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpu_cases.h"
 #include "tsg_testutil.h"
 #include "tsgemm.h"
 
@@ -45,16 +46,6 @@ static int g_fail, g_checks;
             exit(1);                                                                             \
         }                                                                                        \
     } while (0)
-#define EXPECT(cond, ...)                                                                        \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                 \
-            fprintf(stderr, __VA_ARGS__);                                                        \
-            fputc('\n', stderr);                                                                 \
-            g_fail++;                                                                            \
-        }                                                                                        \
-    } while (0)
-
 enum { HOST = 0, PINNED, MANAGED, DEVICE };
 static const char *const kind_name[4] = {"host", "pinned", "managed", "device"};
 
