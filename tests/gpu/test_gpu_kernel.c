@@ -476,6 +476,32 @@ static btime time_shape(const bshape *b, int impl, int reps)
     return t;
 }
 
+/* The benches' device buffers: A and B of na floats (uniform values from one host chunk, B's
+ * shifted so that A and B differ), C of nc floats, and the timing events. */
+static void bench_buffers(size_t na, size_t nc)
+{
+    const size_t chunk = (size_t)1 << 24;
+    CK(cudaMalloc((void **)&g_bA, na * 4));
+    CK(cudaMalloc((void **)&g_bB, na * 4));
+    CK(cudaMalloc((void **)&g_bC, nc * 4));
+    tt_rng r;
+    tt_seed(&r, 1);
+    float *h = malloc(chunk * 4);
+    if (!h) {
+        fprintf(stderr, "out of host memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < chunk; ++i) h[i] = tt_uniform(&r);
+    for (size_t o = 0; o < na; o += chunk) {
+        const size_t len = na - o < chunk ? na - o : chunk;
+        CK(cudaMemcpy(g_bA + o, h, len * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(g_bB + o, h + (chunk - len) / 2, len * 4, cudaMemcpyHostToDevice));
+    }
+    free(h);
+    CK(cudaEventCreate(&g_e0));
+    CK(cudaEventCreate(&g_e1));
+}
+
 static void bench(int reps)
 {
     char info[256];
@@ -504,22 +530,7 @@ static void bench(int reps)
     };
     const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
     /* operands up to 2^28 floats (64x65536x4096's B), C up to 8192^2 */
-    const size_t na = ((size_t)1 << 28) + 64, nc = (size_t)8192 * 8192 + 64, chunk = (size_t)1 << 24;
-    CK(cudaMalloc((void **)&g_bA, na * 4));
-    CK(cudaMalloc((void **)&g_bB, na * 4));
-    CK(cudaMalloc((void **)&g_bC, nc * 4));
-    tt_rng r;
-    tt_seed(&r, 1);
-    float *h = malloc(chunk * 4);
-    for (size_t i = 0; i < chunk; ++i) h[i] = tt_uniform(&r);
-    for (size_t o = 0; o < na; o += chunk) {
-        const size_t len = na - o < chunk ? na - o : chunk;
-        CK(cudaMemcpy(g_bA + o, h, len * 4, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(g_bB + o, h + (chunk - len) / 2, len * 4, cudaMemcpyHostToDevice));
-    }
-    free(h);
-    CK(cudaEventCreate(&g_e0));
-    CK(cudaEventCreate(&g_e1));
+    bench_buffers(((size_t)1 << 28) + 64, (size_t)8192 * 8192 + 64);
     const int ncfg = tsgemm_kernel_config_info(0, info, sizeof info);
     printf("\nkernel benchmark, device-resident data, beta = 0, median of %d after 3 warm-ups\n", reps);
     for (int c = 0; c < ncfg; ++c) {
@@ -597,22 +608,7 @@ static void bench_big(int reps, const char *list)
         {"TN 4095^3 ld+1 +1f", 'T', 'N', 4095, 4095, 4095, 1, 1, 0},
     };
     const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
-    const size_t na = ((size_t)1 << 28) + 64 * 1024, chunk = (size_t)1 << 24;
-    CK(cudaMalloc((void **)&g_bA, na * 4));
-    CK(cudaMalloc((void **)&g_bB, na * 4));
-    CK(cudaMalloc((void **)&g_bC, na * 4));
-    tt_rng r;
-    tt_seed(&r, 1);
-    float *h = malloc(chunk * 4);
-    for (size_t i = 0; i < chunk; ++i) h[i] = tt_uniform(&r);
-    for (size_t o = 0; o < na; o += chunk) {
-        const size_t len = na - o < chunk ? na - o : chunk;
-        CK(cudaMemcpy(g_bA + o, h, len * 4, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(g_bB + o, h + (chunk - len) / 2, len * 4, cudaMemcpyHostToDevice));
-    }
-    free(h);
-    CK(cudaEventCreate(&g_e0));
-    CK(cudaEventCreate(&g_e1));
+    bench_buffers(((size_t)1 << 28) + 64 * 1024, ((size_t)1 << 28) + 64 * 1024);
     const int ncfg = tsgemm_kernel_config_info(0, info, sizeof info);
     int cfgs[32], nc = 0;
     for (int c = 0; c < ncfg && nc < 32; ++c)
