@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # scripts/demo.sh — the main job (README's first command): install the Debian packages, build
 # libtsgemm.so and tsgemm-bench, then show tsgemm on real input against OpenBLAS:
-#   1. tsgemm-bench --quick: end-to-end cblas_sgemm of tsgemm (auto and GPU-forced), OpenBLAS
+#   1. tsgemm-bench --quick --reps 7: end-to-end cblas_sgemm of tsgemm (auto and GPU-forced), OpenBLAS
 #      itself, cuBLAS and NVBLAS where present — side by side, every result checked;
 #   2. an unmodified numpy program (Debian's python3-numpy), run plain and under
 #      LD_PRELOAD=libtsgemm.so with TSGEMM_LOG=2, printing both results and where the calls ran.
 # On a machine without a GPU it says so and compares tsgemm (then OpenBLAS behind tsgemm's
 # checks) with OpenBLAS.
-#   BUILD_DIR   build folder (default build)   BENCH_ARGS  tsgemm-bench arguments (default --quick)
+#   BUILD_DIR   build folder (default build)   BENCH_ARGS  tsgemm-bench arguments (default --quick --reps 7)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${BUILD_DIR:-build}
 scripts/setup-debian.sh
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$B" -j"$(nproc)" >/dev/null
-echo "== tsgemm-bench ${BENCH_ARGS:---quick}"
+echo "== tsgemm-bench ${BENCH_ARGS:---quick --reps 7}"
 # shellcheck disable=SC2086
 "$B/bench/tsgemm-bench" ${BENCH_ARGS:---quick --reps 7}
 if ! "$B/tests/gpu/gpu_probe" >/dev/null 2>&1; then

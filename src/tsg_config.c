@@ -260,7 +260,8 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
             warn(cfg, "TSGEMM_COPY_THREADS=\"%.64s\" is not a number of threads (1..256); using the default", v);
     }
     if ((v = lookup("TSGEMM_TEST_FAULT", ctx)) && *v) snprintf(cfg->test_fault, sizeof cfg->test_fault, "%s", v);
-    /* tuning experiments (docs/NOTES.md "Pipeline schedule"); not user knobs */
+    /* tuning experiments (docs/NOTES.md "v0.3: where a pipelined call's time goes" and "v0.4:
+     * the pipeline's tail"); not user knobs */
     if ((v = lookup("TSGEMM_TEST_UNIT", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_unit = d;
     if ((v = lookup("TSGEMM_TEST_BLOCK", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_block = d;
     if ((v = lookup("TSGEMM_TEST_TIMELINE", ctx)) && *v) cfg->test_timeline = atoi(v) > 0;
