@@ -537,7 +537,7 @@ struct Pipeline {
     int64_t u_submit = 0, u_issue = 0, next_launch = 0, pieces = 0;
     /* generator cursor: piece, part (0 C, 1 A, 2 B), column */
     int64_t g_piece = 0, g_col = 0;
-    bool chunk_major = false; /* piece order (tsg_plan_piece) */
+    bool chunk_major = false; /* piece order (src/tsg_plan.h tsg_plan_piece, tsg_plan_chunk_major) */
     int g_part = 0;
     bool g_done = false;
     /* download state */
@@ -666,12 +666,6 @@ int64_t layout(Pipeline &P)
     return off;
 }
 
-/* The piece order (src/tsg_plan.h tsg_plan_piece: block-major or chunk-major, and the rule). */
-void piece_qc(const Pipeline &P, int64_t s, int64_t *q, int64_t *c)
-{
-    tsg_plan_piece(&P.pl, P.chunk_major, s, q, c);
-}
-
 /* Next upload unit in piece order (C block up, then A's piece, then B's piece), or false. */
 bool gen_next(Pipeline &P, Unit *u)
 {
@@ -680,7 +674,7 @@ bool gen_next(Pipeline &P, Unit *u)
         if (P.g_piece >= P.pieces) { P.g_done = true; break; }
         const int64_t piece = P.g_piece;
         int64_t q, c;
-        piece_qc(P, piece, &q, &c);
+        tsg_plan_piece(&P.pl, P.chunk_major, piece, &q, &c);
         const int64_t i = q / pl.gn, j = q % pl.gn;
         Mode mode = M_NONE;
         int64_t sr = 0, sc = 0, ld = 0;
@@ -903,7 +897,7 @@ int launch_piece(Pipeline &P, int64_t piece)
     const tsg_plan &pl = P.pl;
     Workspace *w = P.w;
     int64_t q, c;
-    piece_qc(P, piece, &q, &c);
+    tsg_plan_piece(&P.pl, P.chunk_major, piece, &q, &c);
     const int64_t i = q / pl.gn, j = q % pl.gn;
     const float *A, *B;
     float *C;
