@@ -81,6 +81,7 @@ int g_order = 0;           /* TSGEMM_TEST_ORDER: 0 the rule, 1 block-major, 2 ch
 bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (no small first upload
                               units, no 1 MiB floor on the last block's download units) */
 bool g_timeline = false;   /* TSGEMM_TEST_TIMELINE */
+int g_touch = 0;           /* TSGEMM_TEST_TOUCH: 0 the rule, -1 no first touch, > 0 its parts */
 /* How the copy threads copy (copy_floats): 1 memcpy, 2 non-temporal stores. Gathers into the
  * pinned slots use memcpy, scatters into the caller's C non-temporal stores: the best pair on
  * the H200 host (docs/NOTES.md, "Pipeline schedule", run 2). TSGEMM_TEST_COPY sets both. */
@@ -954,7 +955,7 @@ int launch_ready(Pipeline &P, int64_t limit)
             P.touch_started = true;
             if (P.touch.lo) {
                 tsg_pool_submit(&P.touch_job, touch_part, &P.touch,
-                                std::max(1, std::min(g_copy_threads, 16)));
+                                g_touch > 0 ? g_touch : std::max(1, std::min(g_copy_threads, 16)));
                 P.pending.push_back(&P.touch_job);
             }
         }
@@ -1222,7 +1223,7 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
         (void)cudaGetLastError(); /* a prefetch that is refused only costs speed */
     }
     /* first touch of a fresh pageable C (beta = 0: the call writes every element) */
-    if (P.mcd == M_STAGE && p->where_c == TSG_HOST && p->beta == 0.0f) {
+    if (P.mcd == M_STAGE && p->where_c == TSG_HOST && p->beta == 0.0f && g_touch >= 0) {
         const size_t cbytes = (size_t)tsg_extent(p->m, p->n, p->ldc) * 4;
         if (!resident(p->c, cbytes)) {
             const long page = sysconf(_SC_PAGESIZE);
@@ -1526,6 +1527,7 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_timeline = cfg && cfg->timeline;
     g_ramp = !(cfg && cfg->no_ramp);
     g_order = cfg ? cfg->order : 0;
+    g_touch = cfg ? cfg->touch : 0;
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;

@@ -56,6 +56,9 @@ typedef struct tsg_gpu_config {
                             experiments); 0 = the plan's rule (src/tsg_plan.h)               */
     int order;           /* TSGEMM_TEST_ORDER: 1 block-major, 2 chunk-major pieces (tuning
                             experiments); 0 = the executor's rule (chunk_major)              */
+    int touch;           /* TSGEMM_TEST_TOUCH: a fresh pageable C's first touch by the copy
+                            threads (tuning experiments): 0 = the executor's rule, -1 = none
+                            (the scatters fault the pages in), > 0 = in that many parts      */
 } tsg_gpu_config;
 
 /*

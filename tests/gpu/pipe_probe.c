@@ -3,14 +3,16 @@
  * for tuning runs (scripts/device-run.sh pipe): the knobs of the process (TSGEMM_COPY_THREADS,
  * TSGEMM_TEST_UNIT, TSGEMM_TEST_COPY) are read once, so each configuration is one process.
  *
- *   pipe_probe [--after-openblas] [--gap MS] [--beta B] SHAPE...     SHAPE: n, or m,n,k
+ *   pipe_probe [--after-openblas] [--gap MS] [--beta B] [--fresh] SHAPE...   SHAPE: n, or m,n,k
  *
  * Per shape: pageable operands (malloc, filled, never zero), one warm-up call, then 7 timed
  * calls (host monotonic clock around cblas_sgemm, beta = 0, C poisoned before each); prints the
  * median and min in ms and the bytes moved per ms as GB/s. --after-openblas makes a 1024^3 CPU
  * call (OpenBLAS's threads then spin for a while) right before each timed call, --gap MS waits
- * that long between the two. --beta B: C holds inputs (uniform) and goes up too. Options apply
- * to the shapes after them. Sampled results are checked against double; a wrong one exits 1.
+ * that long between the two. --beta B: C holds inputs (uniform) and goes up too. --fresh (beta =
+ * 0 only): C is malloc'd right before each call and freed after it, as numpy does with every
+ * result (above glibc's mmap threshold its pages are new each time: the call pays their first
+ * touch). Options apply to the shapes after them. Sampled results are checked against double; a wrong one exits 1.
  */
 #define _GNU_SOURCE
 #include <cblas-netlib.h>
@@ -44,7 +46,7 @@ int main(int argc, char **argv)
         printf("SKIP: %s\n", info);
         return 77;
     }
-    int after_openblas = 0, bad = 0;
+    int after_openblas = 0, fresh = 0, bad = 0;
     double gap_ms = 0;
     float beta = 0.0f;
     float *wa = NULL;
@@ -57,6 +59,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--gap") && i + 1 < argc) {
             gap_ms = atof(argv[++i]);
+            continue;
+        }
+        if (!strcmp(argv[i], "--fresh")) {
+            fresh = 1;
             continue;
         }
         if (!strcmp(argv[i], "--beta") && i + 1 < argc) {
@@ -76,8 +82,12 @@ int main(int argc, char **argv)
             for (long j = 0; j < m * n; ++j) c0[j] = tt_uniform(&r);
         enum { R = 7 };
         double t[R];
+        const int fresh_c = fresh && !c0;
         for (int rep = -1; rep < R; ++rep) {
-            if (c0) memcpy(c, c0, sizeof(float) * (size_t)(m * n));
+            if (fresh_c) { /* a new C for every call; only the last one is checked */
+                free(c);
+                c = malloc(sizeof(float) * (size_t)(m * n));
+            } else if (c0) memcpy(c, c0, sizeof(float) * (size_t)(m * n));
             else memset(c, 0xff, sizeof(float) * (size_t)(m * n)); /* NaN */
             if (after_openblas) {
                 tsgemm_set_mode(TSGEMM_MODE_CPU);
@@ -101,8 +111,8 @@ int main(int argc, char **argv)
         bad += wrong != 0;
         qsort(t, R, sizeof(double), cmpd);
         const double bytes = 4.0 * ((double)m * k + (double)k * n + (c0 ? 2.0 : 1.0) * m * n);
-        printf("%s%6ld x %6ld x %6ld  median %8.3f ms  min %8.3f ms  %6.1f GB/s  %6.2f TFLOP/s  %s%s\n",
-               c0 ? "beta 1  " : "", m, n, k, t[R / 2] * 1e3, t[0] * 1e3, bytes / t[R / 2] * 1e-9,
+        printf("%s%s%6ld x %6ld x %6ld  median %8.3f ms  min %8.3f ms  %6.1f GB/s  %6.2f TFLOP/s  %s%s\n",
+               c0 ? "beta 1  " : "", fresh_c ? "fresh C " : "", m, n, k, t[R / 2] * 1e3, t[0] * 1e3, bytes / t[R / 2] * 1e-9,
                2.0 * m * n * k / t[R / 2] * 1e-12, tsgemm_last_path(), wrong ? "  WRONG" : "");
         free(a), free(b), free(c), free(c0);
     }

@@ -286,6 +286,27 @@ static void test_device_lists_bad(void **state)
     }
 }
 
+/* The tuning knobs of the pipeline (not user knobs): the piece order and the first touch. */
+static void test_tuning_knobs(void **state)
+{
+    (void)state;
+    const char *none[] = {NULL};
+    tsg_config c = parse(none);
+    assert_int_equal(c.test_order, 0);
+    assert_int_equal(c.test_touch, 0);
+    const char *env[] = {"TSGEMM_TEST_ORDER=chunk", "TSGEMM_TEST_TOUCH=off", NULL};
+    c = parse(env);
+    assert_int_equal(c.test_order, 2);
+    assert_int_equal(c.test_touch, -1);
+    const char *parts[] = {"TSGEMM_TEST_ORDER=block", "TSGEMM_TEST_TOUCH=4", NULL};
+    c = parse(parts);
+    assert_int_equal(c.test_order, 1);
+    assert_int_equal(c.test_touch, 4);
+    const char *bad[] = {"TSGEMM_TEST_TOUCH=65", NULL}; /* outside 1..64: the rule */
+    c = parse(bad);
+    assert_int_equal(c.test_touch, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -298,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_device_choice),
         cmocka_unit_test(test_device_lists),
         cmocka_unit_test(test_device_lists_bad),
+        cmocka_unit_test(test_tuning_knobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
