@@ -15,6 +15,9 @@
 #             also over 400 fuzzed calls with the GPU forced (TSGEMM_SAN_FUZZ_COUNT)
 #   pipe      the pipeline's figures: device operands vs the kernel alone, a tiny call's cost in a
 #             CUDA process, and end-to-end times for several copy-thread counts
+#   fresh     numpy's case (not a default stage): 4096^3, 4095^3 (odd ld) and 4103 x 4096 x 4091
+#             with C reused and with a new C for every call (pipe_probe --fresh), the first touch
+#             by the rule / off / in 4 parts (TSGEMM_TEST_TOUCH), and their timelines
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
 #   clients   unmodified programs under LD_PRELOAD, traced and timed against their plain runs:
@@ -199,6 +202,22 @@ if want multi 200; then
       TSGEMM_DEVICE=$devs "$B/bench/tsgemm-bench" --shapes "$bshapes" --reps 5
     fi; } > "$log" 2>&1
   [ $? -eq 0 ] && row multi ok "see multi.txt; $(elapsed)" || { row multi FAIL "see multi.txt"; fails=$((fails+1)); }
+fi
+
+if want fresh 60; then # numpy's case: odd shapes and a new C for every call (issue 9's pip-numpy target)
+  log=$OUT/fresh.txt
+  shapes=${TSGEMM_FRESH_SHAPES:-4096 4095 4103,4096,4091}
+  { echo "== C reused (poisoned before each call)"; "$B/tests/gpu/pipe_probe" $shapes
+    echo "== fresh C (malloc'd before each call, freed after: numpy), first touch by the rule"
+    "$B/tests/gpu/pipe_probe" --fresh $shapes
+    echo "== fresh C, TSGEMM_TEST_TOUCH=off (the scatters fault the pages in)"
+    TSGEMM_TEST_TOUCH=off "$B/tests/gpu/pipe_probe" --fresh $shapes
+    echo "== fresh C, TSGEMM_TEST_TOUCH=4 (four copy threads touch, the rest keep gathering)"
+    TSGEMM_TEST_TOUCH=4 "$B/tests/gpu/pipe_probe" --fresh $shapes
+    echo "== timelines: reused, then fresh C"
+    TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1
+    TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" --fresh $shapes 2>&1; } > "$log" 2>&1
+  [ $? -eq 0 ] && row fresh ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row fresh FAIL "see fresh.txt"; fails=$((fails+1)); }
 fi
 
 if want kbench; then
