@@ -33,6 +33,8 @@
 #             wheels in .whl/ (README "Tests", the pip download line), installed into /tmp/site; not a default stage
 # TSGEMM_PIPE_SHAPES / _COPY / _THREADS / _UNITS / _BLOCKS / _CHUNKS: the pipe stage's sweep (the
 # TSGEMM_TEST_* tuning knobs; 0 = the library's rule).
+# TSGEMM_BENCH_ARGS: the bench stage's options (default --quick); TSGEMM_BENCH_BETA_ARGS: a second
+# bench invocation in the same stage (e.g. "--shapes 4096 --beta 1 --reps 7 --no-nvblas").
 # TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large").
 # Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand); a
 # summary table is printed last. Exit status: 0 when every stage that ran passed.
@@ -229,6 +231,12 @@ if want bench && [ -x "$B/bench/tsgemm-bench" ]; then
   "$B/bench/tsgemm-bench" ${TSGEMM_BENCH_ARGS:---quick} --csv "$OUT/bench.csv" \
     > "$OUT/bench.txt" 2>&1 && row bench ok "$(elapsed)" ||
     { row bench FAIL "see bench.txt"; fails=$((fails+1)); }
+  # issue 9's beta = 1 target (C goes up too), its own invocation: TSGEMM_BENCH_BETA_ARGS
+  if [ -n "${TSGEMM_BENCH_BETA_ARGS:-}" ]; then
+    "$B/bench/tsgemm-bench" $TSGEMM_BENCH_BETA_ARGS --csv "$OUT/bench-beta.csv" \
+      > "$OUT/bench-beta.txt" 2>&1 && row bench-beta ok "$(elapsed)" ||
+      { row bench-beta FAIL "see bench-beta.txt"; fails=$((fails+1)); }
+  fi
 fi
 
 if want clients; then # unmodified programs: pip numpy, and a C program linked to OpenBLAS
