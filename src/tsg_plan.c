@@ -217,3 +217,35 @@ void tsg_plan_piece(const tsg_plan *pl, int chunk_major, int64_t s, int64_t *q, 
     if (chunk_major) *c = s / blocks, *q = s % blocks;
     else *q = s / pl->nk, *c = s % pl->nk;
 }
+
+int tsg_plan_merge(const tsg_plan *pl, int chunk_major, float beta, int force)
+{
+    if (force == 1) return 0;
+    return pl->resident && !chunk_major && beta == 0.0f && pl->splits == 1 && pl->gm >= 2 &&
+           pl->gn >= 2 && pl->nk >= 2;
+}
+
+int64_t tsg_plan_launches(const tsg_plan *pl, int chunk_major, int merge)
+{
+    (void)chunk_major;
+    if (!merge) return pl->gm * pl->gn * pl->nk;
+    return pl->gn * pl->nk + (pl->gm - 1) * (pl->nk + 1);
+}
+
+void tsg_plan_launch(const tsg_plan *pl, int chunk_major, int merge, int64_t s, tsg_launch *out)
+{
+    out->nq = 1;
+    if (!merge || s < pl->gn * pl->nk) { /* row 0 (or everything): one block, one chunk */
+        tsg_plan_piece(pl, chunk_major, s, &out->q, &out->c);
+        return;
+    }
+    const int64_t t = s - pl->gn * pl->nk, i = 1 + t / (pl->nk + 1), r = t % (pl->nk + 1);
+    if (r < pl->nk) { /* block (i, 0), chunk r: uploads row i's A */
+        out->q = i * pl->gn;
+        out->c = r;
+    } else { /* blocks (i, 1) .. (i, gn - 1) over all of k */
+        out->q = i * pl->gn + 1;
+        out->nq = pl->gn - 1;
+        out->c = -1;
+    }
+}

@@ -124,6 +124,42 @@ int tsg_plan_chunk_major(const tsg_plan *pl, float beta, int force);
 void tsg_plan_piece(const tsg_plan *pl, int chunk_major, int64_t s, int64_t *q, int64_t *c);
 
 /*
+ * Merged launches (issue 9: 8192^3 spent 29.8 ms in the pipeline against 23.2 ms for the kernel
+ * alone; its 4 x 4 blocks of 2048^2 were 128 launches of 2048 x 2048 x 1024, each one wave of 128
+ * thread blocks on 132 SMs with its own fill and drain, and C re-read per chunk).
+ *
+ * In a resident block-major plan, block (i, j) with i >= 1 and j >= 1 uploads nothing: row i's
+ * A panels came up with block (i, 0), column j's B panels with block (0, j). So once block (i, 0)
+ * is launched, blocks (i, 1) .. (i, gn - 1) need no piece of their own: they are ONE launch over
+ * all of k (rows(i) x (n - bn) x k, beta applied once), provided the device holds row i's A, the
+ * B columns bn.. and C's block row i each as one matrix (the executor's panel layout, used only
+ * for merged plans). Row 0 and column 0 stay chunked: their launches overlap the uploads.
+ * 8192^3: 32 + 3 x (8 + 1) = 59 launches instead of 128, 9 of the 16 blocks in three launches of
+ * 2048 x 6144 x 8192 (384 tiles of 256 x 128: about 3 waves); C comes down row by row as before.
+ *
+ * Summation order: a merged block sums all of k in one launch (the kernel's own k order), a
+ * chunked block in nk launches accumulating into C. The two orders differ in rounding, but which
+ * blocks merge is a pure function of the plan and beta (never of timing), so a call's result is
+ * still bit-identical from run to run.
+ *
+ * tsg_plan_merge: 1 when the plan merges. The rule: resident, block-major, beta = 0 (a merged
+ * launch has no C upload of its own), unsplit launches, gm >= 2, gn >= 2, nk >= 2. force
+ * (TSGEMM_TEST_MERGE=0): 1 never merges (today's 1-block, 1-chunk launches).
+ * tsg_plan_launches: launches of the plan (gm * gn * nk when not merging, else
+ * gn * nk + (gm - 1) * (nk + 1)).
+ * tsg_plan_launch: the s-th launch, 0 <= s < tsg_plan_launches: blocks q .. q + nq - 1 (one
+ * block row, row-major numbering) and chunk c, or c = -1 for all of k. Not merging, it is
+ * tsg_plan_piece with nq = 1. Blocks finish (their last launch is issued) in increasing q.
+ */
+typedef struct tsg_launch {
+    int64_t q, nq, c;
+} tsg_launch;
+
+int tsg_plan_merge(const tsg_plan *pl, int chunk_major, float beta, int force);
+int64_t tsg_plan_launches(const tsg_plan *pl, int chunk_major, int merge);
+void tsg_plan_launch(const tsg_plan *pl, int chunk_major, int merge, int64_t s, tsg_launch *out);
+
+/*
  * What is final in C after a GPU attempt that stopped: the first `blocks` blocks in row-major
  * block order of a bm x bn grid (gn blocks per block row), and the first `cols` columns of the
  * block after them. Everything else in C's window still holds the caller's original values.
