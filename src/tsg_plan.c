@@ -229,7 +229,7 @@ int64_t tsg_plan_launches(const tsg_plan *pl, int chunk_major, int merge)
 {
     (void)chunk_major;
     if (!merge) return pl->gm * pl->gn * pl->nk;
-    return pl->gn * pl->nk + (pl->gm - 1) * (pl->nk + 1);
+    return pl->gn * pl->nk + (pl->gm - 2) * (pl->nk + 1) + pl->nk + pl->gn - 1;
 }
 
 void tsg_plan_launch(const tsg_plan *pl, int chunk_major, int merge, int64_t s, tsg_launch *out)
@@ -239,13 +239,19 @@ void tsg_plan_launch(const tsg_plan *pl, int chunk_major, int merge, int64_t s, 
         tsg_plan_piece(pl, chunk_major, s, &out->q, &out->c);
         return;
     }
-    const int64_t t = s - pl->gn * pl->nk, i = 1 + t / (pl->nk + 1), r = t % (pl->nk + 1);
+    /* rows 1 .. gm - 2: nk + 1 launches each; the last row: nk + gn - 1 */
+    int64_t t = s - pl->gn * pl->nk, i = 1 + t / (pl->nk + 1);
+    if (i > pl->gm - 1) i = pl->gm - 1;
+    const int64_t r = t - (i - 1) * (pl->nk + 1);
     if (r < pl->nk) { /* block (i, 0), chunk r: uploads row i's A */
         out->q = i * pl->gn;
         out->c = r;
-    } else { /* blocks (i, 1) .. (i, gn - 1) over all of k */
+    } else if (i < pl->gm - 1) { /* blocks (i, 1) .. (i, gn - 1) over all of k */
         out->q = i * pl->gn + 1;
         out->nq = pl->gn - 1;
+        out->c = -1;
+    } else { /* the last row: block (i, 1 + r - nk) alone over all of k (a short tail) */
+        out->q = i * pl->gn + 1 + (r - pl->nk);
         out->c = -1;
     }
 }

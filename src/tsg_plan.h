@@ -133,10 +133,14 @@ void tsg_plan_piece(const tsg_plan *pl, int chunk_major, int64_t s, int64_t *q, 
  * is launched, blocks (i, 1) .. (i, gn - 1) need no piece of their own: they are ONE launch over
  * all of k (rows(i) x (n - bn) x k, beta applied once), provided the device holds row i's A, the
  * B columns bn.. and C's block row i each as one matrix (the executor's panel layout, used only
- * for merged plans). Row 0 and column 0 stay chunked: their launches overlap the uploads.
- * 8192^3: 32 + 3 x (8 + 1) = 59 launches instead of 128, 9 of the 16 blocks in three launches of
- * 2048 x 6144 x 8192 (384 tiles of 256 x 128: about 3 waves); C comes down row by row as before.
- *
+ * for merged plans). Row 0 and column 0 stay chunked: their launches overlap the uploads. In the
+ * last block row each such block is a launch of its own over all of k: a row-wide launch would
+ * finish gn - 1 blocks at once and leave all of their download to the call's tail, where one
+ * block's was before (a 2048 x 2048 block is 128 tiles of 256 x 128, one wave on 132 SMs, and k
+ * of 8192 amortises its fill and drain as well as a wider launch does).
+ * 8192^3: 32 + 2 x 9 + (8 + 3) = 61 launches instead of 128; 9 of the 16 blocks run over all of
+ * k in 5 launches (two of 2048 x 6144 x 8192: 384 tiles, about 3 waves; three of 2048 x 2048 x
+ * 8192); no C is re-read by a later chunk there; C comes down block by block in order as before.
  * Summation order: a merged block sums all of k in one launch (the kernel's own k order), a
  * chunked block in nk launches accumulating into C. The two orders differ in rounding, but which
  * blocks merge is a pure function of the plan and beta (never of timing), so a call's result is
@@ -146,9 +150,10 @@ void tsg_plan_piece(const tsg_plan *pl, int chunk_major, int64_t s, int64_t *q, 
  * launch has no C upload of its own), unsplit launches, gm >= 2, gn >= 2, nk >= 2. force
  * (TSGEMM_TEST_MERGE=0): 1 never merges (today's 1-block, 1-chunk launches).
  * tsg_plan_launches: launches of the plan (gm * gn * nk when not merging, else
- * gn * nk + (gm - 1) * (nk + 1)).
+ * gn * nk + (gm - 2) * (nk + 1) + nk + gn - 1).
  * tsg_plan_launch: the s-th launch, 0 <= s < tsg_plan_launches: blocks q .. q + nq - 1 (one
- * block row, row-major numbering) and chunk c, or c = -1 for all of k. Not merging, it is
+ * block row, row-major numbering; nq > 1 only in rows 1 .. gm - 2) and chunk c, or c = -1 for
+ * all of k. Not merging, it is
  * tsg_plan_piece with nq = 1. Blocks finish (their last launch is issued) in increasing q.
  */
 typedef struct tsg_launch {

@@ -213,7 +213,10 @@ static void check_launches(const tsg_plan *pl, int chunk_major, int merge)
         if (L.c < 0) {
             assert_true(merge);
             assert_true(L.q / pl->gn >= 1 && L.q % pl->gn >= 1); /* uploads nothing */
-            assert_int_equal(L.q % pl->gn + L.nq, pl->gn);     /* the rest of the row */
+            if (L.q / pl->gn < pl->gm - 1) /* the rest of the row; the last row block by block */
+                assert_int_equal(L.q % pl->gn + L.nq, pl->gn);
+            else
+                assert_int_equal(L.nq, 1);
         } else {
             assert_int_equal(L.nq, 1);
             assert_true(L.c < pl->nk);
@@ -243,19 +246,23 @@ static void test_merge(void **state)
     (void)state;
     tsg_plan_limits lim = h200_limits(100e9);
     tsg_plan pl;
-    /* 8192^3: 4 x 4 blocks, 8 chunks: 32 + 3 x 9 = 59 launches, three of 2048 x 6144 x k */
+    /* 8192^3: 4 x 4 blocks, 8 chunks: 32 + 2 x 9 + 11 = 61 launches, two of 2048 x 6144 x k */
     tsg_problem p = shape('N', 'N', 8192, 8192, 8192);
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_int_equal(pl.gm * 10 + pl.gn, 44);
     assert_int_equal(pl.nk, 8);
     assert_int_equal(tsg_plan_merge(&pl, 0, 0.0f, 0), 1);
-    assert_int_equal(tsg_plan_launches(&pl, 0, 1), 59);
+    assert_int_equal(tsg_plan_launches(&pl, 0, 1), 61);
     assert_int_equal(tsg_plan_launches(&pl, 0, 0), 128);
     tsg_launch L;
     tsg_plan_launch(&pl, 0, 1, 32 + 8, &L); /* after block (1, 0)'s chunks: the rest of row 1 */
     assert_true(L.q == 5 && L.nq == 3 && L.c == -1);
     tsg_plan_launch(&pl, 0, 1, 32 + 9, &L);
     assert_true(L.q == 8 && L.nq == 1 && L.c == 0);
+    tsg_plan_launch(&pl, 0, 1, 32 + 18 + 8, &L); /* the last row: block (3, 1) alone */
+    assert_true(L.q == 13 && L.nq == 1 && L.c == -1);
+    tsg_plan_launch(&pl, 0, 1, 60, &L);
+    assert_true(L.q == 15 && L.nq == 1 && L.c == -1);
     check_launches(&pl, 0, 1);
     check_launches(&pl, 0, 0);
     /* the rule's exclusions */
