@@ -59,6 +59,8 @@ typedef struct tsg_gpu_config {
     int touch;           /* TSGEMM_TEST_TOUCH: a fresh pageable C's first touch by the copy
                             threads (tuning experiments): 0 = the executor's rule, -1 = none
                             (the scatters fault the pages in), > 0 = in that many parts      */
+    int no_merge;        /* TSGEMM_TEST_MERGE=0: no merged launches (src/tsg_plan.h
+                            tsg_plan_merge; same-run A/B of tuning runs)                    */
 } tsg_gpu_config;
 
 /*

@@ -19,6 +19,8 @@
  *   test_gpu_pipeline --small   small shapes only (the sanitizers; run it with caps)
  *   test_gpu_pipeline --hash    prints a hash of one call's C bits (ctest compares runs with
  *                               different TSGEMM_COPY_THREADS: the result must not depend on it)
+ *   test_gpu_pipeline --hash0   the same call with beta = 0 (merged launches when the plan has
+ *                               them: ctest's gpu.pipeline_merged_hash)
  */
 #define _GNU_SOURCE
 #include <cblas-netlib.h>
@@ -243,9 +245,9 @@ static void threads_case(void)
     }
 }
 
-static int print_hash(void)
+static int print_hash(float beta)
 {
-    gcase g = {0, 'N', 'T', 2049, 1500, 1700, 1, 0, 1.0f, 0.5f};
+    gcase g = {0, 'N', 'T', 2049, 1500, 1700, 1, 0, 1.0f, beta};
     operands o;
     gc_make_operands(&g, 4242, 0, &o);
     gc_call(&g, &o);
@@ -272,7 +274,8 @@ int main(int argc, char **argv)
     }
     tsgemm_set_mode(TSGEMM_MODE_GPU);
     const char *mode = argc > 1 ? argv[1] : "";
-    if (!strcmp(mode, "--hash")) return print_hash();
+    if (!strcmp(mode, "--hash")) return print_hash(0.5f);
+    if (!strcmp(mode, "--hash0")) return print_hash(0.0f); /* beta = 0: may merge launches */
     const int capped = getenv("TSGEMM_DEVICE_MEMORY") || getenv("TSGEMM_PINNED_MEMORY");
     if (!strcmp(mode, "--small")) small_cases();
     else boundary_cases(capped);
