@@ -82,6 +82,8 @@ bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (no small fi
                               units, no 1 MiB floor on the last block's download units) */
 bool g_timeline = false;   /* TSGEMM_TEST_TIMELINE */
 int g_touch = 0;           /* TSGEMM_TEST_TOUCH: 0 the rule, -1 no first touch, > 0 its parts */
+int g_spin_us = 0;         /* TSGEMM_TEST_SPIN (tsg_pool_set_spin); > 0: wake the copy threads
+                              at each call's start */
 bool g_merge = true;       /* TSGEMM_TEST_MERGE=0: no merged launches (src/tsg_plan.h
                               tsg_plan_merge), the per-piece device layout of v0.4 */
 /* How the copy threads copy (copy_floats): 1 memcpy, 2 non-temporal stores. Gathers into the
@@ -1579,6 +1581,8 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_order = cfg ? cfg->order : 0;
     g_touch = cfg ? cfg->touch : 0;
     g_merge = !(cfg && cfg->no_merge);
+    g_spin_us = cfg ? cfg->spin_us : 0;
+    tsg_pool_set_spin(g_spin_us);
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;
@@ -1614,7 +1618,12 @@ extern "C" int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, si
     const bool in_place = p->where_a >= TSG_MANAGED && p->where_b >= TSG_MANAGED &&
                           (p->where_c == TSG_DEVICE || (p->where_c == TSG_MANAGED && p->beta == 0.0f));
     const bool scalar_only = p->k == 0 || p->alpha == 0.0f;
-    if (!in_place && !scalar_only) tsg_pool_start(g_copy_threads); /* once; blocked when idle */
+    if (!in_place && !scalar_only) {
+        tsg_pool_start(g_copy_threads); /* once; blocked when idle */
+        /* TSGEMM_TEST_SPIN: the workers wake now, while the plan and the workspace are made,
+         * and poll for the first gather instead of paying a futex wake-up each (no-op at 0) */
+        tsg_pool_wake();
+    }
     g_inflight++;
     Workspace *w;
     st = acquire(&w, msg, len);

@@ -61,6 +61,9 @@ typedef struct tsg_gpu_config {
                             (the scatters fault the pages in), > 0 = in that many parts      */
     int no_merge;        /* TSGEMM_TEST_MERGE=0: no merged launches (src/tsg_plan.h
                             tsg_plan_merge; same-run A/B of tuning runs)                    */
+    int spin_us;         /* TSGEMM_TEST_SPIN: copy threads poll for work this many us before
+                            blocking, and are woken at each call's start (tsg_pool.h
+                            tsg_pool_set_spin; tuning runs); 0 = block at once             */
 } tsg_gpu_config;
 
 /*
