@@ -120,11 +120,13 @@ static void small_cases(void)
 static void boundary_cases(int capped)
 {
     /* one block / two blocks (m*n around 2^20), chunks around 1.5 * 256, blocks around the
-     * 8192-row cap, long K with split-K, 2-D pieces with edges everywhere */
+     * 8192-row cap, long K with split-K, 2-D pieces with edges everywhere, and a plan whose
+     * beta = 0 calls merge launches (src/tsg_plan.h tsg_plan_merge) next to chunked blocks */
     const int64_t shapes[][3] = {
         {1024, 1024, 384}, {1024, 1025, 385}, {1023, 1024, 383}, {2049, 2047, 515},
         {8193, 64, 700},   {300, 300, 70000}, {1100, 900, 700},  {1, 3000, 2000},
         {3000, 1, 2000},   {129, 127, 8},     {1537, 1025, 1},
+        {3000, 3000, 1200}, /* 4 x 2 blocks, 5 chunks: merged launches when beta = 0 */
     };
     const char tr[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'T'}};
     int idx = 0;
@@ -176,6 +178,26 @@ static void fault_cases(void)
             /* the GPU works again */
             gcase again = {1, 'T', 'N', 700, 900, 1100, 2, 1, 1.0f, 0.0f};
             run_case(&again, 5 + s, "gpu");
+        }
+    /* merged launches (src/tsg_plan.h tsg_plan_merge): beta = 0, 4 x 2 block-major blocks of
+     * 768 x 1536, 5 chunks: 28 launches, the rest of rows 1 and 2 as one launch over all of k and
+     * row 3's block (3, 1) alone. A failure at the n-th kernel, download or sync event lands
+     * before, in and after the merged launches; the prefix of C reported final and the retry
+     * must give the exact product (C starts as NaN) */
+    const char *mstages[] = {"kernel", "download", "sync", "upload"};
+    const int mnth[] = {1, 11, 17, 26};
+    for (size_t s = 0; s < sizeof mstages / sizeof mstages[0]; ++s)
+        for (size_t t = 0; t < sizeof mnth / sizeof mnth[0]; ++t) {
+            char spec[64];
+            snprintf(spec, sizeof spec, "%s:%d", mstages[s], mnth[t]);
+            EXPECT(tsgemm_test_fault(spec) == 0, "cannot arm %s", spec);
+            gcase g = {(int)(t % 2), 'N', t < 2 ? 'N' : 'T', 3000, 3000, 1200, 0, 0, 1.0f, 0.0f};
+            operands o;
+            gc_make_operands(&g, 500 + s * 10 + t, 0, &o);
+            gc_call(&g, &o);
+            tsgemm_test_fault("");
+            check(&g, &o, spec);
+            gc_free_operands(&o);
         }
     /* every 3rd stage event fails over a run of calls: each call right */
     tsgemm_test_fault("any:3:every");
