@@ -84,8 +84,8 @@ bool g_timeline = false;   /* TSGEMM_TEST_TIMELINE */
 int g_touch = 0;           /* TSGEMM_TEST_TOUCH: 0 the rule, -1 no first touch, > 0 its parts */
 int g_spin_us = 0;         /* TSGEMM_TEST_SPIN (tsg_pool_set_spin); > 0: wake the copy threads
                               at each call's start */
-bool g_merge = true;       /* TSGEMM_TEST_MERGE=0: no merged launches (src/tsg_plan.h
-                              tsg_plan_merge), the per-piece device layout of v0.4 */
+int g_merge = 0;           /* TSGEMM_TEST_MERGE: tsg_plan_merge's force (src/tsg_plan.h): 0 the
+                              rule, 1 (=0) none and v0.4's per-piece layout, 2 (=1) level 1 */
 /* How the copy threads copy (copy_floats): 1 memcpy, 2 non-temporal stores. Gathers into the
  * pinned slots use memcpy, scatters into the caller's C non-temporal stores: the best pair on
  * the H200 host (docs/NOTES.md, "Pipeline schedule", run 2). TSGEMM_TEST_COPY sets both. */
@@ -536,7 +536,7 @@ struct Pipeline {
      * ld ldA[i]), B one matrix of all its columns (op k x n, ld ldB), C's block row i one matrix
      * (rows(i) x n); a piece is a sub-rectangle of its panel. Otherwise each piece is a matrix
      * of its own (ld tsg_dev_ld of its stored rows). */
-    bool merge = false;
+    int merge = 0; /* the merge level (tsg_plan_merge); > 0: the panel layout */
     std::vector<int64_t> ldA;
     int64_t ldB = 0;
     int64_t ringA = 0, ringB = 0, ringStride = 0, cbuf[2] = {0, 0}, offW = 0;
@@ -551,6 +551,7 @@ struct Pipeline {
     int64_t g_piece = 0, g_col = 0;
     bool chunk_major = false; /* piece order (src/tsg_plan.h tsg_plan_piece, tsg_plan_chunk_major) */
     int g_part = 0;
+    int64_t g_sub = 0; /* chunk of row i's A that a level-2 launch of row i is uploading */
     bool g_done = false;
     /* download state */
     struct Dn {
@@ -709,11 +710,14 @@ bool gen_next(Pipeline &P, Unit *u)
         const int64_t piece = P.g_piece;
         tsg_launch L;
         tsg_plan_launch(&P.pl, P.chunk_major, P.merge, piece, &L);
-        if (L.c < 0) { /* a merged launch: its panels came up with earlier pieces, no C up */
-            P.g_col = 0, P.g_part = 0, P.g_piece++;
+        /* a launch over all of k: its panels came up with earlier pieces and there is no C to
+         * upload (beta = 0), except that one including block (i, 0) (merge level 2) brings row
+         * i's A itself, chunk by chunk (g_sub) */
+        if (L.c < 0 && L.q % pl.gn != 0) {
+            P.g_col = 0, P.g_part = 0, P.g_sub = 0, P.g_piece++;
             continue;
         }
-        const int64_t q = L.q, c = L.c;
+        const int64_t q = L.q, c = L.c < 0 ? P.g_sub : L.c;
         const int64_t i = q / pl.gn, j = q % pl.gn;
         Mode mode = M_NONE;
         int64_t sr = 0, sc = 0, ld = 0;
@@ -747,9 +751,13 @@ bool gen_next(Pipeline &P, Unit *u)
                 dst = (float *)d;
             }
         }
-        if (mode == M_NONE || P.g_col >= sc) { /* next part / piece */
+        if (mode == M_NONE || P.g_col >= sc) { /* next part / chunk of a level-2 launch / piece */
             P.g_col = 0;
-            if (++P.g_part == 3) P.g_part = 0, P.g_piece++;
+            if (++P.g_part == 3) {
+                P.g_part = 0;
+                if (L.c < 0 && ++P.g_sub < pl.nk) continue;
+                P.g_sub = 0, P.g_piece++;
+            }
             continue;
         }
         /* a column range of at most one unit; the call's first units are a quarter and a half
@@ -1205,7 +1213,7 @@ void print_timeline(Pipeline &P, int status)
             (long long)P.p->m, (long long)P.p->n, (long long)P.p->k, (long long)pl.bm,
             (long long)pl.bn, (long long)pl.gm, (long long)pl.gn, (long long)pl.kc, (long long)pl.nk,
             (long long)pl.splits, pl.resident ? "resident" : "bounded",
-            P.chunk_major ? "chunk-major" : "block-major", P.merge ? " merged" : "", (long long)P.pieces,
+            P.chunk_major ? "chunk-major" : "block-major", P.merge == 2 ? " merged 2" : P.merge ? " merged 1" : "", (long long)P.pieces,
             ms[TL_KSTART], ms[TL_UPDONE],
             ms[TL_KDONE], ms[TL_DNDONE], t.first_launch * 1e3, t.uploads_issued * 1e3, t.end * 1e3,
             t.gather * 1e3, t.dma * 1e3, t.down * 1e3);
@@ -1246,7 +1254,7 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     done->blocks = done->cols = 0;
     /* the piece order and the merged launches: pure functions of the plan and beta */
     P.chunk_major = tsg_plan_chunk_major(&P.pl, p->beta, g_order) != 0;
-    P.merge = tsg_plan_merge(&P.pl, P.chunk_major, p->beta, g_merge ? 0 : 1) != 0;
+    P.merge = tsg_plan_merge(p, &P.pl, P.chunk_major, g_merge);
     int st = ensure_arena(w, (size_t)layout(P) * 4, msg, len);
     if (st != TSG_GPU_OK) return st;
     const bool staged = P.ma == M_STAGE || P.mb == M_STAGE || P.mcu == M_STAGE || P.mcd == M_STAGE;
@@ -1580,7 +1588,7 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_ramp = !(cfg && cfg->no_ramp);
     g_order = cfg ? cfg->order : 0;
     g_touch = cfg ? cfg->touch : 0;
-    g_merge = !(cfg && cfg->no_merge);
+    g_merge = cfg ? cfg->merge : 0;
     g_spin_us = cfg ? cfg->spin_us : 0;
     tsg_pool_set_spin(g_spin_us);
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;

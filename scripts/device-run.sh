@@ -178,12 +178,13 @@ if want pipe 120; then
     TSGEMM_TEST_RAMP=0 "$B/tests/gpu/pipe_probe" $shapes
     echo "== block-major pieces everywhere (TSGEMM_TEST_ORDER=block, as before v0.4); the rest default"
     TSGEMM_TEST_ORDER=block "$B/tests/gpu/pipe_probe" $shapes
-    # issue 9 A/B, same run: merged launches (src/tsg_plan.h tsg_plan_merge; default on) against
-    # TSGEMM_TEST_MERGE=0 (v0.4's chunked launches on the per-piece layout), medians of 7; then
-    # 4096^3 block-major (where it merges) against its chunk-major default; then the 5th call's
-    # timeline of each shape and variant (the line says "merged" and how many launches)
+    # issue 9 A/B, same run: merged launches (src/tsg_plan.h tsg_plan_merge) at the rule's level
+    # (2 from n = 4096: 8192^3 in 46 launches), at most level 1 (TSGEMM_TEST_MERGE=1: 61) and
+    # none (=0: v0.4's 128 chunked launches on the per-piece layout), medians of 7; then 4096^3
+    # block-major (where it merges) against its chunk-major default; then the 5th call's
+    # timeline of each shape and variant (the line says "merged N" and how many launches)
     abs=${TSGEMM_PIPE_AB_SHAPES:-1024 2048 4096 8192}
-    for mg in 1 0; do
+    for mg in rule 1 0; do
       echo "== A/B: TSGEMM_TEST_MERGE=$mg; the rest default"
       TSGEMM_TEST_MERGE=$mg "$B/tests/gpu/pipe_probe" $abs
     done
@@ -197,7 +198,7 @@ if want pipe 120; then
       echo "== A/B: TSGEMM_TEST_SPIN=$sp; the rest default"
       TSGEMM_TEST_SPIN=$sp "$B/tests/gpu/pipe_probe" $abs
     done
-    for mg in 1 0; do
+    for mg in rule 1 0; do
       echo "== A/B timelines, TSGEMM_TEST_MERGE=$mg (5th call of each shape)"
       TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_MERGE=$mg "$B/tests/gpu/pipe_probe" $abs 2>&1 |
         awk '/tsgemm timeline/ { if (++n[$3] == 5) print; next } { print }'

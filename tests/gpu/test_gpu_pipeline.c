@@ -126,7 +126,8 @@ static void boundary_cases(int capped)
         {1024, 1024, 384}, {1024, 1025, 385}, {1023, 1024, 383}, {2049, 2047, 515},
         {8193, 64, 700},   {300, 300, 70000}, {1100, 900, 700},  {1, 3000, 2000},
         {3000, 1, 2000},   {129, 127, 8},     {1537, 1025, 1},
-        {3000, 3000, 1200}, /* 4 x 2 blocks, 5 chunks: merged launches when beta = 0 */
+        {3000, 3000, 1200}, /* 4 x 2 blocks, 5 chunks: merge level 1 when beta = 0 */
+        {5000, 4200, 1100}, /* 4 x 2 blocks, 5 chunks, n >= 4096: merge level 2 */
     };
     const char tr[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'T'}};
     int idx = 0;
@@ -180,18 +181,19 @@ static void fault_cases(void)
             run_case(&again, 5 + s, "gpu");
         }
     /* merged launches (src/tsg_plan.h tsg_plan_merge): beta = 0, 4 x 2 block-major blocks of
-     * 768 x 1536, 5 chunks: 28 launches, the rest of rows 1 and 2 as one launch over all of k and
-     * row 3's block (3, 1) alone. A failure at the n-th kernel, download or sync event lands
+     * 1280 x 2176, 5 chunks, merge level 2: 19 launches, row 0 and block (1, 0) chunked (1-15),
+     * block (1, 1) over all of k (16), row 2 in one launch that uploads its A (17), row 3 block
+     * by block (18, 19). A failure at the n-th kernel, download, sync or upload event lands
      * before, in and after the merged launches; the prefix of C reported final and the retry
      * must give the exact product (C starts as NaN) */
     const char *mstages[] = {"kernel", "download", "sync", "upload"};
-    const int mnth[] = {1, 11, 17, 26};
+    const int mnth[] = {1, 13, 16, 17, 19};
     for (size_t s = 0; s < sizeof mstages / sizeof mstages[0]; ++s)
         for (size_t t = 0; t < sizeof mnth / sizeof mnth[0]; ++t) {
             char spec[64];
             snprintf(spec, sizeof spec, "%s:%d", mstages[s], mnth[t]);
             EXPECT(tsgemm_test_fault(spec) == 0, "cannot arm %s", spec);
-            gcase g = {(int)(t % 2), 'N', t < 2 ? 'N' : 'T', 3000, 3000, 1200, 0, 0, 1.0f, 0.0f};
+            gcase g = {0, t % 2 ? 'T' : 'N', t < 2 ? 'N' : 'T', 5000, 4200, 1100, 0, 0, 1.0f, 0.0f};
             operands o;
             gc_make_operands(&g, 500 + s * 10 + t, 0, &o);
             gc_call(&g, &o);

@@ -194,9 +194,11 @@ static void test_piece_order(void **state)
     check_order(&pl, 0);
 }
 
-/* Launches of a (possibly merged) plan: every (block, chunk) computed exactly once, a merged
- * launch covering every chunk of blocks that upload nothing (i >= 1 and j >= 1, one block row),
- * blocks finished in increasing order, and a block's chunks launched in increasing order. */
+/* Launches of a plan at merge level `merge`: every (block, chunk) computed exactly once, a launch
+ * over all of k (c = -1) only for blocks whose B is up and whose A is up or comes with the launch
+ * (level 1: i >= 1 and j >= 1; level 2 also whole rows i >= 2), within one block row, the rest of
+ * the row (or the whole row) except in the last row, which goes block by block; blocks finished
+ * in increasing order, and a block's chunks launched in increasing order. */
 static void check_launches(const tsg_plan *pl, int chunk_major, int merge)
 {
     const int64_t blocks = pl->gm * pl->gn, launches = tsg_plan_launches(pl, chunk_major, merge);
@@ -209,17 +211,20 @@ static void check_launches(const tsg_plan *pl, int chunk_major, int merge)
     for (int64_t s = 0; s < launches; ++s) {
         tsg_plan_launch(pl, chunk_major, merge, s, &L);
         assert_true(L.nq >= 1 && L.q >= 0 && L.q + L.nq <= blocks);
-        assert_int_equal(L.q / pl->gn, (L.q + L.nq - 1) / pl->gn); /* one block row */
+        const int64_t i = L.q / pl->gn, j = L.q % pl->gn;
+        assert_int_equal(i, (L.q + L.nq - 1) / pl->gn); /* one block row */
         if (L.c < 0) {
-            assert_true(merge);
-            assert_true(L.q / pl->gn >= 1 && L.q % pl->gn >= 1); /* uploads nothing */
-            if (L.q / pl->gn < pl->gm - 1) /* the rest of the row; the last row block by block */
-                assert_int_equal(L.q % pl->gn + L.nq, pl->gn);
+            assert_true(merge >= 1);
+            assert_true(i >= 1);
+            if (j == 0) assert_true(merge >= 2 && i >= 2); /* uploads row i's A itself */
+            if (i < pl->gm - 1) /* the rest of the row, or all of it; the last row block by block */
+                assert_int_equal(j + L.nq, pl->gn);
             else
                 assert_int_equal(L.nq, 1);
         } else {
             assert_int_equal(L.nq, 1);
             assert_true(L.c < pl->nk);
+            if (merge) assert_true(i == 0 || j == 0); /* only row 0 and column 0 are chunked */
         }
         for (int64_t q = L.q; q < L.q + L.nq; ++q) {
             const int64_t c0 = L.c < 0 ? 0 : L.c, c1 = L.c < 0 ? pl->nk : L.c + 1;
@@ -246,12 +251,15 @@ static void test_merge(void **state)
     (void)state;
     tsg_plan_limits lim = h200_limits(100e9);
     tsg_plan pl;
-    /* 8192^3: 4 x 4 blocks, 8 chunks: 32 + 2 x 9 + 11 = 61 launches, two of 2048 x 6144 x k */
+    /* 8192^3: 4 x 4 blocks, 8 chunks. Level 2: 32 + 9 + 1 + 4 = 46 launches; level 1:
+     * 32 + 2 x 9 + 11 = 61 */
     tsg_problem p = shape('N', 'N', 8192, 8192, 8192);
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_int_equal(pl.gm * 10 + pl.gn, 44);
     assert_int_equal(pl.nk, 8);
-    assert_int_equal(tsg_plan_merge(&pl, 0, 0.0f, 0), 1);
+    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 2);
+    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 2), 1); /* TSGEMM_TEST_MERGE=1 */
+    assert_int_equal(tsg_plan_launches(&pl, 0, 2), 46);
     assert_int_equal(tsg_plan_launches(&pl, 0, 1), 61);
     assert_int_equal(tsg_plan_launches(&pl, 0, 0), 128);
     tsg_launch L;
@@ -263,40 +271,56 @@ static void test_merge(void **state)
     assert_true(L.q == 13 && L.nq == 1 && L.c == -1);
     tsg_plan_launch(&pl, 0, 1, 60, &L);
     assert_true(L.q == 15 && L.nq == 1 && L.c == -1);
+    tsg_plan_launch(&pl, 0, 2, 32 + 8, &L); /* level 2: row 1 as at level 1 */
+    assert_true(L.q == 5 && L.nq == 3 && L.c == -1);
+    tsg_plan_launch(&pl, 0, 2, 32 + 9, &L); /* row 2 in one launch */
+    assert_true(L.q == 8 && L.nq == 4 && L.c == -1);
+    tsg_plan_launch(&pl, 0, 2, 32 + 10, &L); /* row 3 block by block, from block (3, 0) */
+    assert_true(L.q == 12 && L.nq == 1 && L.c == -1);
+    tsg_plan_launch(&pl, 0, 2, 45, &L);
+    assert_true(L.q == 15 && L.nq == 1 && L.c == -1);
+    check_launches(&pl, 0, 2);
     check_launches(&pl, 0, 1);
     check_launches(&pl, 0, 0);
     /* the rule's exclusions */
-    assert_int_equal(tsg_plan_merge(&pl, 0, 1.0f, 0), 0); /* beta != 0 */
-    assert_int_equal(tsg_plan_merge(&pl, 1, 0.0f, 0), 0); /* chunk-major */
-    assert_int_equal(tsg_plan_merge(&pl, 0, 0.0f, 1), 0); /* TSGEMM_TEST_MERGE=0 */
+    p.beta = 1.0f;
+    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 0); /* beta != 0 */
+    p.beta = 0.0f;
+    assert_int_equal(tsg_plan_merge(&p, &pl, 1, 0), 0); /* chunk-major */
+    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 1), 0); /* TSGEMM_TEST_MERGE=0 */
     p = shape('N', 'N', 4096, 4096, 4096); /* 2 x 2, chunk-major by its own rule */
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
-    assert_int_equal(tsg_plan_merge(&pl, tsg_plan_chunk_major(&pl, 0.0f, 0), 0.0f, 0), 0);
-    assert_int_equal(tsg_plan_merge(&pl, 0, 0.0f, 0), 1); /* forced block-major: it merges */
-    check_launches(&pl, 0, 1);
+    assert_int_equal(tsg_plan_merge(&p, &pl, tsg_plan_chunk_major(&pl, 0.0f, 0), 0), 0);
+    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 2); /* forced block-major: it merges */
+    assert_int_equal(tsg_plan_launches(&pl, 0, 2), 13); /* 8 + (4 + 1): no row 2 */
+    check_launches(&pl, 0, 2);
+    p = shape('N', 'N', 3000, 3000, 1200); /* n under TSG_PLAN_ROW_MERGE_N: level 1 */
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 1);
     p = shape('N', 'N', 2048, 2048, 2048); /* one block */
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
-    assert_int_equal(tsg_plan_merge(&pl, 0, 0.0f, 0), 0);
+    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 0);
     lim = h200_limits(64e6); /* bounded: never */
     p = shape('N', 'N', 4096, 4096, 4096);
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_false(pl.resident);
-    assert_int_equal(tsg_plan_merge(&pl, 0, 0.0f, 0), 0);
+    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 0);
     /* random shapes and budgets: every merged plan covers each (block, chunk) once */
     lim = h200_limits(100e9);
     srand(9);
-    int merged = 0;
-    for (int it = 0; it < 400; ++it) {
+    int merged[3] = {0, 0, 0};
+    for (int it = 0; it < 600; ++it) {
         const char ta = rand() % 2 ? 'N' : 'T', tb = rand() % 2 ? 'N' : 'T';
-        p = shape(ta, tb, 1 + rand() % 9000, 1 + rand() % 9000, 1 + rand() % 9000);
+        p = shape(ta, tb, 1 + rand() % 12000, 1 + rand() % 12000, 1 + rand() % 9000);
         lim.block_area = rand() % 3 ? 0 : (int64_t)(1 + rand() % 4) << 18;
         if (tsg_plan_make(&p, &lim, &pl) != 0) continue;
         const int cm = tsg_plan_chunk_major(&pl, 0.0f, rand() % 2);
-        const int merge = tsg_plan_merge(&pl, cm, 0.0f, 0);
-        merged += merge;
+        const int merge = tsg_plan_merge(&p, &pl, cm, rand() % 3 == 0 ? 2 : 0);
+        merged[merge]++;
         check_launches(&pl, cm, merge);
+        if (merge == 2) check_launches(&pl, cm, 1);
     }
-    assert_true(merged > 10);
+    assert_true(merged[1] > 10 && merged[2] > 10);
 }
 
 static void test_budget(void **state)
