@@ -217,3 +217,54 @@ void tsg_plan_piece(const tsg_plan *pl, int chunk_major, int64_t s, int64_t *q, 
     if (chunk_major) *c = s / blocks, *q = s % blocks;
     else *q = s / pl->nk, *c = s % pl->nk;
 }
+
+int tsg_plan_merge(const tsg_problem *p, const tsg_plan *pl, int chunk_major, int force)
+{
+    if (force == 1) return 0;
+    if (!(pl->resident && !chunk_major && p->beta == 0.0f && pl->splits == 1 && pl->gm >= 2 &&
+          pl->gn >= 2 && pl->nk >= 2))
+        return 0;
+    return force == 2 || p->n < TSG_PLAN_ROW_MERGE_N ? 1 : 2;
+}
+
+/* Launches of block row i >= 1 at merge level `merge` (see tsg_plan_launch). */
+static int64_t row_launches(const tsg_plan *pl, int merge, int64_t i)
+{
+    const int last = i == pl->gm - 1;
+    if (merge >= 2 && i >= 2) return last ? pl->gn : 1;
+    return pl->nk + (last ? pl->gn - 1 : 1);
+}
+
+int64_t tsg_plan_launches(const tsg_plan *pl, int chunk_major, int merge)
+{
+    (void)chunk_major;
+    if (!merge) return pl->gm * pl->gn * pl->nk;
+    int64_t s = pl->gn * pl->nk;
+    for (int64_t i = 1; i < pl->gm; ++i) s += row_launches(pl, merge, i);
+    return s;
+}
+
+void tsg_plan_launch(const tsg_plan *pl, int chunk_major, int merge, int64_t s, tsg_launch *out)
+{
+    out->nq = 1;
+    if (!merge || s < pl->gn * pl->nk) { /* row 0 (or everything): one block, one chunk */
+        tsg_plan_piece(pl, chunk_major, s, &out->q, &out->c);
+        return;
+    }
+    int64_t r = s - pl->gn * pl->nk, i = 1;
+    while (i < pl->gm - 1 && r >= row_launches(pl, merge, i)) r -= row_launches(pl, merge, i++);
+    const int last = i == pl->gm - 1;
+    out->c = -1;
+    if (merge >= 2 && i >= 2) { /* all of row i over all of k; the last row block by block */
+        out->q = i * pl->gn + (last ? r : 0);
+        out->nq = last ? 1 : pl->gn;
+    } else if (r < pl->nk) { /* block (i, 0), chunk r: uploads row i's A */
+        out->q = i * pl->gn;
+        out->c = r;
+    } else if (!last) { /* blocks (i, 1) .. (i, gn - 1) over all of k */
+        out->q = i * pl->gn + 1;
+        out->nq = pl->gn - 1;
+    } else { /* the last row: block (i, 1 + r - nk) alone over all of k (a short tail) */
+        out->q = i * pl->gn + 1 + (r - pl->nk);
+    }
+}
