@@ -137,6 +137,10 @@ if want sanitize 300; then
     if [ $tool = memcheck ] || [ $tool = initcheck ]; then
       timeout 100 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
         "$B/tests/gpu/test_gpu_residency" --small >> "$log" 2>&1 || rc=$((rc ? rc : 97))
+      # the same small pipeline cases uncapped: resident plans, merged launches on the panel
+      # layout (2-D uploads into sub-rectangles, launches over all of k; src/tsg_plan.h)
+      timeout 120 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
+        "$B/tests/gpu/test_gpu_pipeline" --small >> "$log" 2>&1 || rc=$((rc ? rc : 95))
     fi
     if [ $tool = memcheck ]; then # the fuzzer, GPU forced, a smaller count (issue 8)
       TSGEMM_MODE=gpu TSGEMM_TEST_EXPECT=gpu timeout 120 "$cs" --tool memcheck --error-exitcode 99 \
