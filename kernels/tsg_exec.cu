@@ -82,10 +82,6 @@ bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (no small fi
                               units, no 1 MiB floor on the last block's download units) */
 bool g_timeline = false;   /* TSGEMM_TEST_TIMELINE */
 int g_touch = 0;           /* TSGEMM_TEST_TOUCH: 0 the rule, -1 no first touch, > 0 its parts */
-int g_spin_us = 0;         /* TSGEMM_TEST_SPIN (tsg_pool_set_spin); > 0: wake the copy threads
-                              at each call's start */
-int g_merge = 0;           /* TSGEMM_TEST_MERGE: tsg_plan_merge's force (src/tsg_plan.h): 0 the
-                              rule, 1 (=0) none and v0.4's per-piece layout, 2 (=1) level 1 */
 /* How the copy threads copy (copy_floats): 1 memcpy, 2 non-temporal stores. Gathers into the
  * pinned slots use memcpy, scatters into the caller's C non-temporal stores: the best pair on
  * the H200 host (docs/NOTES.md, "Pipeline schedule", run 2). TSGEMM_TEST_COPY sets both. */
@@ -532,13 +528,6 @@ struct Pipeline {
     int status = TSG_GPU_OK;
     /* device layout (floats from the arena start) */
     std::vector<int64_t> offA, offB, offC; /* resident: per (i, c), (j, c), block */
-    /* merged plans (tsg_plan_merge): the panel layout. Row i's A is one matrix (op rows(i) x k,
-     * ld ldA[i]), B one matrix of all its columns (op k x n, ld ldB), C's block row i one matrix
-     * (rows(i) x n); a piece is a sub-rectangle of its panel. Otherwise each piece is a matrix
-     * of its own (ld tsg_dev_ld of its stored rows). */
-    int merge = 0; /* the merge level (tsg_plan_merge); > 0: the panel layout */
-    std::vector<int64_t> ldA;
-    int64_t ldB = 0;
     int64_t ringA = 0, ringB = 0, ringStride = 0, cbuf[2] = {0, 0}, offW = 0;
     int64_t unit_bytes = 0;
     /* upload state */
@@ -551,7 +540,6 @@ struct Pipeline {
     int64_t g_piece = 0, g_col = 0;
     bool chunk_major = false; /* piece order (src/tsg_plan.h tsg_plan_piece, tsg_plan_chunk_major) */
     int g_part = 0;
-    int64_t g_sub = 0; /* chunk of row i's A that a level-2 launch of row i is uploading */
     bool g_done = false;
     /* download state */
     struct Dn {
@@ -610,7 +598,7 @@ void a_dev(const Pipeline &P, int64_t piece, int64_t i, int64_t c, const float *
     const float *src;
     a_piece(P, i, c, &sr, &sc, &src);
     if (P.ma == M_INPLACE) { *ptr = src; *ld = P.p->lda; return; }
-    *ld = P.merge ? P.ldA[i] : tsg_dev_ld(sr);
+    *ld = tsg_dev_ld(sr);
     *ptr = P.pl.resident ? P.dev(P.offA[i * P.pl.nk + c]) : P.dev(P.ringA + (piece % RING) * P.ringStride);
 }
 
@@ -620,7 +608,7 @@ void b_dev(const Pipeline &P, int64_t piece, int64_t j, int64_t c, const float *
     const float *src;
     b_piece(P, j, c, &sr, &sc, &src);
     if (P.mb == M_INPLACE) { *ptr = src; *ld = P.p->ldb; return; }
-    *ld = P.merge ? P.ldB : tsg_dev_ld(sr);
+    *ld = tsg_dev_ld(sr);
     *ptr = P.pl.resident ? P.dev(P.offB[j * P.pl.nk + c]) : P.dev(P.ringB + (piece % RING) * P.ringStride);
 }
 
@@ -648,29 +636,7 @@ int64_t layout(Pipeline &P)
     };
     int64_t sr, sc;
     const float *src;
-    const bool ta = P.p->transa != 'N', tb = P.p->transb != 'N';
-    if (pl.resident && P.merge) { /* the panel layout (see Pipeline::merge) */
-        if (P.ma == M_STAGE || P.ma == M_DIRECT)
-            for (int64_t i = 0; i < pl.gm; ++i) { /* stored rows(i) x k ('N') or k x rows(i) */
-                const int64_t ld = tsg_dev_ld(ta ? P.p->k : P.rows(i));
-                const int64_t base = take(ld * (ta ? P.rows(i) : P.p->k));
-                P.ldA.push_back(ld);
-                for (int64_t c = 0; c < pl.nk; ++c) P.offA.push_back(base + (ta ? c * pl.kc : c * pl.kc * ld));
-            }
-        if (P.mb == M_STAGE || P.mb == M_DIRECT) { /* stored k x n ('N') or n x k */
-            const int64_t ld = tsg_dev_ld(tb ? P.p->n : P.p->k);
-            const int64_t base = take(ld * (tb ? P.p->k : P.p->n));
-            P.ldB = ld;
-            for (int64_t j = 0; j < pl.gn; ++j)
-                for (int64_t c = 0; c < pl.nk; ++c)
-                    P.offB.push_back(base + (tb ? j * pl.bn + c * pl.kc * ld : c * pl.kc + j * pl.bn * ld));
-        }
-        if (P.mcd != M_INPLACE)
-            for (int64_t i = 0; i < pl.gm; ++i) { /* C's block row i: rows(i) x n */
-                const int64_t ld = tsg_dev_ld(P.rows(i)), base = take(ld * P.p->n);
-                for (int64_t j = 0; j < pl.gn; ++j) P.offC.push_back(base + j * pl.bn * ld);
-            }
-    } else if (pl.resident) {
+    if (pl.resident) {
         if (P.ma == M_STAGE || P.ma == M_DIRECT)
             for (int64_t i = 0; i < pl.gm; ++i)
                 for (int64_t c = 0; c < pl.nk; ++c) {
@@ -708,16 +674,8 @@ bool gen_next(Pipeline &P, Unit *u)
     while (!P.g_done) {
         if (P.g_piece >= P.pieces) { P.g_done = true; break; }
         const int64_t piece = P.g_piece;
-        tsg_launch L;
-        tsg_plan_launch(&P.pl, P.chunk_major, P.merge, piece, &L);
-        /* a launch over all of k: its panels came up with earlier pieces and there is no C to
-         * upload (beta = 0), except that one including block (i, 0) (merge level 2) brings row
-         * i's A itself, chunk by chunk (g_sub) */
-        if (L.c < 0 && L.q % pl.gn != 0) {
-            P.g_col = 0, P.g_part = 0, P.g_sub = 0, P.g_piece++;
-            continue;
-        }
-        const int64_t q = L.q, c = L.c < 0 ? P.g_sub : L.c;
+        int64_t q, c;
+        tsg_plan_piece(&P.pl, P.chunk_major, piece, &q, &c);
         const int64_t i = q / pl.gn, j = q % pl.gn;
         Mode mode = M_NONE;
         int64_t sr = 0, sc = 0, ld = 0;
@@ -751,13 +709,9 @@ bool gen_next(Pipeline &P, Unit *u)
                 dst = (float *)d;
             }
         }
-        if (mode == M_NONE || P.g_col >= sc) { /* next part / chunk of a level-2 launch / piece */
+        if (mode == M_NONE || P.g_col >= sc) { /* next part / piece */
             P.g_col = 0;
-            if (++P.g_part == 3) {
-                P.g_part = 0;
-                if (L.c < 0 && ++P.g_sub < pl.nk) continue;
-                P.g_sub = 0, P.g_piece++;
-            }
+            if (++P.g_part == 3) P.g_part = 0, P.g_piece++;
             continue;
         }
         /* a column range of at most one unit; the call's first units are a quarter and a half
@@ -943,11 +897,8 @@ int launch_piece(Pipeline &P, int64_t piece)
 {
     const tsg_plan &pl = P.pl;
     Workspace *w = P.w;
-    tsg_launch L;
-    tsg_plan_launch(&P.pl, P.chunk_major, P.merge, piece, &L);
-    /* a merged launch (c = -1) covers blocks q .. q + nq - 1 of one block row over all of k:
-     * its A, B and C are the panels' sub-matrices from chunk 0 and block q on (layout) */
-    const int64_t q = L.q, c = L.c < 0 ? 0 : L.c, qlast = L.q + L.nq - 1;
+    int64_t q, c;
+    tsg_plan_piece(&P.pl, P.chunk_major, piece, &q, &c);
     const int64_t i = q / pl.gn, j = q % pl.gn;
     const float *A, *B;
     float *C;
@@ -960,11 +911,8 @@ int launch_piece(Pipeline &P, int64_t piece)
         if (!downloads_issued_through(P, q - 1)) return P.status;
         e = cudaStreamWaitEvent(w->s_comp, w->ev_cfree[q % 2], 0);
     }
-    const int64_t kl = L.c < 0 ? P.p->k : P.klen(c);
-    const int64_t ncols = L.c < 0 ? P.p->n - j * pl.bn : P.cols(j);
-    /* a merged launch is never split (tsg_plan_merge asks for unsplit plans) */
-    const int64_t splits = L.c < 0 ? 1 : (kl + pl.split_kc - 1) / pl.split_kc;
-    const int64_t kslice = L.c < 0 ? kl : pl.split_kc;
+    const int64_t kl = P.klen(c);
+    const int64_t splits = (kl + pl.split_kc - 1) / pl.split_kc;
     if (piece == 0 && e == cudaSuccess) {
         P.mark(TL_KSTART, w->s_comp);
         if (P.tl.on) P.tl.first_launch = now_s() - P.tl.h0;
@@ -975,21 +923,20 @@ int launch_piece(Pipeline &P, int64_t piece)
      * workspace the plan sized. A shape's choice is fixed, so results do not depend on load. */
     int kcfg = g_kcfg.load(std::memory_order_relaxed);
     if (kcfg < 0)
-        kcfg = splits > 1 ? 0 : tsg::kernel_plan(P.rows(i), ncols, kl, g_sms, 0, -1, 0).config;
+        kcfg = splits > 1 ? 0 : tsg::kernel_plan(P.rows(i), P.cols(j), kl, g_sms, 0, -1, 0).config;
     if (e == cudaSuccess)
         e = TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(
-                                     kcfg, P.p->transa, P.p->transb, P.rows(i), ncols, kl, kslice,
+                                     kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
                                      splits, P.p->alpha, A, lda, B, ldb, c == 0 ? P.p->beta : 1.0f, C,
                                      ldc, splits > 1 ? P.dev(P.offW) : nullptr, w->s_comp));
     if (e == cudaSuccess && !pl.resident) e = cudaEventRecord(w->ev_launch[piece % RING], w->s_comp);
     if (e == cudaSuccess && piece == P.pieces - 1) P.mark(TL_KDONE, w->s_comp);
-    if (e == cudaSuccess && (L.c < 0 || c == pl.nk - 1))
-        for (int64_t b = q; b <= qlast && e == cudaSuccess; ++b) {
-            /* block b is computed: its event slot must have been consumed by downloads */
-            if (b >= NB && !downloads_issued_through(P, b - NB + 1)) return P.status;
-            e = cudaEventRecord(w->ev_block[b % NB], w->s_comp);
-            if (e == cudaSuccess) P.blocks_launched = b + 1;
-        }
+    if (e == cudaSuccess && c == pl.nk - 1) {
+        /* the block is computed: its event slot must have been consumed by downloads */
+        if (q >= NB && !downloads_issued_through(P, q - NB + 1)) return P.status;
+        e = cudaEventRecord(w->ev_block[q % NB], w->s_comp);
+        if (e == cudaSuccess) P.blocks_launched = q + 1;
+    }
     if (e != cudaSuccess) return P.err(e, "kernel launch");
     return TSG_GPU_OK;
 }
@@ -1035,14 +982,10 @@ int issue_unit(Pipeline &P)
         e = cudaStreamWaitEvent(w->s_up, w->ev_cfree[u.cblock % 2], 0);
     }
     if (e == cudaSuccess) {
-        if (u.mode == M_STAGE && u.dld == u.host.dld) /* the slot's columns are the piece's */
+        if (u.mode == M_STAGE)
             e = TSG_STAGE(ST_UPLOAD, cudaMemcpyAsync(u.dev, up_slot(w, e_idx),
                                                      (size_t)(u.host.cols * u.dld * 4),
                                                      cudaMemcpyHostToDevice, w->s_up));
-        else if (u.mode == M_STAGE) /* a sub-rectangle of a panel (merged plans' layout) */
-            e = TSG_STAGE(ST_UPLOAD, cudaMemcpy2DAsync(u.dev, u.dld * 4, up_slot(w, e_idx),
-                                                       u.host.dld * 4, u.host.rows * 4, u.host.cols,
-                                                       cudaMemcpyHostToDevice, w->s_up));
         else
             e = TSG_STAGE(ST_UPLOAD, cudaMemcpy2DAsync(u.dev, u.dld * 4, u.host.src, u.host.sld * 4,
                                                        u.host.rows * 4, u.host.cols,
@@ -1101,7 +1044,8 @@ int run_pipeline(Pipeline &P)
 {
     Workspace *w = P.w;
     const tsg_plan &pl = P.pl;
-    P.pieces = tsg_plan_launches(&pl, P.chunk_major, P.merge);
+    P.pieces = pl.gm * pl.gn * pl.nk;
+    P.chunk_major = tsg_plan_chunk_major(&pl, P.p->beta, g_order) != 0;
     P.mark(TL_T0, w->s_up);
     while (P.status == TSG_GPU_OK) {
         if (g_exiting.load(std::memory_order_relaxed)) {
@@ -1207,14 +1151,13 @@ void print_timeline(Pipeline &P, int status)
     const tsg_plan &pl = P.pl;
     fprintf(stderr,
             "tsgemm timeline: %lldx%lldx%lld blocks %lldx%lld (%lldx%lld) kc %lld (%lld) splits %lld "
-            "%s %s%s, %lld launches | gpu ms: kernels start %.3f, uploads done %.3f, kernels done %.3f, downloads done "
+            "%s %s | gpu ms: kernels start %.3f, uploads done %.3f, kernels done %.3f, downloads done "
             "%.3f | host ms: first launch %.3f, uploads issued %.3f, end %.3f | host blocked ms: "
             "gathers %.3f, dma slots %.3f, downloads %.3f\n",
             (long long)P.p->m, (long long)P.p->n, (long long)P.p->k, (long long)pl.bm,
             (long long)pl.bn, (long long)pl.gm, (long long)pl.gn, (long long)pl.kc, (long long)pl.nk,
             (long long)pl.splits, pl.resident ? "resident" : "bounded",
-            P.chunk_major ? "chunk-major" : "block-major", P.merge == 2 ? " merged 2" : P.merge ? " merged 1" : "", (long long)P.pieces,
-            ms[TL_KSTART], ms[TL_UPDONE],
+            P.chunk_major ? "chunk-major" : "block-major", ms[TL_KSTART], ms[TL_UPDONE],
             ms[TL_KDONE], ms[TL_DNDONE], t.first_launch * 1e3, t.uploads_issued * 1e3, t.end * 1e3,
             t.gather * 1e3, t.dma * 1e3, t.down * 1e3);
     for (auto &ev : t.ev)
@@ -1252,9 +1195,6 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     done->bm = P.pl.bm;
     done->bn = P.pl.bn;
     done->blocks = done->cols = 0;
-    /* the piece order and the merged launches: pure functions of the plan and beta */
-    P.chunk_major = tsg_plan_chunk_major(&P.pl, p->beta, g_order) != 0;
-    P.merge = tsg_plan_merge(p, &P.pl, P.chunk_major, g_merge);
     int st = ensure_arena(w, (size_t)layout(P) * 4, msg, len);
     if (st != TSG_GPU_OK) return st;
     const bool staged = P.ma == M_STAGE || P.mb == M_STAGE || P.mcu == M_STAGE || P.mcd == M_STAGE;
@@ -1588,9 +1528,6 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_ramp = !(cfg && cfg->no_ramp);
     g_order = cfg ? cfg->order : 0;
     g_touch = cfg ? cfg->touch : 0;
-    g_merge = cfg ? cfg->merge : 0;
-    g_spin_us = cfg ? cfg->spin_us : 0;
-    tsg_pool_set_spin(g_spin_us);
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;
@@ -1626,12 +1563,7 @@ extern "C" int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, si
     const bool in_place = p->where_a >= TSG_MANAGED && p->where_b >= TSG_MANAGED &&
                           (p->where_c == TSG_DEVICE || (p->where_c == TSG_MANAGED && p->beta == 0.0f));
     const bool scalar_only = p->k == 0 || p->alpha == 0.0f;
-    if (!in_place && !scalar_only) {
-        tsg_pool_start(g_copy_threads); /* once; blocked when idle */
-        /* TSGEMM_TEST_SPIN: the workers wake now, while the plan and the workspace are made,
-         * and poll for the first gather instead of paying a futex wake-up each (no-op at 0) */
-        tsg_pool_wake();
-    }
+    if (!in_place && !scalar_only) tsg_pool_start(g_copy_threads); /* once; blocked when idle */
     g_inflight++;
     Workspace *w;
     st = acquire(&w, msg, len);

@@ -59,12 +59,6 @@ typedef struct tsg_gpu_config {
     int touch;           /* TSGEMM_TEST_TOUCH: a fresh pageable C's first touch by the copy
                             threads (tuning experiments): 0 = the executor's rule, -1 = none
                             (the scatters fault the pages in), > 0 = in that many parts      */
-    int merge;           /* TSGEMM_TEST_MERGE (src/tsg_plan.h tsg_plan_merge's force; same-run
-                            A/B of tuning runs): 0 = the rule, 1 = no merged launches (=0),
-                            2 = at most level 1 (=1)                                         */
-    int spin_us;         /* TSGEMM_TEST_SPIN: copy threads poll for work this many us before
-                            blocking, and are woken at each call's start (tsg_pool.h
-                            tsg_pool_set_spin; tuning runs); 0 = block at once             */
 } tsg_gpu_config;
 
 /*

@@ -11,7 +11,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
-#include <time.h>
 
 static struct {
     pthread_mutex_t mu;
@@ -23,44 +22,6 @@ static struct {
     int atfork_set;
 } g_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
             NULL, NULL, 0, 0, 0};
-
-/* tsg_pool_set_spin's microseconds, and the number of jobs ever submitted: a spinning worker
- * polls the counter (atomics, no lock) and takes the lock only when it moved. */
-static int g_spin_us;
-static unsigned g_submits;
-
-static double mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + 1e-3 * (double)ts.tv_nsec;
-}
-
-/* Polls for a new submission for up to `us` microseconds; called and returns with the lock
- * held (released while polling). */
-static void spin_for_work(int us)
-{
-    const unsigned seen = __atomic_load_n(&g_submits, __ATOMIC_ACQUIRE);
-    pthread_mutex_unlock(&g_pool.mu);
-    const double end = mono_us() + us;
-    for (int i = 0; __atomic_load_n(&g_submits, __ATOMIC_ACQUIRE) == seen; ++i) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        if ((i & 63) == 63 && mono_us() >= end) break;
-    }
-    pthread_mutex_lock(&g_pool.mu);
-}
-
-void tsg_pool_set_spin(int us) { __atomic_store_n(&g_spin_us, us > 0 ? us : 0, __ATOMIC_RELAXED); }
-
-void tsg_pool_wake(void)
-{
-    if (__atomic_load_n(&g_spin_us, __ATOMIC_RELAXED) <= 0) return;
-    pthread_mutex_lock(&g_pool.mu);
-    pthread_cond_broadcast(&g_pool.work);
-    pthread_mutex_unlock(&g_pool.mu);
-}
 
 /* Takes the next unclaimed part of the queue's first job; the caller holds the lock. */
 static tsg_job *claim_head(int *part)
@@ -92,22 +53,13 @@ static void *worker(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&g_pool.mu);
-    int spun = 0; /* polled since the last part: block next time the queue is empty */
     for (;;) {
         int part;
         tsg_job *job = claim_head(&part);
         if (!job) {
-            const int us = __atomic_load_n(&g_spin_us, __ATOMIC_RELAXED);
-            if (us > 0 && !spun) {
-                spin_for_work(us);
-                spun = 1;
-                continue;
-            }
-            spun = 0;
             pthread_cond_wait(&g_pool.work, &g_pool.mu);
             continue;
         }
-        spun = 0;
         run_part(job, part);
     }
     return NULL; /* not reached: workers live as long as the process */
@@ -174,7 +126,6 @@ void tsg_pool_submit(tsg_job *job, tsg_pool_fn fn, void *ctx, int nparts)
     else
         g_pool.head = job;
     g_pool.tail = job;
-    __atomic_fetch_add(&g_submits, 1, __ATOMIC_RELEASE);
     if (job->nparts == 1)
         pthread_cond_signal(&g_pool.work);
     else

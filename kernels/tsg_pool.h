@@ -64,19 +64,6 @@ void tsg_pool_wait(tsg_job *job);
 int tsg_pool_done(tsg_job *job);
 
 /*
- * Tuning (TSGEMM_TEST_SPIN, issue 9's small calls): a worker that finds the queue empty polls it
- * for up to `us` microseconds before it blocks, so a job submitted soon after (the next gather or
- * scatter of the same call) starts without a futex wake-up (tens of microseconds each on a VM).
- * 0 (the default): block at once. Idle workers still block after the spin, so the pool uses no
- * CPU time between calls longer than `us`.
- * tsg_pool_wake: wakes the blocked workers without queuing anything; with a spin set they then
- * poll for `us`, so the first job of a call that is about to be submitted finds them awake. A
- * no-op when the spin is 0.
- */
-void tsg_pool_set_spin(int us);
-void tsg_pool_wake(void);
-
-/*
  * CPUs this process may run on: the affinity mask (sched_getaffinity), capped by the cgroup v2
  * CPU quota (/sys/fs/cgroup/cpu.max "quota period", rounded up) when one is set. At least 1.
  */

@@ -32,8 +32,7 @@
 #             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. Needs the
 #             wheels in .whl/ (README "Tests", the pip download line), installed into /tmp/site; not a default stage
 # TSGEMM_PIPE_SHAPES / _COPY / _THREADS / _UNITS / _BLOCKS / _CHUNKS: the pipe stage's sweep (the
-# TSGEMM_TEST_* tuning knobs; 0 = the library's rule). TSGEMM_PIPE_AB_SHAPES: the shapes of the
-# stage's same-run A/B lines (TSGEMM_TEST_MERGE, TSGEMM_TEST_SPIN; default 1024 2048 4096 8192).
+# TSGEMM_TEST_* tuning knobs; 0 = the library's rule).
 # TSGEMM_BENCH_ARGS: the bench stage's options (default --quick); TSGEMM_BENCH_BETA_ARGS: a second
 # bench invocation in the same stage (e.g. "--shapes 4096 --beta 1 --reps 7 --no-nvblas").
 # TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large").
@@ -182,34 +181,6 @@ if want pipe 120; then
     TSGEMM_TEST_RAMP=0 "$B/tests/gpu/pipe_probe" $shapes
     echo "== block-major pieces everywhere (TSGEMM_TEST_ORDER=block, as before v0.4); the rest default"
     TSGEMM_TEST_ORDER=block "$B/tests/gpu/pipe_probe" $shapes
-    # issue 9 A/B, same run: merged launches (src/tsg_plan.h tsg_plan_merge) at the rule's level
-    # (2 from n = 4096: 8192^3 in 46 launches), at most level 1 (TSGEMM_TEST_MERGE=1: 61) and
-    # none (=0: v0.4's 128 chunked launches on the per-piece layout), medians of 7; then 4096^3
-    # block-major (where it merges) against its chunk-major default; then the 5th call's
-    # timeline of each shape and variant (the line says "merged N" and how many launches)
-    abs=${TSGEMM_PIPE_AB_SHAPES:-1024 2048 4096 8192}
-    for mg in rule 1 0; do
-      echo "== A/B: TSGEMM_TEST_MERGE=$mg; the rest default"
-      TSGEMM_TEST_MERGE=$mg "$B/tests/gpu/pipe_probe" $abs
-    done
-    echo "== A/B: 4096^3 block-major (TSGEMM_TEST_ORDER=block) merged, then not; the default (chunk-major) is above"
-    TSGEMM_TEST_ORDER=block TSGEMM_TEST_MERGE=1 "$B/tests/gpu/pipe_probe" 4096
-    TSGEMM_TEST_ORDER=block TSGEMM_TEST_MERGE=0 "$B/tests/gpu/pipe_probe" 4096
-    # issue 9's small calls: copy threads that poll 200 us for the next job before blocking and
-    # are woken at each call's start (TSGEMM_TEST_SPIN=200) against blocking at once (0, the
-    # default), same run
-    for sp in 200 0; do
-      echo "== A/B: TSGEMM_TEST_SPIN=$sp; the rest default"
-      TSGEMM_TEST_SPIN=$sp "$B/tests/gpu/pipe_probe" $abs
-    done
-    for mg in rule 1 0; do
-      echo "== A/B timelines, TSGEMM_TEST_MERGE=$mg (5th call of each shape)"
-      TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_MERGE=$mg "$B/tests/gpu/pipe_probe" $abs 2>&1 |
-        awk '/tsgemm timeline/ { if (++n[$3] == 5) print; next } { print }'
-    done
-    echo "== A/B timelines, TSGEMM_TEST_SPIN=200 (5th call of each shape)"
-    TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_SPIN=200 "$B/tests/gpu/pipe_probe" $abs 2>&1 |
-      awk '/tsgemm timeline/ { if (++n[$3] == 5) print; next } { print }'
     echo "== timelines (TSGEMM_TEST_TIMELINE=1: GPU and host ms from the start of each call)"
     TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1
     echo "== default configuration, each call right after a 1024^3 OpenBLAS call"

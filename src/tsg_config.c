@@ -271,10 +271,6 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
         cfg->test_order = !strcmp(v, "block") ? 1 : !strcmp(v, "chunk") ? 2 : 0;
     if ((v = lookup("TSGEMM_TEST_TOUCH", ctx)) && *v)
         cfg->test_touch = !strcmp(v, "off") ? -1 : atoi(v) > 0 && atoi(v) <= 64 ? atoi(v) : 0;
-    if ((v = lookup("TSGEMM_TEST_MERGE", ctx)) && *v)
-        cfg->test_merge = !strcmp(v, "0") ? 1 : !strcmp(v, "1") ? 2 : 0;
-    if ((v = lookup("TSGEMM_TEST_SPIN", ctx)) && *v && parse_long(v, 0, 100000, &l) == 0)
-        cfg->test_spin_us = (int)l;
     if ((v = lookup("TSGEMM_TEST_COPY", ctx)) && *v)
         cfg->test_copy = !strcmp(v, "nt") ? 2 : !strcmp(v, "memcpy") ? 1 : 0;
 }

@@ -53,9 +53,6 @@ typedef struct tsg_config {
     int test_order;       /* TSGEMM_TEST_ORDER=block|chunk: the pipeline's piece order (tuning) */
     int test_touch;       /* TSGEMM_TEST_TOUCH=off|<parts>: a fresh C's first touch (tuning);
                              0 the rule, -1 off, > 0 that many parts                          */
-    int test_merge;       /* TSGEMM_TEST_MERGE=0|1: no merged pipeline launches, or at most
-                             level 1 (tuning runs); 0 = the rule, 1 = none, 2 = level 1 at most */
-    int test_spin_us;     /* TSGEMM_TEST_SPIN=<us>: copy threads' poll before blocking (tuning) */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
 } tsg_config;

@@ -124,53 +124,6 @@ int tsg_plan_chunk_major(const tsg_plan *pl, float beta, int force);
 void tsg_plan_piece(const tsg_plan *pl, int chunk_major, int64_t s, int64_t *q, int64_t *c);
 
 /*
- * Merged launches (issue 9: 8192^3 spent 29.8 ms in the pipeline against 23.2 ms for the kernel
- * alone; its 4 x 4 blocks of 2048^2 were 128 launches of 2048 x 2048 x 1024, each one wave of 128
- * thread blocks on 132 SMs with its own fill and drain, and C re-read per chunk).
- *
- * Level 1. In a resident block-major plan, block (i, j) with i >= 1 and j >= 1 uploads nothing:
- * row i's A panels came up with block (i, 0), column j's B panels with block (0, j). So once
- * block (i, 0) is launched, blocks (i, 1) .. (i, gn - 1) need no piece of their own: they are ONE
- * launch over all of k (rows(i) x (n - bn) x k, beta applied once), provided the device holds row
- * i's A, all of B and C's block row i each as one matrix (the executor's panel layout, used only
- * for merged plans). Row 0 and column 0 stay chunked: their launches overlap the uploads. In the
- * last block row each such block is a launch of its own over all of k: a row-wide launch would
- * finish gn - 1 blocks at once and leave all of their download to the call's tail, where one
- * block's was before (a 2048 x 2048 block is 128 tiles of 256 x 128, one wave on 132 SMs, and k
- * of 8192 amortises its fill and drain as well as a wider launch does).
- * Level 2 (n >= TSG_PLAN_ROW_MERGE_N): rows i >= 2 are not chunked at all: row i's A comes up
- * while row i - 1 computes (the whole of B is up by then), so row i is one launch of rows(i) x n
- * x k (the last row: one launch per block, over all of k) that waits for all of row i's A. Row
- * 1's A follows the last of B on the bus while row 0 computes about as long as its uploads take,
- * so block (1, 0) stays chunked.
- * 8192^3: level 1 is 32 + 2 x 9 + (8 + 3) = 61 launches, level 2 32 + 9 + 1 + 4 = 46, instead
- * of 128; at level 2, 11 of the 16 blocks run over all of k. C comes down block by block, in
- * order, as before.
- *
- * Summation order: a merged block sums all of k in one launch (the kernel's own k order), a
- * chunked block in nk launches accumulating into C. The two orders differ in rounding, but which
- * blocks merge is a pure function of the shape and the plan (never of timing), so a call's result
- * is still bit-identical from run to run.
- *
- * tsg_plan_merge: the merge level of plan pl for problem p: 0 none; 1 and 2 as above. The rule:
- * resident, block-major, beta = 0 (a merged launch has no C upload of its own), unsplit launches,
- * gm >= 2, gn >= 2, nk >= 2; level 2 when n >= TSG_PLAN_ROW_MERGE_N. force (TSGEMM_TEST_MERGE):
- * 0 the rule, 1 never (v0.4's 1-block, 1-chunk launches), 2 at most level 1.
- * tsg_plan_launches: launches of the plan at level `merge` (gm * gn * nk at level 0).
- * tsg_plan_launch: the s-th launch, 0 <= s < tsg_plan_launches: blocks q .. q + nq - 1 (one
- * block row, row-major numbering) and chunk c, or c = -1 for all of k. At level 0 it is
- * tsg_plan_piece with nq = 1. Blocks finish (their last launch is issued) in increasing q; a
- * launch with c = -1 that includes block (i, 0) (level 2) uploads row i's A, all its chunks.
- */
-typedef struct tsg_launch {
-    int64_t q, nq, c;
-} tsg_launch;
-
-int tsg_plan_merge(const tsg_problem *p, const tsg_plan *pl, int chunk_major, int force);
-int64_t tsg_plan_launches(const tsg_plan *pl, int chunk_major, int merge);
-void tsg_plan_launch(const tsg_plan *pl, int chunk_major, int merge, int64_t s, tsg_launch *out);
-
-/*
  * What is final in C after a GPU attempt that stopped: the first `blocks` blocks in row-major
  * block order of a bm x bn grid (gn blocks per block row), and the first `cols` columns of the
  * block after them. Everything else in C's window still holds the caller's original values.
@@ -232,9 +185,6 @@ tsg_problem tsg_problem_window(const tsg_problem *p, int64_t r0, int64_t rows, i
                                                     8 MiB -> 16 MiB took 8192^3 36.0 -> 33.7 ms,
                                                     4096^3 5.56 -> 5.43; 32 MiB lost at 4096^3) */
 #define TSG_PLAN_MIN_KC 256
-#define TSG_PLAN_ROW_MERGE_N ((int64_t)4096) /* merge level 2 from this n: row i's A (bm x k)
-    takes 4 bm k / BW to come up, row i - 1 computes 2 bm n k / F; with the H200's F = 47 TFLOP/s
-    (8192^3's kernel in 23.2 ms) and BW = 48 GB/s that is 1958 / n of it: under half from 4096 */
 #define TSG_PLAN_MAX_KC ((int64_t)1 << 20) /* the first-chunk rule bounds it for any block of
                                               more than a few rows; this bounds GEMV-like ones */
 

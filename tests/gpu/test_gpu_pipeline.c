@@ -19,8 +19,6 @@
  *   test_gpu_pipeline --small   small shapes only (the sanitizers; run it with caps)
  *   test_gpu_pipeline --hash    prints a hash of one call's C bits (ctest compares runs with
  *                               different TSGEMM_COPY_THREADS: the result must not depend on it)
- *   test_gpu_pipeline --hash0   the same call with beta = 0 (merged launches when the plan has
- *                               them: ctest's gpu.pipeline_merged_hash)
  */
 #define _GNU_SOURCE
 #include <cblas-netlib.h>
@@ -120,14 +118,11 @@ static void small_cases(void)
 static void boundary_cases(int capped)
 {
     /* one block / two blocks (m*n around 2^20), chunks around 1.5 * 256, blocks around the
-     * 8192-row cap, long K with split-K, 2-D pieces with edges everywhere, and a plan whose
-     * beta = 0 calls merge launches (src/tsg_plan.h tsg_plan_merge) next to chunked blocks */
+     * 8192-row cap, long K with split-K, 2-D pieces with edges everywhere */
     const int64_t shapes[][3] = {
         {1024, 1024, 384}, {1024, 1025, 385}, {1023, 1024, 383}, {2049, 2047, 515},
         {8193, 64, 700},   {300, 300, 70000}, {1100, 900, 700},  {1, 3000, 2000},
         {3000, 1, 2000},   {129, 127, 8},     {1537, 1025, 1},
-        {3000, 3000, 1200}, /* 4 x 2 blocks, 5 chunks: merge level 1 when beta = 0 */
-        {5000, 4200, 1100}, /* 4 x 2 blocks, 5 chunks, n >= 4096: merge level 2 */
     };
     const char tr[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'T'}};
     int idx = 0;
@@ -179,27 +174,6 @@ static void fault_cases(void)
             /* the GPU works again */
             gcase again = {1, 'T', 'N', 700, 900, 1100, 2, 1, 1.0f, 0.0f};
             run_case(&again, 5 + s, "gpu");
-        }
-    /* merged launches (src/tsg_plan.h tsg_plan_merge): beta = 0, 4 x 2 block-major blocks of
-     * 1280 x 2176, 5 chunks, merge level 2: 19 launches, row 0 and block (1, 0) chunked (1-15),
-     * block (1, 1) over all of k (16), row 2 in one launch that uploads its A (17), row 3 block
-     * by block (18, 19). A failure at the n-th kernel, download, sync or upload event lands
-     * before, in and after the merged launches; the prefix of C reported final and the retry
-     * must give the exact product (C starts as NaN) */
-    const char *mstages[] = {"kernel", "download", "sync", "upload"};
-    const int mnth[] = {1, 13, 16, 17, 19};
-    for (size_t s = 0; s < sizeof mstages / sizeof mstages[0]; ++s)
-        for (size_t t = 0; t < sizeof mnth / sizeof mnth[0]; ++t) {
-            char spec[64];
-            snprintf(spec, sizeof spec, "%s:%d", mstages[s], mnth[t]);
-            EXPECT(tsgemm_test_fault(spec) == 0, "cannot arm %s", spec);
-            gcase g = {0, t % 2 ? 'T' : 'N', t < 2 ? 'N' : 'T', 5000, 4200, 1100, 0, 0, 1.0f, 0.0f};
-            operands o;
-            gc_make_operands(&g, 500 + s * 10 + t, 0, &o);
-            gc_call(&g, &o);
-            tsgemm_test_fault("");
-            check(&g, &o, spec);
-            gc_free_operands(&o);
         }
     /* every 3rd stage event fails over a run of calls: each call right */
     tsgemm_test_fault("any:3:every");
@@ -269,9 +243,9 @@ static void threads_case(void)
     }
 }
 
-static int print_hash(float beta)
+static int print_hash(void)
 {
-    gcase g = {0, 'N', 'T', 2049, 1500, 1700, 1, 0, 1.0f, beta};
+    gcase g = {0, 'N', 'T', 2049, 1500, 1700, 1, 0, 1.0f, 0.5f};
     operands o;
     gc_make_operands(&g, 4242, 0, &o);
     gc_call(&g, &o);
@@ -298,8 +272,7 @@ int main(int argc, char **argv)
     }
     tsgemm_set_mode(TSGEMM_MODE_GPU);
     const char *mode = argc > 1 ? argv[1] : "";
-    if (!strcmp(mode, "--hash")) return print_hash(0.5f);
-    if (!strcmp(mode, "--hash0")) return print_hash(0.0f); /* beta = 0: may merge launches */
+    if (!strcmp(mode, "--hash")) return print_hash();
     const int capped = getenv("TSGEMM_DEVICE_MEMORY") || getenv("TSGEMM_PINNED_MEMORY");
     if (!strcmp(mode, "--small")) small_cases();
     else boundary_cases(capped);

@@ -7,9 +7,7 @@
  * mode and then to smaller pieces when the budget shrinks, and refuses when nothing fits; the
  * shapes the issue names get the pieces docs/NOTES.md describes; tsg_done_remaining returns
  * exactly the complement of what a backend reports final, for every possible report; both piece
- * orders visit every piece once and finish blocks in order, and the order rule; merged launches
- * (tsg_plan_merge) cover every (block, chunk) once, only for blocks that upload nothing, and keep
- * blocks finishing in order, and the merge rule.
+ * orders visit every piece once and finish blocks in order, and the order rule.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -194,135 +192,6 @@ static void test_piece_order(void **state)
     check_order(&pl, 0);
 }
 
-/* Launches of a plan at merge level `merge`: every (block, chunk) computed exactly once, a launch
- * over all of k (c = -1) only for blocks whose B is up and whose A is up or comes with the launch
- * (level 1: i >= 1 and j >= 1; level 2 also whole rows i >= 2), within one block row, the rest of
- * the row (or the whole row) except in the last row, which goes block by block; blocks finished
- * in increasing order, and a block's chunks launched in increasing order. */
-static void check_launches(const tsg_plan *pl, int chunk_major, int merge)
-{
-    const int64_t blocks = pl->gm * pl->gn, launches = tsg_plan_launches(pl, chunk_major, merge);
-    char *seen = calloc((size_t)(blocks * pl->nk), 1);
-    int64_t *next_c = calloc((size_t)blocks, sizeof(int64_t));
-    assert_non_null(seen);
-    assert_non_null(next_c);
-    int64_t last_finished = -1;
-    tsg_launch L;
-    for (int64_t s = 0; s < launches; ++s) {
-        tsg_plan_launch(pl, chunk_major, merge, s, &L);
-        assert_true(L.nq >= 1 && L.q >= 0 && L.q + L.nq <= blocks);
-        const int64_t i = L.q / pl->gn, j = L.q % pl->gn;
-        assert_int_equal(i, (L.q + L.nq - 1) / pl->gn); /* one block row */
-        if (L.c < 0) {
-            assert_true(merge >= 1);
-            assert_true(i >= 1);
-            if (j == 0) assert_true(merge >= 2 && i >= 2); /* uploads row i's A itself */
-            if (i < pl->gm - 1) /* the rest of the row, or all of it; the last row block by block */
-                assert_int_equal(j + L.nq, pl->gn);
-            else
-                assert_int_equal(L.nq, 1);
-        } else {
-            assert_int_equal(L.nq, 1);
-            assert_true(L.c < pl->nk);
-            if (merge) assert_true(i == 0 || j == 0); /* only row 0 and column 0 are chunked */
-        }
-        for (int64_t q = L.q; q < L.q + L.nq; ++q) {
-            const int64_t c0 = L.c < 0 ? 0 : L.c, c1 = L.c < 0 ? pl->nk : L.c + 1;
-            for (int64_t c = c0; c < c1; ++c) {
-                assert_int_equal(seen[q * pl->nk + c], 0);
-                seen[q * pl->nk + c] = 1;
-            }
-            if (!chunk_major) assert_int_equal(next_c[q], c0); /* chunks in order */
-            next_c[q] = c1;
-            if (c1 == pl->nk) { /* block q is finished: after every block before it */
-                assert_int_equal(q, last_finished + 1);
-                last_finished = q;
-            }
-        }
-    }
-    assert_int_equal(last_finished, blocks - 1);
-    for (int64_t x = 0; x < blocks * pl->nk; ++x) assert_int_equal(seen[x], 1);
-    free(seen);
-    free(next_c);
-}
-
-static void test_merge(void **state)
-{
-    (void)state;
-    tsg_plan_limits lim = h200_limits(100e9);
-    tsg_plan pl;
-    /* 8192^3: 4 x 4 blocks, 8 chunks. Level 2: 32 + 9 + 1 + 4 = 46 launches; level 1:
-     * 32 + 2 x 9 + 11 = 61 */
-    tsg_problem p = shape('N', 'N', 8192, 8192, 8192);
-    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
-    assert_int_equal(pl.gm * 10 + pl.gn, 44);
-    assert_int_equal(pl.nk, 8);
-    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 2);
-    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 2), 1); /* TSGEMM_TEST_MERGE=1 */
-    assert_int_equal(tsg_plan_launches(&pl, 0, 2), 46);
-    assert_int_equal(tsg_plan_launches(&pl, 0, 1), 61);
-    assert_int_equal(tsg_plan_launches(&pl, 0, 0), 128);
-    tsg_launch L;
-    tsg_plan_launch(&pl, 0, 1, 32 + 8, &L); /* after block (1, 0)'s chunks: the rest of row 1 */
-    assert_true(L.q == 5 && L.nq == 3 && L.c == -1);
-    tsg_plan_launch(&pl, 0, 1, 32 + 9, &L);
-    assert_true(L.q == 8 && L.nq == 1 && L.c == 0);
-    tsg_plan_launch(&pl, 0, 1, 32 + 18 + 8, &L); /* the last row: block (3, 1) alone */
-    assert_true(L.q == 13 && L.nq == 1 && L.c == -1);
-    tsg_plan_launch(&pl, 0, 1, 60, &L);
-    assert_true(L.q == 15 && L.nq == 1 && L.c == -1);
-    tsg_plan_launch(&pl, 0, 2, 32 + 8, &L); /* level 2: row 1 as at level 1 */
-    assert_true(L.q == 5 && L.nq == 3 && L.c == -1);
-    tsg_plan_launch(&pl, 0, 2, 32 + 9, &L); /* row 2 in one launch */
-    assert_true(L.q == 8 && L.nq == 4 && L.c == -1);
-    tsg_plan_launch(&pl, 0, 2, 32 + 10, &L); /* row 3 block by block, from block (3, 0) */
-    assert_true(L.q == 12 && L.nq == 1 && L.c == -1);
-    tsg_plan_launch(&pl, 0, 2, 45, &L);
-    assert_true(L.q == 15 && L.nq == 1 && L.c == -1);
-    check_launches(&pl, 0, 2);
-    check_launches(&pl, 0, 1);
-    check_launches(&pl, 0, 0);
-    /* the rule's exclusions */
-    p.beta = 1.0f;
-    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 0); /* beta != 0 */
-    p.beta = 0.0f;
-    assert_int_equal(tsg_plan_merge(&p, &pl, 1, 0), 0); /* chunk-major */
-    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 1), 0); /* TSGEMM_TEST_MERGE=0 */
-    p = shape('N', 'N', 4096, 4096, 4096); /* 2 x 2, chunk-major by its own rule */
-    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
-    assert_int_equal(tsg_plan_merge(&p, &pl, tsg_plan_chunk_major(&pl, 0.0f, 0), 0), 0);
-    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 2); /* forced block-major: it merges */
-    assert_int_equal(tsg_plan_launches(&pl, 0, 2), 13); /* 8 + (4 + 1): no row 2 */
-    check_launches(&pl, 0, 2);
-    p = shape('N', 'N', 3000, 3000, 1200); /* n under TSG_PLAN_ROW_MERGE_N: level 1 */
-    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
-    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 1);
-    p = shape('N', 'N', 2048, 2048, 2048); /* one block */
-    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
-    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 0);
-    lim = h200_limits(64e6); /* bounded: never */
-    p = shape('N', 'N', 4096, 4096, 4096);
-    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
-    assert_false(pl.resident);
-    assert_int_equal(tsg_plan_merge(&p, &pl, 0, 0), 0);
-    /* random shapes and budgets: every merged plan covers each (block, chunk) once */
-    lim = h200_limits(100e9);
-    srand(9);
-    int merged[3] = {0, 0, 0};
-    for (int it = 0; it < 600; ++it) {
-        const char ta = rand() % 2 ? 'N' : 'T', tb = rand() % 2 ? 'N' : 'T';
-        p = shape(ta, tb, 1 + rand() % 12000, 1 + rand() % 12000, 1 + rand() % 9000);
-        lim.block_area = rand() % 3 ? 0 : (int64_t)(1 + rand() % 4) << 18;
-        if (tsg_plan_make(&p, &lim, &pl) != 0) continue;
-        const int cm = tsg_plan_chunk_major(&pl, 0.0f, rand() % 2);
-        const int merge = tsg_plan_merge(&p, &pl, cm, rand() % 3 == 0 ? 2 : 0);
-        merged[merge]++;
-        check_launches(&pl, cm, merge);
-        if (merge == 2) check_launches(&pl, cm, 1);
-    }
-    assert_true(merged[1] > 10 && merged[2] > 10);
-}
-
 static void test_budget(void **state)
 {
     (void)state;
@@ -391,7 +260,6 @@ int main(void)
         cmocka_unit_test(test_cover_random),
         cmocka_unit_test(test_named_shapes),
         cmocka_unit_test(test_piece_order),
-        cmocka_unit_test(test_merge),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_done_remaining),
     };

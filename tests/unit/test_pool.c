@@ -6,8 +6,7 @@
  * a waiter whose job is queued behind others still finishes (it runs its own parts); a pool with
  * no workers still makes progress; tsg_pool_done never blocks and turns 1 exactly when the job
  * ended; fork() while workers exist: the child gets a fresh pool that works, the parent's keeps
- * working; idle workers sleep (the process uses no CPU time while nothing is queued), also
- * after a spin (tsg_pool_set_spin) ran out.
+ * working; idle workers sleep (the process uses no CPU time while nothing is queued).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -192,42 +191,6 @@ static void test_idle_sleeps(void **state)
     assert_true(cpu < 0.05); /* 4 spinning workers would burn ~0.8 s here */
 }
 
-/* TSGEMM_TEST_SPIN: with a spin set, jobs still run each part once (submitted right after the
- * workers went idle, and after tsg_pool_wake), and idle workers still block once the spin ran
- * out: 200 ms with nothing queued costs (almost) no CPU time. */
-static void test_spin(void **state)
-{
-    (void)state;
-    tsg_pool_start(4);
-    tsg_pool_set_spin(300);
-    for (int round = 0; round < 50; ++round) {
-        if (round % 10 == 0) tsg_pool_wake();
-        counts c;
-        memset(&c, 0, sizeof c);
-        tsg_job j;
-        tsg_pool_submit(&j, count_part, &c, 1 + round % 17);
-        tsg_pool_wait(&j);
-        check_once(&c, 1 + round % 17);
-        if (round % 7 == 0) {
-            struct timespec ts = {0, 100 * 1000}; /* inside the spin */
-            nanosleep(&ts, NULL);
-        }
-    }
-    tsg_pool_wake();
-    struct rusage r0, r1;
-    getrusage(RUSAGE_SELF, &r0);
-    struct timespec ts = {0, 200 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-    getrusage(RUSAGE_SELF, &r1);
-    double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
-                 1e-6 * (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
-                 (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
-                 1e-6 * (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
-    assert_true(cpu < 0.05); /* 4 workers x 300 us of polling at most */
-    tsg_pool_set_spin(0);
-    tsg_pool_wake(); /* a no-op now */
-}
-
 static void test_usable_cpus(void **state)
 {
     (void)state;
@@ -264,7 +227,6 @@ int main(void)
         cmocka_unit_test(test_wait_helps),     cmocka_unit_test(test_many_submitters),
         cmocka_unit_test(test_fork),           cmocka_unit_test(test_idle_sleeps),
         cmocka_unit_test(test_usable_cpus),    cmocka_unit_test(test_zero_workers),
-        cmocka_unit_test(test_spin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
