@@ -91,10 +91,11 @@ int tsg_plan_make(const tsg_problem *p, const tsg_plan_limits *lim, tsg_plan *ou
     int64_t gm = 1, gn = 1;
     int64_t area = lim->block_area;
     if (area <= 0) /* large C: blocks big enough for a full wave of tiles */
-        area = (double)m * (double)n >= 4.0 * (double)TSG_PLAN_BIG_BLOCK_AREA ? TSG_PLAN_BIG_BLOCK_AREA
-                                                                              : TSG_PLAN_BLOCK_AREA;
+        area = (double)m * (double)n >= TSG_PLAN_BIG_MIN_BLOCKS * (double)TSG_PLAN_BIG_BLOCK_AREA
+                   ? TSG_PLAN_BIG_BLOCK_AREA
+                   : TSG_PLAN_BLOCK_AREA;
     if ((double)m * (double)n > (double)TSG_PLAN_ONE_BLOCK) {
-        while ((double)cdiv(m, gm) * (double)cdiv(n, gn) > (double)area) {
+        while ((double)cdiv(m, gm) * (double)cdiv(n, gn) > TSG_PLAN_AREA_SLACK * (double)area) {
             if (cdiv(m, gm) >= cdiv(n, gn)) gm *= 2;
             else gn *= 2;
         }

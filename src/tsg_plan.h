@@ -72,8 +72,8 @@ static inline int64_t tsg_dev_ld(int64_t rows) { return rows < 4 ? rows : tsg_pa
  * pieces fit in lim->device_bytes (the call then cannot run on the GPU).
  * Rules (measured on the H200, docs/NOTES.md "Pipeline schedule"):
  *   - one block when C is at most TSG_PLAN_ONE_BLOCK floats, else blocks of about
- *     TSG_PLAN_BLOCK_AREA floats, or TSG_PLAN_BIG_BLOCK_AREA when C holds at least four of
- *     those (a 2048 x 2048 block is 256 tiles of 128 x 128, one wave at two thread blocks per
+ *     TSG_PLAN_BLOCK_AREA floats, or TSG_PLAN_BIG_BLOCK_AREA when C holds about four of
+ *     those (TSG_PLAN_BIG_MIN_BLOCKS; a 2048 x 2048 block is 256 tiles of 128 x 128, one wave at two thread blocks per
  *     SM; 1024 x 2048 blocks left half the SMs' slots idle in every launch: 4096^3 6.59 ->
  *     5.79 ms, 8192^3 44.6 -> 35.3 ms, while 2048^3 in one block lost 1.75 -> 2.07 ms; v0.3
  *     run 1), multiples of the tile, the longer side split first;
@@ -180,7 +180,15 @@ tsg_problem tsg_problem_window(const tsg_problem *p, int64_t r0, int64_t rows, i
 
 #define TSG_PLAN_ONE_BLOCK ((int64_t)1 << 20)   /* 4 MiB of C: one block       */
 #define TSG_PLAN_BLOCK_AREA ((int64_t)1 << 21)  /* 8 MiB of C per block        */
-#define TSG_PLAN_BIG_BLOCK_AREA ((int64_t)1 << 22) /* 16 MiB: C of 4 such blocks or more */
+#define TSG_PLAN_BIG_BLOCK_AREA ((int64_t)1 << 22) /* 16 MiB: C of about 4 such blocks or more */
+/* C of at least TSG_PLAN_BIG_MIN_BLOCKS big blocks' area gets big blocks, and a block at most
+ * TSG_PLAN_AREA_SLACK over the area is not halved again. v0.4 asked for exactly 4 and no slack:
+ * 4095^3 (4095^2 is 8191 floats short of 4 x 2048^2) and numpy's 4096 x 4091 x 4103 (4103 rows
+ * halve to 2052, 0.2% over 2048^2) then got 4 x 2 blocks of 1024 x 2048, block-major, and ran in
+ * 6.28 and 6.97 ms where 4096^3's 2 x 2 chunk-major plan took 5.14 (v0.5 run 1, pipe_probe,
+ * C reused; docs/NOTES.md). 3.5 and 1/64 change no plan of the bench's sweep but those. */
+#define TSG_PLAN_BIG_MIN_BLOCKS 3.5
+#define TSG_PLAN_AREA_SLACK (1.0 + 1.0 / 64)
 #define TSG_PLAN_FIRST_FLOATS ((int64_t)1 << 22) /* first chunk of A and B: 16 MiB (v0.4 run 1:
                                                     8 MiB -> 16 MiB took 8192^3 36.0 -> 33.7 ms,
                                                     4096^3 5.56 -> 5.43; 32 MiB lost at 4096^3) */

@@ -117,6 +117,22 @@ static void test_named_shapes(void **state)
     p = shape('N', 'N', 2048, 2048, 2048); /* C of 4M floats: two blocks of the small area */
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_int_equal(pl.gm * pl.gn, 2);
+    /* one or a few floats short of 4096 (4095^3; numpy's 4096 x 4091 x 4103 as column-major
+     * 4103 x 4096 x 4091): the same 2 x 2 big blocks as 4096^3 (TSG_PLAN_BIG_MIN_BLOCKS,
+     * TSG_PLAN_AREA_SLACK), hence chunk-major (v0.4 gave both 4 x 2 blocks, block-major) */
+    const int64_t near[][3] = {{4095, 4095, 4095}, {4103, 4096, 4091}, {4096, 4103, 4091}};
+    for (int t = 0; t < 3; ++t) {
+        p = shape('N', 'N', near[t][0], near[t][1], near[t][2]);
+        assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+        assert_int_equal(pl.gm, 2);
+        assert_int_equal(pl.gn, 2);
+        assert_true(pl.resident);
+        assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 0), 1);
+        check_cover(&p, &pl, &lim);
+    }
+    p = shape('N', 'N', 3000, 3000, 3000); /* well below 4 big blocks: 8 small ones, as v0.4 */
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_int_equal(pl.gm * pl.gn, 8);
     p = shape('N', 'N', 512, 512, 65536); /* long K: one block, chunks split 8 ways */
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_int_equal(pl.gm * pl.gn, 1);
