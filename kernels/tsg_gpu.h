@@ -58,7 +58,8 @@ typedef struct tsg_gpu_config {
                             experiments); 0 = the executor's rule (chunk_major)              */
     int touch;           /* TSGEMM_TEST_TOUCH: a fresh pageable C's first touch by the copy
                             threads (tuning experiments): 0 = the executor's rule, -1 = none
-                            (the scatters fault the pages in), > 0 = in that many parts      */
+                            (the scatters fault the pages in), -2 = without the huge-page
+                            advice, > 0 = in that many parts                                 */
 } tsg_gpu_config;
 
 /*

@@ -213,9 +213,12 @@ fi
 if want fresh 60; then # numpy's case: odd shapes and a new C for every call (issue 9's pip-numpy target)
   log=$OUT/fresh.txt
   shapes=${TSGEMM_FRESH_SHAPES:-4096 4095 4103,4096,4091}
-  { echo "== C reused (poisoned before each call)"; "$B/tests/gpu/pipe_probe" $shapes
-    echo "== fresh C (malloc'd before each call, freed after: numpy), first touch by the rule"
+  { echo "== transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1) defrag $(cat /sys/kernel/mm/transparent_hugepage/defrag 2>&1)"
+    echo "== C reused (poisoned before each call)"; "$B/tests/gpu/pipe_probe" $shapes
+    echo "== fresh C (malloc'd before each call, freed after: numpy), first touch by the rule (huge-page advice, 12 parts)"
     "$B/tests/gpu/pipe_probe" --fresh $shapes
+    echo "== fresh C, TSGEMM_TEST_TOUCH=small (v0.4's first touch: no huge-page advice)"
+    TSGEMM_TEST_TOUCH=small "$B/tests/gpu/pipe_probe" --fresh $shapes
     echo "== fresh C, TSGEMM_TEST_TOUCH=off (the scatters fault the pages in)"
     TSGEMM_TEST_TOUCH=off "$B/tests/gpu/pipe_probe" --fresh $shapes
     echo "== fresh C, TSGEMM_TEST_TOUCH=4 (four copy threads touch, the rest keep gathering)"

@@ -51,8 +51,9 @@ typedef struct tsg_config {
     int test_no_ramp;     /* TSGEMM_TEST_RAMP=0: v0.3's pipeline unit sizes (tuning runs)      */
     double test_chunk;    /* TSGEMM_TEST_CHUNK=<floats>: A and B floats of a K chunk (tuning)  */
     int test_order;       /* TSGEMM_TEST_ORDER=block|chunk: the pipeline's piece order (tuning) */
-    int test_touch;       /* TSGEMM_TEST_TOUCH=off|<parts>: a fresh C's first touch (tuning);
-                             0 the rule, -1 off, > 0 that many parts                          */
+    int test_touch;       /* TSGEMM_TEST_TOUCH=off|small|<parts>: a fresh C's first touch
+                             (tuning): 0 the rule, -1 off, -2 without the huge-page advice,
+                             > 0 that many parts                                              */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
 } tsg_config;

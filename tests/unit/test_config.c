@@ -302,6 +302,9 @@ static void test_tuning_knobs(void **state)
     c = parse(parts);
     assert_int_equal(c.test_order, 1);
     assert_int_equal(c.test_touch, 4);
+    const char *small[] = {"TSGEMM_TEST_TOUCH=small", NULL};
+    c = parse(small);
+    assert_int_equal(c.test_touch, -2);
     const char *bad[] = {"TSGEMM_TEST_TOUCH=65", NULL}; /* outside 1..64: the rule */
     c = parse(bad);
     assert_int_equal(c.test_touch, 0);
