@@ -1719,7 +1719,10 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
      *   latency  a 512^3 call less its bytes at those rates: the fixed cost of a pipelined call
      *            (set-up, the ring's fill, the last unit's scatter; about 0.5 ms on the H200,
      *            where a 64^3 call, as used before v0.4, takes 55 us and misses it);
-     *   kernel   NN 2048^3 on device buffers (one wave of tiles on an H200). */
+     *   kernel   NN 2048^3 on device buffers with the configuration the per-shape rule picks for
+     *            it (one wave of tiles on an H200; configuration 7 since v0.4, where the rates
+     *            up to cache v9 timed configuration 0: 38 TFLOP/s, 17% under what large calls
+     *            run at). */
     ContextGuard guard;
     TSG_TRY(cudaSetDevice(g_device));
     tsg_pool_start(g_copy_threads);
@@ -1771,6 +1774,7 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
             }
             /* kernel: NN 2048^3 on hashed data in the arena */
             const int64_t N = 2048;
+            const int kcfg = tsg::kernel_plan(N, N, N, g_sms, 0, -1, 0).config;
             if ((s = ensure_arena(w, (size_t)3 * N * N * 4, msg, len))) return s;
             float *dA = w->arena, *dB = dA + N * N, *dC = dB + N * N;
             TSG_TRY((cudaError_t)tsg::kernel_fill(dA, N * N, 1u, w->s_comp));
@@ -1779,7 +1783,7 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
             TSG_TRY(cudaEventCreate(&t1));
             for (int r = 0; r < 4; ++r) {
                 TSG_TRY(cudaEventRecord(t0, w->s_comp));
-                TSG_TRY((cudaError_t)tsg::kernel_sgemm(0, 'N', 'N', N, N, N, N, 1, 1.0f, dA, N, dB, N,
+                TSG_TRY((cudaError_t)tsg::kernel_sgemm(kcfg, 'N', 'N', N, N, N, N, 1, 1.0f, dA, N, dB, N,
                                                        0.0f, dC, N, nullptr, w->s_comp));
                 TSG_TRY(cudaEventRecord(t1, w->s_comp));
                 TSG_TRY(cudaEventSynchronize(t1));
