@@ -33,8 +33,9 @@
 #             wheels in .whl/ (README "Tests", the pip download line), installed into /tmp/site; not a default stage
 # TSGEMM_PIPE_SHAPES / _COPY / _THREADS / _UNITS / _BLOCKS / _CHUNKS: the pipe stage's sweep (the
 # TSGEMM_TEST_* tuning knobs; 0 = the library's rule).
-# TSGEMM_BENCH_ARGS: the bench stage's options (default --quick); TSGEMM_BENCH_BETA_ARGS: a second
-# bench invocation in the same stage (e.g. "--shapes 4096 --beta 1 --reps 7 --no-nvblas").
+# TSGEMM_BENCH_ARGS: the bench stage's options (default --quick); TSGEMM_BENCH_MORE: more bench
+# invocations in the same stage, option lists separated by '|' (e.g. "--shapes 4096 --beta 1
+# --reps 7 --no-nvblas|--shapes 4096 --reps 5").
 # TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large").
 # Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand); a
 # summary table is printed last. Exit status: 0 when every stage that ran passed.
@@ -238,11 +239,16 @@ if want bench && [ -x "$B/bench/tsgemm-bench" ]; then
   "$B/bench/tsgemm-bench" ${TSGEMM_BENCH_ARGS:---quick} --csv "$OUT/bench.csv" \
     > "$OUT/bench.txt" 2>&1 && row bench ok "$(elapsed)" ||
     { row bench FAIL "see bench.txt"; fails=$((fails+1)); }
-  # issue 9's beta = 1 target (C goes up too), its own invocation: TSGEMM_BENCH_BETA_ARGS
-  if [ -n "${TSGEMM_BENCH_BETA_ARGS:-}" ]; then
-    "$B/bench/tsgemm-bench" $TSGEMM_BENCH_BETA_ARGS --csv "$OUT/bench-beta.csv" \
-      > "$OUT/bench-beta.txt" 2>&1 && row bench-beta ok "$(elapsed)" ||
-      { row bench-beta FAIL "see bench-beta.txt"; fails=$((fails+1)); }
+  # more invocations in the same stage (e.g. issue 9's beta = 1 target, NVBLAS at one shape):
+  # TSGEMM_BENCH_MORE, option lists separated by '|'; outputs bench-more-N.{txt,csv}
+  if [ -n "${TSGEMM_BENCH_MORE:-}" ]; then
+    IFS='|' read -r -a more <<< "$TSGEMM_BENCH_MORE"
+    for i in "${!more[@]}"; do
+      # shellcheck disable=SC2086
+      "$B/bench/tsgemm-bench" ${more[$i]} --csv "$OUT/bench-more-$i.csv" \
+        > "$OUT/bench-more-$i.txt" 2>&1 && row "bench+$i" ok "${more[$i]}; $(elapsed)" ||
+        { row "bench+$i" FAIL "see bench-more-$i.txt"; fails=$((fails+1)); }
+    done
   fi
 fi
 
