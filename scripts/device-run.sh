@@ -18,6 +18,8 @@
 #   fresh     numpy's case (not a default stage): 4096^3, 4095^3 (odd ld) and 4103 x 4096 x 4091
 #             with C reused and with a new C for every call (pipe_probe --fresh), the first touch
 #             by the rule / off / in 4 parts (TSGEMM_TEST_TOUCH), and their timelines
+#   beta      beta = 1 (C goes up too; not a default stage): the rule's piece order against
+#             chunk- and block-major forced (TSGEMM_TEST_ORDER), and their timelines
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
 #   clients   unmodified programs under LD_PRELOAD, traced and timed against their plain runs:
@@ -228,6 +230,18 @@ if want fresh 60; then # numpy's case: odd shapes and a new C for every call (is
     TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1
     TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" --fresh $shapes 2>&1; } > "$log" 2>&1
   [ $? -eq 0 ] && row fresh ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row fresh FAIL "see fresh.txt"; fails=$((fails+1)); }
+fi
+
+if want beta 40; then # issue 9's beta = 1 target: the piece order with C going up (same run)
+  log=$OUT/beta.txt
+  { for o in rule chunk block; do
+      echo "== beta = 1, TSGEMM_TEST_ORDER=$o (rule: block-major whenever beta != 0)"
+      TSGEMM_TEST_ORDER=$([ $o = rule ] || echo $o) "$B/tests/gpu/pipe_probe" --beta 1 ${TSGEMM_BETA_SHAPES:-2048 4096 4095}
+    done
+    echo "== timelines, beta = 1: the rule, then chunk-major"
+    TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'
+    TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_ORDER=chunk "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'; } > "$log" 2>&1
+  [ $? -eq 0 ] && row beta ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row beta FAIL "see beta.txt"; fails=$((fails+1)); }
 fi
 
 if want kbench; then
