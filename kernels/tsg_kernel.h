@@ -2,8 +2,9 @@
  * tsg_kernel.h — host-side entry points of tsgemm's kernels on device pointers (CUDA C++).
  *
  * Owns: the launch interface between the executor (tsg_exec.cu) and the kernel families
- * (tsg_kernel_simt.cu / .cuh / _cfg*.cu: configurations 0-6; tsg_kernel_big.cuh / _cfg7.cu: the
- * large-grid configuration 7, issue 10): the configurations (tile shapes), the rule
+ * (tsg_kernel_simt.cu / .cuh / _cfg*.cu: configurations 0-6; tsg_kernel_big.cuh / _cfg7-9.cu: the
+ * large-grid configuration 7 of issue 10, and 8 / 9 for one-tile-wide tall / wide C grids, issue
+ * 11): the configurations (tile shapes), the rule
  * that picks a configuration and a split-K for a shape, which template instance serves a
  * transpose pair and alignment, the grid, split-K with its fixed-order reduction, the beta-only
  * scale. The executor never sees a template or a grid. Every launching function enqueues on

@@ -115,8 +115,11 @@ static __device__ __forceinline__ void cp_async_wait()
  * Copies BK x W slices [k0, k0 + BK) x [mn0, mn0 + W) of op(X) into a k-major shared tile
  * s[kk][mn] (row stride W + PAD), one slice per issue(). CONTIG_MN: op(X)(mn, kk) = x[mn + kk*ld];
  * otherwise op(X)(mn, kk) = x[kk + mn*ld] (the coordinate swap is the transpose). VW = 4: 16-byte
- * copies along mn (x and ld 16-byte aligned); VW = 1: 4-byte copies. Thread t owns vector t % LV of
- * "rows" t / LV + q * RSTEP (q < PASSES), a row running along the contiguous dimension. Elements
+ * copies along mn (x and ld 16-byte aligned); VW = 1: 4-byte copies. A row (running along the
+ * contiguous dimension) has LV vectors; TV = min(LV, THREADS) threads share it, thread t owning
+ * vectors t % TV + j * TV (j < CP = LV / TV: more than one only when a row has more vectors than
+ * the block has threads, as 256 floats one at a time in a 128-thread block) of rows
+ * t / TV + q * RSTEP (q < PASSES). Elements
  * outside [0, mn_end) x [0, k_end) are zero-filled (src-size 0 or a partial vector; the source
  * address then points at x itself, so nothing outside the operand is ever addressed).
  */
@@ -125,27 +128,31 @@ struct AsyncLoader {
     static constexpr int LC = CONTIG_MN ? W : BK; /* contiguous extent of a slice */
     static constexpr int LO = CONTIG_MN ? BK : W; /* the other extent */
     static constexpr int LV = LC / VW;            /* vectors per row */
-    static constexpr int RSTEP = THREADS / LV;    /* rows between a thread's passes */
+    static constexpr int CP = LV > THREADS ? LV / THREADS : 1; /* vectors of a row per thread */
+    static constexpr int TV = LV / CP;            /* threads per row */
+    static constexpr int RSTEP = THREADS / TV;    /* rows between a thread's passes */
     static constexpr int PASSES = LO / RSTEP;
     static constexpr int SROW = W + PAD;
     /* byte distance in shared memory between a thread's passes */
     static constexpr int SPASS = CONTIG_MN ? RSTEP * SROW * 4 : RSTEP * 4;
     static_assert(CONTIG_MN || VW == 1, "an operand contiguous along k is copied a float at a time");
-    static_assert(LC % VW == 0 && THREADS % LV == 0 && LO % RSTEP == 0 && PASSES >= 1,
+    static_assert(LC % VW == 0 && LV % CP == 0 && THREADS % TV == 0 && LO % RSTEP == 0 && PASSES >= 1,
                   "the threads cover the slice");
+    static_assert(CP == 1 || CONTIG_MN, "only a row along mn is wider than the block");
 
     const float *x;  /* the operand's first element (a valid address for zero-size copies) */
     const float *p;  /* this thread's first element of the current slice */
     int64_t step;    /* address step from one slice to the next */
     int64_t pstep;   /* address step from one pass to the next: RSTEP rows along k or mn, ld apart */
     int64_t k_left;  /* k_end minus this thread's first k in the current slice */
-    int mn_lim;      /* CONTIG_MN: valid elements of the vector (0..VW); else valid rows ahead (0..W) */
+    int mn_lim;      /* valid elements ahead along mn (0..W): of the row from the thread's first
+                        vector (CONTIG_MN), or rows from its first (otherwise) */
     uint32_t s_off;  /* byte offset of this thread's first element in a stage's tile */
 
     __device__ __forceinline__ AsyncLoader(const float *x_, int64_t ld, int64_t mn0, int64_t mn_end,
                                            int64_t k_end)
     {
-        const int t = threadIdx.x, c = (t % LV) * VW, r = t / LV;
+        const int t = threadIdx.x, c = (t % TV) * VW, r = t / TV;
         const int64_t mn = CONTIG_MN ? mn0 + c : mn0 + r;
         const int64_t kk = CONTIG_MN ? r : c;
         x = x_;
@@ -154,8 +161,7 @@ struct AsyncLoader {
         pstep = (int64_t)RSTEP * ld;
         k_left = k_end - kk;
         const int64_t left = mn_end - mn;
-        mn_lim = CONTIG_MN ? (int)(left < 0 ? 0 : left > VW ? VW : left)
-                           : (int)(left < 0 ? 0 : left > W ? W : left);
+        mn_lim = (int)(left < 0 ? 0 : left > W ? W : left);
         s_off = (uint32_t)(CONTIG_MN ? (r * SROW + c) * 4 : (c * SROW + r) * 4);
     }
 
@@ -168,17 +174,20 @@ struct AsyncLoader {
     __device__ __forceinline__ void issue(uint32_t s_tile)
     {
 #pragma unroll
-        for (int q = 0; q < PASSES; ++q) {
-            int bytes = VW * 4;
-            if (FULL)
-                ;
-            else if (CONTIG_MN) /* row k = first k + q*RSTEP; the vector runs along mn */
-                bytes = k_left > (int64_t)q * RSTEP ? mn_lim * 4 : 0;
-            else                /* row mn = first mn + q*RSTEP; one element at this thread's k */
-                bytes = (mn_lim > q * RSTEP && k_left > 0) ? 4 : 0;
-            const float *src = FULL || bytes ? p + q * pstep : x;
-            cp_async<VW * 4>(s_tile + s_off + q * SPASS, src, bytes);
-        }
+        for (int q = 0; q < PASSES; ++q)
+#pragma unroll
+            for (int j = 0; j < CP; ++j) {
+                int bytes = VW * 4;
+                if (FULL)
+                    ;
+                else if (CONTIG_MN) { /* row k = first k + q*RSTEP; vector j runs along mn */
+                    const int v = mn_lim - j * TV * VW;
+                    bytes = k_left > (int64_t)q * RSTEP ? (v < 0 ? 0 : v > VW ? VW : v) * 4 : 0;
+                } else                /* row mn = first mn + q*RSTEP; one element at this thread's k */
+                    bytes = (mn_lim > q * RSTEP && k_left > 0) ? 4 : 0;
+                const float *src = FULL || bytes ? p + q * pstep + j * TV * VW : x;
+                cp_async<VW * 4>(s_tile + s_off + q * SPASS + j * TV * VW * 4, src, bytes);
+            }
         p += step;
         k_left -= BK;
     }
@@ -332,7 +341,7 @@ KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
 
 } /* namespace big */
 
-/* ---- the family's configuration (config numbers of tsg_kernel.h after the SIMT family's) ---- */
+/* ---- the family's configurations (config numbers of tsg_kernel.h after the SIMT family's) ---- */
 /*
  * Cfg7: 256 x 128 tile, 256 threads (8 warps of 64 x 64, lanes 8 x 4, 8 x 16 accumulators per
  * lane), BK = 16, 3 stages (73.5 KB of dynamic shared memory), one block per SM (255 registers,
@@ -343,8 +352,21 @@ KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
  * SM) 0.85-0.88x.
  */
 using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1>;
+/*
+ * Cfg8 / Cfg9: the same warp (64 x 64, lanes 8 x 4, 8 x 16 accumulators per lane), BK = 16 and
+ * 3 stages in 128-thread blocks of 256 x 64 / 64 x 256 (61.5 KB of shared memory, two blocks per
+ * SM): C grids one tile of 64 wide (tall-skinny 65536 x 64, wide 64 x 65536), where configuration
+ * 7's 128-wide tile is half empty. v0.5 run 2 (docs/NOTES.md, its candidates 12 and 13):
+ * 65536 x 64 x 4096 0.967x cuBLAS on Cfg8 against 0.828 for v0.4's rule (configuration 1, split 3);
+ * 64 x 65536 x 4096 0.843 on Cfg9 against 0.833; NN 4096^3 44.78 / 40.76 TFLOP/s (eff 0.669 /
+ * 0.609 of the 66.9 peak).
+ */
+using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2>;
+using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2>;
 
 KernelFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

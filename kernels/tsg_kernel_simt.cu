@@ -1,7 +1,7 @@
 /*
  * tsg_kernel_simt.cu — the launchers of the SIMT kernel family (tsg_kernel_simt.cuh, instances in
  * tsg_kernel_simt_cfg*.cu: configurations 0-6) and of the big family (tsg_kernel_big.cuh,
- * tsg_kernel_big_cfg7.cu: configuration 7, issue 10) behind tsg_kernel.h, and the rule that picks
+ * tsg_kernel_big_cfg7-9.cu: configurations 7-9, issues 10-11) behind tsg_kernel.h, and the rule that picks
  * a configuration and a split-K per shape. Compiled once; the executor (compiled twice: the library and its
  * fault-injection twin for the tests) only calls these functions.
  */
@@ -76,29 +76,37 @@ struct ConfigRow {
     KernelFn (*pick)(bool, bool, bool, bool);
     double eff;
     int stages, smem; /* shared-memory stages; dynamic shared memory per block (bytes, 0: static) */
-    bool split;       /* the rule may split K for it (forcing a split works for every configuration) */
+    int64_t split_min_k; /* the rule's shortest K slice for it (forcing a split works for any) */
 };
 
-constexpr int NALL = NCONFIGS + 1; /* the SIMT family's configurations, then the big family's */
+constexpr int NBIG = 3;                /* the big family's configurations: 7, 8, 9 */
+constexpr int NALL = NCONFIGS + NBIG;  /* the SIMT family's configurations, then the big family's */
+constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice worth a unit of its own */
+/* The big family: slices of at least 2048 (v0.5 run 2: 512 x 512 x 65536 on configuration 7 with
+ * 16 slices of 4096 at 0.907x cuBLAS, 32 of 2048 0.899, against 0.740 for configuration 0 with
+ * 33 slices; 1024^3 with 2 slices of 512 0.560 against 0.820 unsplit on configuration 4): a split
+ * big tile pays its prologue and its 3-stage fill per slice, so short slices stay on the SIMT
+ * family's smaller tiles. */
+constexpr int64_t BIG_SPLIT_MIN_K = 2048;
 
-#define TSG_SIMT_ROW(CF, PICK, EFF) {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, true}
+#define TSG_SIMT_ROW(CF, PICK, EFF) {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, SPLIT_MIN_K}
 #define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, false}
-/* Configuration 7 (the big family, issue 10): eff = 46.08 / 66.9 TFLOP/s, NN 4096^3 in v0.4 run 1.
- * The rule never splits K for it: its split-K speed has not been measured (its split-K results
- * are tested, forced); a split C grid stays on the SIMT family's smaller tiles. */
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K}
+/* The big family (issues 10-11): configuration 7's eff = 46.08 / 66.9 TFLOP/s (NN 4096^3, v0.4
+ * run 1); 8 and 9: 44.78 and 40.76 TFLOP/s (NN 4096^3, v0.5 run 2, its candidates 12 and 13). */
 const ConfigRow k_configs[NALL] = {
     TSG_SIMT_ROW(Cfg0, pick_cfg0, 0.563), TSG_SIMT_ROW(Cfg1, pick_cfg1, 0.523),
     TSG_SIMT_ROW(Cfg2, pick_cfg2, 0.504), TSG_SIMT_ROW(Cfg3, pick_cfg3, 0.518),
     TSG_SIMT_ROW(Cfg4, pick_cfg4, 0.455), TSG_SIMT_ROW(Cfg5, pick_cfg5, 0.377),
     TSG_SIMT_ROW(Cfg6, pick_cfg6, 0.560),
-    TSG_BIG_ROW(Cfg7, pick_cfg7, 0.689),
+    TSG_BIG_ROW(Cfg7, pick_cfg7, 0.689), TSG_BIG_ROW(Cfg8, pick_cfg8, 0.669),
+    TSG_BIG_ROW(Cfg9, pick_cfg9, 0.609),
 };
 #undef TSG_SIMT_ROW
 #undef TSG_BIG_ROW
 
 /* Resident blocks per SM of each configuration (kernel_blocks_per_sm; 1 until measured). */
-int g_bps[NALL] = {1, 1, 1, 1, 1, 1, 1, 1};
+int g_bps[NALL] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
 /* A block of the big family may take more than 48 KB of dynamic shared memory only once its
  * kernel's limit is raised (per kernel; cheap, and idempotent, so done before every launch and
@@ -109,7 +117,6 @@ cudaError_t prepare(const ConfigRow &r, KernelFn fn)
     return cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, r.smem);
 }
 
-constexpr int64_t SPLIT_MIN_K = 256;   /* the shortest K slice worth a unit of its own */
 constexpr int64_t MAX_SPLITS = 64;
 constexpr double GPU_PEAK_SM = 2.0 * 128 * 1.98e9; /* FP32 flop/s of one H200 SM (PERF.md) */
 constexpr double LAUNCH_S = 6e-6;      /* a launch's fixed cost on the timeline (512^3: ~6 us) */
@@ -186,10 +193,9 @@ KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max
     KernelPlan best = {config >= 0 && config < NALL ? config : 0, 1, k};
     if (m <= 0 || n <= 0 || k <= 0) return best;
     sms = std::max<int64_t>(1, sms);
-    /* splits allowed: slices of at least SPLIT_MIN_K, a workspace within max_ws_floats */
-    int64_t smax = std::min<int64_t>(MAX_SPLITS, k / SPLIT_MIN_K);
-    smax = std::min<int64_t>(smax, max_ws_floats / std::max<int64_t>(1, m * n));
-    smax = std::max<int64_t>(1, smax);
+    /* splits allowed: slices of at least the configuration's split_min_k, a workspace within
+     * max_ws_floats */
+    const int64_t ws_max = max_ws_floats / std::max<int64_t>(1, m * n);
     const bool forced = config >= 0 && config < NALL;
     if (forced && splits > 0) {
         const int64_t s = std::min<int64_t>(splits, std::max<int64_t>(1, std::min<int64_t>(
@@ -202,12 +208,14 @@ KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max
     }
     double tbest = 0;
     bool have = false;
-    for (int c = forced ? config : 0; c < (forced ? config + 1 : NALL); ++c)
+    for (int c = forced ? config : 0; c < (forced ? config + 1 : NALL); ++c) {
+        const int64_t smax = std::max<int64_t>(
+            1, std::min<int64_t>({MAX_SPLITS, k / k_configs[c].split_min_k, ws_max}));
         for (int64_t s = 1; s <= smax; ++s) {
             /* split K only for grids under two waves: past that, wave quantisation costs little
              * and the partials would cost device memory and bandwidth (8192^3 would take 3) */
             const int64_t tiles = cdiv(m, k_configs[c].bm) * cdiv(n, k_configs[c].bn);
-            if (s > 1 && (tiles >= 2 * sms * g_bps[c] || !k_configs[c].split)) break;
+            if (s > 1 && tiles >= 2 * sms * g_bps[c]) break;
             int64_t kslice;
             const double t = model_time(c, m, n, k, s, sms, &kslice);
             if (!have || t < tbest) { /* strict: ties keep the bigger tile and fewer splits */
@@ -218,6 +226,7 @@ KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max
                 best.kslice = best.splits > 1 ? kslice : k;
             }
         }
+    }
     return best;
 }
 
