@@ -2,16 +2,18 @@
 # scripts/big-run.sh — the big kernel family's device run in one call (issue 10): build only
 # test_gpu_kernel (sm_90, the devkit), the issue-10 shapes against cuBLAS for every candidate
 # configuration (--bench-big), the gpu-tier kernel test on the big family's configurations (edge
-# grid forced on each, then the whole v0.1 suite under the rule), compute-sanitizer memcheck over
-# the small edge grid of each, racecheck and synccheck on one; a short table last.
+# grid forced on each, then the whole v0.1 suite under the rule), compute-sanitizer memcheck,
+# racecheck, synccheck and initcheck over the small edge grid of each forced (--small-forced;
+# SAN_CONFIGS narrows the last three); a short table last.
 #   DEVKIT   the devkit tarball (default .devkit.tar.xz; unpacked unless .devkit/env.sh exists)
-#   CONFIGS  the configurations under test (default 7); BENCH_CONFIGS: bench list
+#   CONFIGS  the configurations under test (default 7,8,9: the big family); BENCH_CONFIGS: bench list
+#            (default 0 and CONFIGS)
 #   BUDGET   seconds the whole call may take (default 300); REPS bench repetitions (default 10)
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 BUDGET=${BUDGET:-300}
-CONFIGS=${CONFIGS:-7}
+CONFIGS=${CONFIGS:-7,8,9}
 t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 left() { echo $(( BUDGET - $(el) - $1 )); }
 [ -f .devkit/env.sh ] || tar -xJf "${DEVKIT:-.devkit.tar.xz}"
@@ -30,13 +32,13 @@ TSGEMM_KERNEL_CONFIG=$CONFIGS timeout "$(left 60)" $B/tests/gpu/test_gpu_kernel 
 rows+=("gpu.kernel rc=$? $(el)s: $(grep -E '^[0-9]+ checks' "$OUT/gpu.txt" | tail -1)")
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 TSGEMM_KERNEL_CONFIG=$CONFIGS timeout "$(left 25)" "$cs" --tool memcheck --error-exitcode 99 \
-  $B/tests/gpu/test_gpu_kernel --small > "$OUT/memcheck.txt" 2>&1
+  $B/tests/gpu/test_gpu_kernel --small-forced > "$OUT/memcheck.txt" 2>&1
 rows+=("memcheck rc=$? $(el)s: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tail -1) $(grep -E '^[0-9]+ checks' "$OUT/memcheck.txt" | tail -1)")
-for tool in racecheck synccheck; do
+for tool in racecheck synccheck initcheck; do
   [ "$(left 12)" -gt 10 ] || break
-  TSGEMM_KERNEL_CONFIG=${CONFIGS%%,*} timeout "$(left 6)" "$cs" --tool $tool --error-exitcode 99 \
-    $B/tests/gpu/test_gpu_kernel --small > "$OUT/$tool.txt" 2>&1
-  rows+=("$tool (config ${CONFIGS%%,*}) rc=$? $(el)s: $(grep -E 'ERROR SUMMARY' "$OUT/$tool.txt" | tail -1)")
+  TSGEMM_KERNEL_CONFIG=${SAN_CONFIGS:-$CONFIGS} timeout "$(left 6)" "$cs" --tool $tool --error-exitcode 99 \
+    $B/tests/gpu/test_gpu_kernel --small-forced > "$OUT/$tool.txt" 2>&1
+  rows+=("$tool (configs ${SAN_CONFIGS:-$CONFIGS}) rc=$? $(el)s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.txt" | tail -1) $(grep -E '^[0-9]+ checks' "$OUT/$tool.txt" | tail -1)")
 done
 grep -hE '^FAIL' "$OUT/gpu.txt" "$OUT/memcheck.txt" | head -6
 grep -hE '^config (7|8|9|1[0-9])' "$OUT/gpu.txt" | sed -E 's/ [0-9]+ blocks.SM, binary sm_90//' | cut -c1-150

@@ -12,6 +12,8 @@
  *
  *   test_gpu_kernel            the gpu tier (exit 77 when no GPU is usable)
  *   test_gpu_kernel --small    small shapes only, no cuBLAS: the compute-sanitizer run
+ *   test_gpu_kernel --small-forced   only the forced configurations' part of --small (with
+ *                              TSGEMM_KERNEL_CONFIG: racecheck on the big family within its limit)
  *   test_gpu_kernel --bench    kernel vs cuBLAS SGEMM on device data (events, median of reps):
  *                              the rule's choice and every configuration, on the issue's shapes
  *   test_gpu_kernel --bench-big [reps] [configs]   the large shapes of issue 10 (4096^3 and
@@ -583,7 +585,8 @@ static void bench(int reps)
 
 static int in_list(const char *list, int c);
 
-/* --bench-big: the issue-10 shapes against cuBLAS, each listed configuration forced (split 1). */
+/* --bench-big: the issue-10/11 shapes against cuBLAS, each listed configuration forced with the
+ * rule's split for it (printed as cN/S when S > 1). */
 static void bench_big(int reps, const char *list)
 {
     char info[256];
@@ -601,8 +604,12 @@ static void bench_big(int reps, const char *list)
         {"NN 3000^3", 'N', 'N', 3000, 3000, 3000, 0, 0, 0},
         {"NN 1536^3", 'N', 'N', 1536, 1536, 1536, 0, 0, 0},
         {"NN 1024^3", 'N', 'N', 1024, 1024, 1024, 0, 0, 0},
+        {"NN 1000^3", 'N', 'N', 1000, 1000, 1000, 0, 0, 0},
+        {"NN 512^3", 'N', 'N', 512, 512, 512, 0, 0, 0},
         {"NN 512x512x65536", 'N', 'N', 512, 512, 65536, 0, 0, 0},
+        {"TN 512x512x65536", 'T', 'N', 512, 512, 65536, 0, 0, 0},
         {"NN 65536x64x4096", 'N', 'N', 65536, 64, 4096, 0, 0, 0},
+        {"NN 64x65536x4096", 'N', 'N', 64, 65536, 4096, 0, 0, 0},
         {"NN 4095^3", 'N', 'N', 4095, 4095, 4095, 0, 0, 0},
         {"NN 4095^3 ld+1 +1f", 'N', 'N', 4095, 4095, 4095, 1, 1, 0},
         {"TN 4095^3 ld+1 +1f", 'T', 'N', 4095, 4095, 4095, 1, 1, 0},
@@ -633,16 +640,18 @@ static void bench_big(int reps, const char *list)
                rule.med, rule.med / cub.med);
         ratio[s][0] = cub.med, ratio[s][1] = rule.med / cub.med;
         for (int i = 0; i < nc; ++i) {
-            tsgemm_set_kernel_config(cfgs[i], 1);
+            tsgemm_set_kernel_config(cfgs[i], 0);
+            tsgemm_kernel_plan(b->m, b->n, b->k, &pc, &ps);
             const btime t = time_shape(b, 0, rp);
             ratio[s][2 + i] = t.med / cub.med;
-            printf("  c%d %6.2f %.3f", cfgs[i], t.med, t.med / cub.med);
+            if (ps > 1) printf("  c%d/%lld %6.2f %.3f", cfgs[i], (long long)ps, t.med, t.med / cub.med);
+            else printf("  c%d %6.2f %.3f", cfgs[i], t.med, t.med / cub.med);
         }
         printf("\n");
         fflush(stdout);
     }
     tsgemm_set_kernel_config(-1, 0);
-    printf("\nratio to cuBLAS (median TFLOP/s over median), per configuration forced, split 1\n");
+    printf("\nratio to cuBLAS (median TFLOP/s over median), per configuration forced (the rule's split for it)\n");
     printf("%-20s %7s %6s", "shape", "cuBLAS", "rule");
     for (int i = 0; i < nc; ++i) printf("  cfg%-3d", cfgs[i]);
     printf("\n");
@@ -693,7 +702,8 @@ static void every_config(int small)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* a run killed by a time limit keeps its finished lines */
-    int small = argc > 1 && !strcmp(argv[1], "--small");
+    const int forced_only = argc > 1 && !strcmp(argv[1], "--small-forced");
+    int small = forced_only || (argc > 1 && !strcmp(argv[1], "--small"));
     int do_bench = argc > 1 && !strcmp(argv[1], "--bench");
     int do_big = argc > 1 && !strcmp(argv[1], "--bench-big");
     char info[256];
@@ -709,12 +719,14 @@ int main(int argc, char **argv)
         bench(argc > 2 ? atoi(argv[2]) : 20);
     } else {
         every_config(small);
+        if (forced_only) goto done;
         if (!small) seed_shapes();
         edge_grid(small);
         special_shapes(small);
         repeats(small);
         host_path();
         if (!small) accuracy_ratio();
+    done:
         printf("%d checks, %d failures\n", g_checks, g_fail);
     }
     if (g_cublas) cublasDestroy(g_cublas);
