@@ -12,7 +12,8 @@
 #   sanitize  compute-sanitizer memcheck (+leak check), racecheck, initcheck, synccheck over the
 #             small shape set (edge tiles, all transposes, K remainders, split-K, host path), the
 #             pipeline's small cases under caps (many pieces) and the CUDA-caller cases; memcheck
-#             also over 400 fuzzed calls with the GPU forced (TSGEMM_SAN_FUZZ_COUNT)
+#             also over 400 fuzzed calls with the GPU forced (TSGEMM_SAN_FUZZ_COUNT); the kernel
+#             part runs configuration groups "0,1,2,3,4,5,6 7 8,9" (TSGEMM_SAN_KERNEL_GROUPS)
 #   pipe      the pipeline's figures: device operands vs the kernel alone, a tiny call's cost in a
 #             CUDA process, and end-to-end times for several copy-thread counts
 #   fresh     numpy's case (not a default stage): 4096^3, 4095^3 (odd ld) and 4103 x 4096 x 4091
@@ -130,7 +131,7 @@ if want sanitize 300; then
     # seconds per run, default 110; racecheck 240)
     kt=${TSGEMM_SAN_KTIMEOUT:-110}; [ $tool = racecheck ] && kt=${TSGEMM_SAN_KTIMEOUT:-240}
     : > "$log"; rc=0
-    for cfgs in 0,1,2,3,4,5,6 7 8,9; do
+    for cfgs in ${TSGEMM_SAN_KERNEL_GROUPS:-0,1,2,3,4,5,6 7 8,9}; do
       mode=--small-forced; [ "$cfgs" = 0,1,2,3,4,5,6 ] && mode=--small
       TSGEMM_KERNEL_CONFIG=$cfgs timeout "$kt" "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
         "$B/tests/gpu/test_gpu_kernel" $mode >> "$log" 2>&1 || rc=$((rc ? rc : $?))
