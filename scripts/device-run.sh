@@ -13,7 +13,8 @@
 #             small shape set (edge tiles, all transposes, K remainders, split-K, host path), the
 #             pipeline's small cases under caps (many pieces) and the CUDA-caller cases; memcheck
 #             also over 400 fuzzed calls with the GPU forced (TSGEMM_SAN_FUZZ_COUNT); the kernel
-#             part runs configuration groups "0,1,2,3,4,5,6 7 8,9" (TSGEMM_SAN_KERNEL_GROUPS)
+#             part runs configuration groups "0,1,2,3,4,5,6 7 8,9" (TSGEMM_SAN_KERNEL_GROUPS);
+#             TSGEMM_SAN_TOOLS picks the tools and their order
 #   pipe      the pipeline's figures: device operands vs the kernel alone, a tiny call's cost in a
 #             CUDA process, and end-to-end times for several copy-thread counts
 #   fresh     numpy's case (not a default stage): 4096^3, 4095^3 (odd ld) and 4103 x 4096 x 4091
@@ -122,7 +123,7 @@ want gpu 240 && run_ctest gpu gpu
 
 if want sanitize 300; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for tool in memcheck racecheck initcheck synccheck; do
+  for tool in ${TSGEMM_SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
     extra=(); [ $tool = memcheck ] && extra=(--leak-check full)
     log=$OUT/.san.tmp
     # the kernel families: configurations 0-6 (with the rule's own run of the small set), then the
