@@ -278,7 +278,7 @@ if want clients; then # unmodified programs: pip numpy, and a C program linked t
     { echo "== numpy without tsgemm"; python3 "$np" --sizes 4096 --tall --time --expect none
       echo "== numpy with LD_PRELOAD=libtsgemm.so TSGEMM_LOG=2"
       LD_PRELOAD=$B/libtsgemm.so TSGEMM_LOG=2 python3 "$np" --sizes 4096 --tall --time --expect gpu; } >> "$log" 2>&1
-    if [ $? -eq 0 ]; then row numpy ok "$(grep -c 'gpu=1' "$log") products on the GPU; $(elapsed)"
+    if [ $? -eq 0 ]; then row numpy ok "$(grep -cE 'gpu=[1-9]' "$log") products on the GPU; $(elapsed)"
     else row numpy FAIL "see clients.log"; fails=$((fails+1)); fi
   else
     row numpy skip "no numpy in python3"
