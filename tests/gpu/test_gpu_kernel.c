@@ -21,6 +21,8 @@
  *                              unaligned): cuBLAS, the rule and each listed configuration
  *                              (comma-separated; default: every configuration from 7 on, and 0)
  *   TSGEMM_KERNEL_CONFIG=N[,N] (test knob) force configurations N only instead of each in turn
+ *   TSGEMM_BENCH_SHAPES=text   --bench-big: only the shapes whose name contains text (e.g. "4096^3",
+ *                              "TN"): a profiler run (scripts/ncu-run.sh) on a few kernels
  *
  * References: a double loop on the host for small shapes; cuBLAS DGEMM on the upcast inputs (and
  * on |A|, |B| for the bound) for large ones.
@@ -627,8 +629,12 @@ static void bench_big(int reps, const char *list)
         printf("  %s\n", info);
     }
     double ratio[24][34];
+    const char *only = getenv("TSGEMM_BENCH_SHAPES");
+    int run[24];
+    for (int s = 0; s < nshapes; ++s) run[s] = !only || !*only || strstr(shapes[s].name, only) != NULL;
     for (int s = 0; s < nshapes; ++s) {
         const bshape *b = &shapes[s];
+        if (!run[s]) continue;
         const int rp = b->m >= 16384 ? (reps / 4 > 3 ? reps / 4 : 3) : reps;
         tsgemm_set_kernel_config(-1, 0);
         int pc;
@@ -656,6 +662,7 @@ static void bench_big(int reps, const char *list)
     for (int i = 0; i < nc; ++i) printf("  cfg%-3d", cfgs[i]);
     printf("\n");
     for (int s = 0; s < nshapes; ++s) {
+        if (!run[s]) continue;
         printf("%-20s %7.2f %6.3f", shapes[s].name, ratio[s][0], ratio[s][1]);
         for (int i = 0; i < nc; ++i) printf("  %6.3f", ratio[s][2 + i]);
         printf("\n");

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# scripts/ncu-run.sh — Nsight Compute on a few kernel launches in one device call: builds
+# test_gpu_kernel (sm_90, the devkit), then for each kernel-name pattern runs
+# `test_gpu_kernel --bench-big` under ncu, profiling the first launch whose demangled name matches
+# (--clock-control none: the device tool's METHOD.md leaves clocks alone), and prints each
+# profile's key lines (issue slots, warp-state stall reasons, shared-memory and L1/L2 figures).
+#   KERNELS    patterns, one per line (ncu regexes over demangled names; default: configuration
+#              7's NT and TN instances)
+#   SHAPES     TSGEMM_BENCH_SHAPES for the bench (default "4096^3"); CONFIGS its configurations
+#   SECTIONS   ncu sections (default: SpeedOfLight WarpStateStats SchedulerStats
+#              MemoryWorkloadAnalysis_Tables InstructionStats)
+#   CANDIDATES=ON  build the candidate configurations too (kernels/tsg_kernel_big_cand.cu, where
+#              the checkout has them); DEVKIT, BUDGET (seconds, default 300)
+# Full reports go to $OUT/ncu-N.txt; a short table is printed last.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
+BUDGET=${BUDGET:-300}
+t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
+[ -f .devkit/env.sh ] || tar -xJf "${DEVKIT:-.devkit.tar.xz}"
+# shellcheck disable=SC1091
+source .devkit/env.sh
+B=build-ncu
+{ cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" \
+    -DTSGEMM_KERNEL_CANDIDATES="${CANDIDATES:-OFF}" &&
+  cmake --build $B -j"$(nproc)" --target test_gpu_kernel; } > "$OUT/build.log" 2>&1
+echo "build rc=$? $(el)s"
+ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+KERNELS=${KERNELS:-'big_kernel<tsg::big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1.*, false, true,
+big_kernel<tsg::big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1.*, true, false,'}
+secs=()
+for s in ${SECTIONS:-SpeedOfLight WarpStateStats SchedulerStats MemoryWorkloadAnalysis_Tables InstructionStats}; do
+  secs+=(--section "$s")
+done
+i=0
+while IFS= read -r pat; do
+  [ -n "$pat" ] || continue
+  i=$((i + 1))
+  [ $(( BUDGET - $(el) )) -gt 40 ] || { echo "pattern $i: no time left"; break; }
+  { echo "== pattern $i: $pat"
+    TSGEMM_BENCH_SHAPES="${SHAPES:-4096^3}" timeout $(( BUDGET - $(el) - 10 )) "$ncu" --clock-control none \
+      --kernel-name-base demangled --kernel-name "regex:$pat" --launch-count 1 "${secs[@]}" \
+      $B/tests/gpu/test_gpu_kernel --bench-big 3 "${CONFIGS:-7}"
+    echo "rc=$?"; } > "$OUT/ncu-$i.txt" 2>&1
+  echo "pattern $i rc=$(tail -1 "$OUT/ncu-$i.txt") $(el)s"
+done <<< "$KERNELS"
+# the lines that say where the time goes, side by side per report
+for f in "$OUT"/ncu-*.txt; do
+  echo "== $(basename "$f"): $(grep -m1 -oE 'big_kernel<[^(]*' "$f" | cut -c1-120)"
+  grep -E '^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Hit Rate|L2 Hit Rate|Issue Slots Busy|Issued Ipc Active|No Eligible|One or More Eligible|Active Warps Per Scheduler|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Avg. Active Threads Per Warp|Executed Ipc Active|Shared Memory|Branch Instructions) ' "$f" | head -24
+  grep -iE 'stall|bank' "$f" | head -12 | cut -c1-200
+done
