@@ -4,11 +4,11 @@
 # `test_gpu_kernel --bench-big` under ncu, profiling the first launch whose demangled name matches
 # (--clock-control none: the device tool's METHOD.md leaves clocks alone), and prints each
 # profile's key lines (issue slots, warp-state stall reasons, shared-memory and L1/L2 figures).
-#   KERNELS    patterns, one per line (ncu regexes over demangled names; default: configuration
-#              7's NT and TN instances)
+#   KERNELS    patterns, one per line (ncu regexes over demangled names, which read like
+#              "big_kernel<tsg::big::BigConfig<(int)256, ...>, (bool)1, (bool)0, (int)1, (int)1>":
+#              write "." for the parentheses; default: configuration 7's NT and TN instances)
 #   SHAPES     TSGEMM_BENCH_SHAPES for the bench (default "4096^3"); CONFIGS its configurations
-#   SECTIONS   ncu sections (default: SpeedOfLight WarpStateStats SchedulerStats
-#              MemoryWorkloadAnalysis_Tables InstructionStats)
+#   SECTIONS   ncu sections (default: SpeedOfLight WarpStateStats SchedulerStats InstructionStats)
 #   CANDIDATES=ON  build the candidate configurations too (kernels/tsg_kernel_big_cand.cu, where
 #              the checkout has them); DEVKIT, BUDGET (seconds, default 300)
 # Full reports go to $OUT/ncu-N.txt; a short table is printed last.
@@ -27,10 +27,10 @@ B=build-ncu
   cmake --build $B -j"$(nproc)" --target test_gpu_kernel; } > "$OUT/build.log" 2>&1
 echo "build rc=$? $(el)s"
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-KERNELS=${KERNELS:-'big_kernel<tsg::big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1.*, false, true,
-big_kernel<tsg::big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1.*, true, false,'}
+KERNELS=${KERNELS:-'BigConfig<.int.256, .int.128, .*>, .bool.0, .bool.1,
+BigConfig<.int.256, .int.128, .*>, .bool.1, .bool.0,'}
 secs=()
-for s in ${SECTIONS:-SpeedOfLight WarpStateStats SchedulerStats MemoryWorkloadAnalysis_Tables InstructionStats}; do
+for s in ${SECTIONS:-SpeedOfLight WarpStateStats SchedulerStats InstructionStats}; do
   secs+=(--section "$s")
 done
 i=0
@@ -43,11 +43,10 @@ while IFS= read -r pat; do
       --kernel-name-base demangled --kernel-name "regex:$pat" --launch-count 1 "${secs[@]}" \
       $B/tests/gpu/test_gpu_kernel --bench-big 3 "${CONFIGS:-7}"
     echo "rc=$?"; } > "$OUT/ncu-$i.txt" 2>&1
-  echo "pattern $i rc=$(tail -1 "$OUT/ncu-$i.txt") $(el)s"
+  echo "pattern $i $(tail -1 "$OUT/ncu-$i.txt") $(el)s"
 done <<< "$KERNELS"
 # the lines that say where the time goes, side by side per report
 for f in "$OUT"/ncu-*.txt; do
-  echo "== $(basename "$f"): $(grep -m1 -oE 'big_kernel<[^(]*' "$f" | cut -c1-120)"
-  grep -E '^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Hit Rate|L2 Hit Rate|Issue Slots Busy|Issued Ipc Active|No Eligible|One or More Eligible|Active Warps Per Scheduler|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Avg. Active Threads Per Warp|Executed Ipc Active|Shared Memory|Branch Instructions) ' "$f" | head -24
-  grep -iE 'stall|bank' "$f" | head -12 | cut -c1-200
+  echo "== $(basename "$f"): $(head -1 "$f" | cut -c1-150)"
+  grep -E '^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|DRAM Throughput|Issue Slots Busy|Issued Ipc Active|No Eligible|One or More Eligible|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Executed Instructions) ' "$f" | head -16
 done
