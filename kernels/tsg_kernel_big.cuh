@@ -54,12 +54,15 @@ constexpr int PAD = 4;
 /*
  * One configuration of the big family: C tile BM x BN, warp tile WM x WN, lanes LM along m (32/LM
  * along n), K step BK (8 or 16), STAGES shared buffers, MINB resident blocks per SM the register
- * budget is compiled for (1: up to 255 registers per thread).
+ * budget is compiled for (1: up to 255 registers per thread). AQ: a transposed A (contiguous along
+ * k) is kept in shared memory in k quads (QuadLoader) instead of k-major, copied 16 bytes at a
+ * time when aligned, and a lane's rows of A are LM apart (see big_kernel).
  */
-template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_>
+template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, bool AQ_ = false>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
+    static constexpr bool AQ = AQ_;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
@@ -69,6 +72,7 @@ struct BigConfig {
     static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
                   "lane tiles are made of 4 x 4 sub-tiles");
     static_assert(STAGES >= 2, "at least two stages");
+    static_assert(!AQ || BK % 4 == 0, "k quads");
 };
 
 /* ---- cp.async (sm_80+): 4- or 16-byte copies global -> shared, zero-filling past src_bytes ---- */
@@ -78,11 +82,18 @@ static __device__ __forceinline__ uint32_t smem_addr(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-template <int BYTES>
+/* L1: the copy allocates in L1 (.ca; 4-byte copies always do), so the next slice's half of a
+ * 128-byte line is an L1 hit; otherwise a 16-byte copy bypasses L1 (.cg), right for operands
+ * whose slices use whole lines. */
+template <int BYTES, bool L1 = false>
 static __device__ __forceinline__ void cp_async(uint32_t dst, const float *src, int src_bytes)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if (BYTES == 16)
+    if (BYTES == 16 && L1)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                     "r"(src_bytes)
+                     : "memory");
+    else if (BYTES == 16)
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
                      "r"(src_bytes)
                      : "memory");
@@ -194,6 +205,79 @@ struct AsyncLoader {
 };
 
 /*
+ * Copies BK x W slices of an operand contiguous along k (op(X)(mn, kk) = x[kk + mn*ld]) into a
+ * shared tile of k quads: element (mn, kk) at float ((kk / 4) * SQ + mn) * 4 + kk % 4, SQ = W + 2
+ * quads per quad row, so one LDS.128 gives a lane 4 consecutive k of one mn and the compute loop
+ * reads a transposed operand with as many LDS.128 as a k-major one. VW = 4: 16-byte copies of 4
+ * consecutive k (x and ld 16-byte aligned; slices start at multiples of 8), a quarter of the
+ * 4-byte copies; VW = 1: 4-byte copies. Thread t owns vector t % LV (k) of columns t / LV +
+ * q * RSTEP (q < PASSES). Banks: SQ = W + 2 puts the 8 rows of a 16-byte store phase (4 quads x
+ * 2 columns) and the 32 words of a 4-byte store (16 k x 2 columns) in distinct banks, and the
+ * lanes' reads (8 consecutive mn) in 8 distinct 16-byte bank groups. Zero fill as AsyncLoader.
+ */
+template <int W, int BK, int THREADS, int VW>
+struct QuadLoader {
+    static constexpr int SQ = W + 2;
+    static constexpr int LV = BK / VW;            /* vectors per column per slice */
+    static constexpr int RSTEP = THREADS / LV;    /* columns between a thread's passes */
+    static constexpr int PASSES = W / RSTEP;
+    static constexpr int SPASS = RSTEP * 16;      /* bytes between a thread's passes */
+    static_assert(VW == 1 || VW == 4, "4- or 16-byte copies");
+    static_assert(BK % 4 == 0 && THREADS % LV == 0 && W % RSTEP == 0 && PASSES >= 1,
+                  "the threads cover the slice");
+    static_assert(SQ * 4 * (BK / 4) <= BK * (W + PAD), "fits in the k-major tile's space");
+
+    const float *x, *p;
+    int64_t step, pstep, k_left;
+    int mn_lim;
+    uint32_t s_off;
+
+    __device__ __forceinline__ QuadLoader(const float *x_, int64_t ld, int64_t mn0, int64_t mn_end,
+                                          int64_t k_end)
+    {
+        const int t = threadIdx.x, c = (t % LV) * VW, r = t / LV;
+        x = x_;
+        p = x_ + (mn0 + r) * ld + c;
+        step = BK;
+        pstep = (int64_t)RSTEP * ld;
+        k_left = k_end - c;
+        const int64_t left = mn_end - (mn0 + r);
+        mn_lim = (int)(left < 0 ? 0 : left > W ? W : left);
+        s_off = (uint32_t)((((c / 4) * SQ + r) * 4 + c % 4) * 4);
+    }
+
+    template <bool FULL>
+    __device__ __forceinline__ void issue(uint32_t s_tile)
+    {
+#pragma unroll
+        for (int q = 0; q < PASSES; ++q) {
+            int bytes = VW * 4;
+            if (FULL)
+                ;
+            else if (VW == 1)
+                bytes = (mn_lim > q * RSTEP && k_left > 0) ? 4 : 0;
+            else
+                bytes = mn_lim > q * RSTEP ? (int)(k_left < 0 ? 0 : k_left > VW ? VW : k_left) * 4 : 0;
+            const float *src = FULL || bytes ? p + q * pstep : x;
+            /* .ca: a slice takes 64 of a column's 128-byte line, the next slice the rest (v0.6
+             * run 6: with .cg, candidate 10's L2 throughput was 2.7x configuration 7's on TN) */
+            cp_async<VW * 4, true>(s_tile + s_off + q * SPASS, src, bytes);
+        }
+        p += step;
+        k_left -= BK;
+    }
+};
+
+template <class CF, bool QUAD, int VW, bool TRANS_A>
+struct ALoaderOf {
+    using type = AsyncLoader<CF::BM, CF::BK, CF::THREADS, !TRANS_A, VW>;
+};
+template <class CF, int VW>
+struct ALoaderOf<CF, true, VW, true> {
+    using type = QuadLoader<CF::BM, CF::BK, CF::THREADS, VW>;
+};
+
+/*
  * The kernel. One launch covers all work units: a 1-D grid striding over ceil(m/BM) * ceil(n/BN)
  * tiles times `splits` slices of K (as the SIMT family: split s of a tile computes the k range
  * [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then passes alpha = 1,
@@ -201,7 +285,7 @@ struct AsyncLoader {
  * is contiguous along m / n (4: 16-byte aligned base and ld % 4 == 0; 1: any). Dynamic shared
  * memory: CF::SMEM_BYTES (the launcher raises the block's limit past 48 KB where needed).
  */
-template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB>
+template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB, bool CT = false>
 __global__ void __launch_bounds__(CF::THREADS, CF::MIN_BLOCKS)
 big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float alpha,
            const float *__restrict__ A, int64_t lda, const float *__restrict__ B, int64_t ldb,
@@ -209,8 +293,13 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
 {
     constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, TM = CF::TM, TN = CF::TN;
     constexpr int LM = CF::LM, LN = CF::LN, S = CF::STAGES;
+    /* A in k quads (QuadLoader: a transposed A with CF::AQ): a lane's TM rows of A are LM apart
+     * and one LDS.128 per row gives 4 k steps; otherwise rows come in 4 x 4 sub-tiles, 2 LDS.128
+     * per k step. */
+    constexpr bool AQ = CF::AQ && TRANS_A;
+    constexpr int SQ = BM + 2;
     /* A not transposed is contiguous along m; B transposed is contiguous along n. */
-    using LoadA = AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA>;
+    using LoadA = typename ALoaderOf<CF, AQ, AQ ? VA : (TRANS_A ? 1 : VA), TRANS_A>::type;
     using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1>;
 
     extern __shared__ __align__(16) float smem[];
@@ -221,8 +310,8 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int lm = lane % LM, ln = lane / LM;
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
-    /* this lane's first element in a k row of the A / B tile */
-    const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
+    /* this lane's first element in a k row of the A / B tile (AQ: its first row of A) */
+    const int a_col = wm * CF::WM + (AQ ? lm : 4 * lm), b_col = wn * CF::WN + 4 * ln;
 
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
     const int64_t tiles = tiles_m * tiles_n;
@@ -264,17 +353,28 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
         cp_async_wait<S - 2>(); /* this thread's copies of slice 0 have landed */
         __syncthreads();        /* ... and everyone's */
 
-        float4 fa[2][TM / 4], fb[2][TN / 4];
+        float4 fa[AQ ? 1 : 2][TM / 4], fb[2][TN / 4];
+        float4 fq[AQ ? TM : 1]; /* AQ: row i's 4 k of the current quad */
         int rs = 0, ws = S - 1; /* stage read now, stage written next */
         auto load_frag = [&](int buf, int stage, int kk) {
             const float *sa = smem + stage * CF::STAGE_FLOATS + kk * CF::SA + a_col;
             const float *sb = smem + stage * CF::STAGE_FLOATS + BK * CF::SA + kk * CF::SB + b_col;
+            if (!AQ) {
 #pragma unroll
-            for (int g = 0; g < TM / 4; ++g) fa[buf][g] = *reinterpret_cast<const float4 *>(sa + 4 * LM * g);
+                for (int g = 0; g < TM / 4; ++g) fa[buf][g] = *reinterpret_cast<const float4 *>(sa + 4 * LM * g);
+            }
 #pragma unroll
             for (int g = 0; g < TN / 4; ++g) fb[buf][g] = *reinterpret_cast<const float4 *>(sb + 4 * LN * g);
         };
+        auto load_quad_row = [&](int i, int stage, int quad) {
+            fq[i] = *reinterpret_cast<const float4 *>(smem + stage * CF::STAGE_FLOATS +
+                                                      (quad * SQ + a_col + LM * i) * 4);
+        };
         load_frag(0, 0, 0);
+        if (AQ) {
+#pragma unroll
+            for (int i = 0; i < TM; ++i) load_quad_row(i, 0, 0);
+        }
 
         for (int64_t kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
@@ -296,28 +396,46 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
                     cp_async_commit();
                     ws = ws + 1 == S ? 0 : ws + 1;
                 }
-                const float *av = reinterpret_cast<const float *>(fa[kk % 2]);
                 const float *bv = reinterpret_cast<const float *>(fb[kk % 2]);
+                if (AQ) {
+                    /* row by row; at a quad's last step row i's next quad is read as soon as its
+                     * FFMAs are issued (from stage rs: the next slice's at kk = BK - 1). After the
+                     * unit's last slice that read takes a stale quad of a stage nobody writes
+                     * before the unit's closing barrier, and never uses it: unconditional, so the
+                     * compiler keeps one copy of the step's code. */
 #pragma unroll
-                for (int i = 0; i < TM; ++i)
+                    for (int i = 0; i < TM; ++i) {
+                        const float a = reinterpret_cast<const float *>(&fq[i])[kk % 4];
 #pragma unroll
-                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+                        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a, bv[j], acc[i][j]);
+                        if (kk % 4 == 3) load_quad_row(i, rs, ((kk + 1) / 4) % (BK / 4));
+                    }
+                } else {
+                    const float *av = reinterpret_cast<const float *>(fa[kk % 2]);
+#pragma unroll
+                    for (int i = 0; i < TM; ++i)
+#pragma unroll
+                        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+                }
             }
         }
         cp_async_wait<0>(); /* only empty groups remain; leaves nothing in flight for the next unit */
 
-        /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. */
+        /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. CT: the
+         * launch computes the transpose of the caller's C (C^T = op(B)^T op(A)^T, operands
+         * swapped by the launcher), so element (row, col) goes to C[col + row * ldc]. */
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
             const int64_t col = n0 + b_col + 4 * LN * (j / 4) + (j % 4);
             if (col >= n) continue;
-            float *cc = Cs + col * ldc;
+            float *cc = CT ? Cs + col : Cs + col * ldc;
 #pragma unroll
             for (int i = 0; i < TM; ++i) {
-                const int64_t row = m0 + a_col + 4 * LM * (i / 4) + (i % 4);
+                const int64_t row = m0 + a_col + (AQ ? LM * i : 4 * LM * (i / 4) + (i % 4));
                 if (row < m) {
+                    float *c = CT ? cc + row * ldc : cc + row;
                     const float v = alpha * acc[i][j];
-                    cc[row] = beta == 0.0f ? v : fmaf(beta, cc[row], v);
+                    *c = beta == 0.0f ? v : fmaf(beta, *c, v);
                 }
             }
         }
@@ -327,16 +445,33 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
 }
 
 /* The instance for a transpose pair and the operands' alignment (va/vb: 16-byte copies possible).
- * Alignment only matters for an operand contiguous along m / n, so TN has one instance, NN and TT
- * two, NT four. */
+ * Alignment only matters for an operand copied in vectors (contiguous along m / n, or a
+ * transposed A in k quads), so TN has one instance (two with AQ), NN two, TT two (four with AQ),
+ * NT four. */
 template <class CF>
 KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
 {
+    if (CF::AQ && ta) {
+        if (!tb) return va ? big_kernel<CF, true, false, 4, 1> : big_kernel<CF, true, false, 1, 1>;
+        return va ? (vb ? big_kernel<CF, true, true, 4, 4> : big_kernel<CF, true, true, 4, 1>)
+                  : (vb ? big_kernel<CF, true, true, 1, 4> : big_kernel<CF, true, true, 1, 1>);
+    }
     if (ta && !tb) return big_kernel<CF, true, false, 1, 1>;
     if (ta) return vb ? big_kernel<CF, true, true, 1, 4> : big_kernel<CF, true, true, 1, 1>;
     if (!tb) return va ? big_kernel<CF, false, false, 4, 1> : big_kernel<CF, false, false, 1, 1>;
     return va ? (vb ? big_kernel<CF, false, true, 4, 4> : big_kernel<CF, false, true, 4, 1>)
               : (vb ? big_kernel<CF, false, true, 1, 4> : big_kernel<CF, false, true, 1, 1>);
+}
+
+/* NN as the transpose (AQ configurations): C^T = B^T A^T is a TT product with B as its first
+ * operand, in k quads, and A as its second, contiguous along n: both copied 16 bytes at a time
+ * when aligned (vb: B's alignment, va: A's). The instance writes C transposed (CT). */
+template <class CF>
+KernelFn pick_big_nn_swapped(bool vb, bool va)
+{
+    static_assert(CF::AQ, "the swap pays only when the first operand is kept in k quads");
+    return vb ? (va ? big_kernel<CF, true, true, 4, 4, true> : big_kernel<CF, true, true, 4, 1, true>)
+              : (va ? big_kernel<CF, true, true, 1, 4, true> : big_kernel<CF, true, true, 1, 1, true>);
 }
 
 } /* namespace big */
@@ -367,6 +502,16 @@ using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2>;
 KernelFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
+
+/* Candidates (built only with -DTSGEMM_KERNEL_CANDIDATES=ON, for a device run's A/B; numbered
+ * after the adopted configurations, 10 and 11): Cfg7 with a transposed A in k quads, and the same
+ * with NN launched as C^T = B^T A^T. Not measured in this form: v0.6 run 2 measured them with
+ * L1-bypassing (.cg) quad copies at 0.77 / 0.81 of cuBLAS on TN / TT against configuration 7's
+ * 0.88 / 0.94, and run 6's profile tied the loss to L2 traffic (docs/NOTES.md "v0.6"); the quad
+ * copies now allocate in L1 (.ca). Adopt or drop after the next device run. */
+using CandQ7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, true>;
+KernelFn pick_cand_q7(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand_q7_nn_swapped(bool vb, bool va); /* NN as C^T = B^T A^T (see pick_big_nn_swapped) */
 
 } /* namespace tsg */
 

@@ -9,6 +9,8 @@
 #   CONFIGS  the configurations under test (default 7,8,9: the big family); BENCH_CONFIGS: bench list
 #            (default 0 and CONFIGS)
 #   BUDGET   seconds the whole call may take (default 300); REPS bench repetitions (default 10)
+#   CANDIDATES=ON  also build the candidate configurations (kernels/tsg_kernel_big_cand.cu),
+#            numbered after the adopted ones, for CONFIGS / BENCH_CONFIGS to name
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
@@ -22,7 +24,8 @@ source .devkit/env.sh
 B=build-k
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$OUT/smi.txt" 2>&1
 { cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" &&
+    -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" \
+    -DTSGEMM_KERNEL_CANDIDATES="${CANDIDATES:-OFF}" &&
   cmake --build $B -j"$(nproc)" --target test_gpu_kernel; } > "$OUT/build.log" 2>&1
 rows=("build rc=$? $(el)s")
 timeout "$(left 170)" $B/tests/gpu/test_gpu_kernel --bench-big "${REPS:-10}" "${BENCH_CONFIGS:-0,$CONFIGS}" > "$OUT/bigbench.txt" 2>&1
