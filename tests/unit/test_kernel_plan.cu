@@ -50,7 +50,9 @@ int main()
      * v0.5 run 2: configurations 8 and 9 (its candidates 12 and 13, two blocks per SM) */
     const int h200[] = {2, 3, 3, 6, 2, 8, 1, 1, 2, 2};
     tsg::kernel_set_blocks_per_sm(h200, (int)(sizeof h200 / sizeof h200[0]));
-    EXPECT(tsg::kernel_configs() == 10, "%d configurations", tsg::kernel_configs());
+    /* 10 adopted configurations (more in a -DTSGEMM_KERNEL_CANDIDATES=ON build: the candidates
+     * come after them and tie with configuration 7, so the picks below stay) */
+    EXPECT(tsg::kernel_configs() >= 10, "%d configurations", tsg::kernel_configs());
 
     struct {
         int64_t m, n, k;
