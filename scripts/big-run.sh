@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/big-run.sh — the big kernel family's device run in one call (issue 10): build only
-# test_gpu_kernel (sm_90, the devkit), the issue-10 shapes against cuBLAS for every candidate
-# configuration (--bench-big), the gpu-tier kernel test on the big family's configurations (edge
+# scripts/big-run.sh — the big kernel family's device run in one call (issues 10-11): build only
+# test_gpu_kernel (sm_90, the devkit), the issue-10/11 shapes against cuBLAS for the rule and each
+# configuration in BENCH_CONFIGS (--bench-big), the gpu-tier kernel test on CONFIGS (edge
 # grid forced on each, then the whole v0.1 suite under the rule), compute-sanitizer memcheck,
 # racecheck, synccheck and initcheck over the small edge grid of each forced (--small-forced;
 # SAN_CONFIGS narrows the last three); a short table last.
@@ -18,6 +18,9 @@ BUDGET=${BUDGET:-300}
 CONFIGS=${CONFIGS:-7,8,9}
 t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 left() { echo $(( BUDGET - $(el) - $1 )); }
+# A step runs only with more than 5 seconds of its budget left (timeout 0 would mean no limit);
+# otherwise its row says it was skipped.
+fits() { [ "$(left "$1")" -gt 5 ]; }
 [ -f .devkit/env.sh ] || tar -xJf "${DEVKIT:-.devkit.tar.xz}"
 # shellcheck disable=SC1091
 source .devkit/env.sh
@@ -28,23 +31,29 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu -
     -DTSGEMM_KERNEL_CANDIDATES="${CANDIDATES:-OFF}" &&
   cmake --build $B -j"$(nproc)" --target test_gpu_kernel; } > "$OUT/build.log" 2>&1
 rows=("build rc=$? $(el)s")
-timeout "$(left 170)" $B/tests/gpu/test_gpu_kernel --bench-big "${REPS:-10}" "${BENCH_CONFIGS:-0,$CONFIGS}" > "$OUT/bigbench.txt" 2>&1
-rows+=("bench rc=$? $(el)s")
+if fits 170; then
+  timeout "$(left 170)" $B/tests/gpu/test_gpu_kernel --bench-big "${REPS:-10}" "${BENCH_CONFIGS:-0,$CONFIGS}" > "$OUT/bigbench.txt" 2>&1
+  rows+=("bench rc=$? $(el)s")
+else rows+=("bench skipped: no time left"); fi
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >> "$OUT/smi.txt" 2>&1
-TSGEMM_KERNEL_CONFIG=$CONFIGS timeout "$(left 60)" $B/tests/gpu/test_gpu_kernel > "$OUT/gpu.txt" 2>&1
-rows+=("gpu.kernel rc=$? $(el)s: $(grep -E '^[0-9]+ checks' "$OUT/gpu.txt" | tail -1)")
+if fits 60; then
+  TSGEMM_KERNEL_CONFIG=$CONFIGS timeout "$(left 60)" $B/tests/gpu/test_gpu_kernel > "$OUT/gpu.txt" 2>&1
+  rows+=("gpu.kernel rc=$? $(el)s: $(grep -E '^[0-9]+ checks' "$OUT/gpu.txt" | tail -1)")
+else rows+=("gpu.kernel skipped: no time left"); fi
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-TSGEMM_KERNEL_CONFIG=$CONFIGS timeout "$(left 25)" "$cs" --tool memcheck --error-exitcode 99 \
-  $B/tests/gpu/test_gpu_kernel --small-forced > "$OUT/memcheck.txt" 2>&1
-rows+=("memcheck rc=$? $(el)s: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tail -1) $(grep -E '^[0-9]+ checks' "$OUT/memcheck.txt" | tail -1)")
+if fits 25; then
+  TSGEMM_KERNEL_CONFIG=$CONFIGS timeout "$(left 25)" "$cs" --tool memcheck --error-exitcode 99 \
+    $B/tests/gpu/test_gpu_kernel --small-forced > "$OUT/memcheck.txt" 2>&1
+  rows+=("memcheck rc=$? $(el)s: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tail -1) $(grep -E '^[0-9]+ checks' "$OUT/memcheck.txt" | tail -1)")
+else rows+=("memcheck skipped: no time left"); fi
 for tool in racecheck synccheck initcheck; do
-  [ "$(left 12)" -gt 10 ] || break
+  fits 6 || { rows+=("$tool skipped: no time left"); continue; }
   TSGEMM_KERNEL_CONFIG=${SAN_CONFIGS:-$CONFIGS} timeout "$(left 6)" "$cs" --tool $tool --error-exitcode 99 \
     $B/tests/gpu/test_gpu_kernel --small-forced > "$OUT/$tool.txt" 2>&1
   rows+=("$tool (configs ${SAN_CONFIGS:-$CONFIGS}) rc=$? $(el)s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.txt" | tail -1) $(grep -E '^[0-9]+ checks' "$OUT/$tool.txt" | tail -1)")
 done
-grep -hE '^FAIL' "$OUT/gpu.txt" "$OUT/memcheck.txt" | head -6
-grep -hE '^config (7|8|9|1[0-9])' "$OUT/gpu.txt" | sed -E 's/ [0-9]+ blocks.SM, binary sm_90//' | cut -c1-150
-grep -E '^accuracy' "$OUT/gpu.txt" | cut -c1-110
-sed -n '/^ratio to cuBLAS/,$p' "$OUT/bigbench.txt"
+grep -hsE '^FAIL' "$OUT/gpu.txt" "$OUT/memcheck.txt" | head -6
+grep -hsE '^config (7|8|9|1[0-9])' "$OUT/gpu.txt" | sed -E 's/ [0-9]+ blocks.SM, binary sm_90//' | cut -c1-150
+grep -sE '^accuracy' "$OUT/gpu.txt" | cut -c1-110
+sed -n '/^ratio to cuBLAS/,$p' "$OUT/bigbench.txt" 2>/dev/null
 printf '%s\n' "${rows[@]}"

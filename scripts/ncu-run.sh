@@ -3,11 +3,15 @@
 # test_gpu_kernel (sm_90, the devkit), then for each kernel-name pattern runs
 # `test_gpu_kernel --bench-big` under ncu, profiling the first launch whose demangled name matches
 # (--clock-control none: the device tool's METHOD.md leaves clocks alone), and prints each
-# profile's key lines (issue slots, warp-state stall reasons, shared-memory and L1/L2 figures).
+# profile's key lines (duration, SM / L1 / L2 / DRAM throughput, issue slots with an eligible warp,
+# cycles per issued instruction, instructions executed); the full reports keep the rest.
 #   KERNELS    patterns, one per line (ncu regexes over demangled names, which read like
 #              "big_kernel<tsg::big::BigConfig<(int)256, ...>, (bool)1, (bool)0, (int)1, (int)1>":
-#              write "." for the parentheses; default: configuration 7's NT and TN instances)
-#   SHAPES     TSGEMM_BENCH_SHAPES for the bench (default "4096^3"); CONFIGS its configurations
+#              write "." for the parentheses; default: the 256 x 128 tile's NT and TN instances,
+#              configuration 7's in the default build — a candidates build has more 256 x 128
+#              configurations, so name the last BigConfig argument there)
+#   SHAPES     TSGEMM_BENCH_SHAPES, a substring of the bench's shape names (default "4096^3": the
+#              four transpose pairs at 4096^3); CONFIGS the bench's configurations (default 7)
 #   SECTIONS   ncu sections (default: SpeedOfLight WarpStateStats SchedulerStats InstructionStats)
 #   CANDIDATES=ON  build the candidate configurations too (kernels/tsg_kernel_big_cand.cu, where
 #              the checkout has them); DEVKIT, BUDGET (seconds, default 300)
@@ -26,7 +30,8 @@ B=build-ncu
     -DTSGEMM_KERNEL_CANDIDATES="${CANDIDATES:-OFF}" &&
   cmake --build $B -j"$(nproc)" --target test_gpu_kernel; } > "$OUT/build.log" 2>&1
 echo "build rc=$? $(el)s"
-ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -1)
+[ -n "$ncu" ] || { echo "ncu not found"; exit 1; }
 KERNELS=${KERNELS:-'BigConfig<.int.256, .int.128, .*>, .bool.0, .bool.1,
 BigConfig<.int.256, .int.128, .*>, .bool.1, .bool.0,'}
 secs=()
@@ -41,12 +46,14 @@ while IFS= read -r pat; do
   { echo "== pattern $i: $pat"
     TSGEMM_BENCH_SHAPES="${SHAPES:-4096^3}" timeout $(( BUDGET - $(el) - 10 )) "$ncu" --clock-control none \
       --kernel-name-base demangled --kernel-name "regex:$pat" --launch-count 1 "${secs[@]}" \
-      $B/tests/gpu/test_gpu_kernel --bench-big 3 "${CONFIGS:-7}"
+      $B/tests/gpu/test_gpu_kernel --bench-big 3 "${CONFIGS:-7}" < /dev/null
     echo "rc=$?"; } > "$OUT/ncu-$i.txt" 2>&1
   echo "pattern $i $(tail -1 "$OUT/ncu-$i.txt") $(el)s"
 done <<< "$KERNELS"
-# the lines that say where the time goes, side by side per report
-for f in "$OUT"/ncu-*.txt; do
+# the lines that say where the time goes, report by report (this run's only)
+for n in $(seq 1 "$i"); do
+  f=$OUT/ncu-$n.txt
+  [ -f "$f" ] || continue
   echo "== $(basename "$f"): $(head -1 "$f" | cut -c1-150)"
-  grep -E '^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|DRAM Throughput|Issue Slots Busy|Issued Ipc Active|No Eligible|One or More Eligible|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Executed Instructions) ' "$f" | head -16
+  grep -E '^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|DRAM Throughput|No Eligible|One or More Eligible|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Executed Instructions) ' "$f" | head -16
 done
