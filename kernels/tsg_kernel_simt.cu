@@ -214,8 +214,7 @@ KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max
     const int64_t ws_max = max_ws_floats / std::max<int64_t>(1, m * n);
     const bool forced = config >= 0 && config < NALL;
     if (forced && splits > 0) {
-        const int64_t s = std::min<int64_t>(splits, std::max<int64_t>(1, std::min<int64_t>(
-                                                        cdiv(k, KALIGN), max_ws_floats / std::max<int64_t>(1, m * n))));
+        const int64_t s = std::min<int64_t>(splits, std::max<int64_t>(1, std::min<int64_t>(cdiv(k, KALIGN), ws_max)));
         int64_t kslice;
         model_time(config, m, n, k, s, sms, &kslice);
         best.splits = cdiv(k, kslice);

@@ -126,16 +126,17 @@ if want sanitize 300; then
   for tool in ${TSGEMM_SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
     extra=(); [ $tool = memcheck ] && extra=(--leak-check full)
     log=$OUT/.san.tmp
-    # the kernel families: configurations 0-6 (with the rule's own run of the small set), then the
-    # big family's 7 and 8,9 forced only (--small-forced), each run with its own time limit:
+    # the kernel families: the first group with the rule's own run of the small set (--small),
+    # the others forced only (--small-forced), each run with its own time limit:
     # racecheck over all eight in one 110 s run timed out in v0.4 run 5 (TSGEMM_SAN_KTIMEOUT,
     # seconds per run, default 110; racecheck 240)
     kt=${TSGEMM_SAN_KTIMEOUT:-110}; [ $tool = racecheck ] && kt=${TSGEMM_SAN_KTIMEOUT:-240}
     : > "$log"; rc=0
+    mode=--small
     for cfgs in ${TSGEMM_SAN_KERNEL_GROUPS:-0,1,2,3,4,5,6 7 8,9}; do
-      mode=--small-forced; [ "$cfgs" = 0,1,2,3,4,5,6 ] && mode=--small
       TSGEMM_KERNEL_CONFIG=$cfgs timeout "$kt" "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
         "$B/tests/gpu/test_gpu_kernel" $mode >> "$log" 2>&1 || rc=$((rc ? rc : $?))
+      mode=--small-forced
     done
     # the pipeline under caps (bounded mode, many pieces), then CUDA callers' operands
     TSGEMM_DEVICE_MEMORY=2M TSGEMM_PINNED_MEMORY=1M timeout 100 "$cs" --tool $tool "${extra[@]}" \

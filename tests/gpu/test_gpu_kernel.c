@@ -726,14 +726,14 @@ int main(int argc, char **argv)
         bench(argc > 2 ? atoi(argv[2]) : 20);
     } else {
         every_config(small);
-        if (forced_only) goto done;
-        if (!small) seed_shapes();
-        edge_grid(small);
-        special_shapes(small);
-        repeats(small);
-        host_path();
-        if (!small) accuracy_ratio();
-    done:
+        if (!forced_only) { /* then everything under the rule */
+            if (!small) seed_shapes();
+            edge_grid(small);
+            special_shapes(small);
+            repeats(small);
+            host_path();
+            if (!small) accuracy_ratio();
+        }
         printf("%d checks, %d failures\n", g_checks, g_fail);
     }
     if (g_cublas) cublasDestroy(g_cublas);
