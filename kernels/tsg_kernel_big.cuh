@@ -53,16 +53,19 @@ constexpr int PAD = 4;
 
 /*
  * One configuration of the big family: C tile BM x BN, warp tile WM x WN, lanes LM along m (32/LM
- * along n), K step BK (8 or 16), STAGES shared buffers, MINB resident blocks per SM the register
- * budget is compiled for (1: up to 255 registers per thread). AQ: a transposed A (contiguous along
- * k) is kept in shared memory in k quads (QuadLoader) instead of k-major, copied 16 bytes at a
- * time when aligned, and a lane's rows of A are LM apart (see big_kernel).
+ * along n), K step BK (8, 16 or 32), STAGES shared buffers, MINB resident blocks per SM the
+ * register budget is compiled for (1: up to 255 registers per thread).
+ * For an operand contiguous along k (A transposed, B not): SWZ (bit 0: A, bit 1: B) lands it
+ * swizzled in shared memory; KTA: the threads that share one column of a transposed A (0: BK; 8
+ * at BK = 16: two copies per thread, 8 k apart); PF: the L2 prefetch size of those 4-byte copies
+ * (0: none, 128 or 256 bytes: the rest of the line is in L2 when the next slice asks for it).
  */
-template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, bool AQ_ = false>
+template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
+          int KTA_ = 0, int PF_ = 0>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
-    static constexpr bool AQ = AQ_;
+    static constexpr int SWZ = SWZ_, KTA = KTA_ ? KTA_ : BK_, PF = PF_;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
@@ -72,7 +75,7 @@ struct BigConfig {
     static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
                   "lane tiles are made of 4 x 4 sub-tiles");
     static_assert(STAGES >= 2, "at least two stages");
-    static_assert(!AQ || BK % 4 == 0, "k quads");
+    static_assert(BK % KTA == 0 && (PF == 0 || PF == 128 || PF == 256), "KTA divides BK; PF 0, 128, 256");
 };
 
 /* ---- cp.async (sm_80+): 4- or 16-byte copies global -> shared, zero-filling past src_bytes ---- */
@@ -82,10 +85,10 @@ static __device__ __forceinline__ uint32_t smem_addr(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-/* L1: the copy allocates in L1 (.ca; 4-byte copies always do), so the next slice's half of a
- * 128-byte line is an L1 hit; otherwise a 16-byte copy bypasses L1 (.cg), right for operands
- * whose slices use whole lines. */
-template <int BYTES, bool L1 = false>
+/* L1: the copy allocates in L1 (.ca; 4-byte copies always do); otherwise a 16-byte copy bypasses
+ * L1 (.cg), right for operands whose slices use whole lines. PF (4-byte copies): the L2 fetches
+ * that many bytes around the address (.L2::128B / .L2::256B), 0 none. */
+template <int BYTES, bool L1 = false, int PF = 0>
 static __device__ __forceinline__ void cp_async(uint32_t dst, const float *src, int src_bytes)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -95,6 +98,14 @@ static __device__ __forceinline__ void cp_async(uint32_t dst, const float *src, 
                      : "memory");
     else if (BYTES == 16)
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                     "r"(src_bytes)
+                     : "memory");
+    else if (PF == 128)
+        asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+                     "r"(src_bytes)
+                     : "memory");
+    else if (PF == 256)
+        asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
                      "r"(src_bytes)
                      : "memory");
     else
@@ -133,13 +144,24 @@ static __device__ __forceinline__ void cp_async_wait()
  * t / TV + q * RSTEP (q < PASSES). Elements
  * outside [0, mn_end) x [0, k_end) are zero-filled (src-size 0 or a partial vector; the source
  * address then points at x itself, so nothing outside the operand is ever addressed).
+ * SWZ (an operand contiguous along k only): element (mn, kk) lands at column mn ^ kswz(kk) of row
+ * kk, kswz(kk) = (kk / 8) * (32 / BK) < 4. Without it a BK = 16 slice's warp (16 consecutive k of
+ * 2 columns) stores k and k + 8 to one bank, as rows are W + 4 = 4 (mod 32) floats apart: every
+ * 4-byte copy of a transposed operand takes two shared-memory wavefronts. With it the 32 lanes
+ * hit 32 banks; the XOR stays inside an aligned group of 4 columns, so a fragment's LDS.128 reads
+ * the same 16 bytes, its components permuted, and the compute loop undoes the permutation in its
+ * (compile-time) register indices.
+ * KT (an operand contiguous along k only; 0: BK): KT threads share a column, each copying BK / KT
+ * elements KT apart (at KT = 8 a warp's copy covers 8 k of 4 columns: 32 banks, no swizzle).
+ * PF: the L2 prefetch size of the 4-byte copies (cp_async).
  */
-template <int W, int BK, int THREADS, bool CONTIG_MN, int VW>
+template <int W, int BK, int THREADS, bool CONTIG_MN, int VW, bool SWZ = false, int KT = 0, int PF = 0>
 struct AsyncLoader {
     static constexpr int LC = CONTIG_MN ? W : BK; /* contiguous extent of a slice */
     static constexpr int LO = CONTIG_MN ? BK : W; /* the other extent */
     static constexpr int LV = LC / VW;            /* vectors per row */
-    static constexpr int CP = LV > THREADS ? LV / THREADS : 1; /* vectors of a row per thread */
+    static constexpr int CP = CONTIG_MN ? (LV > THREADS ? LV / THREADS : 1) /* vectors of a row per thread */
+                                        : (KT ? BK / KT : 1);
     static constexpr int TV = LV / CP;            /* threads per row */
     static constexpr int RSTEP = THREADS / TV;    /* rows between a thread's passes */
     static constexpr int PASSES = LO / RSTEP;
@@ -149,7 +171,13 @@ struct AsyncLoader {
     static_assert(CONTIG_MN || VW == 1, "an operand contiguous along k is copied a float at a time");
     static_assert(LC % VW == 0 && LV % CP == 0 && THREADS % TV == 0 && LO % RSTEP == 0 && PASSES >= 1,
                   "the threads cover the slice");
-    static_assert(CP == 1 || CONTIG_MN, "only a row along mn is wider than the block");
+    static_assert(CONTIG_MN ? KT == 0 : TV <= 32 && 32 % TV == 0, "a warp covers whole columns");
+    /* byte / float distance between a thread's vectors j and j + 1 of a row */
+    static constexpr int SVEC = CONTIG_MN ? TV * VW * 4 : TV * SROW * 4, GVEC = TV * VW;
+    static_assert(!SWZ || CONTIG_MN || (TV == BK && (BK == 8 || BK == 16 || BK == 32) && RSTEP % 4 == 0),
+                  "the swizzle's bank argument: a warp covers 32 / BK columns of BK consecutive k, and a "
+                  "pass moves by whole groups of 4 columns");
+    static constexpr __host__ __device__ int kswz(int kk) { return (kk % BK / 8) * (32 / BK); }
 
     const float *x;  /* the operand's first element (a valid address for zero-size copies) */
     const float *p;  /* this thread's first element of the current slice */
@@ -173,7 +201,7 @@ struct AsyncLoader {
         k_left = k_end - kk;
         const int64_t left = mn_end - mn;
         mn_lim = (int)(left < 0 ? 0 : left > W ? W : left);
-        s_off = (uint32_t)(CONTIG_MN ? (r * SROW + c) * 4 : (c * SROW + r) * 4);
+        s_off = (uint32_t)(CONTIG_MN ? (r * SROW + c) * 4 : (c * SROW + (SWZ ? r ^ kswz(c) : r)) * 4);
     }
 
     /* Issues this thread's copies of the current slice into the tile at shared address s_tile and
@@ -185,7 +213,7 @@ struct AsyncLoader {
     __device__ __forceinline__ void issue(uint32_t s_tile)
     {
 #pragma unroll
-        for (int q = 0; q < PASSES; ++q)
+        for (int q = 0; q < PASSES; ++q) {
 #pragma unroll
             for (int j = 0; j < CP; ++j) {
                 int bytes = VW * 4;
@@ -194,87 +222,15 @@ struct AsyncLoader {
                 else if (CONTIG_MN) { /* row k = first k + q*RSTEP; vector j runs along mn */
                     const int v = mn_lim - j * TV * VW;
                     bytes = k_left > (int64_t)q * RSTEP ? (v < 0 ? 0 : v > VW ? VW : v) * 4 : 0;
-                } else                /* row mn = first mn + q*RSTEP; one element at this thread's k */
-                    bytes = (mn_lim > q * RSTEP && k_left > 0) ? 4 : 0;
-                const float *src = FULL || bytes ? p + q * pstep + j * TV * VW : x;
-                cp_async<VW * 4>(s_tile + s_off + q * SPASS + j * TV * VW * 4, src, bytes);
+                } else                /* row mn = first mn + q*RSTEP; one element at k + j*TV */
+                    bytes = (mn_lim > q * RSTEP && k_left > j * TV) ? 4 : 0;
+                const float *src = FULL || bytes ? p + q * pstep + j * GVEC : x;
+                cp_async<VW * 4, false, PF>(s_tile + s_off + q * SPASS + j * SVEC, src, bytes);
             }
-        p += step;
-        k_left -= BK;
-    }
-};
-
-/*
- * Copies BK x W slices of an operand contiguous along k (op(X)(mn, kk) = x[kk + mn*ld]) into a
- * shared tile of k quads: element (mn, kk) at float ((kk / 4) * SQ + mn) * 4 + kk % 4, SQ = W + 2
- * quads per quad row, so one LDS.128 gives a lane 4 consecutive k of one mn and the compute loop
- * reads a transposed operand with as many LDS.128 as a k-major one. VW = 4: 16-byte copies of 4
- * consecutive k (x and ld 16-byte aligned; slices start at multiples of 8), a quarter of the
- * 4-byte copies; VW = 1: 4-byte copies. Thread t owns vector t % LV (k) of columns t / LV +
- * q * RSTEP (q < PASSES). Banks: SQ = W + 2 puts the 8 rows of a 16-byte store phase (4 quads x
- * 2 columns) and the 32 words of a 4-byte store (16 k x 2 columns) in distinct banks, and the
- * lanes' reads (8 consecutive mn) in 8 distinct 16-byte bank groups. Zero fill as AsyncLoader.
- */
-template <int W, int BK, int THREADS, int VW>
-struct QuadLoader {
-    static constexpr int SQ = W + 2;
-    static constexpr int LV = BK / VW;            /* vectors per column per slice */
-    static constexpr int RSTEP = THREADS / LV;    /* columns between a thread's passes */
-    static constexpr int PASSES = W / RSTEP;
-    static constexpr int SPASS = RSTEP * 16;      /* bytes between a thread's passes */
-    static_assert(VW == 1 || VW == 4, "4- or 16-byte copies");
-    static_assert(BK % 4 == 0 && THREADS % LV == 0 && W % RSTEP == 0 && PASSES >= 1,
-                  "the threads cover the slice");
-    static_assert(SQ * 4 * (BK / 4) <= BK * (W + PAD), "fits in the k-major tile's space");
-
-    const float *x, *p;
-    int64_t step, pstep, k_left;
-    int mn_lim;
-    uint32_t s_off;
-
-    __device__ __forceinline__ QuadLoader(const float *x_, int64_t ld, int64_t mn0, int64_t mn_end,
-                                          int64_t k_end)
-    {
-        const int t = threadIdx.x, c = (t % LV) * VW, r = t / LV;
-        x = x_;
-        p = x_ + (mn0 + r) * ld + c;
-        step = BK;
-        pstep = (int64_t)RSTEP * ld;
-        k_left = k_end - c;
-        const int64_t left = mn_end - (mn0 + r);
-        mn_lim = (int)(left < 0 ? 0 : left > W ? W : left);
-        s_off = (uint32_t)((((c / 4) * SQ + r) * 4 + c % 4) * 4);
-    }
-
-    template <bool FULL>
-    __device__ __forceinline__ void issue(uint32_t s_tile)
-    {
-#pragma unroll
-        for (int q = 0; q < PASSES; ++q) {
-            int bytes = VW * 4;
-            if (FULL)
-                ;
-            else if (VW == 1)
-                bytes = (mn_lim > q * RSTEP && k_left > 0) ? 4 : 0;
-            else
-                bytes = mn_lim > q * RSTEP ? (int)(k_left < 0 ? 0 : k_left > VW ? VW : k_left) * 4 : 0;
-            const float *src = FULL || bytes ? p + q * pstep : x;
-            /* .ca: a slice takes 64 of a column's 128-byte line, the next slice the rest (v0.6
-             * run 6: with .cg, candidate 10's L2 throughput was 2.7x configuration 7's on TN) */
-            cp_async<VW * 4, true>(s_tile + s_off + q * SPASS, src, bytes);
         }
         p += step;
         k_left -= BK;
     }
-};
-
-template <class CF, bool QUAD, int VW, bool TRANS_A>
-struct ALoaderOf {
-    using type = AsyncLoader<CF::BM, CF::BK, CF::THREADS, !TRANS_A, VW>;
-};
-template <class CF, int VW>
-struct ALoaderOf<CF, true, VW, true> {
-    using type = QuadLoader<CF::BM, CF::BK, CF::THREADS, VW>;
 };
 
 /*
@@ -285,7 +241,7 @@ struct ALoaderOf<CF, true, VW, true> {
  * is contiguous along m / n (4: 16-byte aligned base and ld % 4 == 0; 1: any). Dynamic shared
  * memory: CF::SMEM_BYTES (the launcher raises the block's limit past 48 KB where needed).
  */
-template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB, bool CT = false>
+template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB>
 __global__ void __launch_bounds__(CF::THREADS, CF::MIN_BLOCKS)
 big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float alpha,
            const float *__restrict__ A, int64_t lda, const float *__restrict__ B, int64_t ldb,
@@ -293,14 +249,12 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
 {
     constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, TM = CF::TM, TN = CF::TN;
     constexpr int LM = CF::LM, LN = CF::LN, S = CF::STAGES;
-    /* A in k quads (QuadLoader: a transposed A with CF::AQ): a lane's TM rows of A are LM apart
-     * and one LDS.128 per row gives 4 k steps; otherwise rows come in 4 x 4 sub-tiles, 2 LDS.128
-     * per k step. */
-    constexpr bool AQ = CF::AQ && TRANS_A;
-    constexpr int SQ = BM + 2;
     /* A not transposed is contiguous along m; B transposed is contiguous along n. */
-    using LoadA = typename ALoaderOf<CF, AQ, AQ ? VA : (TRANS_A ? 1 : VA), TRANS_A>::type;
-    using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1>;
+    using LoadA = AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0,
+                              TRANS_A && CF::KTA != BK ? CF::KTA : 0, CF::PF>;
+    using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, 0, CF::PF>;
+    /* the swizzle XOR of k row kk of each tile (0 where that operand is not swizzled) */
+    constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
 
     extern __shared__ __align__(16) float smem[];
     /* stage s: A tile at smem + s*STAGE_FLOATS (BK rows of SA), B tile right after it */
@@ -310,8 +264,8 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int lm = lane % LM, ln = lane / LM;
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
-    /* this lane's first element in a k row of the A / B tile (AQ: its first row of A) */
-    const int a_col = wm * CF::WM + (AQ ? lm : 4 * lm), b_col = wn * CF::WN + 4 * ln;
+    /* this lane's first element in a k row of the A / B tile */
+    const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
 
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
     const int64_t tiles = tiles_m * tiles_n;
@@ -353,35 +307,24 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
         cp_async_wait<S - 2>(); /* this thread's copies of slice 0 have landed */
         __syncthreads();        /* ... and everyone's */
 
-        float4 fa[AQ ? 1 : 2][TM / 4], fb[2][TN / 4];
-        float4 fq[AQ ? TM : 1]; /* AQ: row i's 4 k of the current quad */
+        float4 fa[2][TM / 4], fb[2][TN / 4];
         int rs = 0, ws = S - 1; /* stage read now, stage written next */
         auto load_frag = [&](int buf, int stage, int kk) {
             const float *sa = smem + stage * CF::STAGE_FLOATS + kk * CF::SA + a_col;
             const float *sb = smem + stage * CF::STAGE_FLOATS + BK * CF::SA + kk * CF::SB + b_col;
-            if (!AQ) {
 #pragma unroll
-                for (int g = 0; g < TM / 4; ++g) fa[buf][g] = *reinterpret_cast<const float4 *>(sa + 4 * LM * g);
-            }
+            for (int g = 0; g < TM / 4; ++g) fa[buf][g] = *reinterpret_cast<const float4 *>(sa + 4 * LM * g);
 #pragma unroll
             for (int g = 0; g < TN / 4; ++g) fb[buf][g] = *reinterpret_cast<const float4 *>(sb + 4 * LN * g);
         };
-        auto load_quad_row = [&](int i, int stage, int quad) {
-            fq[i] = *reinterpret_cast<const float4 *>(smem + stage * CF::STAGE_FLOATS +
-                                                      (quad * SQ + a_col + LM * i) * 4);
-        };
         load_frag(0, 0, 0);
-        if (AQ) {
-#pragma unroll
-            for (int i = 0; i < TM; ++i) load_quad_row(i, 0, 0);
-        }
 
         for (int64_t kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
             for (int kk = 0; kk < BK; ++kk) {
                 if (kk == BK - 1) {
                     /* slice kt+1 has landed (S-2 groups may still fly) and every thread has read
-                     * its last fragment of slice kt-... : one barrier per slice. Every thread
+                     * its last fragment of slice kt-1: one barrier per slice. Every thread
                      * reaches it: the trip count is the block's. */
                     cp_async_wait<S - 2>();
                     __syncthreads();
@@ -396,44 +339,30 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
                     cp_async_commit();
                     ws = ws + 1 == S ? 0 : ws + 1;
                 }
+                const float *av = reinterpret_cast<const float *>(fa[kk % 2]);
                 const float *bv = reinterpret_cast<const float *>(fb[kk % 2]);
-                if (AQ) {
-                    /* row by row; at a quad's last step row i's next quad is read as soon as its
-                     * FFMAs are issued (from stage rs: the next slice's at kk = BK - 1). After the
-                     * unit's last slice that read takes a stale quad of a stage nobody writes
-                     * before the unit's closing barrier, and never uses it: unconditional, so the
-                     * compiler keeps one copy of the step's code. */
+                /* a swizzled row holds column c of an aligned group of 4 in component
+                 * c ^ kswz(kk): a compile-time choice of register */
+                const int sa = SWA ? LoadA::kswz(kk) : 0, sb = SWB ? LoadB::kswz(kk) : 0;
 #pragma unroll
-                    for (int i = 0; i < TM; ++i) {
-                        const float a = reinterpret_cast<const float *>(&fq[i])[kk % 4];
+                for (int i = 0; i < TM; ++i)
 #pragma unroll
-                        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a, bv[j], acc[i][j]);
-                        if (kk % 4 == 3) load_quad_row(i, rs, ((kk + 1) / 4) % (BK / 4));
-                    }
-                } else {
-                    const float *av = reinterpret_cast<const float *>(fa[kk % 2]);
-#pragma unroll
-                    for (int i = 0; i < TM; ++i)
-#pragma unroll
-                        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-                }
+                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
             }
         }
         cp_async_wait<0>(); /* only empty groups remain; leaves nothing in flight for the next unit */
 
-        /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. CT: the
-         * launch computes the transpose of the caller's C (C^T = op(B)^T op(A)^T, operands
-         * swapped by the launcher), so element (row, col) goes to C[col + row * ldc]. */
+        /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. */
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
             const int64_t col = n0 + b_col + 4 * LN * (j / 4) + (j % 4);
             if (col >= n) continue;
-            float *cc = CT ? Cs + col : Cs + col * ldc;
+            float *cc = Cs + col * ldc;
 #pragma unroll
             for (int i = 0; i < TM; ++i) {
-                const int64_t row = m0 + a_col + (AQ ? LM * i : 4 * LM * (i / 4) + (i % 4));
+                const int64_t row = m0 + a_col + 4 * LM * (i / 4) + (i % 4);
                 if (row < m) {
-                    float *c = CT ? cc + row * ldc : cc + row;
+                    float *c = cc + row;
                     const float v = alpha * acc[i][j];
                     *c = beta == 0.0f ? v : fmaf(beta, *c, v);
                 }
@@ -445,33 +374,16 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
 }
 
 /* The instance for a transpose pair and the operands' alignment (va/vb: 16-byte copies possible).
- * Alignment only matters for an operand copied in vectors (contiguous along m / n, or a
- * transposed A in k quads), so TN has one instance (two with AQ), NN two, TT two (four with AQ),
- * NT four. */
+ * Alignment only matters for an operand copied in vectors (contiguous along m / n), so TN has
+ * one instance, NN two, TT two, NT four. */
 template <class CF>
 KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
 {
-    if (CF::AQ && ta) {
-        if (!tb) return va ? big_kernel<CF, true, false, 4, 1> : big_kernel<CF, true, false, 1, 1>;
-        return va ? (vb ? big_kernel<CF, true, true, 4, 4> : big_kernel<CF, true, true, 4, 1>)
-                  : (vb ? big_kernel<CF, true, true, 1, 4> : big_kernel<CF, true, true, 1, 1>);
-    }
     if (ta && !tb) return big_kernel<CF, true, false, 1, 1>;
     if (ta) return vb ? big_kernel<CF, true, true, 1, 4> : big_kernel<CF, true, true, 1, 1>;
     if (!tb) return va ? big_kernel<CF, false, false, 4, 1> : big_kernel<CF, false, false, 1, 1>;
     return va ? (vb ? big_kernel<CF, false, true, 4, 4> : big_kernel<CF, false, true, 4, 1>)
               : (vb ? big_kernel<CF, false, true, 1, 4> : big_kernel<CF, false, true, 1, 1>);
-}
-
-/* NN as the transpose (AQ configurations): C^T = B^T A^T is a TT product with B as its first
- * operand, in k quads, and A as its second, contiguous along n: both copied 16 bytes at a time
- * when aligned (vb: B's alignment, va: A's). The instance writes C transposed (CT). */
-template <class CF>
-KernelFn pick_big_nn_swapped(bool vb, bool va)
-{
-    static_assert(CF::AQ, "the swap pays only when the first operand is kept in k quads");
-    return vb ? (va ? big_kernel<CF, true, true, 4, 4, true> : big_kernel<CF, true, true, 4, 1, true>)
-              : (va ? big_kernel<CF, true, true, 1, 4, true> : big_kernel<CF, true, true, 1, 1, true>);
 }
 
 } /* namespace big */
@@ -484,9 +396,13 @@ KernelFn pick_big_nn_swapped(bool vb, bool va)
  * every large shape, where the 256 x 128 x 8 version of the same tile reached 0.85-0.89x (twice
  * the barriers and per-slice loader work per FFMA), 4 stages at BK = 8 0.82-0.91x, 128 x 256
  * 0.84-0.88x, 16 x 8 per lane 0.82-0.86x, and a 128 x 128 tile at 8 x 8 per lane (two blocks per
- * SM) 0.85-0.88x.
+ * SM) 0.85-0.88x. v0.7 (docs/NOTES.md "v0.7", runs 1-3): B's shared stores swizzled when B is
+ * contiguous along k (SWZ = 2: NN 4096^3 0.910 -> 0.927 of cuBLAS, 8192^3 0.930 -> 0.946, the
+ * same code for NT and TT) and a 128-byte L2 prefetch on the 4-byte copies (TN 8192^3 0.876 ->
+ * 0.887); swizzling a transposed A as well lost 2% on TN and TT (run 1), and so did 8 threads per
+ * column of it (run 3), BK = 32 (run 1) and spreading a slice's copies over its k steps (run 2).
  */
-using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1>;
+using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 0, 128>;
 /*
  * Cfg8 / Cfg9: the same warp (64 x 64, lanes 8 x 4, 8 x 16 accumulators per lane), BK = 16 and
  * 3 stages in 128-thread blocks of 256 x 64 / 64 x 256 (61.5 KB of shared memory, two blocks per
@@ -494,24 +410,18 @@ using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1>;
  * 7's 128-wide tile is half empty. v0.5 run 2 (docs/NOTES.md, its candidates 12 and 13):
  * 65536 x 64 x 4096 0.967x cuBLAS on Cfg8 against 0.828 for v0.4's rule (configuration 1, split 3);
  * 64 x 65536 x 4096 0.843 on Cfg9 against 0.833; NN 4096^3 44.78 / 40.76 TFLOP/s (eff 0.669 /
- * 0.609 of the 66.9 peak).
+ * 0.609 of the 66.9 peak). B swizzled as Cfg7's since v0.7 (run 3: 0.938 / 0.824).
  */
-using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2>;
-using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2>;
+using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2>;
+using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2>;
 
 KernelFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
 
-/* Candidates (built only with -DTSGEMM_KERNEL_CANDIDATES=ON, for a device run's A/B; numbered
- * after the adopted configurations, 10 and 11): Cfg7 with a transposed A in k quads, and the same
- * with NN launched as C^T = B^T A^T. Not measured in this form: v0.6 run 2 measured them with
- * L1-bypassing (.cg) quad copies at 0.77 / 0.81 of cuBLAS on TN / TT against configuration 7's
- * 0.88 / 0.94, and run 6's profile tied the loss to L2 traffic (docs/NOTES.md "v0.6"); the quad
- * copies now allocate in L1 (.ca). Adopt or drop after the next device run. */
-using CandQ7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, true>;
-KernelFn pick_cand_q7(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand_q7_nn_swapped(bool vb, bool va); /* NN as C^T = B^T A^T (see pick_big_nn_swapped) */
+/* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
+ * them after the adopted configurations, for a device run's A/B; docs/NOTES.md): none open. A
+ * candidate is a BigConfig here, a file with its picker, and a row in tsg_kernel_simt.cu's table. */
 
 } /* namespace tsg */
 

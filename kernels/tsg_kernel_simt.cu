@@ -7,6 +7,7 @@
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <algorithm>
 #include <cmath>
@@ -77,17 +78,11 @@ struct ConfigRow {
     double eff;
     int stages, smem; /* shared-memory stages; dynamic shared memory per block (bytes, 0: static) */
     int64_t split_min_k; /* the rule's shortest K slice for it (forcing a split works for any) */
-    /* NN launched as C^T = B^T A^T (unsplit launches; nullptr: never), given B's and A's alignment */
-    KernelFn (*pick_nn_swapped)(bool, bool);
-    bool aq; /* a transposed A is kept in k quads (tsg_kernel_big.cuh, BigConfig::AQ) */
+    int swz;   /* operands contiguous along k land swizzled in shared memory (BigConfig::SWZ) */
+    int kta;   /* threads per column of a transposed A (BigConfig::KTA) */
+    int pf;    /* L2 prefetch bytes of the 4-byte copies (BigConfig::PF) */
 };
 
-#ifdef TSG_KERNEL_CANDIDATES
-constexpr int NBIG = 5;                /* the big family's configurations 7, 8, 9, candidates 10, 11 */
-#else
-constexpr int NBIG = 3;                /* the big family's configurations: 7, 8, 9 */
-#endif
-constexpr int NALL = NCONFIGS + NBIG;  /* the SIMT family's configurations, then the big family's */
 constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice worth a unit of its own */
 /* The big family: slices of at least 2048 (v0.5 run 2: 512 x 512 x 65536 on configuration 7 with
  * 16 slices of 4096 at 0.907x cuBLAS, 32 of 2048 0.899, against 0.740 for configuration 0 with
@@ -97,25 +92,27 @@ constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice 
 constexpr int64_t BIG_SPLIT_MIN_K = 2048;
 
 #define TSG_SIMT_ROW(CF, PICK, EFF)                                                                \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, SPLIT_MIN_K, nullptr, false}
-#define TSG_BIG_ROW(CF, PICK, EFF, SWAP)                                                           \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, SWAP, CF::AQ}
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, SPLIT_MIN_K, 0, 0, 0}
+#define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::KTA, CF::PF}
 /* The big family (issues 10-11): configuration 7's eff = 46.08 / 66.9 TFLOP/s (NN 4096^3, v0.4
  * run 1); 8 and 9: 44.78 and 40.76 TFLOP/s (NN 4096^3, v0.5 run 2, its candidates 12 and 13). */
-const ConfigRow k_configs[NALL] = {
+const ConfigRow k_configs[] = {
     TSG_SIMT_ROW(Cfg0, pick_cfg0, 0.563), TSG_SIMT_ROW(Cfg1, pick_cfg1, 0.523),
     TSG_SIMT_ROW(Cfg2, pick_cfg2, 0.504), TSG_SIMT_ROW(Cfg3, pick_cfg3, 0.518),
     TSG_SIMT_ROW(Cfg4, pick_cfg4, 0.455), TSG_SIMT_ROW(Cfg5, pick_cfg5, 0.377),
     TSG_SIMT_ROW(Cfg6, pick_cfg6, 0.560),
-    TSG_BIG_ROW(Cfg7, pick_cfg7, 0.689, nullptr), TSG_BIG_ROW(Cfg8, pick_cfg8, 0.669, nullptr),
-    TSG_BIG_ROW(Cfg9, pick_cfg9, 0.609, nullptr),
-#ifdef TSG_KERNEL_CANDIDATES /* candidates: configuration 7's eff, so the rule keeps 7 (ties keep the first) */
-    TSG_BIG_ROW(CandQ7, pick_cand_q7, 0.689, nullptr),
-    TSG_BIG_ROW(CandQ7, pick_cand_q7, 0.689, pick_cand_q7_nn_swapped),
+    TSG_BIG_ROW(Cfg7, pick_cfg7, 0.689), TSG_BIG_ROW(Cfg8, pick_cfg8, 0.669),
+    TSG_BIG_ROW(Cfg9, pick_cfg9, 0.609),
+#ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh), none open: configuration 7's eff, so
+                              * the rule keeps 7 */
 #endif
 };
 #undef TSG_SIMT_ROW
 #undef TSG_BIG_ROW
+/* the SIMT family's configurations (NCONFIGS), then the big family's 7, 8, 9 (and candidates) */
+constexpr int NALL = (int)(sizeof k_configs / sizeof k_configs[0]);
+static_assert(NALL >= NCONFIGS + 3, "every configuration has its row");
 
 /* Resident blocks per SM of each configuration (kernel_blocks_per_sm; 1 until measured). */
 int g_bps[NALL];
@@ -253,15 +250,6 @@ int kernel_sgemm(int config, char transa, char transb, int64_t m, int64_t n, int
     if (config < 0 || config >= NALL) config = 0;
     const ConfigRow &r = k_configs[config];
     cudaStream_t s = (cudaStream_t)stream;
-    if (splits <= 1 && transa == 'N' && transb == 'N' && r.pick_nn_swapped) {
-        /* C^T = B^T A^T: an n x m product with B first and A second, written transposed */
-        KernelFn fn = r.pick_nn_swapped(vec_ok(B, ldb), vec_ok(A, lda));
-        const cudaError_t e = prepare(r, fn);
-        if (e != cudaSuccess) return (int)e;
-        const unsigned grid = (unsigned)std::min<int64_t>(cdiv(n, r.bm) * cdiv(m, r.bn), 0x7fffffff);
-        fn<<<grid, r.threads, r.smem, s>>>(n, m, k, k, 1, alpha, B, ldb, A, lda, beta, C, ldc, 0);
-        return (int)cudaGetLastError();
-    }
     const int64_t tiles = cdiv(m, r.bm) * cdiv(n, r.bn);
     KernelFn fn = r.pick(transa == 'T', transb == 'T', vec_ok(A, lda), vec_ok(B, ldb));
     {
@@ -307,12 +295,15 @@ int kernel_describe(int config, char *buf, size_t len)
         snprintf(buf, len, "%s", cudaGetErrorString(e));
         return (int)e;
     }
+    char more[64] = "";
+    if (r.kta && r.kta != r.bk) snprintf(more, sizeof more, ", %d threads per A^T column", r.kta);
+    if (r.pf) snprintf(more + strlen(more), sizeof more - strlen(more), ", L2 prefetch %d B", r.pf);
     snprintf(buf, len,
              "config %d: tile %dx%dx%d, %d threads, %dx%d per thread, %d-stage smem %d B, %d regs, "
-             "%d blocks/SM, binary sm_%d%s%s",
+             "%d blocks/SM, binary sm_%d%s%s%s",
              config, r.bm, r.bn, r.bk, r.threads, r.tm, r.tn, r.stages,
              r.smem ? r.smem : (int)attr.sharedSizeBytes, attr.numRegs, g_bps[config], attr.binaryVersion,
-             r.aq ? ", A^T in k quads" : "", r.pick_nn_swapped ? ", NN as C^T" : "");
+             r.swz & 1 ? ", A^T swizzled" : "", r.swz & 2 ? ", B swizzled" : "", more);
     return 0;
 }
 
