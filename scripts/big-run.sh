@@ -9,8 +9,12 @@
 #   CONFIGS  the configurations under test (default 7,8,9: the big family); BENCH_CONFIGS: bench list
 #            (default 0 and CONFIGS)
 #   BUDGET   seconds the whole call may take (default 300); REPS bench repetitions (default 10)
-#   CANDIDATES=ON  also build the candidate configurations (kernels/tsg_kernel_big_cand.cu),
+#   CANDIDATES=ON  also build the candidate configurations (kernels/tsg_kernel_big_cand*.cu),
 #            numbered after the adopted ones, for CONFIGS / BENCH_CONFIGS to name
+#   SHAPES   bench only the shapes whose name contains one of these '|'-separated texts
+#   ACC_N    sizes of the accuracy ratio in the gpu.kernel step (default "4096"; "1024 4096 16384")
+#   SAN_TOOLS  the compute-sanitizer tools to run (default "memcheck racecheck synccheck initcheck";
+#            "" for a timing-only A/B)
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
@@ -32,25 +36,24 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu -
   cmake --build $B -j"$(nproc)" --target test_gpu_kernel; } > "$OUT/build.log" 2>&1
 rows=("build rc=$? $(el)s")
 if fits 170; then
-  timeout "$(left 170)" $B/tests/gpu/test_gpu_kernel --bench-big "${REPS:-10}" "${BENCH_CONFIGS:-0,$CONFIGS}" > "$OUT/bigbench.txt" 2>&1
+  TSGEMM_BENCH_SHAPES="${SHAPES:-}" timeout "$(left 170)" $B/tests/gpu/test_gpu_kernel --bench-big "${REPS:-10}" "${BENCH_CONFIGS:-0,$CONFIGS}" > "$OUT/bigbench.txt" 2>&1
   rows+=("bench rc=$? $(el)s")
 else rows+=("bench skipped: no time left"); fi
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >> "$OUT/smi.txt" 2>&1
 if fits 60; then
-  TSGEMM_KERNEL_CONFIG=$CONFIGS timeout "$(left 60)" $B/tests/gpu/test_gpu_kernel > "$OUT/gpu.txt" 2>&1
+  TSGEMM_ACCURACY_N="${ACC_N:-4096}" TSGEMM_KERNEL_CONFIG=$CONFIGS timeout "$(left 60)" \
+    $B/tests/gpu/test_gpu_kernel > "$OUT/gpu.txt" 2>&1
   rows+=("gpu.kernel rc=$? $(el)s: $(grep -E '^[0-9]+ checks' "$OUT/gpu.txt" | tail -1)")
 else rows+=("gpu.kernel skipped: no time left"); fi
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-if fits 25; then
-  TSGEMM_KERNEL_CONFIG=$CONFIGS timeout "$(left 25)" "$cs" --tool memcheck --error-exitcode 99 \
-    $B/tests/gpu/test_gpu_kernel --small-forced > "$OUT/memcheck.txt" 2>&1
-  rows+=("memcheck rc=$? $(el)s: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tail -1) $(grep -E '^[0-9]+ checks' "$OUT/memcheck.txt" | tail -1)")
-else rows+=("memcheck skipped: no time left"); fi
-for tool in racecheck synccheck initcheck; do
-  fits 6 || { rows+=("$tool skipped: no time left"); continue; }
-  TSGEMM_KERNEL_CONFIG=${SAN_CONFIGS:-$CONFIGS} timeout "$(left 6)" "$cs" --tool $tool --error-exitcode 99 \
+for tool in ${SAN_TOOLS-memcheck racecheck synccheck initcheck}; do
+  # memcheck covers every configuration under test; SAN_CONFIGS narrows the slower three
+  cfgs=$CONFIGS; [ "$tool" = memcheck ] || cfgs=${SAN_CONFIGS:-$CONFIGS}
+  need=6; [ "$tool" = memcheck ] && need=25
+  fits $need || { rows+=("$tool skipped: no time left"); continue; }
+  TSGEMM_KERNEL_CONFIG=$cfgs timeout "$(left $need)" "$cs" --tool "$tool" --error-exitcode 99 \
     $B/tests/gpu/test_gpu_kernel --small-forced > "$OUT/$tool.txt" 2>&1
-  rows+=("$tool (configs ${SAN_CONFIGS:-$CONFIGS}) rc=$? $(el)s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.txt" | tail -1) $(grep -E '^[0-9]+ checks' "$OUT/$tool.txt" | tail -1)")
+  rows+=("$tool (configs $cfgs) rc=$? $(el)s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.txt" | tail -1) $(grep -E '^[0-9]+ checks' "$OUT/$tool.txt" | tail -1)")
 done
 grep -hsE '^FAIL' "$OUT/gpu.txt" "$OUT/memcheck.txt" | head -6
 grep -hsE '^config (7|8|9|1[0-9])' "$OUT/gpu.txt" | sed -E 's/ [0-9]+ blocks.SM, binary sm_90//' | cut -c1-150
