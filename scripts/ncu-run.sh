@@ -4,7 +4,8 @@
 # `test_gpu_kernel --bench-big` under ncu, profiling the first launch whose demangled name matches
 # (--clock-control none: the device tool's METHOD.md leaves clocks alone), and prints each
 # profile's key lines (duration, SM / L1 / L2 / DRAM throughput, issue slots with an eligible warp,
-# cycles per issued instruction, instructions executed); the full reports keep the rest.
+# cycles per issued instruction, instructions executed, the stall reasons of STALLS); the full
+# reports keep the rest.
 #   KERNELS    patterns, one per line (ncu regexes over demangled names, which read like
 #              "big_kernel<tsg::big::BigConfig<(int)256, ...>, (bool)1, (bool)0, (int)1, (int)1>":
 #              write "." for the parentheses; default: the 256 x 128 tile's NT and TN instances,
@@ -13,7 +14,11 @@
 #   SHAPES     TSGEMM_BENCH_SHAPES, a substring of the bench's shape names (default "4096^3": the
 #              four transpose pairs at 4096^3); CONFIGS the bench's configurations (default 7)
 #   SECTIONS   ncu sections (default: SpeedOfLight WarpStateStats SchedulerStats InstructionStats)
-#   CANDIDATES=ON  build the candidate configurations too (kernels/tsg_kernel_big_cand.cu, where
+#   STALLS     the stall reasons to collect as smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio
+#              (warps stalled on that reason per issued instruction; default: barrier long_scoreboard
+#              short_scoreboard mio_throttle lg_throttle math_pipe_throttle wait not_selected
+#              dispatch_stall no_instruction branch_resolving; "" for none)
+#   CANDIDATES=ON  build the candidate configurations too (kernels/tsg_kernel_big_cand*.cu, where
 #              the checkout has them); DEVKIT, BUDGET (seconds, default 300)
 # Full reports go to $OUT/ncu-N.txt; a short table is printed last.
 set -u
@@ -38,6 +43,11 @@ secs=()
 for s in ${SECTIONS:-SpeedOfLight WarpStateStats SchedulerStats InstructionStats}; do
   secs+=(--section "$s")
 done
+mets=
+for r in ${STALLS-barrier long_scoreboard short_scoreboard mio_throttle lg_throttle math_pipe_throttle wait not_selected dispatch_stall no_instruction branch_resolving}; do
+  mets=${mets:+$mets,}smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
+done
+[ -n "$mets" ] && secs+=(--metrics "$mets")
 i=0
 while IFS= read -r pat; do
   [ -n "$pat" ] || continue
@@ -56,4 +66,5 @@ for n in $(seq 1 "$i"); do
   [ -f "$f" ] || continue
   echo "== $(basename "$f"): $(head -1 "$f" | cut -c1-150)"
   grep -E '^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|DRAM Throughput|No Eligible|One or More Eligible|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Executed Instructions) ' "$f" | head -16
+  grep -E '^ +smsp__average_warps_issue_stalled_' "$f" | sed -E 's/smsp__average_warps_issue_stalled_|_per_issue_active.ratio//g' | head -12
 done
