@@ -56,16 +56,15 @@ constexpr int PAD = 4;
  * along n), K step BK (8, 16 or 32), STAGES shared buffers, MINB resident blocks per SM the
  * register budget is compiled for (1: up to 255 registers per thread).
  * For an operand contiguous along k (A transposed, B not): SWZ (bit 0: A, bit 1: B) lands it
- * swizzled in shared memory; KTA: the threads that share one column of a transposed A (0: BK; 8
- * at BK = 16: two copies per thread, 8 k apart); PF: the L2 prefetch size of those 4-byte copies
- * (0: none, 128 or 256 bytes: the rest of the line is in L2 when the next slice asks for it).
+ * swizzled in shared memory; PF: the L2 prefetch size of the 4-byte copies (0: none, 128 or 256
+ * bytes: the rest of the line is in L2 when the next slice asks for it).
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
-          int KTA_ = 0, int PF_ = 0>
+          int PF_ = 0>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
-    static constexpr int SWZ = SWZ_, KTA = KTA_ ? KTA_ : BK_, PF = PF_;
+    static constexpr int SWZ = SWZ_, PF = PF_;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
@@ -75,7 +74,7 @@ struct BigConfig {
     static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
                   "lane tiles are made of 4 x 4 sub-tiles");
     static_assert(STAGES >= 2, "at least two stages");
-    static_assert(BK % KTA == 0 && (PF == 0 || PF == 128 || PF == 256), "KTA divides BK; PF 0, 128, 256");
+    static_assert(PF == 0 || PF == 128 || PF == 256, "PF: 0, 128 or 256 bytes");
 };
 
 /* ---- cp.async (sm_80+): 4- or 16-byte copies global -> shared, zero-filling past src_bytes ---- */
@@ -151,17 +150,14 @@ static __device__ __forceinline__ void cp_async_wait()
  * hit 32 banks; the XOR stays inside an aligned group of 4 columns, so a fragment's LDS.128 reads
  * the same 16 bytes, its components permuted, and the compute loop undoes the permutation in its
  * (compile-time) register indices.
- * KT (an operand contiguous along k only; 0: BK): KT threads share a column, each copying BK / KT
- * elements KT apart (at KT = 8 a warp's copy covers 8 k of 4 columns: 32 banks, no swizzle).
  * PF: the L2 prefetch size of the 4-byte copies (cp_async).
  */
-template <int W, int BK, int THREADS, bool CONTIG_MN, int VW, bool SWZ = false, int KT = 0, int PF = 0>
+template <int W, int BK, int THREADS, bool CONTIG_MN, int VW, bool SWZ = false, int PF = 0>
 struct AsyncLoader {
     static constexpr int LC = CONTIG_MN ? W : BK; /* contiguous extent of a slice */
     static constexpr int LO = CONTIG_MN ? BK : W; /* the other extent */
     static constexpr int LV = LC / VW;            /* vectors per row */
-    static constexpr int CP = CONTIG_MN ? (LV > THREADS ? LV / THREADS : 1) /* vectors of a row per thread */
-                                        : (KT ? BK / KT : 1);
+    static constexpr int CP = LV > THREADS ? LV / THREADS : 1; /* vectors of a row per thread */
     static constexpr int TV = LV / CP;            /* threads per row */
     static constexpr int RSTEP = THREADS / TV;    /* rows between a thread's passes */
     static constexpr int PASSES = LO / RSTEP;
@@ -171,9 +167,7 @@ struct AsyncLoader {
     static_assert(CONTIG_MN || VW == 1, "an operand contiguous along k is copied a float at a time");
     static_assert(LC % VW == 0 && LV % CP == 0 && THREADS % TV == 0 && LO % RSTEP == 0 && PASSES >= 1,
                   "the threads cover the slice");
-    static_assert(CONTIG_MN ? KT == 0 : TV <= 32 && 32 % TV == 0, "a warp covers whole columns");
-    /* byte / float distance between a thread's vectors j and j + 1 of a row */
-    static constexpr int SVEC = CONTIG_MN ? TV * VW * 4 : TV * SROW * 4, GVEC = TV * VW;
+    static_assert(CP == 1 || CONTIG_MN, "only a row along mn is wider than the block");
     static_assert(!SWZ || CONTIG_MN || (TV == BK && (BK == 8 || BK == 16 || BK == 32) && RSTEP % 4 == 0),
                   "the swizzle's bank argument: a warp covers 32 / BK columns of BK consecutive k, and a "
                   "pass moves by whole groups of 4 columns");
@@ -222,10 +216,10 @@ struct AsyncLoader {
                 else if (CONTIG_MN) { /* row k = first k + q*RSTEP; vector j runs along mn */
                     const int v = mn_lim - j * TV * VW;
                     bytes = k_left > (int64_t)q * RSTEP ? (v < 0 ? 0 : v > VW ? VW : v) * 4 : 0;
-                } else                /* row mn = first mn + q*RSTEP; one element at k + j*TV */
-                    bytes = (mn_lim > q * RSTEP && k_left > j * TV) ? 4 : 0;
-                const float *src = FULL || bytes ? p + q * pstep + j * GVEC : x;
-                cp_async<VW * 4, false, PF>(s_tile + s_off + q * SPASS + j * SVEC, src, bytes);
+                } else                /* row mn = first mn + q*RSTEP; one element at this thread's k */
+                    bytes = (mn_lim > q * RSTEP && k_left > 0) ? 4 : 0;
+                const float *src = FULL || bytes ? p + q * pstep + j * TV * VW : x;
+                cp_async<VW * 4, false, PF>(s_tile + s_off + q * SPASS + j * TV * VW * 4, src, bytes);
             }
         }
         p += step;
@@ -250,9 +244,8 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, TM = CF::TM, TN = CF::TN;
     constexpr int LM = CF::LM, LN = CF::LN, S = CF::STAGES;
     /* A not transposed is contiguous along m; B transposed is contiguous along n. */
-    using LoadA = AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0,
-                              TRANS_A && CF::KTA != BK ? CF::KTA : 0, CF::PF>;
-    using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, 0, CF::PF>;
+    using LoadA = AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF>;
+    using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF>;
     /* the swizzle XOR of k row kk of each tile (0 where that operand is not swizzled) */
     constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
 
@@ -402,7 +395,7 @@ KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
  * 0.887); swizzling a transposed A as well lost 2% on TN and TT (run 1), and so did 8 threads per
  * column of it (run 3), BK = 32 (run 1) and spreading a slice's copies over its k steps (run 2).
  */
-using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 0, 128>;
+using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128>;
 /*
  * Cfg8 / Cfg9: the same warp (64 x 64, lanes 8 x 4, 8 x 16 accumulators per lane), BK = 16 and
  * 3 stages in 128-thread blocks of 256 x 64 / 64 x 256 (61.5 KB of shared memory, two blocks per

@@ -7,7 +7,6 @@
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
-#include <string.h>
 
 #include <algorithm>
 #include <cmath>
@@ -79,7 +78,6 @@ struct ConfigRow {
     int stages, smem; /* shared-memory stages; dynamic shared memory per block (bytes, 0: static) */
     int64_t split_min_k; /* the rule's shortest K slice for it (forcing a split works for any) */
     int swz;   /* operands contiguous along k land swizzled in shared memory (BigConfig::SWZ) */
-    int kta;   /* threads per column of a transposed A (BigConfig::KTA) */
     int pf;    /* L2 prefetch bytes of the 4-byte copies (BigConfig::PF) */
 };
 
@@ -92,9 +90,9 @@ constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice 
 constexpr int64_t BIG_SPLIT_MIN_K = 2048;
 
 #define TSG_SIMT_ROW(CF, PICK, EFF)                                                                \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, SPLIT_MIN_K, 0, 0, 0}
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, SPLIT_MIN_K, 0, 0}
 #define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::KTA, CF::PF}
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF}
 /* The big family (issues 10-11): configuration 7's eff = 46.08 / 66.9 TFLOP/s (NN 4096^3, v0.4
  * run 1); 8 and 9: 44.78 and 40.76 TFLOP/s (NN 4096^3, v0.5 run 2, its candidates 12 and 13). */
 const ConfigRow k_configs[] = {
@@ -295,9 +293,8 @@ int kernel_describe(int config, char *buf, size_t len)
         snprintf(buf, len, "%s", cudaGetErrorString(e));
         return (int)e;
     }
-    char more[64] = "";
-    if (r.kta && r.kta != r.bk) snprintf(more, sizeof more, ", %d threads per A^T column", r.kta);
-    if (r.pf) snprintf(more + strlen(more), sizeof more - strlen(more), ", L2 prefetch %d B", r.pf);
+    char more[32] = "";
+    if (r.pf) snprintf(more, sizeof more, ", L2 prefetch %d B", r.pf);
     snprintf(buf, len,
              "config %d: tile %dx%dx%d, %d threads, %dx%d per thread, %d-stage smem %d B, %d regs, "
              "%d blocks/SM, binary sm_%d%s%s%s",
