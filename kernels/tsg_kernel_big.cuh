@@ -56,8 +56,8 @@ constexpr int PAD = 4;
  * along n), K step BK (8, 16 or 32), STAGES shared buffers, MINB resident blocks per SM the
  * register budget is compiled for (1: up to 255 registers per thread).
  * For an operand contiguous along k (A transposed, B not): SWZ (bit 0: A, bit 1: B) lands it
- * swizzled in shared memory; PF: the L2 prefetch size of the 4-byte copies (0: none, 128 or 256
- * bytes: the rest of the line is in L2 when the next slice asks for it).
+ * swizzled in shared memory; PF: the L2 prefetch of the 4-byte copies (0: none; 128: the whole
+ * line, so that its other half is in L2 when the next slice asks for it).
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
           int PF_ = 0>
@@ -74,7 +74,7 @@ struct BigConfig {
     static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
                   "lane tiles are made of 4 x 4 sub-tiles");
     static_assert(STAGES >= 2, "at least two stages");
-    static_assert(PF == 0 || PF == 128 || PF == 256, "PF: 0, 128 or 256 bytes");
+    static_assert(PF == 0 || PF == 128, "PF: 0 or 128 bytes");
 };
 
 /* ---- cp.async (sm_80+): 4- or 16-byte copies global -> shared, zero-filling past src_bytes ---- */
@@ -84,33 +84,20 @@ static __device__ __forceinline__ uint32_t smem_addr(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-/* L1: the copy allocates in L1 (.ca; 4-byte copies always do); otherwise a 16-byte copy bypasses
- * L1 (.cg), right for operands whose slices use whole lines. PF (4-byte copies): the L2 fetches
- * that many bytes around the address (.L2::128B / .L2::256B), 0 none. */
-template <int BYTES, bool L1 = false, int PF = 0>
+/* A 16-byte copy bypasses L1 (.cg): a slice of an operand contiguous along m / n uses whole
+ * lines. A 4-byte copy allocates in L1 (.ca, the only kind PTX has); PF = 128 adds an L2
+ * prefetch of the address's whole 128-byte line (.L2::128B). */
+template <int BYTES, int PF = 0>
 static __device__ __forceinline__ void cp_async(uint32_t dst, const float *src, int src_bytes)
 {
+    static_assert(BYTES == 16 || BYTES == 4, "cp.async of 4 or 16 bytes");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if (BYTES == 16 && L1)
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                     "r"(src_bytes)
-                     : "memory");
-    else if (BYTES == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                     "r"(src_bytes)
-                     : "memory");
-    else if (PF == 128)
-        asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
-                     "r"(src_bytes)
-                     : "memory");
-    else if (PF == 256)
-        asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
-                     "r"(src_bytes)
-                     : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
-                     "r"(src_bytes)
-                     : "memory");
+#define TSG_CP_ASYNC(op)                                                                           \
+    asm volatile(op " [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(BYTES), "r"(src_bytes) : "memory")
+    if constexpr (BYTES == 16) TSG_CP_ASYNC("cp.async.cg.shared.global");
+    else if constexpr (PF == 128) TSG_CP_ASYNC("cp.async.ca.shared.global.L2::128B");
+    else TSG_CP_ASYNC("cp.async.ca.shared.global");
+#undef TSG_CP_ASYNC
 #else
     (void)dst, (void)src, (void)src_bytes;
     __trap(); /* the family is built for sm_80 and up only (CMake's architecture list) */
@@ -219,7 +206,7 @@ struct AsyncLoader {
                 } else                /* row mn = first mn + q*RSTEP; one element at this thread's k */
                     bytes = (mn_lim > q * RSTEP && k_left > 0) ? 4 : 0;
                 const float *src = FULL || bytes ? p + q * pstep + j * TV * VW : x;
-                cp_async<VW * 4, false, PF>(s_tile + s_off + q * SPASS + j * TV * VW * 4, src, bytes);
+                cp_async<VW * 4, PF>(s_tile + s_off + q * SPASS + j * TV * VW * 4, src, bytes);
             }
         }
         p += step;
