@@ -19,21 +19,25 @@
  *    holds 8 x 16 = 128 accumulators; one k step reads 2 + 4 LDS.128 for 128 FFMA, and every
  *    LDS.128 of a warp touches 8 (A) or 4 (B) distinct 16-byte vectors of one 128-byte row
  *    segment: one wavefront, the rest broadcast.
- *  - global -> shared goes by cp.async (no register staging) into STAGES buffers of BK = 8 (or
- *    16) k rows; the tile for slice kt + STAGES - 1 is issued while slice kt is computed, one
+ *  - global -> shared goes by cp.async (no register staging) into STAGES buffers of BK = 8, 16
+ *    or 32 k rows; the tile for slice kt + STAGES - 1 is issued while slice kt is computed, one
  *    barrier per slice. Out-of-range elements are copied with src-size 0: cp.async's zero fill
  *    is the contract's "out-of-range elements land in shared memory as 0.0" (the store is never
  *    skipped). An operand contiguous along m / n (A not transposed, B transposed) goes as 16-byte
  *    copies when its base and ld are 16-byte aligned (VW = 4), else as 4-byte copies with
  *    consecutive threads on consecutive addresses (VW = 1); an operand contiguous along k goes as
- *    4-byte copies, 8 consecutive threads on 8 consecutive k of one column (a 32-byte sector),
- *    each landing transposed in the k-major shared tile: the transpose is the loader's coordinate
- *    swap and nothing else, and the compute loop is the same for all four combinations.
+ *    4-byte copies, BK consecutive threads on BK consecutive k of one column (64 bytes at
+ *    BK = 16), each landing transposed in the k-major shared tile: the transpose is the loader's
+ *    coordinate swap, plus, where the configuration swizzles that operand (SWZ), a permutation
+ *    inside groups of 4 columns that the compute loop undoes in its register indices.
  *  - the next k step's A and B fragments are read from shared memory while the current one's
  *    FFMAs run (two register fragments).
  * Shared tiles: As[stage][k][BM + PAD], Bs[stage][k][BN + PAD], k-major; PAD = 4 floats keeps
- * rows 16-byte aligned and puts the 8 k rows of a transposed 4-byte copy in 8 distinct bank
- * groups (k * (W + 4) + mn covers 32 banks for k < 8, mn < 4).
+ * rows 16-byte aligned. Rows are then 4 (mod 32) floats apart, so a warp's 4-byte copies of 8
+ * consecutive k of 4 columns (BK = 8) cover 32 banks, but at BK = 16 (16 k of 2 columns) k and
+ * k + 8 share a bank: two wavefronts per copy unless the operand is swizzled (AsyncLoader). The
+ * adopted configurations swizzle B only; a transposed A keeps the 2-way conflict, because every
+ * way of removing it measured slower (docs/NOTES.md "v0.7").
  * Sources of the shape choices: PERF.md's technique ladder (warp tiling, multistage cp.async with
  * zero fill); issue 10's note that cuBLAS's FP32 kernel on Hopper is a 256 x 128 x 8, 3-stage
  * sm80 kernel; the CUTLASS SIMT warp/lane decomposition idea (lanes as an 8 x 4 grid inside a
