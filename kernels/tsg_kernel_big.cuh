@@ -237,7 +237,7 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     /* A not transposed is contiguous along m; B transposed is contiguous along n. */
     using LoadA = AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF>;
     using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF>;
-    /* the swizzle XOR of k row kk of each tile (0 where that operand is not swizzled) */
+    /* whether the compute loop undoes a swizzle: that operand is contiguous along k and swizzled */
     constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
 
     extern __shared__ __align__(16) float smem[];

@@ -597,8 +597,7 @@ static int name_matches(const char *name, const char *filter)
     for (const char *p = filter;;) {
         const char *bar = strchr(p, '|');
         const size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        for (const char *q = name; len && strlen(q) >= len; ++q)
-            if (!strncmp(q, p, len)) return 1;
+        if (len && memmem(name, strlen(name), p, len)) return 1;
         if (!bar) return 0;
         p = bar + 1;
     }
