@@ -15,9 +15,9 @@
 #              four transpose pairs at 4096^3); CONFIGS the bench's configurations (default 7)
 #   SECTIONS   ncu sections (default: SpeedOfLight WarpStateStats SchedulerStats InstructionStats)
 #   STALLS     the stall reasons to collect as smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio
-#              (warps stalled on that reason per issued instruction; default: barrier long_scoreboard
-#              short_scoreboard mio_throttle lg_throttle math_pipe_throttle wait not_selected
-#              dispatch_stall no_instruction branch_resolving; "" for none)
+#              (warps stalled on that reason per issued instruction): a list of reasons (barrier
+#              long_scoreboard mio_throttle ...), "" for none, default "all" (a regex over every
+#              reason this ncu version names)
 #   CANDIDATES=ON  build the candidate configurations too (kernels/tsg_kernel_big_cand*.cu, where
 #              the checkout has them); DEVKIT, BUDGET (seconds, default 300)
 # Full reports go to $OUT/ncu-N.txt; a short table is printed last.
@@ -44,9 +44,13 @@ for s in ${SECTIONS:-SpeedOfLight WarpStateStats SchedulerStats InstructionStats
   secs+=(--section "$s")
 done
 mets=
-for r in ${STALLS-barrier long_scoreboard short_scoreboard mio_throttle lg_throttle math_pipe_throttle wait not_selected dispatch_stall no_instruction branch_resolving}; do
-  mets=${mets:+$mets,}smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
-done
+if [ "${STALLS-all}" = all ]; then # every reason this ncu knows, by regex (names vary by version)
+  mets='regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$'
+else
+  for r in ${STALLS}; do
+    mets=${mets:+$mets,}smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
+  done
+fi
 [ -n "$mets" ] && secs+=(--metrics "$mets")
 i=0
 while IFS= read -r pat; do
@@ -66,5 +70,5 @@ for n in $(seq 1 "$i"); do
   [ -f "$f" ] || continue
   echo "== $(basename "$f"): $(head -1 "$f" | cut -c1-150)"
   grep -E '^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|DRAM Throughput|No Eligible|One or More Eligible|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Executed Instructions) ' "$f" | head -16
-  grep -E '^ +smsp__average_warps_issue_stalled_' "$f" | sed -E 's/smsp__average_warps_issue_stalled_|_per_issue_active.ratio//g' | head -12
+  grep -E '^ +smsp__average_warps_issue_stalled_' "$f" | sed -E 's/smsp__average_warps_issue_stalled_|_per_issue_active.ratio//g' | head -30
 done
