@@ -31,13 +31,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <vector>
 
+#include "tsg_copy.h"
 #include "tsg_gpu.h"
 #include "tsg_kernel.h"
 #include "tsg_pool.h"
@@ -83,10 +82,14 @@ bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (no small fi
 bool g_timeline = false;   /* TSGEMM_TEST_TIMELINE */
 int g_touch = 0;           /* TSGEMM_TEST_TOUCH: 0 the rule, -1 no first touch, -2 no huge-page
                               advice, > 0 its parts */
-/* How the copy threads copy (copy_floats): 1 memcpy, 2 non-temporal stores. Gathers into the
- * pinned slots use memcpy, scatters into the caller's C non-temporal stores: the best pair on
- * the H200 host (docs/NOTES.md, "Pipeline schedule", run 2). TSGEMM_TEST_COPY sets both. */
-int g_gather_kind = 1, g_scatter_kind = 2;
+/* How the copy threads copy (kernels/tsg_copy.h): gathers into the pinned slots use memcpy,
+ * scatters into the caller's C non-temporal stores: the best pair on the H200 host
+ * (docs/NOTES.md, "Pipeline schedule", run 2). TSGEMM_TEST_COPY sets both. A scatter with beta
+ * != 0 combines (TSG_COPY_AXPBY) whatever these say. */
+int g_gather_kind = TSG_COPY_MEMCPY, g_scatter_kind = TSG_COPY_STREAM;
+/* TSGEMM_TEST_BETA=device: beta != 0 with C in host memory sends C up and lets the kernels apply
+ * beta (before v0.8). The rule: C stays on the host and the scatters apply beta (choose_modes). */
+bool g_beta_device = false;
 std::atomic<int> g_exiting{0}, g_inflight{0};
 /* Device slots (TSGEMM_DEVICE=0,1 / all / 0,0; tsg_gpu_set_devices): slot 0 is g_device. A slot
  * whose device had a sticky error is dead: calls over several devices leave it out. */
@@ -393,33 +396,9 @@ struct Copy {
     int64_t dld;
     int64_t rows, cols;
     int rsplit = 1;
-    int kind = 1; /* copy_floats's kind */
+    int kind = TSG_COPY_MEMCPY; /* tsg_copy_floats's kind (kernels/tsg_copy.h) */
+    float beta = 0.0f;          /* TSG_COPY_AXPBY: dst = beta * dst + src */
 };
-
-/*
- * Copies n floats. The copy threads' stores go to memory nobody reads soon on this CPU (a pinned
- * slot the DMA engine reads next, or the caller's C): non-temporal 16-byte stores skip the read
- * for ownership of every destination line that a plain memcpy of megabyte parts pays, i.e. two
- * memory transfers per byte instead of three (docs/NOTES.md, "Pipeline schedule").
- */
-void copy_floats(float *dst, const float *src, int64_t n, int kind)
-{
-    if (kind != 2 || n < 64) {
-        memcpy(dst, src, (size_t)n * sizeof(float));
-        return;
-    }
-    int64_t i = 0;
-    while (i < n && ((uintptr_t)(dst + i) & 15)) dst[i] = src[i], ++i; /* align the stores */
-    for (; i + 16 <= n; i += 16) {
-        __m128 a = _mm_loadu_ps(src + i), b = _mm_loadu_ps(src + i + 4);
-        __m128 c = _mm_loadu_ps(src + i + 8), d = _mm_loadu_ps(src + i + 12);
-        _mm_stream_ps(dst + i, a);
-        _mm_stream_ps(dst + i + 4, b);
-        _mm_stream_ps(dst + i + 8, c);
-        _mm_stream_ps(dst + i + 12, d);
-    }
-    for (; i < n; ++i) dst[i] = src[i];
-}
 
 void copy_part(void *ctx, int part, int nparts)
 {
@@ -427,17 +406,17 @@ void copy_part(void *ctx, int part, int nparts)
     if (c->sld == c->rows && c->dld == c->rows) { /* both packed: one flat range */
         const int64_t total = c->rows * c->cols;
         const int64_t a = total * part / nparts, b = total * (part + 1) / nparts;
-        copy_floats(c->dst + a, c->src + a, b - a, c->kind);
+        tsg_copy_floats(c->dst + a, c->src + a, b - a, c->kind, c->beta);
     } else if (c->rsplit > 1) { /* a row range of one column */
         const int64_t j = part / c->rsplit, r = part % c->rsplit;
         const int64_t i0 = c->rows * r / c->rsplit, i1 = c->rows * (r + 1) / c->rsplit;
-        copy_floats(c->dst + j * c->dld + i0, c->src + j * c->sld + i0, i1 - i0, c->kind);
+        tsg_copy_floats(c->dst + j * c->dld + i0, c->src + j * c->sld + i0, i1 - i0, c->kind, c->beta);
     } else {
         const int64_t j0 = c->cols * part / nparts, j1 = c->cols * (part + 1) / nparts;
         for (int64_t j = j0; j < j1; ++j)
-            copy_floats(c->dst + j * c->dld, c->src + j * c->sld, c->rows, c->kind);
+            tsg_copy_floats(c->dst + j * c->dld, c->src + j * c->sld, c->rows, c->kind, c->beta);
     }
-    if (c->kind == 2) _mm_sfence(); /* the stores are visible before the job counts as done */
+    tsg_copy_fence(c->kind); /* the stores are visible before the job counts as done */
 }
 
 /* Parts of about 128 KiB or more, at most one per copy thread plus the waiting thread. */
@@ -532,6 +511,8 @@ struct Pipeline {
     tsg_plan pl;
     Workspace *w;
     Mode ma, mb, mcu, mcd; /* A, B, C up, C down */
+    bool host_beta = false; /* the scatters apply beta (C does not go up; choose_modes) */
+    float dev_beta = 0.0f;  /* the beta of each block's first launch: p->beta, or 0 with host_beta */
     char *msg;
     size_t len;
     int status = TSG_GPU_OK;
@@ -811,7 +792,7 @@ bool issue_download(Pipeline &P)
     d.q = q, d.c0 = P.dcol, d.cols = n;
     if (P.mcd == M_STAGE)
         d.copy = Copy{dn_slot(w, slot), dld, user + P.dcol * P.p->ldc, P.p->ldc, P.rows(i), n, 1,
-                      g_scatter_kind};
+                      P.host_beta ? TSG_COPY_AXPBY : g_scatter_kind, P.p->beta};
     P.d_issue++;
     P.dcol += n;
     if (P.dcol >= bc) { /* the block's last unit */
@@ -936,7 +917,7 @@ int launch_piece(Pipeline &P, int64_t piece)
     if (e == cudaSuccess)
         e = TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(
                                      kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
-                                     splits, P.p->alpha, A, lda, B, ldb, c == 0 ? P.p->beta : 1.0f, C,
+                                     splits, P.p->alpha, A, lda, B, ldb, c == 0 ? P.dev_beta : 1.0f, C,
                                      ldc, splits > 1 ? P.dev(P.offW) : nullptr, w->s_comp));
     if (e == cudaSuccess && !pl.resident) e = cudaEventRecord(w->ev_launch[piece % RING], w->s_comp);
     if (e == cudaSuccess && piece == P.pieces - 1) P.mark(TL_KDONE, w->s_comp);
@@ -1054,7 +1035,7 @@ int run_pipeline(Pipeline &P)
     Workspace *w = P.w;
     const tsg_plan &pl = P.pl;
     P.pieces = pl.gm * pl.gn * pl.nk;
-    P.chunk_major = tsg_plan_chunk_major(&pl, P.p->beta, g_order) != 0;
+    P.chunk_major = tsg_plan_chunk_major(&pl, P.dev_beta, g_order) != 0;
     P.mark(TL_T0, w->s_up);
     while (P.status == TSG_GPU_OK) {
         if (g_exiting.load(std::memory_order_relaxed)) {
@@ -1125,7 +1106,13 @@ int run_pipeline(Pipeline &P)
 
 /* How each operand moves (tsg_gpu.h): pageable -> staged, pinned -> direct DMA, managed and
  * device -> in place; C comes down in place only when it cannot be half-written on failure
- * with a value the CPU retry would read (device memory, or managed with beta = 0). */
+ * with a value the CPU retry would read (device memory, or managed with beta = 0).
+ * beta != 0 with C in host memory (pageable or pinned): C does not go up. The kernels compute
+ * alpha*op(A)*op(B) (beta = 0) and the scatters write fmaf(beta, C, that) into the caller's C,
+ * the write-back's own operation; each byte of C then crosses PCIe once instead of twice (4096^3:
+ * 64 MiB less up, docs/NOTES.md "v0.8"). A block is final when its scatter is done, as with beta =
+ * 0, and C's other blocks still hold the caller's values, so the done contract is unchanged.
+ * Managed C keeps the kernels' beta (its pages would move to the host to be read). */
 void choose_modes(const tsg_problem *p, Pipeline &P)
 {
     auto mode_of = [](unsigned char where) {
@@ -1143,6 +1130,9 @@ void choose_modes(const tsg_problem *p, Pipeline &P)
     case TSG_PINNED: P.mcu = beta ? M_DIRECT : M_NONE, P.mcd = beta ? M_STAGE : M_DIRECT; break;
     default: P.mcu = beta ? M_STAGE : M_NONE, P.mcd = M_STAGE; break;
     }
+    P.host_beta = beta && !g_beta_device && (p->where_c == TSG_HOST || p->where_c == TSG_PINNED);
+    if (P.host_beta) P.mcu = M_NONE, P.mcd = M_STAGE;
+    P.dev_beta = P.host_beta ? 0.0f : p->beta;
 }
 
 /* The TSGEMM_TEST_TIMELINE line of a finished call (stderr), then its events are destroyed. */
@@ -1546,6 +1536,7 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_ramp = !(cfg && cfg->no_ramp);
     g_order = cfg ? cfg->order : 0;
     g_touch = cfg ? cfg->touch : 0;
+    g_beta_device = cfg && cfg->beta_on_device;
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;

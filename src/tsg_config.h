@@ -54,6 +54,9 @@ typedef struct tsg_config {
     int test_touch;       /* TSGEMM_TEST_TOUCH=off|small|<parts>: a fresh C's first touch
                              (tuning): 0 the rule, -1 off, -2 without the huge-page advice,
                              > 0 that many parts                                              */
+    int test_beta;        /* TSGEMM_TEST_BETA=device: beta != 0 from host memory sends C up and
+                             the kernels apply beta, as before v0.8 (tuning A/B); 0 = the rule
+                             (the copy threads apply beta while scattering C)                 */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
 } tsg_config;

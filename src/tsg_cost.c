@@ -5,8 +5,10 @@
 
 #include <math.h>
 
-/* Bytes the pipeline moves: host operands only — A and B at their extents, C up only when
- * beta != 0, C down. Device and managed operands are used in place. */
+/* Bytes the pipeline moves: host operands only — A and B at their extents, C down. Device and
+ * managed operands are used in place. C never goes up: with beta != 0 the copy threads apply beta
+ * while scattering C (kernels/tsg_exec.cu choose_modes, v0.8), a host-memory pass the model
+ * leaves out (the scatter reads C beside the slot it already streams). */
 static int moves(unsigned char where) { return where == TSG_HOST || where == TSG_PINNED; }
 
 static void transfer_bytes(const tsg_problem *p, double *in, double *out)
@@ -16,8 +18,7 @@ static void transfer_bytes(const tsg_problem *p, double *in, double *out)
     tsg_stored_shape_b(p, &rb, &cb);
     double c_bytes = moves(p->where_c) ? 4.0 * (double)p->m * (double)p->n : 0.0;
     *in = (moves(p->where_a) ? 4.0 * (double)tsg_extent(ra, ca, p->lda) : 0.0) +
-          (moves(p->where_b) ? 4.0 * (double)tsg_extent(rb, cb, p->ldb) : 0.0) +
-          (p->beta != 0.0f ? c_bytes : 0.0);
+          (moves(p->where_b) ? 4.0 * (double)tsg_extent(rb, cb, p->ldb) : 0.0);
     *out = c_bytes;
 }
 

@@ -97,11 +97,11 @@ double tsg_estimate_multi_gpu_s(const tsg_problem *p, const tsg_rates *r, const 
         const tsg_problem w = tsg_problem_window(p, pn->r0, pn->m, pn->c0, pn->n);
         const double t = tsg_estimate_gpu_s(&w, r);
         if (t > slowest) slowest = t;
-        /* bytes the panel's pipeline moves through the host: its rows of A, columns of B, C */
+        /* bytes the panel's pipeline moves through the host: its rows of A, columns of B, C
+         * down (C does not go up: beta is applied by the scatters, src/tsg_cost.c) */
         const double c = 4.0 * (double)pn->m * (double)pn->n;
         in += (moves(p->where_a) ? 4.0 * (double)pn->m * (double)p->k : 0.0) +
-              (moves(p->where_b) ? 4.0 * (double)pn->n * (double)p->k : 0.0) +
-              (moves(p->where_c) && p->beta != 0.0f ? c : 0.0);
+              (moves(p->where_b) ? 4.0 * (double)pn->n * (double)p->k : 0.0);
         out += moves(p->where_c) ? c : 0.0;
     }
     const double host = r->gpu_latency_s + in / r->h2d_bps + out / r->d2h_bps;

@@ -114,8 +114,10 @@ static inline int64_t tsg_plan_klen(const tsg_plan *pl, int64_t k, int64_t c)
  * 4096^3 6.04 -> 5.89 ms in one run).
  *
  * tsg_plan_chunk_major: 1 for chunk-major. The rule: resident plans of 3 or 4 blocks and at least
- * 2 chunks with beta = 0 (beta != 0 would move all of C up before the first step ends; larger
- * grids would bunch more of C's download at the end). force (TSGEMM_TEST_ORDER): 0 the rule,
+ * 2 chunks when C does not go up, i.e. `beta`, the beta the kernels apply, is 0 (it is also 0 when
+ * the executor's scatters apply the caller's beta on the host; kernels/tsg_exec.cu choose_modes).
+ * A beta the kernels apply would move all of C up before the first step ends; larger grids would
+ * bunch more of C's download at the end. force (TSGEMM_TEST_ORDER): 0 the rule,
  * 1 block-major, 2 chunk-major for any resident plan (a bounded plan's ring of pieces assumes
  * block-major: it is never chunk-major).
  * tsg_plan_piece: block *q and chunk *c of the s-th piece, 0 <= s < gm * gn * nk.
