@@ -20,8 +20,11 @@
 #   fresh     numpy's case (not a default stage): 4096^3, 4095^3 (odd ld) and 4103 x 4096 x 4091
 #             with C reused and with a new C for every call (pipe_probe --fresh), the first touch
 #             by the rule / off / in 4 parts (TSGEMM_TEST_TOUCH), and their timelines
-#   beta      beta = 1 (C goes up too; not a default stage): the rule's piece order against
-#             chunk- and block-major forced (TSGEMM_TEST_ORDER), and their timelines
+#   beta      beta = 1 (not a default stage): the rule (the scatters apply beta, C stays on the
+#             host) against TSGEMM_TEST_BETA=device (C up, the kernels apply beta), two rounds,
+#             beta = 0 beside them, and their timelines
+#   dma       the copy engines (pinned H2D / D2H, 256 KiB .. 64 MiB) and cudaHostRegister's cost
+#             (tests/gpu/dma_probe.c; not a default stage)
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
 #   clients   unmodified programs under LD_PRELOAD, traced and timed against their plain runs:
@@ -237,16 +240,29 @@ if want fresh 60; then # numpy's case: odd shapes and a new C for every call (is
   [ $? -eq 0 ] && row fresh ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row fresh FAIL "see fresh.txt"; fails=$((fails+1)); }
 fi
 
-if want beta 40; then # issue 9's beta = 1 target: the piece order with C going up (same run)
+if want beta 40; then # issue 9's beta = 1 target: beta applied by the scatters (the rule since
+  # v0.8) against C going up with the kernels applying it (TSGEMM_TEST_BETA=device), alternating
+  # processes, same run; then beta = 0 for the anchor
   log=$OUT/beta.txt
-  { for o in rule chunk block; do
-      echo "== beta = 1, TSGEMM_TEST_ORDER=$o (rule: block-major whenever beta != 0)"
-      TSGEMM_TEST_ORDER=$([ $o = rule ] || echo $o) "$B/tests/gpu/pipe_probe" --beta 1 ${TSGEMM_BETA_SHAPES:-2048 4096 4095}
+  shapes=${TSGEMM_BETA_SHAPES:-2048 4096 4095}
+  { for r in 1 2; do
+      echo "== round $r: beta = 1, the rule (C stays on the host; the scatters apply beta)"
+      "$B/tests/gpu/pipe_probe" --beta 1 $shapes
+      echo "== round $r: beta = 1, TSGEMM_TEST_BETA=device (C up, the kernels apply beta; block-major)"
+      TSGEMM_TEST_BETA=device "$B/tests/gpu/pipe_probe" --beta 1 $shapes
+      echo "== round $r: beta = 0"
+      "$B/tests/gpu/pipe_probe" $shapes
     done
-    echo "== timelines, beta = 1: the rule, then chunk-major"
+    echo "== timelines, beta = 1 (5th call): the rule, then TSGEMM_TEST_BETA=device"
     TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'
-    TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_ORDER=chunk "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'; } > "$log" 2>&1
+    TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_BETA=device "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'; } > "$log" 2>&1
   [ $? -eq 0 ] && row beta ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row beta FAIL "see beta.txt"; fails=$((fails+1)); }
+fi
+
+if want dma 30; then # the copy engines and page registration alone (tests/gpu/dma_probe.c)
+  log=$OUT/dma.txt
+  "$B/tests/gpu/dma_probe" > "$log" 2>&1
+  [ $? -eq 0 ] && row dma ok "$(wc -l < "$log") lines; $(elapsed)" || { row dma FAIL "see dma.txt"; fails=$((fails+1)); }
 fi
 
 if want kbench; then
