@@ -62,13 +62,17 @@ constexpr int PAD = 4;
  * For an operand contiguous along k (A transposed, B not): SWZ (bit 0: A, bit 1: B) lands it
  * swizzled in shared memory; PF: the L2 prefetch of the 4-byte copies (0: none; 128: the whole
  * line, so that its other half is in L2 when the next slice asks for it).
+ * EPI: the write-back (1: a lane's 4 consecutive rows of a column of C as one 16-byte load /
+ * store where C and ldc are 16-byte aligned; 0: one float at a time). Both store the same values.
+ * BSTEP: the k step of a slice at which B's copies (of the slice STAGES - 1 ahead) are issued; 0:
+ * with A's, at step 0.
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
-          int PF_ = 0>
+          int PF_ = 0, int EPI_ = 0, int BSTEP_ = 0>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
-    static constexpr int SWZ = SWZ_, PF = PF_;
+    static constexpr int SWZ = SWZ_, PF = PF_, EPI = EPI_, BSTEP = BSTEP_;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
@@ -79,6 +83,8 @@ struct BigConfig {
                   "lane tiles are made of 4 x 4 sub-tiles");
     static_assert(STAGES >= 2, "at least two stages");
     static_assert(PF == 0 || PF == 128, "PF: 0 or 128 bytes");
+    static_assert(EPI == 0 || EPI == 1, "EPI: 0 or 1");
+    static_assert(BSTEP >= 0 && BSTEP < BK - 1, "BSTEP: a k step before the slice's barrier");
 };
 
 /* ---- cp.async (sm_80+): 4- or 16-byte copies global -> shared, zero-filling past src_bytes ---- */
@@ -276,16 +282,18 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
          * kfull lie inside along k; only then may a slice skip the per-element checks. */
         const bool a_in = m0 + BM <= m, b_in = n0 + BN <= n;
         const int64_t kfull = klen / BK;
-        auto issue = [&](int64_t slice, uint32_t stage_addr) {
+        auto issue_a = [&](int64_t slice, uint32_t stage_addr) {
             if (a_in && slice < kfull) la.template issue<true>(stage_addr);
             else la.template issue<false>(stage_addr);
+        };
+        auto issue_b = [&](int64_t slice, uint32_t stage_addr) {
             if (b_in && slice < kfull) lb.template issue<true>(stage_addr + B_OFF);
             else lb.template issue<false>(stage_addr + B_OFF);
         };
         /* prologue: slices 0 .. S-2 in flight, one commit group each (empty past the end) */
 #pragma unroll
         for (int s = 0; s < S - 1; ++s) {
-            if (s < ktiles) issue(s, s_base + s * STAGE_B);
+            if (s < ktiles) issue_a(s, s_base + s * STAGE_B), issue_b(s, s_base + s * STAGE_B);
             cp_async_commit();
         }
         cp_async_wait<S - 2>(); /* this thread's copies of slice 0 have landed */
@@ -316,10 +324,12 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
                 }
                 /* next step's fragments (the first of slice kt+1 at the last step) */
                 if (kk < BK - 1 || kt + 1 < ktiles) load_frag((kk + 1) % 2, rs, (kk + 1) % BK);
-                if (kk == 0) {
-                    /* slice kt+S-1 into the stage read in iteration kt-1: all its reads happened
-                     * before the barrier at the end of iteration kt-1 */
-                    if (kt + S - 1 < ktiles) issue(kt + S - 1, s_base + ws * STAGE_B);
+                /* slice kt+S-1 into the stage read in iteration kt-1: all its reads happened
+                 * before the barrier at the end of iteration kt-1. A's copies at step 0, B's at
+                 * step BSTEP; the slice's commit group closes after both. */
+                if (kk == 0 && kt + S - 1 < ktiles) issue_a(kt + S - 1, s_base + ws * STAGE_B);
+                if (kk == CF::BSTEP) {
+                    if (kt + S - 1 < ktiles) issue_b(kt + S - 1, s_base + ws * STAGE_B);
                     cp_async_commit();
                     ws = ws + 1 == S ? 0 : ws + 1;
                 }
@@ -336,20 +346,40 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
         }
         cp_async_wait<0>(); /* only empty groups remain; leaves nothing in flight for the next unit */
 
-        /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. */
+        /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. A lane's
+         * rows come in groups of 4 consecutive ones (i % 4): with EPI, where C and ldc keep every
+         * group 16-byte aligned (block-uniform) and the group lies inside m, the group is one
+         * 16-byte load / store — a warp instruction then covers whole 32-byte sectors (8 lanes x
+         * 16 bytes of a column) where the float-at-a-time write used 8 of every sector's 32 bytes
+         * (ncu, v0.6 run 6) — with the same fmaf per element, so the values are the same. */
+        const bool vec = CF::EPI && ((reinterpret_cast<uintptr_t>(Cs) | (uintptr_t)ldc * 4) & 15) == 0;
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
             const int64_t col = n0 + b_col + 4 * LN * (j / 4) + (j % 4);
             if (col >= n) continue;
             float *cc = Cs + col * ldc;
 #pragma unroll
-            for (int i = 0; i < TM; ++i) {
-                const int64_t row = m0 + a_col + 4 * LM * (i / 4) + (i % 4);
-                if (row < m) {
-                    float *c = cc + row;
-                    const float v = alpha * acc[i][j];
-                    *c = beta == 0.0f ? v : fmaf(beta, *c, v);
+            for (int i = 0; i < TM; i += 4) {
+                const int64_t row = m0 + a_col + 4 * LM * (i / 4);
+                if (vec && row + 4 <= m) {
+                    float4 *c4 = reinterpret_cast<float4 *>(cc + row);
+                    float4 v = make_float4(alpha * acc[i][j], alpha * acc[i + 1][j], alpha * acc[i + 2][j],
+                                           alpha * acc[i + 3][j]);
+                    if (beta != 0.0f) {
+                        const float4 o = *c4;
+                        v.x = fmaf(beta, o.x, v.x), v.y = fmaf(beta, o.y, v.y);
+                        v.z = fmaf(beta, o.z, v.z), v.w = fmaf(beta, o.w, v.w);
+                    }
+                    *c4 = v;
+                    continue;
                 }
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (row + e < m) {
+                        float *c = cc + row + e;
+                        const float v = alpha * acc[i + e][j];
+                        *c = beta == 0.0f ? v : fmaf(beta, *c, v);
+                    }
             }
         }
         /* the next unit's prologue overwrites stages 0..S-2: no thread may still read them */
@@ -404,8 +434,19 @@ KernelFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
 
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
- * them after the adopted configurations, for a device run's A/B; docs/NOTES.md): none open. A
- * candidate is a BigConfig here, a file with its picker, and a row in tsg_kernel_simt.cu's table. */
+ * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
+ * BigConfig here, a file with its picker, and a row in tsg_kernel_simt.cu's table.
+ * 10, 11, 12: configurations 7, 8, 9 with the 16-byte write-back (EPI = 1); 13: 10 with B's copies
+ * issued at step 8 of a slice instead of with A's at step 0 (ncu, v0.8 run 1: TN's extra cycles
+ * against NT are long-scoreboard and LSU-throttle stalls around the copy burst). */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 1>;
+using Cand11 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 1>;
+using Cand12 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 1>;
+using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 1, 8>;
+KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

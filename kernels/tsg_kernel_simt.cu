@@ -79,6 +79,8 @@ struct ConfigRow {
     int64_t split_min_k; /* the rule's shortest K slice for it (forcing a split works for any) */
     int swz;   /* operands contiguous along k land swizzled in shared memory (BigConfig::SWZ) */
     int pf;    /* L2 prefetch bytes of the 4-byte copies (BigConfig::PF) */
+    int epi;   /* 16-byte write-back of C where aligned (BigConfig::EPI) */
+    int bstep; /* k step of a slice at which B's copies are issued (BigConfig::BSTEP) */
 };
 
 constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice worth a unit of its own */
@@ -90,9 +92,10 @@ constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice 
 constexpr int64_t BIG_SPLIT_MIN_K = 2048;
 
 #define TSG_SIMT_ROW(CF, PICK, EFF)                                                                \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, SPLIT_MIN_K, 0, 0}
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, SPLIT_MIN_K, 0, 0, 0, 0}
 #define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF}
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
+     CF::EPI, CF::BSTEP}
 /* The big family (issues 10-11): configuration 7's eff = 46.08 / 66.9 TFLOP/s (NN 4096^3, v0.4
  * run 1); 8 and 9: 44.78 and 40.76 TFLOP/s (NN 4096^3, v0.5 run 2, its candidates 12 and 13). */
 const ConfigRow k_configs[] = {
@@ -102,15 +105,19 @@ const ConfigRow k_configs[] = {
     TSG_SIMT_ROW(Cfg6, pick_cfg6, 0.560),
     TSG_BIG_ROW(Cfg7, pick_cfg7, 0.689), TSG_BIG_ROW(Cfg8, pick_cfg8, 0.669),
     TSG_BIG_ROW(Cfg9, pick_cfg9, 0.609),
-#ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh), none open: configuration 7's eff, so
-                              * the rule keeps 7 */
+#ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
+                              * varies; the rule never picks one (NADOPTED) */
+    TSG_BIG_ROW(Cand10, pick_cand10, 0.689), TSG_BIG_ROW(Cand11, pick_cand11, 0.669),
+    TSG_BIG_ROW(Cand12, pick_cand12, 0.609), TSG_BIG_ROW(Cand13, pick_cand13, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW
 #undef TSG_BIG_ROW
 /* the SIMT family's configurations (NCONFIGS), then the big family's 7, 8, 9 (and candidates) */
 constexpr int NALL = (int)(sizeof k_configs / sizeof k_configs[0]);
-static_assert(NALL >= NCONFIGS + 3, "every configuration has its row");
+/* the rule chooses among the adopted configurations only; candidates run when forced */
+constexpr int NADOPTED = NCONFIGS + 3;
+static_assert(NALL >= NADOPTED, "every configuration has its row");
 
 /* Resident blocks per SM of each configuration (kernel_blocks_per_sm; 1 until measured). */
 int g_bps[NALL];
@@ -218,7 +225,7 @@ KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max
     }
     double tbest = 0;
     bool have = false;
-    for (int c = forced ? config : 0; c < (forced ? config + 1 : NALL); ++c) {
+    for (int c = forced ? config : 0; c < (forced ? config + 1 : NADOPTED); ++c) {
         const int64_t smax = std::max<int64_t>(
             1, std::min<int64_t>({MAX_SPLITS, k / k_configs[c].split_min_k, ws_max}));
         for (int64_t s = 1; s <= smax; ++s) {
@@ -293,8 +300,9 @@ int kernel_describe(int config, char *buf, size_t len)
         snprintf(buf, len, "%s", cudaGetErrorString(e));
         return (int)e;
     }
-    char more[32] = "";
-    if (r.pf) snprintf(more, sizeof more, ", L2 prefetch %d B", r.pf);
+    char more[96] = "";
+    snprintf(more, sizeof more, "%s%s%s", r.pf ? ", L2 prefetch 128 B" : "",
+             r.epi ? ", 16-byte write-back" : "", r.bstep ? ", B copies at a later k step" : "");
     snprintf(buf, len,
              "config %d: tile %dx%dx%d, %d threads, %dx%d per thread, %d-stage smem %d B, %d regs, "
              "%d blocks/SM, binary sm_%d%s%s%s",
