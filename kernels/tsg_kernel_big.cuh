@@ -436,13 +436,14 @@ KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its picker, and a row in tsg_kernel_simt.cu's table.
- * 10, 11, 12: configurations 7, 8, 9 with the 16-byte write-back (EPI = 1); 13: 10 with B's copies
- * issued at step 8 of a slice instead of with A's at step 0 (ncu, v0.8 run 1: TN's extra cycles
- * against NT are long-scoreboard and LSU-throttle stalls around the copy burst). */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 1>;
-using Cand11 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 1>;
-using Cand12 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 1>;
-using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 1, 8>;
+ * 10, 11, 12: configuration 7 with B's copies issued at step 8, 4, 12 of a slice instead of with
+ * A's at step 0 (ncu, v0.8 run 1: TN's extra cycles against NT are long-scoreboard and LSU-throttle
+ * stalls around the copy burst; v0.8 run 2: with EPI, BSTEP = 8 took TN 4096^3 0.874 -> 0.896).
+ * 13: configuration 8 with BSTEP = 8. */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 8>;
+using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 4>;
+using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 12>;
+using Cand13 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 0, 8>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);

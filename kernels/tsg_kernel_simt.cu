@@ -7,6 +7,7 @@
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <algorithm>
 #include <cmath>
@@ -107,8 +108,8 @@ const ConfigRow k_configs[] = {
     TSG_BIG_ROW(Cfg9, pick_cfg9, 0.609),
 #ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
                               * varies; the rule never picks one (NADOPTED) */
-    TSG_BIG_ROW(Cand10, pick_cand10, 0.689), TSG_BIG_ROW(Cand11, pick_cand11, 0.669),
-    TSG_BIG_ROW(Cand12, pick_cand12, 0.609), TSG_BIG_ROW(Cand13, pick_cand13, 0.689),
+    TSG_BIG_ROW(Cand10, pick_cand10, 0.689), TSG_BIG_ROW(Cand11, pick_cand11, 0.689),
+    TSG_BIG_ROW(Cand12, pick_cand12, 0.689), TSG_BIG_ROW(Cand13, pick_cand13, 0.669),
 #endif
 };
 #undef TSG_SIMT_ROW
@@ -302,7 +303,8 @@ int kernel_describe(int config, char *buf, size_t len)
     }
     char more[96] = "";
     snprintf(more, sizeof more, "%s%s%s", r.pf ? ", L2 prefetch 128 B" : "",
-             r.epi ? ", 16-byte write-back" : "", r.bstep ? ", B copies at a later k step" : "");
+             r.epi ? ", 16-byte write-back" : "", r.bstep ? ", B copies at step " : "");
+    if (r.bstep) snprintf(more + strlen(more), sizeof more - strlen(more), "%d", r.bstep);
     snprintf(buf, len,
              "config %d: tile %dx%dx%d, %d threads, %dx%d per thread, %d-stage smem %d B, %d regs, "
              "%d blocks/SM, binary sm_%d%s%s%s",
