@@ -65,14 +65,16 @@ constexpr int PAD = 4;
  * EPI: the write-back (1: a lane's 4 consecutive rows of a column of C as one 16-byte load /
  * store where C and ldc are 16-byte aligned; 0: one float at a time). Both store the same values.
  * BSTEP: the k step of a slice at which B's copies (of the slice STAGES - 1 ahead) are issued; 0:
- * with A's, at step 0.
+ * with A's, at step 0. BSTEP_NT: the same for the NT instances (both operands in 16-byte copies);
+ * -1: BSTEP.
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
-          int PF_ = 0, int EPI_ = 0, int BSTEP_ = 0>
+          int PF_ = 0, int EPI_ = 0, int BSTEP_ = 0, int BSTEP_NT_ = -1>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
     static constexpr int SWZ = SWZ_, PF = PF_, EPI = EPI_, BSTEP = BSTEP_;
+    static constexpr int BSTEP_NT = BSTEP_NT_ < 0 ? BSTEP_ : BSTEP_NT_;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
@@ -84,7 +86,8 @@ struct BigConfig {
     static_assert(STAGES >= 2, "at least two stages");
     static_assert(PF == 0 || PF == 128, "PF: 0 or 128 bytes");
     static_assert(EPI == 0 || EPI == 1, "EPI: 0 or 1");
-    static_assert(BSTEP >= 0 && BSTEP < BK - 1, "BSTEP: a k step before the slice's barrier");
+    static_assert(BSTEP >= 0 && BSTEP < BK - 1 && BSTEP_NT >= 0 && BSTEP_NT < BK - 1,
+                  "BSTEP, BSTEP_NT: a k step before the slice's barrier");
 };
 
 /* ---- cp.async (sm_80+): 4- or 16-byte copies global -> shared, zero-filling past src_bytes ---- */
@@ -245,6 +248,8 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF>;
     /* whether the compute loop undoes a swizzle: that operand is contiguous along k and swizzled */
     constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
+    /* the k step of a slice at which B's copies are issued (A's: step 0) */
+    constexpr int BSTEP = !TRANS_A && TRANS_B ? CF::BSTEP_NT : CF::BSTEP;
 
     extern __shared__ __align__(16) float smem[];
     /* stage s: A tile at smem + s*STAGE_FLOATS (BK rows of SA), B tile right after it */
@@ -328,7 +333,7 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
                  * before the barrier at the end of iteration kt-1. A's copies at step 0, B's at
                  * step BSTEP; the slice's commit group closes after both. */
                 if (kk == 0 && kt + S - 1 < ktiles) issue_a(kt + S - 1, s_base + ws * STAGE_B);
-                if (kk == CF::BSTEP) {
+                if (kk == BSTEP) {
                     if (kt + S - 1 < ktiles) issue_b(kt + S - 1, s_base + ws * STAGE_B);
                     cp_async_commit();
                     ws = ws + 1 == S ? 0 : ws + 1;
@@ -436,18 +441,23 @@ KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its picker, and a row in tsg_kernel_simt.cu's table.
- * 10, 11, 12: configuration 7 with B's copies issued at step 8, 4, 12 of a slice instead of with
- * A's at step 0 (ncu, v0.8 run 1: TN's extra cycles against NT are long-scoreboard and LSU-throttle
- * stalls around the copy burst; v0.8 run 2: with EPI, BSTEP = 8 took TN 4096^3 0.874 -> 0.896).
- * 13: configuration 8 with BSTEP = 8. */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 8>;
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 4>;
-using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 12>;
-using Cand13 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 0, 8>;
+ * Configuration 7 with B's copies issued at a later step of the slice than A's (BSTEP; ncu, v0.8
+ * run 1: TN's extra cycles against NT are long-scoreboard and LSU-throttle stalls around the copy
+ * burst; v0.8 run 3: BSTEP = 4 took NN / TN / TT 4096^3 0.916 / 0.905 / 0.926 -> 0.946 / 0.916 /
+ * 0.956 of cuBLAS and NT 0.932 -> 0.914, 8 and 12 gained nothing): 10: BSTEP 2 (NT 2), 11: 4 (NT
+ * 0), 12: 6 (NT 1), 13: 3 (NT 0); 14, 15: configurations 8 and 9 with BSTEP 4 (NT 0). */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 2, 2>;
+using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 4, 0>;
+using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 6, 1>;
+using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 3, 0>;
+using Cand14 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 0, 4, 0>;
+using Cand15 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 0, 4, 0>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand15(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 
