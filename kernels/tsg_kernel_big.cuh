@@ -62,19 +62,17 @@ constexpr int PAD = 4;
  * For an operand contiguous along k (A transposed, B not): SWZ (bit 0: A, bit 1: B) lands it
  * swizzled in shared memory; PF: the L2 prefetch of the 4-byte copies (0: none; 128: the whole
  * line, so that its other half is in L2 when the next slice asks for it).
- * EPI: the write-back (1: a lane's 4 consecutive rows of a column of C as one 16-byte load /
- * store where C and ldc are 16-byte aligned; 0: one float at a time). Both store the same values.
- * BSTEP: the k step of a slice at which B's copies (of the slice STAGES - 1 ahead) are issued; 0:
- * with A's, at step 0. BSTEP_NT: the same for the NT instances (both operands in 16-byte copies);
- * -1: BSTEP.
+ * BS_NN, BS_NT, BS_TN, BS_TT: per transpose pair, the k step of a slice at which B's copies (of
+ * the slice STAGES - 1 ahead) are issued; A's go at step 0 (0: B's with them).
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
-          int PF_ = 0, int EPI_ = 0, int BSTEP_ = 0, int BSTEP_NT_ = -1>
+          int PF_ = 0, int BS_NN_ = 0, int BS_NT_ = 0, int BS_TN_ = 0, int BS_TT_ = 0>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
-    static constexpr int SWZ = SWZ_, PF = PF_, EPI = EPI_, BSTEP = BSTEP_;
-    static constexpr int BSTEP_NT = BSTEP_NT_ < 0 ? BSTEP_ : BSTEP_NT_;
+    static constexpr int SWZ = SWZ_, PF = PF_;
+    static constexpr int BS_NN = BS_NN_, BS_NT = BS_NT_, BS_TN = BS_TN_, BS_TT = BS_TT_;
+    static constexpr int bstep(bool ta, bool tb) { return ta ? (tb ? BS_TT : BS_TN) : (tb ? BS_NT : BS_NN); }
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
@@ -85,9 +83,9 @@ struct BigConfig {
                   "lane tiles are made of 4 x 4 sub-tiles");
     static_assert(STAGES >= 2, "at least two stages");
     static_assert(PF == 0 || PF == 128, "PF: 0 or 128 bytes");
-    static_assert(EPI == 0 || EPI == 1, "EPI: 0 or 1");
-    static_assert(BSTEP >= 0 && BSTEP < BK - 1 && BSTEP_NT >= 0 && BSTEP_NT < BK - 1,
-                  "BSTEP, BSTEP_NT: a k step before the slice's barrier");
+    static_assert(BS_NN >= 0 && BS_NN < BK - 1 && BS_NT >= 0 && BS_NT < BK - 1 && BS_TN >= 0 &&
+                      BS_TN < BK - 1 && BS_TT >= 0 && BS_TT < BK - 1,
+                  "B's copies at a k step before the slice's barrier");
 };
 
 /* ---- cp.async (sm_80+): 4- or 16-byte copies global -> shared, zero-filling past src_bytes ---- */
@@ -249,7 +247,7 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     /* whether the compute loop undoes a swizzle: that operand is contiguous along k and swizzled */
     constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
     /* the k step of a slice at which B's copies are issued (A's: step 0) */
-    constexpr int BSTEP = !TRANS_A && TRANS_B ? CF::BSTEP_NT : CF::BSTEP;
+    constexpr int BSTEP = CF::bstep(TRANS_A, TRANS_B);
 
     extern __shared__ __align__(16) float smem[];
     /* stage s: A tile at smem + s*STAGE_FLOATS (BK rows of SA), B tile right after it */
@@ -351,40 +349,23 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
         }
         cp_async_wait<0>(); /* only empty groups remain; leaves nothing in flight for the next unit */
 
-        /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. A lane's
-         * rows come in groups of 4 consecutive ones (i % 4): with EPI, where C and ldc keep every
-         * group 16-byte aligned (block-uniform) and the group lies inside m, the group is one
-         * 16-byte load / store — a warp instruction then covers whole 32-byte sectors (8 lanes x
-         * 16 bytes of a column) where the float-at-a-time write used 8 of every sector's 32 bytes
-         * (ncu, v0.6 run 6) — with the same fmaf per element, so the values are the same. */
-        const bool vec = CF::EPI && ((reinterpret_cast<uintptr_t>(Cs) | (uintptr_t)ldc * 4) & 15) == 0;
+        /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. (Writing a
+         * lane's 4 consecutive rows as one 16-byte store lost 3-4% of the whole kernel in v0.8 run
+         * 2: the vector stores tie the accumulators' register assignment, which the FFMA loop
+         * pays for.) */
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
             const int64_t col = n0 + b_col + 4 * LN * (j / 4) + (j % 4);
             if (col >= n) continue;
             float *cc = Cs + col * ldc;
 #pragma unroll
-            for (int i = 0; i < TM; i += 4) {
-                const int64_t row = m0 + a_col + 4 * LM * (i / 4);
-                if (vec && row + 4 <= m) {
-                    float4 *c4 = reinterpret_cast<float4 *>(cc + row);
-                    float4 v = make_float4(alpha * acc[i][j], alpha * acc[i + 1][j], alpha * acc[i + 2][j],
-                                           alpha * acc[i + 3][j]);
-                    if (beta != 0.0f) {
-                        const float4 o = *c4;
-                        v.x = fmaf(beta, o.x, v.x), v.y = fmaf(beta, o.y, v.y);
-                        v.z = fmaf(beta, o.z, v.z), v.w = fmaf(beta, o.w, v.w);
-                    }
-                    *c4 = v;
-                    continue;
+            for (int i = 0; i < TM; ++i) {
+                const int64_t row = m0 + a_col + 4 * LM * (i / 4) + (i % 4);
+                if (row < m) {
+                    float *c = cc + row;
+                    const float v = alpha * acc[i][j];
+                    *c = beta == 0.0f ? v : fmaf(beta, *c, v);
                 }
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    if (row + e < m) {
-                        float *c = cc + row + e;
-                        const float v = alpha * acc[i + e][j];
-                        *c = beta == 0.0f ? v : fmaf(beta, *c, v);
-                    }
             }
         }
         /* the next unit's prologue overwrites stages 0..S-2: no thread may still read them */
@@ -420,8 +401,12 @@ KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
  * same code for NT and TT) and a 128-byte L2 prefetch on the 4-byte copies (TN 8192^3 0.876 ->
  * 0.887); swizzling a transposed A as well lost 2% on TN and TT (run 1), and so did 8 threads per
  * column of it (run 3), BK = 32 (run 1) and spreading a slice's copies over its k steps (run 2).
+ * v0.8 (docs/NOTES.md "v0.8", runs 3-4): B's copies of a slice issued at k step 4 (TN: 3) of the
+ * slice instead of at step 0 with A's — NN / TN / TT 4096^3 0.916 / 0.897 / 0.931 -> 0.944 /
+ * 0.917 / 0.961 of cuBLAS, NN 16384^3 0.925 -> 0.955 (run 4); steps 2, 6, 8 and 12 gained less or
+ * lost; NT (both operands in 16-byte copies) lost 2% at step 4 and keeps step 0.
  */
-using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128>;
+using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 0, 3, 4>;
 /*
  * Cfg8 / Cfg9: the same warp (64 x 64, lanes 8 x 4, 8 x 16 accumulators per lane), BK = 16 and
  * 3 stages in 128-thread blocks of 256 x 64 / 64 x 256 (61.5 KB of shared memory, two blocks per
@@ -429,10 +414,12 @@ using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128>;
  * 7's 128-wide tile is half empty. v0.5 run 2 (docs/NOTES.md, its candidates 12 and 13):
  * 65536 x 64 x 4096 0.967x cuBLAS on Cfg8 against 0.828 for v0.4's rule (configuration 1, split 3);
  * 64 x 65536 x 4096 0.843 on Cfg9 against 0.833; NN 4096^3 44.78 / 40.76 TFLOP/s (eff 0.669 /
- * 0.609 of the 66.9 peak). B swizzled as Cfg7's since v0.7 (run 3: 0.938 / 0.824).
+ * 0.609 of the 66.9 peak). B swizzled as Cfg7's since v0.7 (run 3: 0.938 / 0.824). B's copies at
+ * step 4 except NT's since v0.8 (run 4: 65536 x 64 x 4096 0.927 -> 0.982 on Cfg8, 64 x 65536 x 4096
+ * 0.829 -> 0.858 on Cfg9).
  */
-using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2>;
-using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2>;
+using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4>;
+using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4>;
 
 KernelFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
@@ -441,23 +428,14 @@ KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its picker, and a row in tsg_kernel_simt.cu's table.
- * Configuration 7 with B's copies issued at a later step of the slice than A's (BSTEP; ncu, v0.8
- * run 1: TN's extra cycles against NT are long-scoreboard and LSU-throttle stalls around the copy
- * burst; v0.8 run 3: BSTEP = 4 took NN / TN / TT 4096^3 0.916 / 0.905 / 0.926 -> 0.946 / 0.916 /
- * 0.956 of cuBLAS and NT 0.932 -> 0.914, 8 and 12 gained nothing): 10: BSTEP 2 (NT 2), 11: 4 (NT
- * 0), 12: 6 (NT 1), 13: 3 (NT 0); 14, 15: configurations 8 and 9 with BSTEP 4 (NT 0). */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 2, 2>;
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 4, 0>;
-using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 6, 1>;
-using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 0, 3, 0>;
-using Cand14 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 0, 4, 0>;
-using Cand15 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 0, 4, 0>;
+ * Open: 10, 11, 12 = configurations 7, 8, 9 as v0.7 left them (B's copies with A's at step 0),
+ * the same-run "before" of v0.8's B step. */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128>;
+using Cand11 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2>;
+using Cand12 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand15(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

@@ -80,9 +80,7 @@ struct ConfigRow {
     int64_t split_min_k; /* the rule's shortest K slice for it (forcing a split works for any) */
     int swz;   /* operands contiguous along k land swizzled in shared memory (BigConfig::SWZ) */
     int pf;    /* L2 prefetch bytes of the 4-byte copies (BigConfig::PF) */
-    int epi;   /* 16-byte write-back of C where aligned (BigConfig::EPI) */
-    int bstep, bstep_nt; /* k step of a slice at which B's copies are issued (BigConfig::BSTEP,
-                            BSTEP_NT: NT's) */
+    int bstep[4]; /* k step of a slice at which B's copies are issued, NN NT TN TT (BigConfig::BS_*) */
 };
 
 constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice worth a unit of its own */
@@ -94,10 +92,10 @@ constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice 
 constexpr int64_t BIG_SPLIT_MIN_K = 2048;
 
 #define TSG_SIMT_ROW(CF, PICK, EFF)                                                                \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, SPLIT_MIN_K, 0, 0, 0, 0, 0}
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, SPLIT_MIN_K, 0, 0, {0, 0, 0, 0}}
 #define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
     {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
-     CF::EPI, CF::BSTEP, CF::BSTEP_NT}
+     {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}}
 /* The big family (issues 10-11): configuration 7's eff = 46.08 / 66.9 TFLOP/s (NN 4096^3, v0.4
  * run 1); 8 and 9: 44.78 and 40.76 TFLOP/s (NN 4096^3, v0.5 run 2, its candidates 12 and 13). */
 const ConfigRow k_configs[] = {
@@ -109,9 +107,8 @@ const ConfigRow k_configs[] = {
     TSG_BIG_ROW(Cfg9, pick_cfg9, 0.609),
 #ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
                               * varies; the rule never picks one (NADOPTED) */
-    TSG_BIG_ROW(Cand10, pick_cand10, 0.689), TSG_BIG_ROW(Cand11, pick_cand11, 0.689),
-    TSG_BIG_ROW(Cand12, pick_cand12, 0.689), TSG_BIG_ROW(Cand13, pick_cand13, 0.689),
-    TSG_BIG_ROW(Cand14, pick_cand14, 0.669), TSG_BIG_ROW(Cand15, pick_cand15, 0.609),
+    TSG_BIG_ROW(Cand10, pick_cand10, 0.689), TSG_BIG_ROW(Cand11, pick_cand11, 0.669),
+    TSG_BIG_ROW(Cand12, pick_cand12, 0.609),
 #endif
 };
 #undef TSG_SIMT_ROW
@@ -304,10 +301,10 @@ int kernel_describe(int config, char *buf, size_t len)
         return (int)e;
     }
     char more[96] = "";
-    snprintf(more, sizeof more, "%s%s%s", r.pf ? ", L2 prefetch 128 B" : "",
-             r.epi ? ", 16-byte write-back" : "", r.bstep || r.bstep_nt ? ", B copies at step " : "");
-    if (r.bstep || r.bstep_nt)
-        snprintf(more + strlen(more), sizeof more - strlen(more), "%d (NT %d)", r.bstep, r.bstep_nt);
+    snprintf(more, sizeof more, "%s", r.pf ? ", L2 prefetch 128 B" : "");
+    if (r.bstep[0] || r.bstep[1] || r.bstep[2] || r.bstep[3])
+        snprintf(more + strlen(more), sizeof more - strlen(more), ", B copies at step %d/%d/%d/%d (NN/NT/TN/TT)",
+                 r.bstep[0], r.bstep[1], r.bstep[2], r.bstep[3]);
     snprintf(buf, len,
              "config %d: tile %dx%dx%d, %d threads, %dx%d per thread, %d-stage smem %d B, %d regs, "
              "%d blocks/SM, binary sm_%d%s%s%s",
