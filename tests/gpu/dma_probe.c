@@ -20,24 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmpd);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+#include "tsg_testutil.h"
 
 #define CK(x)                                                                                      \
     do {                                                                                           \
@@ -82,14 +65,14 @@ int main(int argc, char **argv)
             float ms = 0;
             CK(cudaEventElapsedTime(&ms, e0, e1));
             for (int r = 0; r < reps; ++r) {
-                const double h0 = now_s();
+                const double h0 = tt_now_s();
                 CK(cudaMemcpyAsync(dst, src, b, kind, s));
                 CK(cudaStreamSynchronize(s));
-                t[r] = now_s() - h0;
+                t[r] = tt_now_s() - h0;
             }
             printf("%s pinned %6.2f MiB: back to back %5.1f GB/s; alone %7.1f us (%5.1f GB/s)\n",
                    dir ? "D2H" : "H2D", (double)b / (1 << 20), (double)b * reps / (ms * 1e-3) / 1e9,
-                   median(t, reps) * 1e6, (double)b / median(t, reps) / 1e9);
+                   tt_median(t, reps) * 1e6, (double)b / tt_median(t, reps) / 1e9);
         }
     const size_t rsizes[] = {(size_t)1 << 20, (size_t)4 << 20, (size_t)16 << 20, maxb};
     for (size_t i = 0; i < sizeof rsizes / sizeof rsizes[0]; ++i) {
@@ -100,22 +83,22 @@ int main(int argc, char **argv)
             if (!m || !tu || !tc) return 1;
             memset(m, 2, b + 4096);
             char *p = m + 64; /* not page-aligned, as malloc gives */
-            double h0 = now_s();
+            double h0 = tt_now_s();
             CK(cudaHostRegister(p, b, cudaHostRegisterDefault));
-            t[r] = now_s() - h0;
-            h0 = now_s();
+            t[r] = tt_now_s() - h0;
+            h0 = tt_now_s();
             CK(cudaMemcpyAsync(dev, p, b, cudaMemcpyHostToDevice, s));
             CK(cudaStreamSynchronize(s));
-            tc[r] = now_s() - h0;
-            h0 = now_s();
+            tc[r] = tt_now_s() - h0;
+            h0 = tt_now_s();
             CK(cudaHostUnregister(p));
-            tu[r] = now_s() - h0;
+            tu[r] = tt_now_s() - h0;
             free(m);
         }
         printf("register %6.2f MiB: cudaHostRegister %8.1f us, H2D from it %7.1f us (%5.1f GB/s), "
                "cudaHostUnregister %7.1f us\n",
-               (double)b / (1 << 20), median(t, reps) * 1e6, median(tc, reps) * 1e6,
-               (double)b / median(tc, reps) / 1e9, median(tu, reps) * 1e6);
+               (double)b / (1 << 20), tt_median(t, reps) * 1e6, tt_median(tc, reps) * 1e6,
+               (double)b / tt_median(tc, reps) / 1e9, tt_median(tu, reps) * 1e6);
         free(tu);
         free(tc);
     }

@@ -26,19 +26,6 @@
 #include "tsg_testutil.h"
 #include "tsgemm.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
     char info[512];
@@ -100,16 +87,16 @@ int main(int argc, char **argv)
                 }
             }
             tsgemm_set_mode(TSGEMM_MODE_GPU);
-            double t0 = now_s();
+            double t0 = tt_now_s();
             cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a,
                         (int)m, b, (int)k, beta, c, (int)m);
-            if (rep >= 0) t[rep] = now_s() - t0;
+            if (rep >= 0) t[rep] = tt_now_s() - t0;
         }
         int64_t fi, fj;
         size_t wrong = tt_check_sampled('N', 'N', m, n, k, 1.0f, a, m, b, k, beta, c0, m, c, m,
                                         &r, 16, 200, &fi, &fj);
         bad += wrong != 0;
-        qsort(t, R, sizeof(double), cmpd);
+        tt_median(t, R); /* sorts it */
         const double bytes = 4.0 * ((double)m * k + (double)k * n + (c0 ? 2.0 : 1.0) * m * n);
         printf("%s%s%6ld x %6ld x %6ld  median %8.3f ms  min %8.3f ms  %6.1f GB/s  %6.2f TFLOP/s  %s%s\n",
                c0 ? "beta 1  " : "", fresh_c ? "fresh C " : "", m, n, k, t[R / 2] * 1e3, t[0] * 1e3, bytes / t[R / 2] * 1e-9,

@@ -317,19 +317,6 @@ static void refusals(void)
 
 /* ---- speed ---- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void bench(void)
 {
     const int64_t n = 4096;
@@ -344,17 +331,17 @@ static void bench(void)
     enum { R = 15 };
     double tc[R], tk[R];
     for (int r = 0; r < R + 2; ++r) {
-        double t0 = now_s();
+        double t0 = tt_now_s();
         cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f, dA,
                     (int)n, dB, (int)n, 0.0f, dC, (int)n);
-        double t1 = now_s();
+        double t1 = tt_now_s();
         tsgemm_sgemm_device('N', 'N', n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, NULL);
         CK(cudaDeviceSynchronize());
-        double t2 = now_s();
+        double t2 = tt_now_s();
         if (r >= 2) tc[r - 2] = t1 - t0, tk[r - 2] = t2 - t1;
     }
-    qsort(tc, R, sizeof(double), cmpd);
-    qsort(tk, R, sizeof(double), cmpd);
+    tt_median(tc, R); /* sorts it */
+    tt_median(tk, R); /* sorts it */
     printf("device operands 4096^3: cblas_sgemm %.3f ms, kernel alone %.3f ms: ratio %.3f "
            "(target >= 0.95), path %s\n", tc[R / 2] * 1e3, tk[R / 2] * 1e3, tk[R / 2] / tc[R / 2],
            tsgemm_last_path());
@@ -364,10 +351,10 @@ static void bench(void)
     const int N = 200000;
     double best = 1e30;
     for (int r = 0; r < 5; ++r) {
-        double t0 = now_s();
+        double t0 = tt_now_s();
         for (int i = 0; i < N; ++i)
             cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2);
-        double t = (now_s() - t0) / N;
+        double t = (tt_now_s() - t0) / N;
         if (t < best) best = t;
     }
     printf("2x2x2 host call in a CUDA process: %.1f ns per call (path %s)\n", best * 1e9, tsgemm_last_path());
@@ -383,16 +370,16 @@ static void bench(void)
         int ord = 0;
         int ids3[3] = {2, 8, 9}, ids1[1] = {2};
         void *d3[3] = {&mt, &mg, &ord}, *d1[1] = {&mt};
-        double t0 = now_s();
+        double t0 = tt_now_s();
         for (int i = 0; i < M; ++i) attrs(3, ids3, d3, (unsigned long long)(uintptr_t)a);
-        double t1 = now_s();
+        double t1 = tt_now_s();
         for (int i = 0; i < M; ++i) attrs(1, ids1, d1, (unsigned long long)(uintptr_t)a);
-        double t2 = now_s();
+        double t2 = tt_now_s();
         for (int i = 0; i < M; ++i) attr1(&mt, 2, (unsigned long long)(uintptr_t)a);
-        double t3 = now_s();
+        double t3 = tt_now_s();
         void *ctx;
         for (int i = 0; i < M; ++i) g_ctx_get(&ctx);
-        double t4 = now_s();
+        double t4 = tt_now_s();
         printf("driver per call: cuPointerGetAttributes(3) %.1f ns, (1) %.1f ns, "
                "cuPointerGetAttribute %.1f ns, cuCtxGetCurrent %.1f ns (host pointer)\n",
                (t1 - t0) / M * 1e9, (t2 - t1) / M * 1e9, (t3 - t2) / M * 1e9, (t4 - t3) / M * 1e9);

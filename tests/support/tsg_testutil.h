@@ -10,6 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Timing for the probes and speed lines: seconds on CLOCK_MONOTONIC, and the median of n values
+ * (sorts v in place; n >= 1). */
+double tt_now_s(void);
+double tt_median(double *v, int n);
+
 /* xorshift64* — reproducible inputs from a seed printed on failure. */
 typedef struct tt_rng { uint64_t s; } tt_rng;
 void tt_seed(tt_rng *r, uint64_t seed);
