@@ -1112,7 +1112,10 @@ int run_pipeline(Pipeline &P)
  * the write-back's own operation; each byte of C then crosses PCIe once instead of twice (4096^3:
  * 64 MiB less up, docs/NOTES.md "v0.8"). A block is final when its scatter is done, as with beta =
  * 0, and C's other blocks still hold the caller's values, so the done contract is unchanged.
- * Managed C keeps the kernels' beta (its pages would move to the host to be read). */
+ * The sum order differs from the kernels' beta when K has several chunks (fmaf(beta, C, P0 + P1
+ * + ...) against ((beta*C + P0) + P1) + ...): both are fixed functions of the shape, so results
+ * stay bit-identical from run to run. Managed C keeps the earlier path (C staged up, the kernels
+ * apply beta), as does TSGEMM_TEST_BETA=device; the scatters were not measured on managed C. */
 void choose_modes(const tsg_problem *p, Pipeline &P)
 {
     auto mode_of = [](unsigned char where) {

@@ -61,8 +61,9 @@ typedef struct tsg_gpu_config {
                             (the scatters fault the pages in), -2 = without the huge-page
                             advice, > 0 = in that many parts                                 */
     int beta_on_device;  /* TSGEMM_TEST_BETA=device: beta != 0 with C in host memory sends C up
-                            and the kernels apply beta (before v0.8); 0 = the executor's rule:
-                            C does not go up, the copy threads apply beta as they scatter C  */
+                            and the kernels apply beta (before v0.8; the cost model still
+                            prices the rule's path); 0 = the executor's rule: C does not go
+                            up, the copy threads apply beta as they scatter C                 */
 } tsg_gpu_config;
 
 /*
