@@ -1124,18 +1124,18 @@ void choose_modes(const tsg_problem *p, Pipeline &P)
     P.ma = mode_of(p->where_a);
     P.mb = mode_of(p->where_b);
     const bool beta = p->beta != 0.0f;
+    P.host_beta = beta && !g_beta_device && (p->where_c == TSG_HOST || p->where_c == TSG_PINNED);
+    P.dev_beta = P.host_beta ? 0.0f : p->beta;
+    const bool up = beta && !P.host_beta; /* C goes up: the kernels apply beta */
     switch (p->where_c) {
     case TSG_DEVICE: P.mcu = M_NONE, P.mcd = M_INPLACE; break;
     case TSG_MANAGED: /* in place only when a half-written C cannot mislead a retry */
         if (beta) P.mcu = M_STAGE, P.mcd = M_STAGE;
         else P.mcu = M_NONE, P.mcd = M_INPLACE;
         break;
-    case TSG_PINNED: P.mcu = beta ? M_DIRECT : M_NONE, P.mcd = beta ? M_STAGE : M_DIRECT; break;
-    default: P.mcu = beta ? M_STAGE : M_NONE, P.mcd = M_STAGE; break;
+    case TSG_PINNED: P.mcu = up ? M_DIRECT : M_NONE, P.mcd = beta ? M_STAGE : M_DIRECT; break;
+    default: P.mcu = up ? M_STAGE : M_NONE, P.mcd = M_STAGE; break;
     }
-    P.host_beta = beta && !g_beta_device && (p->where_c == TSG_HOST || p->where_c == TSG_PINNED);
-    if (P.host_beta) P.mcu = M_NONE, P.mcd = M_STAGE;
-    P.dev_beta = P.host_beta ? 0.0f : p->beta;
 }
 
 /* The TSGEMM_TEST_TIMELINE line of a finished call (stderr), then its events are destroyed. */
