@@ -156,10 +156,13 @@ int tsgemm_kernel_config_info(int config, char *buf, int len);
 
 /*
  * The configuration and split count a GPU call of shape m x n x k gets now (the rule, or what
- * tsgemm_set_kernel_config forces), into *config and *splits. Returns 0, or -1 without a usable
- * GPU.
+ * tsgemm_set_kernel_config forces), into *config and *splits. transa / transb: 'N' or 'T' (any
+ * case; 'C' counts as 'T'), column-major op(A) and op(B) as in sgemm_ — the rule depends on the
+ * pair (TT may take another configuration than NN). Returns 0, or -1 without a usable GPU or for
+ * a transpose character out of range.
  */
-int tsgemm_kernel_plan(int64_t m, int64_t n, int64_t k, int *config, int64_t *splits);
+int tsgemm_kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int *config,
+                       int64_t *splits);
 
 /*
  * The CPU BLAS tsgemm falls back to, as text: its path, its own configuration string and thread

@@ -913,7 +913,7 @@ int launch_piece(Pipeline &P, int64_t piece)
      * workspace the plan sized. A shape's choice is fixed, so results do not depend on load. */
     int kcfg = g_kcfg.load(std::memory_order_relaxed);
     if (kcfg < 0)
-        kcfg = splits > 1 ? 0 : tsg::kernel_plan(P.rows(i), P.cols(j), kl, g_sms, 0, -1, 0).config;
+        kcfg = splits > 1 ? 0 : tsg::kernel_plan(P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, g_sms, 0, -1, 0).config;
     if (e == cudaSuccess)
         e = TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(
                                      kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
@@ -1268,10 +1268,10 @@ struct SplitPlan {
     int config;
 };
 
-SplitPlan plan_split(int64_t m, int64_t n, int64_t k)
+SplitPlan plan_split(char ta, char tb, int64_t m, int64_t n, int64_t k)
 {
     /* the partials may take 1 GiB of device memory at most */
-    const tsg::KernelPlan kp = tsg::kernel_plan(m, n, k, g_sms, ((int64_t)1 << 30) / (int64_t)sizeof(float),
+    const tsg::KernelPlan kp = tsg::kernel_plan(ta, tb, m, n, k, g_sms, ((int64_t)1 << 30) / (int64_t)sizeof(float),
                                                 g_kcfg.load(std::memory_order_relaxed),
                                                 g_ksplits.load(std::memory_order_relaxed));
     return SplitPlan{kp.splits, kp.kslice, kp.config};
@@ -1296,7 +1296,7 @@ int launch_in_place(char ta, char tb, int64_t m, int64_t n, int64_t k, float alp
 
 int sgemm_in_place(Workspace *w, const tsg_problem *p, char *msg, size_t len)
 {
-    SplitPlan sp = (p->k > 0 && p->alpha != 0.0f) ? plan_split(p->m, p->n, p->k) : SplitPlan{1, p->k, 0};
+    SplitPlan sp = (p->k > 0 && p->alpha != 0.0f) ? plan_split(p->transa, p->transb, p->m, p->n, p->k) : SplitPlan{1, p->k, 0};
     float *W = nullptr;
     if (sp.splits > 1) {
         if (ensure_arena(w, (size_t)(sp.splits * p->m * p->n) * 4, msg, len) == TSG_GPU_OK) {
@@ -1684,7 +1684,7 @@ extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t
     cudaError_t e = cudaSetDevice(g_device);
     if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
     cudaStream_t s = (cudaStream_t)stream;
-    SplitPlan sp = (m > 0 && n > 0 && k > 0 && alpha != 0.0f) ? plan_split(m, n, k) : SplitPlan{1, k, 0};
+    SplitPlan sp = (m > 0 && n > 0 && k > 0 && alpha != 0.0f) ? plan_split(transa, transb, m, n, k) : SplitPlan{1, k, 0};
     float *W = nullptr;
     /* stream-ordered allocation: the partials live exactly as long as the caller's stream needs */
     if (sp.splits > 1 &&
@@ -1768,7 +1768,7 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
             }
             /* kernel: NN 2048^3 on hashed data in the arena */
             const int64_t N = 2048;
-            const int kcfg = tsg::kernel_plan(N, N, N, g_sms, 0, -1, 0).config;
+            const int kcfg = tsg::kernel_plan('N', 'N', N, N, N, g_sms, 0, -1, 0).config;
             if ((s = ensure_arena(w, (size_t)3 * N * N * 4, msg, len))) return s;
             float *dA = w->arena, *dB = dA + N * N, *dC = dB + N * N;
             TSG_TRY((cudaError_t)tsg::kernel_fill(dA, N * N, 1u, w->s_comp));
@@ -1883,9 +1883,10 @@ extern "C" int tsg_gpu_set_kernel_config(int config, int64_t splits)
     return 0;
 }
 
-extern "C" int tsg_gpu_kernel_plan(int64_t m, int64_t n, int64_t k, int *config, int64_t *splits)
+extern "C" int tsg_gpu_kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int *config,
+                                   int64_t *splits)
 {
-    const SplitPlan sp = plan_split(m, n, k);
+    const SplitPlan sp = plan_split(transa, transb, m, n, k);
     *config = sp.config;
     *splits = sp.splits;
     return TSG_GPU_OK;

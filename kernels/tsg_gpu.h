@@ -170,8 +170,10 @@ int tsg_gpu_kernel_info(char *buf, size_t len);
  * Returns 0, or -1 for a value out of range. */
 int tsg_gpu_set_kernel_config(int config, int64_t splits);
 
-/* The configuration and split count a call on device data of shape m x n x k gets now. */
-int tsg_gpu_kernel_plan(int64_t m, int64_t n, int64_t k, int *config, int64_t *splits);
+/* The configuration and split count a call on device data of shape m x n x k with op(A) / op(B)
+ * per transa / transb ('N' or 'T') gets now. */
+int tsg_gpu_kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int *config,
+                        int64_t *splits);
 
 /* Describes configuration `config`; returns the number of configurations, or a negative status. */
 int tsg_gpu_kernel_config_info(int config, char *buf, size_t len);

@@ -80,9 +80,10 @@ int tsg_gpu_set_kernel_config(int config, int64_t splits)
     return TSG_GPU_ENODEV;
 }
 
-int tsg_gpu_kernel_plan(int64_t m, int64_t n, int64_t k, int *config, int64_t *splits)
+int tsg_gpu_kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int *config,
+                        int64_t *splits)
 {
-    (void)m, (void)n, (void)k;
+    (void)transa, (void)transb, (void)m, (void)n, (void)k;
     *config = 0;
     *splits = 1;
     return TSG_GPU_ENODEV;

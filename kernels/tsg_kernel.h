@@ -48,9 +48,11 @@ struct KernelPlan {
  * the same plan, and bit-identical results, in every run. max_ws_floats caps splits * m * n.
  * config >= 0 forces that configuration (splits > 0 forces the split count too, capped by k and
  * by max_ws_floats): the test knob that runs the edge grid on every configuration.
+ * transa / transb ('N' or 'T', op(A) and op(B) as in kernel_sgemm): the rule's one pair-dependent
+ * choice, TT on configuration 9 where 7 would run unsplit (tsg_kernel_simt.cu, TT_EFF).
  */
-KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max_ws_floats,
-                       int config, int64_t splits);
+KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
+                       int64_t max_ws_floats, int config, int64_t splits);
 
 /*
  * C = alpha*op(A)*op(B) + beta*C on device pointers, column-major; m, n, k >= 1, alpha != 0,

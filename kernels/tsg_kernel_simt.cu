@@ -160,9 +160,10 @@ double occupancy_factor(double warps, int tm)
  * reduction's traffic ((splits + 1) m n floats) and its launch.
  */
 double model_time(int c, int64_t m, int64_t n, int64_t k, int64_t splits, int64_t sms,
-                  int64_t *kslice_out)
+                  int64_t *kslice_out, double eff = 0)
 {
     const ConfigRow &r = k_configs[c];
+    if (eff <= 0) eff = r.eff;
     const int64_t kslice = splits > 1 ? cdiv(cdiv(k, splits), KALIGN) * KALIGN : k;
     const int64_t s = cdiv(k, kslice);
     const int64_t units = cdiv(m, r.bm) * cdiv(n, r.bn) * s;
@@ -170,13 +171,24 @@ double model_time(int c, int64_t m, int64_t n, int64_t k, int64_t splits, int64_
     const int64_t resident = std::min<int64_t>(per_sm, g_bps[c]);
     const int64_t rounds = cdiv(per_sm, resident);
     const double warps = r.threads / 32.0;
-    const double rate = GPU_PEAK_SM * r.eff * occupancy_factor(resident * warps, r.tm) /
+    const double rate = GPU_PEAK_SM * eff * occupancy_factor(resident * warps, r.tm) /
                         occupancy_factor(g_bps[c] * warps, r.tm);
     double t = (double)rounds * (double)resident * 2.0 * r.bm * r.bn * (double)kslice / rate + LAUNCH_S;
     if (s > 1) t = SPLIT_MARGIN * t + (double)(s + 1) * (double)m * (double)n * 4.0 / REDUCE_BPS + LAUNCH_S;
     if (kslice_out) *kslice_out = kslice;
     return t;
 }
+
+/*
+ * TT (both operands transposed) on the big family: configuration 9's 64 x 256 tile copies A, the
+ * operand TT copies 4 bytes at a time, 64 columns per slice where configuration 7 copies 256.
+ * Measured TFLOP/s (v0.8 run 5, kernel alone, mean of TT 4096^3 and 8192^3): configuration 7
+ * 47.37 (0.958 / 0.944 of cuBLAS), 9 48.38 (0.979 / 0.964); run 4 saw the same order (0.961 /
+ * 0.938 against 0.989 / 0.962). These are their TT efficiencies (of the 66.9 TFLOP/s peak); NN
+ * keeps 7 (9: 43.6 TFLOP/s), as do NT and TN (46.5 / 43.0 on 9 against 48.3 / 46.4 on 7).
+ */
+constexpr double TT_EFF7 = 47.37 / 66.9, TT_EFF9 = 48.38 / 66.9;
+constexpr int CFG_BIG = NCONFIGS, CFG_WIDE = NCONFIGS + 2; /* configurations 7 and 9 */
 
 } /* namespace */
 
@@ -205,8 +217,8 @@ void kernel_set_blocks_per_sm(const int *per_config, int count)
     for (int c = 0; c < NALL && c < count; ++c) g_bps[c] = std::max(1, per_config[c]);
 }
 
-KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max_ws_floats,
-                       int config, int64_t splits)
+KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
+                       int64_t max_ws_floats, int config, int64_t splits)
 {
     KernelPlan best = {config >= 0 && config < NALL ? config : 0, 1, k};
     if (m <= 0 || n <= 0 || k <= 0) return best;
@@ -244,6 +256,11 @@ KernelPlan kernel_plan(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max
             }
         }
     }
+    /* TT: configuration 9 in place of an unsplit 7 when its modelled time at its TT rate is no
+     * longer than 7's at 7's (its grid has as few idle SMs; TT_EFF) */
+    if (!forced && transa == 'T' && transb == 'T' && best.config == CFG_BIG && best.splits == 1 &&
+        model_time(CFG_WIDE, m, n, k, 1, sms, nullptr, TT_EFF9) <= model_time(CFG_BIG, m, n, k, 1, sms, nullptr, TT_EFF7))
+        best = {CFG_WIDE, 1, k};
     return best;
 }
 

@@ -299,7 +299,7 @@ static void repeats(int small)
     const int64_t m = 300, n = 200, k = small ? 4001 : 100003;
     int cfg = -1;
     int64_t splits = 0;
-    tsgemm_kernel_plan(m, n, k, &cfg, &splits);
+    tsgemm_kernel_plan('N', 'N', m, n, k, &cfg, &splits);
     tt_rng r;
     tt_seed(&r, 16);
     size_t na = (size_t)(m * k), nb = (size_t)(k * n), nc = (size_t)(m * n);
@@ -550,7 +550,7 @@ static void bench(int reps)
     for (int s = 0; s < nshapes; ++s) {
         const bshape *b = &shapes[s];
         tsgemm_set_kernel_config(-1, 0);
-        tsgemm_kernel_plan(b->m, b->n, b->k, &res[s].cfg, &res[s].splits);
+        tsgemm_kernel_plan(b->ta, b->tb, b->m, b->n, b->k, &res[s].cfg, &res[s].splits);
         res[s].rule = time_shape(b, 0, reps);
         res[s].cub = time_shape(b, 1, reps);
         res[s].best = res[s].rule.med, res[s].best_cfg = res[s].cfg, res[s].best_s = res[s].splits;
@@ -558,13 +558,13 @@ static void bench(int reps)
             int pc;
             int64_t ps;
             tsgemm_set_kernel_config(c, 0);
-            tsgemm_kernel_plan(b->m, b->n, b->k, &pc, &ps);
+            tsgemm_kernel_plan(b->ta, b->tb, b->m, b->n, b->k, &pc, &ps);
             btime t = time_shape(b, 0, reps);
             printf("%-20s cfg %d: rule (%lld) %6.2f", b->name, c, (long long)ps, t.med);
             if (t.med > res[s].best) res[s].best = t.med, res[s].best_cfg = c, res[s].best_s = ps;
             for (int i = 0; b->sweep == 2 && i < 5; ++i) {
                 tsgemm_set_kernel_config(c, sweep_splits[i]);
-                tsgemm_kernel_plan(b->m, b->n, b->k, &pc, &ps);
+                tsgemm_kernel_plan(b->ta, b->tb, b->m, b->n, b->k, &pc, &ps);
                 t = time_shape(b, 0, reps);
                 printf("  s%lld %6.2f", (long long)ps, t.med);
                 if (t.med > res[s].best) res[s].best = t.med, res[s].best_cfg = c, res[s].best_s = ps;
@@ -655,7 +655,7 @@ static void bench_big(int reps, const char *list)
         tsgemm_set_kernel_config(-1, 0);
         int pc;
         int64_t ps;
-        tsgemm_kernel_plan(b->m, b->n, b->k, &pc, &ps);
+        tsgemm_kernel_plan(b->ta, b->tb, b->m, b->n, b->k, &pc, &ps);
         const btime cub = time_shape(b, 1, rp);
         const btime rule = time_shape(b, 0, rp);
         printf("%-20s cuBLAS %6.2f  rule(%d/%lld) %6.2f %.3f", b->name, cub.med, pc, (long long)ps,
@@ -663,7 +663,7 @@ static void bench_big(int reps, const char *list)
         ratio[s][0] = cub.med, ratio[s][1] = rule.med / cub.med;
         for (int i = 0; i < nc; ++i) {
             tsgemm_set_kernel_config(cfgs[i], 0);
-            tsgemm_kernel_plan(b->m, b->n, b->k, &pc, &ps);
+            tsgemm_kernel_plan(b->ta, b->tb, b->m, b->n, b->k, &pc, &ps);
             const btime t = time_shape(b, 0, rp);
             ratio[s][2 + i] = t.med / cub.med;
             if (ps > 1) printf("  c%d/%lld %6.2f %.3f", cfgs[i], (long long)ps, t.med, t.med / cub.med);
