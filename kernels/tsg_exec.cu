@@ -13,7 +13,8 @@
  *            a pinned slot each): pageable ones are gathered by the copy threads (tsg_pool.h)
  *            into a ring of NS pinned slots and DMA'd on s_up; pinned ones are DMA'd directly;
  *            device and managed operands are used in place.
- *   compute  a launch per piece (C block, K chunk) on s_comp, once the piece's units are up.
+ *   compute  a launch per piece (C block, K chunk) on s_comp, or on s_comp and s_comp2 by
+ *            block (Pipeline::comp), once the piece's units are up.
  *   download each C block, once its last chunk ran, in units through ND pinned slots on s_down;
  *            the copy threads scatter each landed unit into the caller's C.
  * The calling thread never idles while work is ready: it issues DMAs for gathered units, fills
@@ -90,6 +91,9 @@ int g_gather_kind = TSG_COPY_MEMCPY, g_scatter_kind = TSG_COPY_STREAM;
 /* TSGEMM_TEST_BETA=device: beta != 0 with C in host memory sends C up and lets the kernels apply
  * beta (before v0.8). The rule: C stays on the host and the scatters apply beta (choose_modes). */
 bool g_beta_device = false;
+/* Compute streams of a pipelined call (Pipeline::comp): 2, or TSGEMM_TEST_STREAMS=1 for the single
+ * stream of v0.8 and before (A/B runs; docs/NOTES.md "v0.9"). */
+int g_comp_streams = 2;
 std::atomic<int> g_exiting{0}, g_inflight{0};
 /* Device slots (TSGEMM_DEVICE=0,1 / all / 0,0; tsg_gpu_set_devices): slot 0 is g_device. A slot
  * whose device had a sticky error is dead: calls over several devices leave it out. */
@@ -197,9 +201,11 @@ inline cudaError_t injected_error(Stage s)
 /* ------------------------------------------------------------------ workspaces */
 
 struct Workspace {
-    cudaStream_t s_up = nullptr, s_comp = nullptr, s_down = nullptr;
+    /* s_comp2: the second compute stream of a pipelined call (Pipeline::comp); calls on device
+     * data and the rate measurement use s_comp only */
+    cudaStream_t s_up = nullptr, s_comp = nullptr, s_comp2 = nullptr, s_down = nullptr;
     cudaEvent_t ev_up[NS] = {}, ev_dn[ND] = {}, ev_block[NB] = {}, ev_launch[RING] = {};
-    cudaEvent_t ev_ready = nullptr, ev_cfree[2] = {};
+    cudaEvent_t ev_ready = nullptr, ev_cfree[2] = {}, ev_join = nullptr;
     float *arena = nullptr; /* device memory of the call: pieces, C blocks, split-K partials */
     size_t arena_cap = 0;
     float *pinned = nullptr; /* NS upload slots then ND download slots */
@@ -243,8 +249,10 @@ void destroy(Workspace *w)
     for (auto &e : w->ev_launch) if (e) cudaEventDestroy(e);
     for (auto &e : w->ev_cfree) if (e) cudaEventDestroy(e);
     if (w->ev_ready) cudaEventDestroy(w->ev_ready);
+    if (w->ev_join) cudaEventDestroy(w->ev_join);
     if (w->s_up) cudaStreamDestroy(w->s_up);
     if (w->s_comp) cudaStreamDestroy(w->s_comp);
+    if (w->s_comp2) cudaStreamDestroy(w->s_comp2);
     if (w->s_down) cudaStreamDestroy(w->s_down);
     delete w;
 }
@@ -261,6 +269,7 @@ cudaError_t make_events(Workspace *w)
     for (auto &ev : w->ev_launch) mk(&ev);
     for (auto &ev : w->ev_cfree) mk(&ev);
     mk(&w->ev_ready);
+    mk(&w->ev_join);
     return e;
 }
 
@@ -315,6 +324,7 @@ int take_ws(int device, Workspace **out, char *msg, size_t len)
         if (w) w->device = device;
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&w->s_up, cudaStreamNonBlocking);
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&w->s_comp, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&w->s_comp2, cudaStreamNonBlocking);
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&w->s_down, cudaStreamNonBlocking);
         if (e == cudaSuccess) e = make_events(w);
         if (e != cudaSuccess) {
@@ -546,6 +556,15 @@ struct Pipeline {
     Touch touch{}; /* lo == nullptr: no first touch */
     std::vector<tsg_job *> pending; /* jobs to wait for on the way out */
     Timeline tl;
+    int ncomp = 1; /* compute streams of the call (run_pipeline: 2 when C has several blocks) */
+
+    /* The compute stream of C's block q: with two, even blocks on s_comp and odd ones on s_comp2,
+     * so a block's chunks stay in order on one stream (the same sums, bit for bit) while the next
+     * block's launch fills the SMs that this one's last wave leaves idle. Every resource two
+     * launches could share is ordered by an event whatever the stream: pieces and ring entries
+     * (ev_ready, ev_launch), C's buffers (ev_cfree, ev_block); split-K's one workspace is not,
+     * so a call that splits keeps one stream. */
+    cudaStream_t comp(int64_t q) const { return ncomp == 2 && (q & 1) ? w->s_comp2 : w->s_comp; }
 
     void mark(int which, cudaStream_t s)
     {
@@ -897,14 +916,15 @@ int launch_piece(Pipeline &P, int64_t piece)
     b_dev(P, piece, j, c, &B, &ldb);
     c_dev(P, q, &C, &ldc);
     cudaError_t e = cudaSuccess;
+    const cudaStream_t cs = P.comp(q);
     if (c == 0 && !pl.resident && q >= 2 && P.mcd != M_INPLACE) { /* C buffer reuse */
         if (!downloads_issued_through(P, q - 1)) return P.status;
-        e = cudaStreamWaitEvent(w->s_comp, w->ev_cfree[q % 2], 0);
+        e = cudaStreamWaitEvent(cs, w->ev_cfree[q % 2], 0);
     }
     const int64_t kl = P.klen(c);
     const int64_t splits = (kl + pl.split_kc - 1) / pl.split_kc;
     if (piece == 0 && e == cudaSuccess) {
-        P.mark(TL_KSTART, w->s_comp);
+        P.mark(TL_KSTART, cs);
         if (P.tl.on) P.tl.first_launch = now_s() - P.tl.h0;
     }
     /* The pipeline plans its blocks and splits for configuration 0's tile (plan_limits); a launch
@@ -918,13 +938,20 @@ int launch_piece(Pipeline &P, int64_t piece)
         e = TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(
                                      kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
                                      splits, P.p->alpha, A, lda, B, ldb, c == 0 ? P.dev_beta : 1.0f, C,
-                                     ldc, splits > 1 ? P.dev(P.offW) : nullptr, w->s_comp));
-    if (e == cudaSuccess && !pl.resident) e = cudaEventRecord(w->ev_launch[piece % RING], w->s_comp);
-    if (e == cudaSuccess && piece == P.pieces - 1) P.mark(TL_KDONE, w->s_comp);
+                                     ldc, splits > 1 ? P.dev(P.offW) : nullptr, cs));
+    if (e == cudaSuccess && !pl.resident) e = cudaEventRecord(w->ev_launch[piece % RING], cs);
+    if (e == cudaSuccess && piece == P.pieces - 1) {
+        if (P.tl.on && P.ncomp == 2) { /* the timeline's "kernels done": both streams' */
+            const cudaStream_t other = cs == w->s_comp ? w->s_comp2 : w->s_comp;
+            if (cudaEventRecord(w->ev_join, other) == cudaSuccess) (void)cudaStreamWaitEvent(cs, w->ev_join, 0);
+            (void)cudaGetLastError();
+        }
+        P.mark(TL_KDONE, cs);
+    }
     if (e == cudaSuccess && c == pl.nk - 1) {
         /* the block is computed: its event slot must have been consumed by downloads */
         if (q >= NB && !downloads_issued_through(P, q - NB + 1)) return P.status;
-        e = cudaEventRecord(w->ev_block[q % NB], w->s_comp);
+        e = cudaEventRecord(w->ev_block[q % NB], cs);
         if (e == cudaSuccess) P.blocks_launched = q + 1;
     }
     if (e != cudaSuccess) return P.err(e, "kernel launch");
@@ -938,6 +965,7 @@ int launch_ready(Pipeline &P, int64_t limit)
     Workspace *w = P.w;
     cudaError_t e = cudaEventRecord(w->ev_ready, w->s_up);
     if (e == cudaSuccess) e = cudaStreamWaitEvent(w->s_comp, w->ev_ready, 0);
+    if (e == cudaSuccess && P.ncomp == 2) e = cudaStreamWaitEvent(w->s_comp2, w->ev_ready, 0);
     if (e != cudaSuccess) return P.err(e, "launch ordering");
     while (P.next_launch < limit && P.status == TSG_GPU_OK) {
         launch_piece(P, P.next_launch++);
@@ -1036,6 +1064,7 @@ int run_pipeline(Pipeline &P)
     const tsg_plan &pl = P.pl;
     P.pieces = pl.gm * pl.gn * pl.nk;
     P.chunk_major = tsg_plan_chunk_major(&pl, P.dev_beta, g_order) != 0;
+    P.ncomp = g_comp_streams >= 2 && pl.splits <= 1 && total_blocks(P) > 1 ? 2 : 1;
     P.mark(TL_T0, w->s_up);
     while (P.status == TSG_GPU_OK) {
         if (g_exiting.load(std::memory_order_relaxed)) {
@@ -1088,6 +1117,7 @@ int run_pipeline(Pipeline &P)
     }
     if (P.status == TSG_GPU_OK && P.mcd == M_INPLACE) {
         cudaError_t e = TSG_STAGE(ST_SYNC, cudaStreamSynchronize(w->s_comp));
+        if (e == cudaSuccess) e = TSG_STAGE(ST_SYNC, cudaStreamSynchronize(w->s_comp2));
         if (e != cudaSuccess) P.err(e, "kernel (sync)");
     }
     /* On the way out, success or not: no copy thread and no DMA touches the call's memory any
@@ -1098,6 +1128,7 @@ int run_pipeline(Pipeline &P)
     if (P.status != TSG_GPU_OK) {
         cudaStreamSynchronize(w->s_up);
         cudaStreamSynchronize(w->s_comp);
+        cudaStreamSynchronize(w->s_comp2);
         cudaStreamSynchronize(w->s_down);
         if (P.status != TSG_GPU_EFATAL) (void)cudaGetLastError();
     }
@@ -1403,7 +1434,8 @@ void run_group(SlotGroup *g)
         if (st == TSG_GPU_OK && !g_slot_dead[g->slot].load()) {
             t->status = sgemm_pipeline(w, &t->p, &t->done, t->msg, sizeof t->msg);
             if (t->status != TSG_GPU_OK && t->status != TSG_GPU_EFATAL) {
-                cudaStreamSynchronize(w->s_comp); /* leave no work queued on a reused stream */
+                cudaStreamSynchronize(w->s_comp); /* leave no work queued on the reused streams */
+                cudaStreamSynchronize(w->s_comp2);
                 (void)cudaGetLastError();
             }
             if (t->status == TSG_GPU_EFATAL) { /* this device is poisoned: no slot of it again */
@@ -1540,6 +1572,7 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_order = cfg ? cfg->order : 0;
     g_touch = cfg ? cfg->touch : 0;
     g_beta_device = cfg && cfg->beta_on_device;
+    g_comp_streams = cfg && cfg->compute_streams == 1 ? 1 : 2;
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;
@@ -1582,7 +1615,8 @@ extern "C" int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, si
     if (st == TSG_GPU_OK) {
         st = (in_place || scalar_only) ? sgemm_in_place(w, p, msg, len) : sgemm_pipeline(w, p, done, msg, len);
         if (st != TSG_GPU_OK && st != TSG_GPU_EFATAL) {
-            cudaStreamSynchronize(w->s_comp); /* leave no work queued on a reused stream */
+            cudaStreamSynchronize(w->s_comp); /* leave no work queued on the reused streams */
+            cudaStreamSynchronize(w->s_comp2);
             (void)cudaGetLastError();
         }
         give_back(w, st);

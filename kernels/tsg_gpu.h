@@ -64,6 +64,9 @@ typedef struct tsg_gpu_config {
                             and the kernels apply beta (before v0.8; the cost model still
                             prices the rule's path); 0 = the executor's rule: C does not go
                             up, the copy threads apply beta as they scatter C                 */
+    int compute_streams; /* TSGEMM_TEST_STREAMS=1: a pipelined call launches on one stream (v0.8
+                            and before; tuning A/B); 0 = the executor's rule: two streams, a C
+                            block's launches on one of them, when C has several blocks        */
 } tsg_gpu_config;
 
 /*

@@ -23,6 +23,9 @@
 #   beta      beta = 1 (not a default stage): the rule (the scatters apply beta, C stays on the
 #             host) against TSGEMM_TEST_BETA=device (C up, the kernels apply beta), two rounds,
 #             beta = 0 beside them, and their timelines
+#   streams   two compute streams per call (the rule since v0.9) against one (TSGEMM_TEST_STREAMS=1),
+#             alternating processes, two rounds (TSGEMM_STREAMS_SHAPES), then both timelines
+#             (the 5th call of each shape; not a default stage)
 #   dma       the copy engines (pinned H2D / D2H, 256 KiB .. 64 MiB) and cudaHostRegister's cost
 #             (tests/gpu/dma_probe.c; not a default stage)
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
@@ -257,6 +260,21 @@ if want beta 40; then # issue 9's beta = 1 target: beta applied by the scatters 
     TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'
     TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_BETA=device "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'; } > "$log" 2>&1
   [ $? -eq 0 ] && row beta ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row beta FAIL "see beta.txt"; fails=$((fails+1)); }
+fi
+
+if want streams 60; then # v0.9: a C block's launches on one of two streams, against v0.8's one
+  log=$OUT/streams.txt
+  shapes=${TSGEMM_STREAMS_SHAPES:-1024 2048 4096 4095 8192}
+  { for r in 1 2; do
+      echo "== round $r: two compute streams (the rule)"
+      "$B/tests/gpu/pipe_probe" $shapes
+      echo "== round $r: TSGEMM_TEST_STREAMS=1 (one compute stream, v0.8)"
+      TSGEMM_TEST_STREAMS=1 "$B/tests/gpu/pipe_probe" $shapes
+    done
+    echo "== timelines (5th call of each shape): two streams, then one"
+    TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1 | awk '/tsgemm timeline/ { if (++n % 8 == 5) print; next } { print }'
+    TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_STREAMS=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1 | awk '/tsgemm timeline/ { if (++n % 8 == 5) print; next } { print }'; } > "$log" 2>&1
+  [ $? -eq 0 ] && row streams ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row streams FAIL "see streams.txt"; fails=$((fails+1)); }
 fi
 
 if want dma 30; then # the copy engines and page registration alone (tests/gpu/dma_probe.c)

@@ -247,7 +247,8 @@ static void gpu_init_once(void)
     const tsg_gpu_config gcfg = {cfg->device_memory, cfg->pinned_memory, cfg->copy_threads,
                                  cfg->test_unit, cfg->test_copy, cfg->test_block,
                                  cfg->test_timeline, cfg->test_no_ramp, cfg->test_chunk,
-                                 cfg->test_order, cfg->test_touch, cfg->test_beta};
+                                 cfg->test_order, cfg->test_touch, cfg->test_beta,
+                                 cfg->test_streams};
     char why[256];
     int device = pick_device(cfg, why, sizeof why);
     int used = device;

@@ -57,6 +57,9 @@ typedef struct tsg_config {
     int test_beta;        /* TSGEMM_TEST_BETA=device: beta != 0 from host memory sends C up and
                              the kernels apply beta, as before v0.8 (tuning A/B); 0 = the rule
                              (the copy threads apply beta while scattering C)                 */
+    int test_streams;     /* TSGEMM_TEST_STREAMS=1: one compute stream per pipelined call, as
+                             before v0.9 (tuning A/B); 0 = the rule (two when C has several
+                             blocks)                                                          */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
 } tsg_config;

@@ -302,6 +302,13 @@ static void test_tuning_knobs(void **state)
     c = parse(parts);
     assert_int_equal(c.test_order, 1);
     assert_int_equal(c.test_touch, 4);
+    assert_int_equal(c.test_streams, 0);
+    const char *one[] = {"TSGEMM_TEST_STREAMS=1", NULL};
+    c = parse(one);
+    assert_int_equal(c.test_streams, 1);
+    const char *two[] = {"TSGEMM_TEST_STREAMS=2", NULL}; /* the rule's */
+    c = parse(two);
+    assert_int_equal(c.test_streams, 0);
     const char *small[] = {"TSGEMM_TEST_TOUCH=small", NULL};
     c = parse(small);
     assert_int_equal(c.test_touch, -2);
