@@ -25,7 +25,8 @@
 #             beta = 0 beside them, and their timelines
 #   streams   two compute streams per call (the rule since v0.9) against one (TSGEMM_TEST_STREAMS=1),
 #             alternating processes, two rounds (TSGEMM_STREAMS_SHAPES), then both timelines
-#             (the 5th call of each shape; not a default stage)
+#             (the 5th call of each shape), and every step of the 5th call at TSGEMM_STEPS_SHAPES
+#             (TSGEMM_TEST_TIMELINE=2; default 1024 2048 4096; not a default stage)
 #   dma       the copy engines (pinned H2D / D2H, 256 KiB .. 64 MiB) and cudaHostRegister's cost
 #             (tests/gpu/dma_probe.c; not a default stage)
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
@@ -273,7 +274,10 @@ if want streams 60; then # v0.9: a C block's launches on one of two streams, aga
     done
     echo "== timelines (5th call of each shape): two streams, then one"
     TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1 | awk '/tsgemm timeline/ { if (++n % 8 == 5) print; next } { print }'
-    TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_STREAMS=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1 | awk '/tsgemm timeline/ { if (++n % 8 == 5) print; next } { print }'; } > "$log" 2>&1
+    TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_STREAMS=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1 | awk '/tsgemm timeline/ { if (++n % 8 == 5) print; next } { print }'
+    echo "== every step of the 5th call (TSGEMM_TEST_TIMELINE=2): ${TSGEMM_STEPS_SHAPES:-1024 2048 4096}"
+    TSGEMM_TEST_TIMELINE=2 "$B/tests/gpu/pipe_probe" ${TSGEMM_STEPS_SHAPES:-1024 2048 4096} 2>&1 |
+      awk '/tsgemm timeline/ { keep = (++n % 8 == 5) } /^tsgemm timeline|^  (upload|launches|download)/ { if (keep) print; next } { print }'; } > "$log" 2>&1
   [ $? -eq 0 ] && row streams ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row streams FAIL "see streams.txt"; fails=$((fails+1)); }
 fi
 

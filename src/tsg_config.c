@@ -264,7 +264,7 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
      * the pipeline's tail"); not user knobs */
     if ((v = lookup("TSGEMM_TEST_UNIT", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_unit = d;
     if ((v = lookup("TSGEMM_TEST_BLOCK", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_block = d;
-    if ((v = lookup("TSGEMM_TEST_TIMELINE", ctx)) && *v) cfg->test_timeline = atoi(v) > 0;
+    if ((v = lookup("TSGEMM_TEST_TIMELINE", ctx)) && *v) cfg->test_timeline = atoi(v) >= 2 ? 2 : atoi(v) > 0;
     if ((v = lookup("TSGEMM_TEST_RAMP", ctx)) && *v) cfg->test_no_ramp = !strcmp(v, "0");
     if ((v = lookup("TSGEMM_TEST_CHUNK", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_chunk = d;
     if ((v = lookup("TSGEMM_TEST_ORDER", ctx)) && *v)

@@ -46,7 +46,8 @@ typedef struct tsg_config {
     char test_fault[64];  /* TSGEMM_TEST_FAULT (read only by the tests' tsgemm_fi library)     */
     double test_unit;     /* TSGEMM_TEST_UNIT=<bytes>: pipeline unit size (tuning runs only)    */
     double test_block;    /* TSGEMM_TEST_BLOCK=<floats>: C block area of the plan (tuning runs) */
-    int test_timeline;    /* TSGEMM_TEST_TIMELINE=1: one timeline line per pipelined call      */
+    int test_timeline;    /* TSGEMM_TEST_TIMELINE=1: one timeline line per pipelined call;
+                             2: also every upload unit, launch and download unit's times      */
     int test_copy;        /* TSGEMM_TEST_COPY=memcpy|nt: the copy threads' copy (tuning runs)  */
     int test_no_ramp;     /* TSGEMM_TEST_RAMP=0: v0.3's pipeline unit sizes (tuning runs)      */
     double test_chunk;    /* TSGEMM_TEST_CHUNK=<floats>: A and B floats of a K chunk (tuning)  */

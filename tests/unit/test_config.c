@@ -309,6 +309,14 @@ static void test_tuning_knobs(void **state)
     const char *two[] = {"TSGEMM_TEST_STREAMS=2", NULL}; /* the rule's */
     c = parse(two);
     assert_int_equal(c.test_streams, 0);
+    assert_int_equal(c.test_timeline, 0);
+    const char *tl[][2] = {{"TSGEMM_TEST_TIMELINE=1", NULL}, {"TSGEMM_TEST_TIMELINE=2", NULL},
+                           {"TSGEMM_TEST_TIMELINE=7", NULL}, {"TSGEMM_TEST_TIMELINE=0", NULL}};
+    const int want_tl[] = {1, 2, 2, 0};
+    for (int i = 0; i < 4; ++i) {
+        c = parse(tl[i]);
+        assert_int_equal(c.test_timeline, want_tl[i]);
+    }
     const char *small[] = {"TSGEMM_TEST_TOUCH=small", NULL};
     c = parse(small);
     assert_int_equal(c.test_touch, -2);
