@@ -27,6 +27,12 @@
 #             alternating processes, two rounds (TSGEMM_STREAMS_SHAPES), then both timelines
 #             (the 5th call of each shape), and every step of the 5th call at TSGEMM_STEPS_SHAPES
 #             (TSGEMM_TEST_TIMELINE=2; default 1024 2048 4096; not a default stage)
+#   ab        an A/B of knob settings (not a default stage): pipe_probe (GPU forced, medians of 7) in
+#             one process per setting, the settings alternating, TSGEMM_AB_ROUNDS rounds (default
+#             2). TSGEMM_AB_VARIANTS: settings separated by '|', each "rule" or NAME=VALUE pairs
+#             separated by spaces (default "rule|TSGEMM_TEST_STREAMS=1"); TSGEMM_AB_SHAPES (default
+#             1024 2048 4096); TSGEMM_AB_STEPS: shapes whose 5th call prints every step
+#             (TSGEMM_TEST_TIMELINE=2) under each setting. The table (median ms per round) is printed last
 #   dma       the copy engines (pinned H2D / D2H, 256 KiB .. 64 MiB) and cudaHostRegister's cost
 #             (tests/gpu/dma_probe.c; not a default stage)
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
@@ -281,6 +287,35 @@ if want streams 60; then # v0.9: a C block's launches on one of two streams, aga
   [ $? -eq 0 ] && row streams ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row streams FAIL "see streams.txt"; fails=$((fails+1)); }
 fi
 
+if want ab 60; then # knob settings against each other, same run, alternating processes
+  log=$OUT/ab.txt
+  IFS='|' read -r -a variants <<< "${TSGEMM_AB_VARIANTS:-rule|TSGEMM_TEST_STREAMS=1}"
+  shapes=${TSGEMM_AB_SHAPES:-1024 2048 4096}
+  run_variant() { # setting, then pipe_probe's arguments
+    local v=$1; shift
+    if [ "$v" = rule ]; then "$B/tests/gpu/pipe_probe" "$@"; else env $v "$B/tests/gpu/pipe_probe" "$@"; fi
+  }
+  { for r in $(seq 1 "${TSGEMM_AB_ROUNDS:-2}"); do
+      for v in "${variants[@]}"; do echo "== round $r: $v"; run_variant "$v" $shapes; done
+    done
+    if [ -n "${TSGEMM_AB_STEPS:-}" ]; then
+      for v in "${variants[@]}"; do
+        echo "== every step of the 5th call: $v"
+        TSGEMM_TEST_TIMELINE=2 run_variant "$v" $TSGEMM_AB_STEPS 2>&1 |
+          awk '/tsgemm timeline/ { keep = (++n % 8 == 5) } /^tsgemm timeline|^  (upload|launches|download)/ { if (keep) print; next } { print }'
+      done
+    fi; } > "$log" 2>&1
+  rc=$?
+  # the table: one row per setting and shape, the median of each round
+  awk '/^== round/ { sub(/^== round [0-9]+: /, ""); v = $0; next }
+       / median / { s = $1 "x" $3 "x" $5; if (!(v SUBSEP s in seen)) { seen[v, s] = 1; order[++n] = v SUBSEP s }
+                    t[v, s] = t[v, s] sprintf(" %8.3f", $7) }
+       END { printf "%-48s %-20s %s\n", "setting", "shape", "median ms per round";
+             for (i = 1; i <= n; ++i) { split(order[i], a, SUBSEP); printf "%-48s %-20s%s\n", a[1], a[2], t[a[1], a[2]] } }' \
+    "$log" > "$OUT/ab-table.txt"
+  [ $rc -eq 0 ] && row ab ok "$(grep -c ' median ' "$log") timings; $(elapsed)" || { row ab FAIL "see ab.txt"; fails=$((fails+1)); }
+fi
+
 if want dma 30; then # the copy engines and page registration alone (tests/gpu/dma_probe.c)
   log=$OUT/dma.txt
   "$B/tests/gpu/dma_probe" > "$log" 2>&1
@@ -366,6 +401,7 @@ fi
   [ -f "$OUT/kbench.txt" ] && sed -n '/kernel benchmark/,$p' "$OUT/kbench.txt"
   [ -f "$OUT/rates.txt" ] && grep -E 'rates:|rates measured|auto mode' "$OUT/rates.txt"
   [ -f "$OUT/pipe.txt" ] && cat "$OUT/pipe.txt"
+  [ -f "$OUT/ab-table.txt" ] && cat "$OUT/ab-table.txt"
   [ -f "$OUT/bench.txt" ] && tail -25 "$OUT/bench.txt"
   [ -f "$OUT/clients.log" ] && grep -E '^==|^ok |ran on|summary' "$OUT/clients.log"
   [ -f "$OUT/torch.log" ] && grep -E '^time|failures' "$OUT/torch.log"
