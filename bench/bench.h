@@ -173,6 +173,7 @@ typedef struct bench_opts {
     int kernel_reps;           /* timed repeats per kernel-only implementation              */
     int warmup, kernel_warmup; /* untimed calls before the repeats                          */
     int settle_ms;             /* pause after a call in which OpenBLAS ran (see settle())   */
+    int rewarm_ms;             /* untimed calls after that pause, at least this long (ms)   */
     double budget_s;           /* without --reps: stop repeating (after 2) past this, seconds */
     float alpha, beta;
     uint64_t seed;
