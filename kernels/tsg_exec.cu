@@ -498,7 +498,7 @@ enum { TL_T0, TL_KSTART, TL_UPDONE, TL_KDONE, TL_DNDONE, TL_COUNT };
 /* TSGEMM_TEST_TIMELINE=2: the first TD steps of each kind, host times (s from h0) and GPU events.
  * Upload unit u: gather submitted, DMA issued, DMA done; launch: issued, done; download unit d:
  * D2H issued, D2H done, scatter submitted (the host saw the D2H done), scatter seen done. */
-constexpr int TD = 48;
+constexpr int TD = 160;
 enum { TE_UP, TE_K, TE_DN, TE_KINDS };
 struct Timeline {
     bool on = false;

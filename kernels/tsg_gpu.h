@@ -50,7 +50,7 @@ typedef struct tsg_gpu_config {
                             experiments); 0 = the plan's rule (src/tsg_plan.h)               */
     int timeline;        /* TSGEMM_TEST_TIMELINE: print where each pipelined call's time went
                             (stderr; tuning experiments): 1 one line, 2 also the times of every
-                            upload unit, launch and download unit (the first 48 of each)     */
+                            upload unit, launch and download unit (the first 160 of each)    */
     int no_ramp;         /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (first upload units full
                             size, last block's download units without a 1 MiB floor)        */
     double chunk_floats; /* TSGEMM_TEST_CHUNK: floats of A and B per K chunk (tuning
