@@ -83,11 +83,13 @@ bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (no small fi
 int g_timeline = 0;        /* TSGEMM_TEST_TIMELINE: 1 the summary line, 2 also every step (Timeline) */
 int g_touch = 0;           /* TSGEMM_TEST_TOUCH: 0 the rule, -1 no first touch, -2 no huge-page
                               advice, > 0 its parts */
-/* How the copy threads copy (kernels/tsg_copy.h): gathers into the pinned slots use memcpy,
- * scatters into the caller's C non-temporal stores: the best pair on the H200 host
- * (docs/NOTES.md, "Pipeline schedule", run 2). TSGEMM_TEST_COPY sets both. A scatter with beta
- * != 0 combines (TSG_COPY_AXPBY) whatever these say. */
-int g_gather_kind = TSG_COPY_MEMCPY, g_scatter_kind = TSG_COPY_STREAM;
+/* How the copy threads copy (kernels/tsg_copy.h): non-temporal stores both ways. Gathers used
+ * memcpy until v0.8; with non-temporal stores the uploads of a small call run at the engine's
+ * rate (1 MiB units 23 us instead of 40-53) and 1024^3 took 0.48 / 0.54 ms against 0.86 / 0.95,
+ * 2048^3 1.46 / 1.47 against 1.78 / 1.74, 4096^3 and 8192^3 unchanged (v0.9 run 2, alternating
+ * processes; docs/NOTES.md "v0.9"). TSGEMM_TEST_COPY sets both kinds. A scatter with beta != 0
+ * combines (TSG_COPY_AXPBY) whatever these say. */
+int g_gather_kind = TSG_COPY_STREAM, g_scatter_kind = TSG_COPY_STREAM;
 /* TSGEMM_TEST_BETA=device: beta != 0 with C in host memory sends C up and lets the kernels apply
  * beta (before v0.8). The rule: C stays on the host and the scatters apply beta (choose_modes). */
 bool g_beta_device = false;
