@@ -16,13 +16,15 @@ extern "C" {
 #endif
 
 typedef enum tsg_copy_kind {
-    TSG_COPY_MEMCPY = 1, /* memcpy (the gathers' default until v0.8: a slot it filled left its
-                            lines dirty in the CPU's caches, and the DMA engine then read
-                            1 MiB units at 20-22 GB/s instead of 45; docs/NOTES.md "v0.9")   */
+    TSG_COPY_MEMCPY = 1, /* memcpy: the gathers of calls uploading more than 64 MiB (faster
+                            there); in a small call the slots it fills keep their lines dirty
+                            in the CPU's caches and the DMA engine read 1 MiB units at 20-22
+                            GB/s instead of 45 (docs/NOTES.md "v0.9"; tsg_exec.cu gather_kind) */
     TSG_COPY_STREAM = 2, /* non-temporal 16-byte stores (x86): no read for ownership of the
                             destination lines, so two memory transfers per byte instead of
                             three, and nothing left in the caches for a DMA to fetch; the
-                            default of the gathers (since v0.9) and of the beta = 0 scatters */
+                            gathers of calls uploading at most 64 MiB (since v0.9) and the
+                            beta = 0 scatters                                               */
     TSG_COPY_AXPBY = 3   /* dst[i] = fmaf(beta, dst[i], src[i]): a scatter that applies beta
                             on the host, so C never goes up (v0.8; docs/NOTES.md)             */
 } tsg_copy_kind;

@@ -83,13 +83,25 @@ bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (no small fi
 int g_timeline = 0;        /* TSGEMM_TEST_TIMELINE: 1 the summary line, 2 also every step (Timeline) */
 int g_touch = 0;           /* TSGEMM_TEST_TOUCH: 0 the rule, -1 no first touch, -2 no huge-page
                               advice, > 0 its parts */
-/* How the copy threads copy (kernels/tsg_copy.h): non-temporal stores both ways. Gathers used
- * memcpy until v0.8; with non-temporal stores the uploads of a small call run at the engine's
- * rate (1 MiB units 23 us instead of 40-53) and 1024^3 took 0.48 / 0.54 ms against 0.86 / 0.95,
- * 2048^3 1.46 / 1.47 against 1.78 / 1.74, 4096^3 and 8192^3 unchanged (v0.9 run 2, alternating
- * processes; docs/NOTES.md "v0.9"). TSGEMM_TEST_COPY sets both kinds. A scatter with beta != 0
- * combines (TSG_COPY_AXPBY) whatever these say. */
-int g_gather_kind = TSG_COPY_STREAM, g_scatter_kind = TSG_COPY_STREAM;
+/* How the copy threads copy (kernels/tsg_copy.h). Scatters: non-temporal stores. Gathers: the
+ * rule of gather_kind below; TSGEMM_TEST_COPY sets both kinds (g_gather_kind != 0). A scatter
+ * with beta != 0 combines (TSG_COPY_AXPBY) whatever these say. */
+int g_gather_kind = 0, g_scatter_kind = TSG_COPY_STREAM;
+/* The gathers of a call that uploads at most this many bytes of A and B use non-temporal stores,
+ * larger ones memcpy (the rule before v0.9). Measured in alternating processes (docs/NOTES.md
+ * "v0.9", runs 2 and 4): with memcpy a small call's slots keep their lines dirty in the CPU's
+ * caches and its 1 MiB uploads ran at 20-22 GB/s; non-temporal gathers took 1024^3 (8 MiB up)
+ * from 0.86 / 0.95 to 0.48 / 0.54 ms and 2048^3 (32 MiB) from 1.78 / 1.74 to 1.46 / 1.47, left
+ * 4096^3 (128 MiB) and 8192^3 unchanged, and lost on the streaming uploads: 512 x 512 x 65536
+ * (256 MiB) 5.99 / 6.22 -> 6.29 / 7.93, 65536 x 64 x 4096 (1 GiB) 21.3 / 21.3 -> 27.0 / 30.2. */
+constexpr double NT_GATHER_MAX_BYTES = 64.0 * (1 << 20);
+
+int gather_kind(const tsg_problem *p)
+{
+    if (g_gather_kind) return g_gather_kind;
+    const double up = 4.0 * ((double)p->m * (double)p->k + (double)p->k * (double)p->n);
+    return up <= NT_GATHER_MAX_BYTES ? TSG_COPY_STREAM : TSG_COPY_MEMCPY;
+}
 /* TSGEMM_TEST_BETA=device: beta != 0 with C in host memory sends C up and lets the kernels apply
  * beta (before v0.8). The rule: C stays on the host and the scatters apply beta (choose_modes). */
 bool g_beta_device = false;
@@ -578,6 +590,7 @@ struct Pipeline {
     std::vector<tsg_job *> pending; /* jobs to wait for on the way out */
     Timeline tl;
     int ncomp = 1; /* compute streams of the call (run_pipeline: 2 when C has several blocks) */
+    int gather_kind = TSG_COPY_MEMCPY; /* the gathers' copy (gather_kind(), sgemm_pipeline) */
 
     /* The compute stream of C's block q: with two, even blocks on s_comp and odd ones on s_comp2,
      * so a block's chunks stay in order on one stream (the same sums, bit for bit) while the next
@@ -753,7 +766,7 @@ bool gen_next(Pipeline &P, Unit *u)
         const int64_t c0 = P.g_col, n = std::min(per, sc - c0);
         u->piece = piece;
         u->mode = mode;
-        u->host = Copy{src + c0 * ld, ld, nullptr, tsg_dev_ld(sr), sr, n, 1, g_gather_kind};
+        u->host = Copy{src + c0 * ld, ld, nullptr, tsg_dev_ld(sr), sr, n, 1, P.gather_kind};
         u->dev = dst + c0 * dld;
         u->dld = dld;
         u->ring = (pl.resident || P.g_part == 0) ? -1 : (int)(piece % RING);
@@ -1273,6 +1286,7 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     P.msg = msg;
     P.len = len;
     choose_modes(p, P);
+    P.gather_kind = gather_kind(p);
     tsg_plan_limits lim = plan_limits();
     if (tsg_plan_make(p, &lim, &P.pl) != 0) {
         snprintf(msg, len, "the problem does not fit in the device memory budget (%.3g MiB)",
