@@ -324,10 +324,11 @@ typedef struct column {
  * one, for at least o->rewarm_ms (at least one call): after the pause the GPU, the copy threads
  * and the CPUs are idle, and the first calls after idle time are slower (v0.4 run 1: 512^3 0.88
  * ms in the column after the pause, 0.60 in the one after it), while every column should be
- * timed as it runs back to back. One call was not enough: the rotation keeps the cyclic order of
- * the columns, so auto mode's column always follows OpenBLAS's, and with one untimed call its
- * GPU calls of 768^3-2048^3 took up to 1.7x the forced column's, which always runs second
- * (v0.8 run 6; docs/NOTES.md "v0.9").
+ * timed as it runs back to back. The rotation keeps the cyclic order of the columns, so auto
+ * mode's column always follows OpenBLAS's and pays the pause: with one untimed call its GPU calls
+ * of 768^3-2048^3 took up to 1.7x the forced column's (v0.8 run 6); with 20 ms of them the worst
+ * auto / forced was 1.07 against 1.12 with one call (v0.9 run 2, one bench each; docs/NOTES.md
+ * "v0.9").
  */
 static double g_openblas_end = -1; /* bench_now() at the end of the last OpenBLAS call; -1: none */
 
