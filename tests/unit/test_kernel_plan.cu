@@ -44,6 +44,26 @@ static void check_well_formed(int64_t m, int64_t n, int64_t k, const tsg::Kernel
     }
 }
 
+/* A shape and the plan the rule must give it. */
+struct Expect {
+    int64_t m, n, k;
+    int config;
+    int64_t splits;
+};
+
+/* The rule's plan for transpose pair (ta, tb) on each shape is the expected one, and well formed. */
+template <size_t N>
+static void check_picks(char ta, char tb, const Expect (&expect)[N])
+{
+    for (const Expect &e : expect) {
+        const tsg::KernelPlan p = tsg::kernel_plan(ta, tb, e.m, e.n, e.k, SMS, WS, -1, 0);
+        EXPECT(p.config == e.config && p.splits == e.splits, "%c%c %lldx%lldx%lld: got %d/%lld, want %d/%lld",
+               ta, tb, (long long)e.m, (long long)e.n, (long long)e.k, p.config, (long long)p.splits,
+               e.config, (long long)e.splits);
+        check_well_formed(e.m, e.n, e.k, p);
+    }
+}
+
 int main()
 {
     /* v0.3 runs 1-2: configurations 0..6; v0.4 run 1: configuration 7 (one block per SM);
@@ -54,11 +74,7 @@ int main()
      * come after them and tie with configuration 7, so the picks below stay) */
     EXPECT(tsg::kernel_configs() >= 10, "%d configurations", tsg::kernel_configs());
 
-    struct {
-        int64_t m, n, k;
-        int config;
-        int64_t splits;
-    } expect[] = {
+    const Expect expect[] = {
         /* v0.4 (issue 10): the big family's configuration 7 where run 1 measured it fastest */
         {4096, 4096, 4096, 7, 1}, {8192, 8192, 8192, 7, 1}, {2048, 2048, 2048, 7, 1},
         {16384, 16384, 16384, 7, 1}, {4095, 4095, 4095, 7, 1},
@@ -69,32 +85,19 @@ int main()
          * and 3/3 0.828 / 0.833) */
         {512, 512, 65536, 7, 16}, {65536, 64, 4096, 8, 1}, {64, 65536, 4096, 9, 1},
     };
-    for (const auto &e : expect) {
-        const tsg::KernelPlan p = tsg::kernel_plan('N', 'N', e.m, e.n, e.k, SMS, WS, -1, 0);
-        EXPECT(p.config == e.config && p.splits == e.splits, "%lldx%lldx%lld: got %d/%lld, want %d/%lld",
-               (long long)e.m, (long long)e.n, (long long)e.k, p.config, (long long)p.splits,
-               e.config, (long long)e.splits);
-        check_well_formed(e.m, e.n, e.k, p);
-    }
+    check_picks('N', 'N', expect);
 
     /* v0.9: TT takes configuration 9 where NN, NT and TN take an unsplit 7 (v0.8 runs 4-5: TT
      * 4096^3 / 8192^3 0.979 / 0.964 of cuBLAS on 9, 0.958 / 0.944 on 7); everything else is the
      * pair-independent rule */
     {
-        struct {
-            int64_t m, n, k;
-            int config;
-            int64_t splits;
-        } tt[] = {
+        const Expect tt[] = {
             {4096, 4096, 4096, 9, 1}, {8192, 8192, 8192, 9, 1}, {2048, 2048, 2048, 9, 1},
             {16384, 16384, 16384, 9, 1}, {4095, 4095, 4095, 9, 1}, {512, 512, 65536, 7, 16},
             {65536, 64, 4096, 8, 1}, {64, 65536, 4096, 9, 1}, {1024, 1024, 1024, 4, 1},
         };
-        for (const auto &e : tt) {
-            const tsg::KernelPlan p = tsg::kernel_plan('T', 'T', e.m, e.n, e.k, SMS, WS, -1, 0);
-            EXPECT(p.config == e.config && p.splits == e.splits, "TT %lldx%lldx%lld: got %d/%lld, want %d/%lld",
-                   (long long)e.m, (long long)e.n, (long long)e.k, p.config, (long long)p.splits,
-                   e.config, (long long)e.splits);
+        check_picks('T', 'T', tt);
+        for (const Expect &e : tt) {
             for (char ta : {'N', 'T'})
                 for (char tb : {'N', 'T'}) {
                     if (ta == 'T' && tb == 'T') continue;
