@@ -694,23 +694,12 @@ TSG_EXPORT int tsgemm_kernel_config_info(int config, char *buf, int len)
     return n > 0 ? n : -1;
 }
 
-/* A transpose argument as reference SGEMM reads it (its first character; 'C' is 'T' for real
- * data): 0 for N, 1 for T, -1 for anything else. */
-static int transpose_of(char t)
-{
-    switch (t) {
-    case 'N': case 'n': return 0;
-    case 'T': case 't': case 'C': case 'c': return 1;
-    default: return -1;
-    }
-}
-
 TSG_EXPORT int tsgemm_kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int *config,
                                   int64_t *splits)
 {
-    const int ta = transpose_of(transa), tb = transpose_of(transb);
-    if (!config || !splits || ta < 0 || tb < 0 || !gpu_usable()) return -1;
-    return tsg_gpu_kernel_plan(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, config, splits) == TSG_GPU_OK ? 0 : -1;
+    const char ta = tsg_decode_trans(transa), tb = tsg_decode_trans(transb);
+    if (!config || !splits || !ta || !tb || !gpu_usable()) return -1;
+    return tsg_gpu_kernel_plan(ta, tb, m, n, k, config, splits) == TSG_GPU_OK ? 0 : -1;
 }
 
 TSG_EXPORT const char *tsgemm_cpu_blas(void) { return tsg_cpu_describe(); }

@@ -27,7 +27,7 @@ static int check_fortran_order(char ta, char tb, int64_t m, int64_t n, int64_t k
     return 0;
 }
 
-static char decode_fortran_trans(char t)
+char tsg_decode_trans(char t)
 {
     switch (t) {
     case 'N': case 'n': return 'N';
@@ -110,8 +110,8 @@ int tsg_map_fortran(char transa, char transb, int64_t m, int64_t n, int64_t k, f
                     const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
                     float *c, int64_t ldc, tsg_call *out)
 {
-    char ta = decode_fortran_trans(transa);
-    char tb = decode_fortran_trans(transb);
+    char ta = tsg_decode_trans(transa);
+    char tb = tsg_decode_trans(transb);
     out->row_major = 0;
     fill(&out->p, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     out->info = check_fortran_order(ta, tb, m, n, k, lda, ldb, ldc);

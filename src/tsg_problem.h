@@ -80,6 +80,10 @@ int tsg_map_cblas(int layout, int transa, int transb, int64_t m, int64_t n, int6
                   float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
                   float beta, float *c, int64_t ldc, tsg_call *out);
 
+/* A transpose character as reference SGEMM reads TRANSA / TRANSB: N n -> 'N'; T t C c -> 'T'
+ * (C is T for real data); anything else -> 0 (illegal). */
+char tsg_decode_trans(char t);
+
 /*
  * Reads a Fortran SGEMM call. Only the first character of transa/transb counts:
  * N n -> 'N'; T t C c -> 'T' (C is T for real data); anything else is illegal.
