@@ -35,6 +35,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "tsg_copy.h"
@@ -514,25 +516,29 @@ enum { TL_T0, TL_KSTART, TL_UPDONE, TL_KDONE, TL_DNDONE, TL_COUNT };
  * D2H issued, D2H done, scatter submitted (the host saw the D2H done), scatter seen done. */
 constexpr int TD = 160;
 enum { TE_UP, TE_K, TE_DN, TE_KINDS };
+struct Steps {
+    double h[TE_KINDS][TD][3];          /* host times of each step (-1: none) */
+    cudaEvent_t dev[TE_KINDS][TD] = {}; /* recorded when the step's GPU work is done */
+    bool dev_rec[TE_KINDS][TD] = {};
+};
 struct Timeline {
     bool on = false;
-    bool detail = false;
     cudaEvent_t ev[TL_COUNT] = {};
     bool recorded[TL_COUNT] = {};
     double h0 = 0, first_launch = 0, uploads_issued = 0, end = 0; /* host s from h0 */
     double gather = 0, dma = 0, down = 0; /* host s blocked: gathers, DMA slots, downloads */
-    double h[TE_KINDS][TD][3];            /* host times of each step (-1: none) */
-    cudaEvent_t dev[TE_KINDS][TD] = {};   /* recorded when the step's GPU work is done */
-    bool dev_rec[TE_KINDS][TD] = {};
+    /* level 2 only: on the heap, so that a call's Pipeline (on the caller's stack) stays small */
+    std::unique_ptr<Steps> steps;
 
     void host(int kind, int64_t i, int which, double t)
     {
-        if (detail && i >= 0 && i < TD) h[kind][i][which] = t - h0;
+        if (steps && i >= 0 && i < TD) steps->h[kind][i][which] = t - h0;
     }
     void gpu(int kind, int64_t i, cudaStream_t s)
     {
-        if (detail && i >= 0 && i < TD && dev[kind][i] && cudaEventRecord(dev[kind][i], s) == cudaSuccess)
-            dev_rec[kind][i] = true;
+        if (steps && i >= 0 && i < TD && steps->dev[kind][i] &&
+            cudaEventRecord(steps->dev[kind][i], s) == cudaSuccess)
+            steps->dev_rec[kind][i] = true;
     }
 };
 
@@ -841,7 +847,7 @@ bool issue_download(Pipeline &P)
         P.err(e, "download (D2H)");
         return false;
     }
-    if (P.tl.detail) P.tl.host(TE_DN, P.d_issue, 1, now_s()), P.tl.gpu(TE_DN, P.d_issue, w->s_down);
+    if (P.tl.steps) P.tl.host(TE_DN, P.d_issue, 1, now_s()), P.tl.gpu(TE_DN, P.d_issue, w->s_down);
     Pipeline::Dn &d = P.dn[slot];
     d.q = q, d.c0 = P.dcol, d.cols = n;
     if (P.mcd == M_STAGE)
@@ -866,7 +872,7 @@ void land(Pipeline &P)
 {
     Pipeline::Dn &d = P.dn[P.d_submit % ND];
     if (P.mcd == M_STAGE) tsg_pool_submit(&d.job, copy_part, &d.copy, copy_parts(d.copy));
-    if (P.tl.detail) P.tl.host(TE_DN, P.d_submit, 0, now_s());
+    if (P.tl.steps) P.tl.host(TE_DN, P.d_submit, 0, now_s());
     P.d_submit++;
 }
 
@@ -881,7 +887,7 @@ void retire(Pipeline &P)
 {
     Pipeline::Dn &d = P.dn[P.d_done % ND];
     account(P, d.q, d.c0 + d.cols);
-    if (P.tl.detail) P.tl.host(TE_DN, P.d_done, 2, now_s());
+    if (P.tl.steps) P.tl.host(TE_DN, P.d_done, 2, now_s());
     P.d_done++;
 }
 
@@ -976,7 +982,7 @@ int launch_piece(Pipeline &P, int64_t piece)
                                      kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
                                      splits, P.p->alpha, A, lda, B, ldb, c == 0 ? P.dev_beta : 1.0f, C,
                                      ldc, splits > 1 ? P.dev(P.offW) : nullptr, cs));
-    if (e == cudaSuccess && P.tl.detail) P.tl.host(TE_K, piece, 1, now_s()), P.tl.gpu(TE_K, piece, cs);
+    if (e == cudaSuccess && P.tl.steps) P.tl.host(TE_K, piece, 1, now_s()), P.tl.gpu(TE_K, piece, cs);
     if (e == cudaSuccess && !pl.resident) e = cudaEventRecord(w->ev_launch[piece % RING], cs);
     if (e == cudaSuccess && piece == P.pieces - 1) {
         if (P.tl.on && P.ncomp == 2) { /* the timeline's "kernels done": both streams' */
@@ -1049,7 +1055,7 @@ int issue_unit(Pipeline &P)
     }
     if (e == cudaSuccess) e = cudaEventRecord(w->ev_up[e_idx], w->s_up);
     if (e != cudaSuccess) return P.err(e, "upload (H2D)");
-    if (P.tl.detail) P.tl.host(TE_UP, P.u_issue, 1, now_s()), P.tl.gpu(TE_UP, P.u_issue, w->s_up);
+    if (P.tl.steps) P.tl.host(TE_UP, P.u_issue, 1, now_s()), P.tl.gpu(TE_UP, P.u_issue, w->s_up);
     P.u_issue++;
     return TSG_GPU_OK;
 }
@@ -1069,7 +1075,7 @@ bool refill(Pipeline &P, bool blocking)
     }
     Unit u;
     if (!gen_next(P, &u)) return false;
-    if (P.tl.detail) P.tl.host(TE_UP, P.u_submit, 0, now_s());
+    if (P.tl.steps) P.tl.host(TE_UP, P.u_submit, 0, now_s());
     P.ring_units[e_idx] = u;
     P.ring_staged[e_idx] = u.mode == M_STAGE;
     if (u.mode == M_STAGE) {
@@ -1233,7 +1239,7 @@ void print_timeline(Pipeline &P, int status)
             P.chunk_major ? "chunk-major" : "block-major", ms[TL_KSTART], ms[TL_UPDONE],
             ms[TL_KDONE], ms[TL_DNDONE], t.first_launch * 1e3, t.uploads_issued * 1e3, t.end * 1e3,
             t.gather * 1e3, t.dma * 1e3, t.down * 1e3);
-    if (t.detail) {
+    if (Steps *st = t.steps.get()) {
         /* one line per kind: host times and the GPU's done time, ms from the call's start (the
          * GPU's from TL_T0, recorded on s_up as the call began) */
         static const char *const name[TE_KINDS] = {"upload units (gather submitted / DMA issued / DMA done)",
@@ -1243,12 +1249,12 @@ void print_timeline(Pipeline &P, int status)
             fprintf(stderr, "  %s:", name[kind]);
             for (int i = 0; i < TD; ++i) {
                 float g = -1;
-                if (status == TSG_GPU_OK && t.dev_rec[kind][i] && t.recorded[TL_T0] &&
-                    (cudaEventSynchronize(t.dev[kind][i]) != cudaSuccess ||
-                     cudaEventElapsedTime(&g, t.ev[TL_T0], t.dev[kind][i]) != cudaSuccess))
+                if (status == TSG_GPU_OK && st->dev_rec[kind][i] && t.recorded[TL_T0] &&
+                    (cudaEventSynchronize(st->dev[kind][i]) != cudaSuccess ||
+                     cudaEventElapsedTime(&g, t.ev[TL_T0], st->dev[kind][i]) != cudaSuccess))
                     g = -1;
-                const double *hs = t.h[kind][i];
-                if (hs[0] < 0 && hs[1] < 0 && !t.dev_rec[kind][i]) continue;
+                const double *hs = st->h[kind][i];
+                if (hs[0] < 0 && hs[1] < 0 && !st->dev_rec[kind][i]) continue;
                 if (kind == TE_UP) fprintf(stderr, " %.3f/%.3f/%.3f", hs[0] * 1e3, hs[1] * 1e3, g);
                 else if (kind == TE_K) fprintf(stderr, " %.3f/%.3f", hs[1] * 1e3, g);
                 else fprintf(stderr, " %.3f/%.3f/%.3f/%.3f", hs[1] * 1e3, g, hs[0] * 1e3, hs[2] * 1e3);
@@ -1256,9 +1262,10 @@ void print_timeline(Pipeline &P, int status)
             fputc('\n', stderr);
         }
         (void)cudaGetLastError();
-        for (auto &kind : t.dev)
+        for (auto &kind : st->dev)
             for (auto &ev : kind)
                 if (ev) cudaEventDestroy(ev), ev = nullptr;
+        t.steps.reset();
     }
     for (auto &ev : t.ev)
         if (ev) cudaEventDestroy(ev), ev = nullptr;
@@ -1347,10 +1354,11 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
         P.tl.on = true;
         for (auto &ev : P.tl.ev)
             if (cudaEventCreate(&ev) != cudaSuccess) ev = nullptr;
-        if ((P.tl.detail = g_timeline >= 2)) {
-            for (auto &kind : P.tl.h)
+        if (g_timeline >= 2) P.tl.steps.reset(new (std::nothrow) Steps); /* none: no steps */
+        if (P.tl.steps) {
+            for (auto &kind : P.tl.steps->h)
                 for (auto &step : kind) step[0] = step[1] = step[2] = -1;
-            for (auto &kind : P.tl.dev)
+            for (auto &kind : P.tl.steps->dev)
                 for (auto &ev : kind)
                     if (cudaEventCreate(&ev) != cudaSuccess) ev = nullptr;
         }
