@@ -23,14 +23,11 @@
 #   beta      beta = 1 (not a default stage): the rule (the scatters apply beta, C stays on the
 #             host) against TSGEMM_TEST_BETA=device (C up, the kernels apply beta), two rounds,
 #             beta = 0 beside them, and their timelines
-#   streams   two compute streams per call (the rule since v0.9) against one (TSGEMM_TEST_STREAMS=1),
-#             alternating processes, two rounds (TSGEMM_STREAMS_SHAPES), then both timelines
-#             (the 5th call of each shape), and every step of the 5th call at TSGEMM_STEPS_SHAPES
-#             (TSGEMM_TEST_TIMELINE=2; default 1024 2048 4096; not a default stage)
 #   ab        an A/B of knob settings (not a default stage): pipe_probe (GPU forced, medians of 7) in
 #             one process per setting, the settings alternating, TSGEMM_AB_ROUNDS rounds (default
 #             2). TSGEMM_AB_VARIANTS: settings separated by '|', each "rule" or NAME=VALUE pairs
-#             separated by spaces (default "rule|TSGEMM_TEST_STREAMS=1"); TSGEMM_AB_SHAPES (default
+#             separated by spaces (default "rule|TSGEMM_TEST_STREAMS=1": v0.9 run 1's stage
+#             "streams"); TSGEMM_AB_SHAPES (default
 #             1024 2048 4096); TSGEMM_AB_STEPS: shapes whose 5th call prints every step
 #             (TSGEMM_TEST_TIMELINE=2) under each setting. The table (median ms per round) is printed last
 #   dma       the copy engines (pinned H2D / D2H, 256 KiB .. 64 MiB) and cudaHostRegister's cost
@@ -267,24 +264,6 @@ if want beta 40; then # issue 9's beta = 1 target: beta applied by the scatters 
     TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'
     TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_BETA=device "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'; } > "$log" 2>&1
   [ $? -eq 0 ] && row beta ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row beta FAIL "see beta.txt"; fails=$((fails+1)); }
-fi
-
-if want streams 60; then # v0.9: a C block's launches on one of two streams, against v0.8's one
-  log=$OUT/streams.txt
-  shapes=${TSGEMM_STREAMS_SHAPES:-1024 2048 4096 4095 8192}
-  { for r in 1 2; do
-      echo "== round $r: two compute streams (the rule)"
-      "$B/tests/gpu/pipe_probe" $shapes
-      echo "== round $r: TSGEMM_TEST_STREAMS=1 (one compute stream, v0.8)"
-      TSGEMM_TEST_STREAMS=1 "$B/tests/gpu/pipe_probe" $shapes
-    done
-    echo "== timelines (5th call of each shape): two streams, then one"
-    TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1 | awk '/tsgemm timeline/ { if (++n % 8 == 5) print; next } { print }'
-    TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_STREAMS=1 "$B/tests/gpu/pipe_probe" $shapes 2>&1 | awk '/tsgemm timeline/ { if (++n % 8 == 5) print; next } { print }'
-    echo "== every step of the 5th call (TSGEMM_TEST_TIMELINE=2): ${TSGEMM_STEPS_SHAPES:-1024 2048 4096}"
-    TSGEMM_TEST_TIMELINE=2 "$B/tests/gpu/pipe_probe" ${TSGEMM_STEPS_SHAPES:-1024 2048 4096} 2>&1 |
-      awk '/tsgemm timeline/ { keep = (++n % 8 == 5) } /^tsgemm timeline|^  (upload|launches|download)/ { if (keep) print; next } { print }'; } > "$log" 2>&1
-  [ $? -eq 0 ] && row streams ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row streams FAIL "see streams.txt"; fails=$((fails+1)); }
 fi
 
 if want ab 60; then # knob settings against each other, same run, alternating processes
