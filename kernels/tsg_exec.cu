@@ -79,7 +79,7 @@ bool g_pinned_default = true; /* TSGEMM_PINNED_MEMORY unset: the cap grows with 
 double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
 double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
 double g_chunk_floats = 0; /* TSGEMM_TEST_CHUNK (0: the plan's TSG_PLAN_FIRST_FLOATS) */
-int g_order = 0;           /* TSGEMM_TEST_ORDER: 0 the rule, 1 block-major, 2 chunk-major */
+int g_order = 0;           /* TSGEMM_TEST_ORDER: 0 the rule, 1 block-major, 2 chunk-major, 3 + r: r rounds */
 bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (no small first upload
                               units, no 1 MiB floor on the last block's download units) */
 int g_timeline = 0;        /* TSGEMM_TEST_TIMELINE: 1 the summary line, 2 also every step (Timeline) */
@@ -577,7 +577,7 @@ struct Pipeline {
     int64_t u_submit = 0, u_issue = 0, next_launch = 0, pieces = 0;
     /* generator cursor: piece, part (0 C, 1 A, 2 B), column */
     int64_t g_piece = 0, g_col = 0;
-    bool chunk_major = false; /* piece order (src/tsg_plan.h tsg_plan_piece, tsg_plan_chunk_major) */
+    int64_t rounds = 0; /* piece order: leading chunk-major rounds (src/tsg_plan.h tsg_plan_rounds) */
     int g_part = 0;
     bool g_done = false;
     /* download state */
@@ -724,7 +724,7 @@ bool gen_next(Pipeline &P, Unit *u)
         if (P.g_piece >= P.pieces) { P.g_done = true; break; }
         const int64_t piece = P.g_piece;
         int64_t q, c;
-        tsg_plan_piece(&P.pl, P.chunk_major, piece, &q, &c);
+        tsg_plan_piece(&P.pl, P.rounds, piece, &q, &c);
         const int64_t i = q / pl.gn, j = q % pl.gn;
         Mode mode = M_NONE;
         int64_t sr = 0, sc = 0, ld = 0;
@@ -950,7 +950,7 @@ int launch_piece(Pipeline &P, int64_t piece)
     const tsg_plan &pl = P.pl;
     Workspace *w = P.w;
     int64_t q, c;
-    tsg_plan_piece(&P.pl, P.chunk_major, piece, &q, &c);
+    tsg_plan_piece(&P.pl, P.rounds, piece, &q, &c);
     const int64_t i = q / pl.gn, j = q % pl.gn;
     const float *A, *B;
     float *C;
@@ -1109,7 +1109,7 @@ int run_pipeline(Pipeline &P)
     Workspace *w = P.w;
     const tsg_plan &pl = P.pl;
     P.pieces = pl.gm * pl.gn * pl.nk;
-    P.chunk_major = tsg_plan_chunk_major(&pl, P.dev_beta, g_order) != 0;
+    P.rounds = tsg_plan_rounds(&pl, P.dev_beta, g_order);
     P.ncomp = g_comp_streams >= 2 && pl.splits <= 1 && total_blocks(P) > 1 ? 2 : 1;
     P.mark(TL_T0, w->s_up);
     while (P.status == TSG_GPU_OK) {
@@ -1230,13 +1230,14 @@ void print_timeline(Pipeline &P, int status)
     const tsg_plan &pl = P.pl;
     fprintf(stderr,
             "tsgemm timeline: %lldx%lldx%lld blocks %lldx%lld (%lldx%lld) kc %lld (%lld) splits %lld "
-            "%s %s | gpu ms: kernels start %.3f, uploads done %.3f, kernels done %.3f, downloads done "
+            "%s %s (%lld of %lld rounds chunk-major) | gpu ms: kernels start %.3f, uploads done %.3f, kernels done %.3f, downloads done "
             "%.3f | host ms: first launch %.3f, uploads issued %.3f, end %.3f | host blocked ms: "
             "gathers %.3f, dma slots %.3f, downloads %.3f\n",
             (long long)P.p->m, (long long)P.p->n, (long long)P.p->k, (long long)pl.bm,
             (long long)pl.bn, (long long)pl.gm, (long long)pl.gn, (long long)pl.kc, (long long)pl.nk,
             (long long)pl.splits, pl.resident ? "resident" : "bounded",
-            P.chunk_major ? "chunk-major" : "block-major", ms[TL_KSTART], ms[TL_UPDONE],
+            P.rounds == pl.nk ? "chunk-major" : P.rounds ? "rounds" : "block-major",
+            (long long)P.rounds, (long long)pl.nk, ms[TL_KSTART], ms[TL_UPDONE],
             ms[TL_KDONE], ms[TL_DNDONE], t.first_launch * 1e3, t.uploads_issued * 1e3, t.end * 1e3,
             t.gather * 1e3, t.dma * 1e3, t.down * 1e3);
     if (Steps *st = t.steps.get()) {

@@ -55,8 +55,9 @@ typedef struct tsg_gpu_config {
                             size, last block's download units without a 1 MiB floor)        */
     double chunk_floats; /* TSGEMM_TEST_CHUNK: floats of A and B per K chunk (tuning
                             experiments); 0 = the plan's rule (src/tsg_plan.h)               */
-    int order;           /* TSGEMM_TEST_ORDER: 1 block-major, 2 chunk-major pieces (tuning
-                            experiments); 0 = the executor's rule (chunk_major)              */
+    int order;           /* TSGEMM_TEST_ORDER: 1 block-major, 2 chunk-major pieces, 3 + R: R
+                            chunk-major rounds, then block-major (tuning experiments); 0 =
+                            the plan's rule (src/tsg_plan.h tsg_plan_rounds)                 */
     int touch;           /* TSGEMM_TEST_TOUCH: a fresh pageable C's first touch by the copy
                             threads (tuning experiments): 0 = the executor's rule, -1 = none
                             (the scatters fault the pages in), -2 = without the huge-page

@@ -267,8 +267,12 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
     if ((v = lookup("TSGEMM_TEST_TIMELINE", ctx)) && *v) cfg->test_timeline = atoi(v) >= 2 ? 2 : atoi(v) > 0;
     if ((v = lookup("TSGEMM_TEST_RAMP", ctx)) && *v) cfg->test_no_ramp = !strcmp(v, "0");
     if ((v = lookup("TSGEMM_TEST_CHUNK", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_chunk = d;
-    if ((v = lookup("TSGEMM_TEST_ORDER", ctx)) && *v)
-        cfg->test_order = !strcmp(v, "block") ? 1 : !strcmp(v, "chunk") ? 2 : 0;
+    if ((v = lookup("TSGEMM_TEST_ORDER", ctx)) && *v) { /* block, chunk or rounds:R (R >= 0) */
+        char *end = NULL;
+        const long r = !strncmp(v, "rounds:", 7) ? strtol(v + 7, &end, 10) : -1;
+        const int rounds_ok = r >= 0 && r <= 1000000 && end > v + 7 && !*end;
+        cfg->test_order = !strcmp(v, "block") ? 1 : !strcmp(v, "chunk") ? 2 : rounds_ok ? 3 + (int)r : 0;
+    }
     if ((v = lookup("TSGEMM_TEST_TOUCH", ctx)) && *v)
         cfg->test_touch = !strcmp(v, "off") ? -1 : !strcmp(v, "small") ? -2 : atoi(v) > 0 && atoi(v) <= 64 ? atoi(v) : 0;
     if ((v = lookup("TSGEMM_TEST_BETA", ctx)) && *v) cfg->test_beta = !strcmp(v, "device");

@@ -51,7 +51,8 @@ typedef struct tsg_config {
     int test_copy;        /* TSGEMM_TEST_COPY=memcpy|nt: the copy threads' copy (tuning runs)  */
     int test_no_ramp;     /* TSGEMM_TEST_RAMP=0: v0.3's pipeline unit sizes (tuning runs)      */
     double test_chunk;    /* TSGEMM_TEST_CHUNK=<floats>: A and B floats of a K chunk (tuning)  */
-    int test_order;       /* TSGEMM_TEST_ORDER=block|chunk: the pipeline's piece order (tuning) */
+    int test_order;       /* TSGEMM_TEST_ORDER=block|chunk|rounds:R: the pipeline's piece order
+                             (tuning): 1, 2, 3 + R (src/tsg_plan.h tsg_plan_rounds' force)    */
     int test_touch;       /* TSGEMM_TEST_TOUCH=off|small|<parts>: a fresh C's first touch
                              (tuning): 0 the rule, -1 off, -2 without the huge-page advice,
                              > 0 that many parts                                              */

@@ -205,16 +205,27 @@ int tsg_done_final_rects(const tsg_problem *p, const tsg_done *d, int64_t out[8]
     return count;
 }
 
-int tsg_plan_chunk_major(const tsg_plan *pl, float beta, int force)
+int64_t tsg_plan_rounds(const tsg_plan *pl, float beta, int force)
 {
-    if (force) return force == 2 && pl->resident;
+    if (!pl->resident) return 0;
+    if (force == 1) return 0;
+    if (force == 2) return pl->nk;
+    if (force >= 3) return min64(force - 3, pl->nk);
     const int64_t blocks = pl->gm * pl->gn;
-    return pl->resident && beta == 0.0f && blocks >= 3 && blocks <= 4 && pl->nk >= 2;
+    if (beta != 0.0f || blocks < 3 || pl->nk < 2) return 0;
+    if (blocks <= 4) return pl->nk;
+    const int64_t r = pl->nk - cdiv(TSG_PLAN_TAIL_K, pl->kc);
+    return r >= 1 ? r : 0;
 }
 
-void tsg_plan_piece(const tsg_plan *pl, int chunk_major, int64_t s, int64_t *q, int64_t *c)
+void tsg_plan_piece(const tsg_plan *pl, int64_t rounds, int64_t s, int64_t *q, int64_t *c)
 {
     const int64_t blocks = pl->gm * pl->gn;
-    if (chunk_major) *c = s / blocks, *q = s % blocks;
-    else *q = s / pl->nk, *c = s % pl->nk;
+    if (s < rounds * blocks) {
+        *c = s / blocks, *q = s % blocks;
+        return;
+    }
+    const int64_t rest = pl->nk - rounds; /* chunks each block has left, block-major */
+    s -= rounds * blocks;
+    *q = s / rest, *c = rounds + s % rest;
 }

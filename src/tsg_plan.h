@@ -102,28 +102,45 @@ static inline int64_t tsg_plan_klen(const tsg_plan *pl, int64_t k, int64_t c)
 
 /*
  * The order in which the executor uploads and launches a plan's gm * gn * nk pieces (block q in
- * row-major block order, chunk c): block-major (q = s / nk, c = s % nk: every chunk of a block,
- * then the next block) or chunk-major (c = s / blocks, q = s % blocks: chunk c of every block,
- * then chunk c + 1). Blocks finish (their last chunk is launched) in increasing q either way, so
- * the done contract below holds for both. Chunk-major keeps the kernels fed when the first block
- * row's uploads are the bottleneck: at 4096^3 (2 x 2 blocks, A and B resident) block-major needs
- * 96 of the 128 MiB up for the first half of the kernels and leaves the last block's launches
- * waiting after the last upload (v0.3 timeline: uploads done 3.3 ms, kernels 1.7 ms later);
- * chunk-major needs a quarter of every panel per quarter of the work, at the price of all of C
- * coming down in the last step (docs/NOTES.md "v0.4": kernels done 0.8 ms after the last upload,
- * 4096^3 6.04 -> 5.89 ms in one run).
+ * row-major block order, chunk c): R leading chunk-major rounds (pieces s < R * blocks: c = s /
+ * blocks, q = s % blocks — chunk c of every block, then chunk c + 1), then block-major over the
+ * remaining chunks (every remaining chunk of block q, then block q + 1). R = 0 is block-major, R =
+ * nk chunk-major. Blocks finish (their last chunk is launched) in increasing q for every R, so the
+ * done contract below holds for all of them.
  *
- * tsg_plan_chunk_major: 1 for chunk-major. The rule: resident plans of 3 or 4 blocks and at least
- * 2 chunks when C does not go up, i.e. `beta`, the beta the kernels apply, is 0 (it is also 0 when
- * the executor's scatters apply the caller's beta on the host; kernels/tsg_exec.cu choose_modes).
- * A beta the kernels apply would move all of C up before the first step ends; larger grids would
- * bunch more of C's download at the end. force (TSGEMM_TEST_ORDER): 0 the rule,
- * 1 block-major, 2 chunk-major for any resident plan (a bounded plan's ring of pieces assumes
- * block-major: it is never chunk-major).
- * tsg_plan_piece: block *q and chunk *c of the s-th piece, 0 <= s < gm * gn * nk.
+ * Why rounds: block-major makes the first block wait for its whole row and column panels (at
+ * 8192^3 with 2048^2 blocks, 128 MiB up, 2.7 ms at 48 GB/s, for 1.4 ms of work) and keeps the
+ * uploads barely ahead of the kernels after it (each new 2048-row panel, 64 MiB, feeds 1.4 ms of
+ * launches), so the kernels of v0.9's 8192^3 calls waited for uploads during the first 12 ms of
+ * the call (about 3 ms lost; docs/NOTES.md "v0.9" timelines). A chunk round needs only a chunk's
+ * slice of every panel per round of work: at 8192^3 one round is 64 MiB up (1.4 ms) for 2.8 ms
+ * of launches, so the uploads run ahead from the first round on. Chunk-major all the way, though,
+ * leaves every block's download to the last round, and C's download then trails the kernels. So
+ * the rounds stop while each block still has at least TSG_PLAN_TAIL_K of k to compute: from there
+ * blocks finish one after another at least as slowly as their C comes down.
+ * At 4096^3 (2 x 2 blocks) all-chunk-major was measured against block-major (v0.3 timeline:
+ * block-major needs 96 of the 128 MiB up for the first half of the kernels; v0.4: 4096^3 6.04 ->
+ * 5.89 ms in one run), and plans of 3-4 blocks keep it.
+ *
+ * tsg_plan_rounds: R. The rule, for resident plans whose C does not go up (`beta`, the beta the
+ * kernels apply, is 0 — it is also 0 when the executor's scatters apply the caller's beta on the
+ * host; kernels/tsg_exec.cu choose_modes): nk for 3-4 blocks and at least 2 chunks; for more
+ * blocks nk - ceil(TSG_PLAN_TAIL_K / kc) when that is at least 1; otherwise 0. A beta the kernels
+ * apply would move all of C up before the first round ends. force (TSGEMM_TEST_ORDER): 0 the rule,
+ * 1 block-major, 2 chunk-major, 3 + r: r rounds (at most nk), for any resident plan (a bounded
+ * plan's ring of pieces assumes block-major: it always gets 0).
+ * tsg_plan_piece: block *q and chunk *c of the s-th piece, 0 <= s < gm * gn * nk, in the order of
+ * `rounds` leading chunk-major rounds.
  */
-int tsg_plan_chunk_major(const tsg_plan *pl, float beta, int force);
-void tsg_plan_piece(const tsg_plan *pl, int chunk_major, int64_t s, int64_t *q, int64_t *c);
+int64_t tsg_plan_rounds(const tsg_plan *pl, float beta, int force);
+void tsg_plan_piece(const tsg_plan *pl, int64_t rounds, int64_t s, int64_t *q, int64_t *c);
+
+/* k a block still computes after the last chunk-major round (tsg_plan_rounds): its launches must
+ * take at least as long as its C's download. A bm x bn block's 2 bm bn K flops at F take as long
+ * as its 4 bm bn bytes at D when K = 2 F / D: 2000 at the H200's measured 48 TFLOP/s kernels and
+ * 48 GB/s downloads (docs/NOTES.md "v0.9"); twice that leaves room for the host's scatters and
+ * the other compute stream. */
+#define TSG_PLAN_TAIL_K 4096
 
 /*
  * What is final in C after a GPU attempt that stopped: the first `blocks` blocks in row-major

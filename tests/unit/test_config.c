@@ -302,6 +302,15 @@ static void test_tuning_knobs(void **state)
     c = parse(parts);
     assert_int_equal(c.test_order, 1);
     assert_int_equal(c.test_touch, 4);
+    const char *rounds[] = {"TSGEMM_TEST_ORDER=rounds:5", NULL}; /* 3 + R */
+    c = parse(rounds);
+    assert_int_equal(c.test_order, 8);
+    const char *notcount[] = {"TSGEMM_TEST_ORDER=rounds:x", NULL}; /* not a count: the rule */
+    c = parse(notcount);
+    assert_int_equal(c.test_order, 0);
+    const char *zero[] = {"TSGEMM_TEST_ORDER=rounds:0", NULL}; /* zero rounds: block-major */
+    c = parse(zero);
+    assert_int_equal(c.test_order, 3);
     assert_int_equal(c.test_streams, 0);
     const char *one[] = {"TSGEMM_TEST_STREAMS=1", NULL};
     c = parse(one);

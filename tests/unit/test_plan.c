@@ -127,7 +127,7 @@ static void test_named_shapes(void **state)
         assert_int_equal(pl.gm, 2);
         assert_int_equal(pl.gn, 2);
         assert_true(pl.resident);
-        assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 0), 1);
+        assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 0), pl.nk);
         check_cover(&p, &pl, &lim);
     }
     p = shape('N', 'N', 3000, 3000, 3000); /* well below 4 big blocks: 8 small ones, as v0.4 */
@@ -149,28 +149,35 @@ static void test_named_shapes(void **state)
     assert_true(pl.nk >= 3);
 }
 
-/* Both piece orders visit every (block, chunk) once and finish blocks in increasing q (the done
- * contract); the rule picks chunk-major exactly for resident plans of 3-4 blocks with beta = 0. */
-static void check_order(const tsg_plan *pl, int chunk_major)
+/* Every piece order (R leading chunk-major rounds, 0 <= R <= nk) visits every (block, chunk) once,
+ * each block's chunks in increasing c, and finishes blocks in increasing q (the done contract). */
+static void check_order(const tsg_plan *pl, int64_t rounds)
 {
     const int64_t blocks = pl->gm * pl->gn, pieces = blocks * pl->nk;
     char *seen = calloc((size_t)pieces, 1);
+    int64_t *next_c = calloc((size_t)blocks, sizeof *next_c);
     assert_non_null(seen);
+    assert_non_null(next_c);
     int64_t last_finished = -1, q, c;
     for (int64_t s = 0; s < pieces; ++s) {
-        tsg_plan_piece(pl, chunk_major, s, &q, &c);
+        tsg_plan_piece(pl, rounds, s, &q, &c);
         assert_true(q >= 0 && q < blocks && c >= 0 && c < pl->nk);
         assert_int_equal(seen[q * pl->nk + c], 0);
         seen[q * pl->nk + c] = 1;
+        assert_int_equal(c, next_c[q]++); /* a block's chunks in order */
+        /* the first rounds * blocks pieces are the chunk-major rounds */
+        if (s < rounds * blocks) assert_int_equal(c, s / blocks);
+        else assert_true(c >= rounds);
         if (c == pl->nk - 1) { /* block q is finished here: after every block before it */
             assert_int_equal(q, last_finished + 1);
             last_finished = q;
         }
     }
     assert_int_equal(last_finished, blocks - 1);
-    tsg_plan_piece(pl, chunk_major, 0, &q, &c);
+    tsg_plan_piece(pl, rounds, 0, &q, &c);
     assert_true(q == 0 && c == 0);
     free(seen);
+    free(next_c);
 }
 
 static void test_piece_order(void **state)
@@ -179,32 +186,53 @@ static void test_piece_order(void **state)
     tsg_plan_limits lim = h200_limits(100e9);
     tsg_plan pl;
     const int64_t shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 2048, 2048},
-                                 {6000, 3000, 5000}, {1000, 1000, 1000}, {65536, 64, 4096}};
+                                 {6000, 3000, 5000}, {1000, 1000, 1000}, {65536, 64, 4096},
+                                 {16384, 16384, 16384}, {8192, 8192, 4096}, {12000, 9000, 7000}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
         tsg_problem p = shape('N', 'T', shapes[i][0], shapes[i][1], shapes[i][2]);
         assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
-        check_order(&pl, 0);
-        check_order(&pl, 1);
+        for (int64_t r = 0; r <= pl.nk; ++r) check_order(&pl, r);
         const int64_t blocks = pl.gm * pl.gn;
-        const int want = pl.resident && blocks >= 3 && blocks <= 4 && pl.nk >= 2;
-        assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 0), want);
-        assert_int_equal(tsg_plan_chunk_major(&pl, 1.0f, 0), 0); /* beta != 0: block-major */
-        assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 1), 0);
-        assert_int_equal(tsg_plan_chunk_major(&pl, 1.0f, 2), pl.resident);
+        const int64_t rule = tsg_plan_rounds(&pl, 0.0f, 0);
+        if (blocks >= 3 && blocks <= 4 && pl.nk >= 2) assert_int_equal(rule, pl.nk);
+        else if (blocks > 4 && pl.nk >= 2 && rule > 0) /* rounds stop with TAIL_K of k left */
+            assert_true((pl.nk - rule) * pl.kc >= TSG_PLAN_TAIL_K &&
+                        (pl.nk - rule - 1) * pl.kc < TSG_PLAN_TAIL_K);
+        else assert_int_equal(rule, 0);
+        assert_int_equal(tsg_plan_rounds(&pl, 1.0f, 0), 0); /* beta != 0: block-major */
+        assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 1), 0);
+        assert_int_equal(tsg_plan_rounds(&pl, 1.0f, 2), pl.nk);
+        assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 3 + 1), 1);
+        assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 3 + 1000), pl.nk); /* at most nk */
     }
-    /* the case the rule exists for: 4096^3, 2 x 2 resident blocks */
+    /* the case all-chunk-major exists for: 4096^3, 2 x 2 resident blocks */
     tsg_problem p = shape('N', 'N', 4096, 4096, 4096);
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
-    assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 0), 1);
-    p = shape('N', 'N', 8192, 8192, 8192); /* 16 blocks: block-major */
+    assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 0), pl.nk);
+    /* 8192^3: 16 blocks of 2048^2, 8 chunks of 1024: 4 rounds, then 4096 of k per block */
+    p = shape('N', 'N', 8192, 8192, 8192);
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
-    assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 0), 0);
-    /* a bounded plan is never chunk-major, not even when forced */
+    assert_int_equal(pl.gm * pl.gn, 16);
+    assert_int_equal(pl.kc, 1024);
+    assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 0), 4);
+    int64_t q, c;
+    tsg_plan_piece(&pl, 4, 63, &q, &c); /* the last piece of the rounds */
+    assert_true(q == 15 && c == 3);
+    tsg_plan_piece(&pl, 4, 64, &q, &c); /* then block 0's remaining chunks */
+    assert_true(q == 0 && c == 4);
+    tsg_plan_piece(&pl, 4, 68, &q, &c);
+    assert_true(q == 1 && c == 4);
+    /* download-bound: C of 256 MiB for k = 1024 stays block-major */
+    p = shape('N', 'N', 8192, 8192, 1024);
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 0), 0);
+    /* a bounded plan is always block-major, even when forced */
     lim = h200_limits(64e6);
     p = shape('N', 'N', 4096, 4096, 4096);
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_false(pl.resident);
-    assert_int_equal(tsg_plan_chunk_major(&pl, 0.0f, 2), 0);
+    assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 2), 0);
+    assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 3 + 2), 0);
     check_order(&pl, 0);
 }
 
