@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../src/tsg_cost.h" /* TSG_CPU_MID_N, TSG_CPU_BIG_N */
 #include "../src/tsg_split.h"
 #include "tsg_cpublas.h"
 #include "tsg_log.h"
@@ -337,27 +338,43 @@ static double time_call(const tsg_problem *p)
     return tsg_now_s() - t0;
 }
 
-void tsg_cpu_measure(double *flops, double *latency_s)
+static int cmp_double(const void *a, const void *b)
 {
-    /* 1024^3: big enough for OpenBLAS's threads to reach their large-problem rate (the rate the
-     * decisions that matter — n ~ 700 and up, rank-k updates — need), small enough to take a few
-     * ms; a lower, small-size rate would make the GPU look better than it is. */
-    enum { N = 1024, S = 8 };
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of `reps` timed calls of p after one untimed one (reps <= 9). */
+static double median_call(const tsg_problem *p, int reps)
+{
+    double t[9];
+    time_call(p); /* warm-up: starts OpenBLAS's threads, faults the pages in */
+    for (int r = 0; r < reps; ++r) t[r] = time_call(p);
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    return t[reps / 2];
+}
+
+void tsg_cpu_measure(double *flops, double *mid_s, double *latency_s)
+{
+    /* TSG_CPU_BIG_N^3 (1024^3): big enough for OpenBLAS's threads to reach their large-problem
+     * rate (the rate the decisions above it need: rank-k updates, n ~ 1000 and up), small enough
+     * to take a few ms; TSG_CPU_MID_N^3 (512^3): near the crossover, where OpenBLAS's threaded
+     * calls still pay a fixed cost of their own (src/tsg_cost.h). Medians, not the best of a few:
+     * a call in auto mode takes the usual time, not the luckiest (v0.9 run 3: 1024^3's best was
+     * 0.92 TFLOP/s, the bench's median 0.51). */
+    enum { N = TSG_CPU_BIG_N, M = TSG_CPU_MID_N, S = 8 };
     float *buf = malloc(sizeof(float) * 3 * N * N);
     if (!buf) {
         *flops = 1e11; /* 100 GFLOP/s: a modest guess that still keeps small calls on the CPU */
+        *mid_s = 0;    /* the one-rate model */
         *latency_s = 2e-6;
         return;
     }
     for (size_t i = 0; i < 3u * N * N; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
     tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N, TSG_HOST, TSG_HOST, TSG_HOST};
-    time_call(&p); /* warm-up: starts OpenBLAS's threads, faults the pages in */
-    double best = 1e30;
-    for (int r = 0; r < 3; ++r) {
-        double t = time_call(&p);
-        if (t < best) best = t;
-    }
-    *flops = tsg_flops(&p) / best;
+    *flops = tsg_flops(&p) / median_call(&p, 5);
+    tsg_problem mid = {'N', 'N', M, M, M, 1.0f, 0.0f, buf, M, buf + N * N, M, buf + 2 * N * N, M, TSG_HOST, TSG_HOST, TSG_HOST};
+    *mid_s = median_call(&mid, 7);
     tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S, TSG_HOST, TSG_HOST, TSG_HOST};
     double lat = 1e30;
     for (int r = 0; r < 5; ++r) {

@@ -294,17 +294,17 @@ static int gpu_usable(void)
  * load right now, and one unlucky measurement must not stick (a cached 0.1 TFLOP/s once sent
  * 256^3 calls to the GPU; docs/NOTES.md). --- */
 
-enum { NRATES = 11, NRATES_GPU = 9 }; /* the first NRATES_GPU are the cached GPU fields */
+enum { NRATES = 12, NRATES_GPU = 9 }; /* the first NRATES_GPU are the cached GPU fields */
 static const char *const rate_names[NRATES] = {
     "h2d_bps", "d2h_bps", "gpu_flops", "gpu_latency_s", "gpu_tile_m", "gpu_tile_n",
-    "gpu_slots", "gpu_split_min_k", "gpu_device_bytes", "cpu_flops", "cpu_latency_s"};
+    "gpu_slots", "gpu_split_min_k", "gpu_device_bytes", "cpu_flops", "cpu_latency_s", "cpu_mid_s"};
 
 static double *rate_field(tsg_rates *r, int i)
 {
     double *f[NRATES] = {&r->h2d_bps,    &r->d2h_bps,    &r->gpu_flops,
                          &r->gpu_latency_s, &r->gpu_tile_m, &r->gpu_tile_n,
                          &r->gpu_slots,  &r->gpu_split_min_k, &r->gpu_device_bytes,
-                         &r->cpu_flops,  &r->cpu_latency_s};
+                         &r->cpu_flops,  &r->cpu_latency_s, &r->cpu_mid_s};
     return f[i];
 }
 
@@ -437,16 +437,17 @@ static void rates_once(void)
     }
     unlock_cache(lock);
     double t1 = tsg_now_s();
-    tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_latency_s);
+    tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_mid_s, &g_rates.cpu_latency_s);
     g_rates.gpu_count = g_nslots; /* the first device's rates stand for every slot */
     atomic_store(&g_rates_ok, 1);
     tsg_log(2, "CPU rate measured in %.0f ms; rates measured in %.0f ms in all", (tsg_now_s() - t1) * 1e3,
             (tsg_now_s() - t0) * 1e3);
     tsg_log(2,
             "rates: upload %.3g GB/s, download %.3g GB/s (pipeline, sustained), kernel %.3g TFLOP/s, "
-            "GPU call %.3g us; CPU BLAS %.3g TFLOP/s, call %.3g us (%s)",
+            "GPU call %.3g us; CPU BLAS %.3g TFLOP/s at %d^3, %.3g ms at %d^3, call %.3g us (%s)",
             g_rates.h2d_bps * 1e-9, g_rates.d2h_bps * 1e-9, g_rates.gpu_flops * 1e-12,
-            g_rates.gpu_latency_s * 1e6, g_rates.cpu_flops * 1e-12, g_rates.cpu_latency_s * 1e6,
+            g_rates.gpu_latency_s * 1e6, g_rates.cpu_flops * 1e-12, TSG_CPU_BIG_N,
+            g_rates.cpu_mid_s * 1e3, TSG_CPU_MID_N, g_rates.cpu_latency_s * 1e6,
             tsg_cpu_describe());
 }
 

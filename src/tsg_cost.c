@@ -74,5 +74,13 @@ double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
 
 double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
 {
-    return r->cpu_latency_s + tsg_flops(p) / r->cpu_flops;
+    const double f = tsg_flops(p);
+    if (!(r->cpu_mid_s > 0)) return r->cpu_latency_s + f / r->cpu_flops;
+    const double f2 = 2.0 * TSG_CPU_BIG_N * TSG_CPU_BIG_N * TSG_CPU_BIG_N, t2 = f2 / r->cpu_flops;
+    /* a mid-size call slower than the big one is a bad measurement: no slower than it */
+    const double f1 = 2.0 * TSG_CPU_MID_N * TSG_CPU_MID_N * TSG_CPU_MID_N;
+    const double t1 = r->cpu_mid_s < t2 ? r->cpu_mid_s : t2;
+    if (f >= f2) return f / r->cpu_flops;
+    if (f >= f1) return t1 + (f - f1) * (t2 - t1) / (f2 - f1);
+    return r->cpu_latency_s + f * (t1 - r->cpu_latency_s) / f1;
 }

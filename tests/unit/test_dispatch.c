@@ -25,14 +25,14 @@
  * ~30 TFLOP/s, OpenBLAS 1.25 TFLOP/s with 16 threads). */
 static tsg_rates h200(void)
 {
-    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6, 0};
+    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6, 0, 0};
     return r;
 }
 
 /* ... and with the pipeline's staged rates (50 / 47 GB/s, ../shared/PERF.md) */
 static tsg_rates h200_pipeline(void)
 {
-    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0};
+    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0, 0};
     return r;
 }
 
@@ -183,7 +183,7 @@ static void test_measured_rates_v9(void **state)
 {
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
-    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6, 0};
+    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6, 0, 0};
     tsg_rates v9 = v8;
     v9.h2d_bps = 49e9, v9.d2h_bps = 48e9, v9.gpu_latency_s = 0.53e-3;
     tsg_why why;
@@ -206,6 +206,50 @@ static void test_measured_rates_v9(void **state)
     tsg_problem rk = {'N', 'N', 8192, 8192, 256, 1, 0, NULL, 8192, NULL, 256, NULL, 8192,
                       TSG_HOST, TSG_HOST, TSG_HOST};
     assert_int_equal(tsg_wants_gpu(&rk, &c, 1, &v9, &why), 1); /* OpenBLAS 37.7, GPU 6.0 ms */
+}
+
+/*
+ * The CPU side at two sizes (v0.10). v0.9 run 3 measured OpenBLAS (16 threads, medians) at 512^3
+ * 0.724 ms and 1024^3 4.20 ms, the GPU forced at 512^3 0.377 ms; the one-rate model took
+ * 1024^3's best call (0.921 TFLOP/s) for every size, priced 512^3 at 0.29 ms and kept it on the
+ * CPU (auto 0.656 ms). With the 512^3 median as a second point the model knows the mid-size call's
+ * fixed cost: 512^3 goes to the GPU, 256^3 (OpenBLAS 0.217 ms in auto's CPU column 0.130, the GPU
+ * 0.156) and below stay on the CPU. GPU rates as that run's cache held them.
+ */
+static void test_cpu_two_sizes(void **state)
+{
+    (void)state;
+    tsg_policy c = cfg_mode(TSG_MODE_AUTO);
+    tsg_rates one = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.921e12, 0.19e-6, 0, 0};
+    tsg_rates two = one;
+    two.cpu_flops = 2.0 * 1024 * 1024 * 1024 / 4.20e-3, two.cpu_mid_s = 0.724e-3;
+    tsg_why why;
+    tsg_problem p = square(512);
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &one, &why), 0); /* v0.9's miss */
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &two, &why), 1);
+    assert_int_equal(why, TSG_WHY_MODEL_GPU);
+    /* the estimate passes through both measured points and is continuous */
+    assert_true(fabs(tsg_estimate_cpu_s(&p, &two) - 0.724e-3) < 1e-9);
+    tsg_problem big = square(1024);
+    assert_true(fabs(tsg_estimate_cpu_s(&big, &two) - 4.20e-3) < 1e-9);
+    tsg_problem above = square(1025);
+    assert_true(tsg_estimate_cpu_s(&above, &two) > 4.20e-3 &&
+                tsg_estimate_cpu_s(&above, &two) < 4.3e-3);
+    tsg_problem below = square(511);
+    assert_true(tsg_estimate_cpu_s(&below, &two) < 0.724e-3 &&
+                tsg_estimate_cpu_s(&below, &two) > 0.7e-3);
+    int64_t sizes[] = {64, 128, 256};
+    for (int i = 0; i < 3; ++i) {
+        p = square(sizes[i]);
+        assert_int_equal(tsg_wants_gpu(&p, &c, 1, &two, &why), 0);
+    }
+    p = square(768); /* OpenBLAS 1.46, GPU 0.51 */
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &two, &why), 1);
+    /* a mid-size time above the big one's (a bad measurement) counts as the big one's */
+    tsg_rates odd = two;
+    odd.cpu_mid_s = 10e-3;
+    p = square(512);
+    assert_true(fabs(tsg_estimate_cpu_s(&p, &odd) - 4.20e-3) < 1e-9);
 }
 
 static void test_wave_quantisation(void **state)
@@ -238,7 +282,7 @@ static void test_wave_quantisation(void **state)
 static void test_psgemm_panel_updates_stay_on_cpu(void **state)
 {
     (void)state;
-    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6, 0};
+    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6, 0, 0};
     const tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_why why;
     for (int64_t mn = 2000; mn <= 8000; mn += 500) {
@@ -556,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_threshold_lies_between),
         cmocka_unit_test(test_wave_quantisation),
         cmocka_unit_test(test_measured_rates_v9),
+        cmocka_unit_test(test_cpu_two_sizes),
         cmocka_unit_test(test_psgemm_panel_updates_stay_on_cpu),
         cmocka_unit_test(test_knob_overrides),
         cmocka_unit_test(test_gpu_failure_retried_on_cpu),
