@@ -57,6 +57,9 @@ constexpr size_t SLOT_MAX = (size_t)16 << 20; /* 8-16 MiB slots sustain 50 GB/s 
 constexpr size_t SLOT_MIN = (size_t)64 << 10; /* one column of the tallest piece (8192 rows) fits */
 constexpr int64_t SPLIT_MIN_K = 256;
 constexpr size_t UNIT_MIN = (size_t)256 << 10;
+/* The call's first RAMP_STEPS upload units are 1/2^RAMP_STEPS, ..., 1/2 of a unit (at least
+ * UNIT_MIN), so the first DMA starts after a short gather (the pipeline's fill; v0.4). */
+constexpr int RAMP_STEPS = 2;
 
 int g_device = 0;
 cudaDeviceProp g_prop;
@@ -82,6 +85,7 @@ double g_chunk_floats = 0; /* TSGEMM_TEST_CHUNK (0: the plan's TSG_PLAN_FIRST_FL
 int g_order = 0;           /* TSGEMM_TEST_ORDER: 0 the rule, 1 block-major, 2 chunk-major, 3 + r: r rounds */
 bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (no small first upload
                               units, no 1 MiB floor on the last block's download units) */
+int g_ramp_steps = RAMP_STEPS; /* TSGEMM_TEST_RAMP=N: the first N upload units ramp up */
 int g_timeline = 0;        /* TSGEMM_TEST_TIMELINE: 1 the summary line, 2 also every step (Timeline) */
 int g_touch = 0;           /* TSGEMM_TEST_TOUCH: 0 the rule, -1 no first touch, -2 no huge-page
                               advice, > 0 its parts */
@@ -763,10 +767,9 @@ bool gen_next(Pipeline &P, Unit *u)
             if (++P.g_part == 3) P.g_part = 0, P.g_piece++;
             continue;
         }
-        /* a column range of at most one unit; the call's first units are a quarter and a half
-         * of it, so the first DMA starts after a short gather (the pipeline's fill) */
-        const int64_t ub = g_ramp && P.u_submit < 2
-                               ? std::min(P.unit_bytes, std::max<int64_t>((int64_t)UNIT_MIN, P.unit_bytes >> (2 - P.u_submit)))
+        /* a column range of at most one unit; the call's first units ramp up (RAMP_STEPS) */
+        const int64_t ub = g_ramp && P.u_submit < g_ramp_steps
+                               ? std::min(P.unit_bytes, std::max<int64_t>((int64_t)UNIT_MIN, P.unit_bytes >> (g_ramp_steps - P.u_submit)))
                                : P.unit_bytes; /* never above the unit: it is at most a pinned slot */
         const int64_t per = mode == M_DIRECT ? sc : std::max<int64_t>(1, ub / (4 * tsg_dev_ld(sr)));
         const int64_t c0 = P.g_col, n = std::min(per, sc - c0);
@@ -1652,7 +1655,8 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_unit_bytes = cfg ? cfg->unit_bytes : 0;
     g_block_floats = cfg ? cfg->block_floats : 0;
     g_timeline = cfg ? cfg->timeline : 0;
-    g_ramp = !(cfg && cfg->no_ramp);
+    g_ramp = !(cfg && cfg->ramp < 0);
+    g_ramp_steps = cfg && cfg->ramp > 0 ? cfg->ramp : RAMP_STEPS;
     g_order = cfg ? cfg->order : 0;
     g_touch = cfg ? cfg->touch : 0;
     g_beta_device = cfg && cfg->beta_on_device;

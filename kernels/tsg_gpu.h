@@ -51,8 +51,10 @@ typedef struct tsg_gpu_config {
     int timeline;        /* TSGEMM_TEST_TIMELINE: print where each pipelined call's time went
                             (stderr; tuning experiments): 1 one line, 2 also the times of every
                             upload unit, launch and download unit (the first 160 of each)    */
-    int no_ramp;         /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (first upload units full
-                            size, last block's download units without a 1 MiB floor)        */
+    int ramp;            /* TSGEMM_TEST_RAMP: -1 (=0) v0.3's unit sizes (first upload units
+                            full size, last block's download units without a 1 MiB floor);
+                            N > 0: the first N upload units are 1/2^N, ..., 1/2 of a unit;
+                            0 = the executor's rule (RAMP_STEPS)                             */
     double chunk_floats; /* TSGEMM_TEST_CHUNK: floats of A and B per K chunk (tuning
                             experiments); 0 = the plan's rule (src/tsg_plan.h)               */
     int order;           /* TSGEMM_TEST_ORDER: 1 block-major, 2 chunk-major pieces, 3 + R: R

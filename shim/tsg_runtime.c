@@ -246,7 +246,7 @@ static void gpu_init_once(void)
     atomic_store(&g_gpu_started, 1);
     const tsg_gpu_config gcfg = {cfg->device_memory, cfg->pinned_memory, cfg->copy_threads,
                                  cfg->test_unit, cfg->test_copy, cfg->test_block,
-                                 cfg->test_timeline, cfg->test_no_ramp, cfg->test_chunk,
+                                 cfg->test_timeline, cfg->test_ramp, cfg->test_chunk,
                                  cfg->test_order, cfg->test_touch, cfg->test_beta,
                                  cfg->test_streams};
     char why[256];

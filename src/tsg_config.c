@@ -265,7 +265,8 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
     if ((v = lookup("TSGEMM_TEST_UNIT", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_unit = d;
     if ((v = lookup("TSGEMM_TEST_BLOCK", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_block = d;
     if ((v = lookup("TSGEMM_TEST_TIMELINE", ctx)) && *v) cfg->test_timeline = atoi(v) >= 2 ? 2 : atoi(v) > 0;
-    if ((v = lookup("TSGEMM_TEST_RAMP", ctx)) && *v) cfg->test_no_ramp = !strcmp(v, "0");
+    if ((v = lookup("TSGEMM_TEST_RAMP", ctx)) && *v)
+        cfg->test_ramp = !strcmp(v, "0") ? -1 : atoi(v) > 0 && atoi(v) <= 10 ? atoi(v) : 0;
     if ((v = lookup("TSGEMM_TEST_CHUNK", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_chunk = d;
     if ((v = lookup("TSGEMM_TEST_ORDER", ctx)) && *v) { /* block, chunk or rounds:R (R >= 0) */
         char *end = NULL;

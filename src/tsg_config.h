@@ -49,7 +49,9 @@ typedef struct tsg_config {
     int test_timeline;    /* TSGEMM_TEST_TIMELINE=1: one timeline line per pipelined call;
                              2: also every upload unit, launch and download unit's times      */
     int test_copy;        /* TSGEMM_TEST_COPY=memcpy|nt: the copy threads' copy (tuning runs)  */
-    int test_no_ramp;     /* TSGEMM_TEST_RAMP=0: v0.3's pipeline unit sizes (tuning runs)      */
+    int test_ramp;        /* TSGEMM_TEST_RAMP=0: v0.3's pipeline unit sizes (-1); =N: the first N
+                             upload units ramp up by halves (N); unset: the executor's rule (0)
+                             (tuning runs)                                                      */
     double test_chunk;    /* TSGEMM_TEST_CHUNK=<floats>: A and B floats of a K chunk (tuning)  */
     int test_order;       /* TSGEMM_TEST_ORDER=block|chunk|rounds:R: the pipeline's piece order
                              (tuning): 1, 2, 3 + R (src/tsg_plan.h tsg_plan_rounds' force)    */

@@ -311,6 +311,13 @@ static void test_tuning_knobs(void **state)
     const char *zero[] = {"TSGEMM_TEST_ORDER=rounds:0", NULL}; /* zero rounds: block-major */
     c = parse(zero);
     assert_int_equal(c.test_order, 3);
+    assert_int_equal(c.test_ramp, 0); /* unset: the executor's rule */
+    const char *ramp_off[] = {"TSGEMM_TEST_RAMP=0", NULL}; /* v0.3's unit sizes */
+    c = parse(ramp_off);
+    assert_int_equal(c.test_ramp, -1);
+    const char *ramp4[] = {"TSGEMM_TEST_RAMP=4", NULL}; /* four halving steps */
+    c = parse(ramp4);
+    assert_int_equal(c.test_ramp, 4);
     assert_int_equal(c.test_streams, 0);
     const char *one[] = {"TSGEMM_TEST_STREAMS=1", NULL};
     c = parse(one);
