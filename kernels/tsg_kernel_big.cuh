@@ -428,14 +428,17 @@ KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its picker, and a row in tsg_kernel_simt.cu's table.
- * Open: 10, 11, 12 = configurations 7, 8, 9 as v0.7 left them (B's copies with A's at step 0),
- * the same-run "before" of v0.8's B step. */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128>;
-using Cand11 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2>;
-using Cand12 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2>;
+ * Open (v0.10): 10, 11, 12 = configuration 7 with NT's B copies at k step 1, 2, 3 (NT keeps step 0
+ * since v0.8, where step 4 lost 2%; steps 1-3 were never measured on it); 13 = configuration 7
+ * with 4 stages (98 KB of shared memory, still one block per SM). */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 1, 3, 4>;
+using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 2, 3, 4>;
+using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4>;
+using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 4, 1, 2, 128, 4, 0, 3, 4>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

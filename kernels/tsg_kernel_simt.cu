@@ -107,8 +107,8 @@ const ConfigRow k_configs[] = {
     TSG_BIG_ROW(Cfg9, pick_cfg9, 0.609),
 #ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
                               * varies; the rule never picks one (NADOPTED) */
-    TSG_BIG_ROW(Cand10, pick_cand10, 0.689), TSG_BIG_ROW(Cand11, pick_cand11, 0.669),
-    TSG_BIG_ROW(Cand12, pick_cand12, 0.609),
+    TSG_BIG_ROW(Cand10, pick_cand10, 0.689), TSG_BIG_ROW(Cand11, pick_cand11, 0.689),
+    TSG_BIG_ROW(Cand12, pick_cand12, 0.689), TSG_BIG_ROW(Cand13, pick_cand13, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW
