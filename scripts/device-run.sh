@@ -287,6 +287,7 @@ if want ab 60; then # knob settings against each other, same run, alternating pr
   rc=$?
   # the table: one row per setting and shape, the median of each round
   awk '/^== round/ { sub(/^== round [0-9]+: /, ""); v = $0; next }
+       /^== every step/ { sub(/^== every step of the 5th call: /, "(steps) "); v = $0; next }
        / median / { s = $1 "x" $3 "x" $5; if (!(v SUBSEP s in seen)) { seen[v, s] = 1; order[++n] = v SUBSEP s }
                     t[v, s] = t[v, s] sprintf(" %8.3f", $7) }
        END { printf "%-48s %-20s %s\n", "setting", "shape", "median ms per round";
