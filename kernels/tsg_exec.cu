@@ -99,14 +99,25 @@ int g_gather_kind = 0, g_scatter_kind = TSG_COPY_STREAM;
  * caches and its 1 MiB uploads ran at 20-22 GB/s; non-temporal gathers took 1024^3 (8 MiB up)
  * from 0.86 / 0.95 to 0.48 / 0.54 ms and 2048^3 (32 MiB) from 1.78 / 1.74 to 1.46 / 1.47, left
  * 4096^3 (128 MiB) and 8192^3 unchanged, and lost on the streaming uploads: 512 x 512 x 65536
- * (256 MiB) 5.99 / 6.22 -> 6.29 / 7.93, 65536 x 64 x 4096 (1 GiB) 21.3 / 21.3 -> 27.0 / 30.2. */
+ * (256 MiB) 5.99 / 6.22 -> 6.29 / 7.93, 65536 x 64 x 4096 (1 GiB) 21.3 / 21.3 -> 27.0 / 30.2.
+ * Up to NT_GATHER_REUSED_MAX_BYTES they are non-temporal too when C is not fresh (the call does
+ * not first-touch it): v0.10 run 2's tsgemm-bench (C reused), two rounds in alternating
+ * processes, took the 128 MiB calls 4096^3 NN / NT / TN and 4095^3 from 5.03-5.68 ms with memcpy
+ * to 4.57-5.50 with non-temporal gathers (14 of 16 pairs of medians faster), while numpy's
+ * 4096 x 4091 x 4103 a @ b (134 MiB up, a new C every call) went the other way in the same run
+ * (fastest call 6.70 / 7.47 ms with memcpy, 9.19 / 7.98 non-temporal; a.T @ b and the others
+ * alike). Why a fresh C (whose first touch runs on the copy threads beside the gathers) turns the
+ * comparison around is not known. */
 constexpr double NT_GATHER_MAX_BYTES = 64.0 * (1 << 20);
+constexpr double NT_GATHER_REUSED_MAX_BYTES = 160.0 * (1 << 20);
 
-int gather_kind(const tsg_problem *p)
+/* The gathers' copy for problem p; fresh_c: the call first-touches C (a new C, numpy's case). */
+int gather_kind(const tsg_problem *p, bool fresh_c)
 {
     if (g_gather_kind) return g_gather_kind;
     const double up = 4.0 * ((double)p->m * (double)p->k + (double)p->k * (double)p->n);
-    return up <= NT_GATHER_MAX_BYTES ? TSG_COPY_STREAM : TSG_COPY_MEMCPY;
+    if (up <= NT_GATHER_MAX_BYTES) return TSG_COPY_STREAM;
+    return up <= NT_GATHER_REUSED_MAX_BYTES && !fresh_c ? TSG_COPY_STREAM : TSG_COPY_MEMCPY;
 }
 /* TSGEMM_TEST_BETA=device: beta != 0 with C in host memory sends C up and lets the kernels apply
  * beta (before v0.8). The rule: C stays on the host and the scatters apply beta (choose_modes). */
@@ -1297,7 +1308,6 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     P.msg = msg;
     P.len = len;
     choose_modes(p, P);
-    P.gather_kind = gather_kind(p);
     tsg_plan_limits lim = plan_limits();
     if (tsg_plan_make(p, &lim, &P.pl) != 0) {
         snprintf(msg, len, "the problem does not fit in the device memory budget (%.3g MiB)",
@@ -1354,6 +1364,7 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
 #endif
         }
     }
+    P.gather_kind = gather_kind(p, P.touch.lo != nullptr);
     if (g_timeline) {
         P.tl.on = true;
         for (auto &ev : P.tl.ev)

@@ -104,8 +104,12 @@ int tsg_plan_make(const tsg_problem *p, const tsg_plan_limits *lim, tsg_plan *ou
     while (cdiv(m, gm) > side) gm *= 2;
     while (cdiv(n, gn) > side) gn *= 2;
     set_blocks(p, &pl, round_up(cdiv(m, gm), tm), round_up(cdiv(n, gn), tn));
-    /* K chunks: the first chunk of A and B about TSG_PLAN_FIRST_FLOATS */
-    const int64_t first = lim->first_floats > 0 ? lim->first_floats : TSG_PLAN_FIRST_FLOATS;
+    /* K chunks: the first chunk of A and B about TSG_PLAN_FIRST_FLOATS, twice that for C of more
+     * than four big blocks */
+    const int big = area == TSG_PLAN_BIG_BLOCK_AREA && pl.gm * pl.gn > 4;
+    const int64_t first = lim->first_floats > 0 ? lim->first_floats
+                          : big                  ? TSG_PLAN_FIRST_FLOATS_BIG
+                                                 : TSG_PLAN_FIRST_FLOATS;
     int64_t kc = min64(first / (pl.bm + pl.bn), p->k / 4);
     kc = max64(TSG_PLAN_MIN_KC, min64(TSG_PLAN_MAX_KC, kc));
     if ((p->transa == 'T' || p->transb == 'N') && lim->max_rows > 0) kc = min64(kc, lim->max_rows);

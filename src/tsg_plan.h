@@ -77,7 +77,8 @@ static inline int64_t tsg_dev_ld(int64_t rows) { return rows < 4 ? rows : tsg_pa
  *     SM; 1024 x 2048 blocks left half the SMs' slots idle in every launch: 4096^3 6.59 ->
  *     5.79 ms, 8192^3 44.6 -> 35.3 ms, while 2048^3 in one block lost 1.75 -> 2.07 ms; v0.3
  *     run 1), multiples of the tile, the longer side split first;
- *   - kc: the first chunk of A and B (bm + bn) * kc floats about TSG_PLAN_FIRST_FLOATS (the
+ *   - kc: the first chunk of A and B (bm + bn) * kc floats about TSG_PLAN_FIRST_FLOATS (or
+ *     TSG_PLAN_FIRST_FLOATS_BIG for C of more than four big blocks; the
  *     kernel starts after ~0.3 ms of upload; fewer, longer launches for the rest) and at most k / 4 (small problems still overlap
  *     upload and compute), kc in [TSG_PLAN_MIN_KC, TSG_PLAN_MAX_KC] and at most lim->max_rows
  *     when a piece's columns run along k, a multiple of 8; a K of at most 1.5 kc is one chunk,
@@ -113,8 +114,9 @@ static inline int64_t tsg_plan_klen(const tsg_plan *pl, int64_t k, int64_t c)
  * uploads barely ahead of the kernels after it (each new 2048-row panel, 64 MiB, feeds 1.4 ms of
  * launches), so the kernels of v0.9's 8192^3 calls waited for uploads during the first 12 ms of
  * the call (about 3 ms lost; docs/NOTES.md "v0.9" timelines). A chunk round needs only a chunk's
- * slice of every panel per round of work: at 8192^3 one round is 64 MiB up (1.4 ms) for 2.8 ms
- * of launches, so the uploads run ahead from the first round on. Chunk-major all the way, though,
+ * slice of every panel per round of work: at 8192^3 (kc 1024) one round is 64 MiB up (1.4 ms)
+ * for 2.8 ms of launches, so the uploads run ahead from the first round on (v0.10 run 1:
+ * 27.18 / 27.32 -> 26.11 / 26.07 ms; then kc 2048, TSG_PLAN_FIRST_FLOATS_BIG). Chunk-major all the way, though,
  * leaves every block's download to the last round, and C's download then trails the kernels. So
  * the rounds stop while each block still has at least TSG_PLAN_TAIL_K of k to compute: from there
  * blocks finish one after another at least as slowly as their C comes down.
@@ -211,6 +213,13 @@ tsg_problem tsg_problem_window(const tsg_problem *p, int64_t r0, int64_t rows, i
 #define TSG_PLAN_FIRST_FLOATS ((int64_t)1 << 22) /* first chunk of A and B: 16 MiB (v0.4 run 1:
                                                     8 MiB -> 16 MiB took 8192^3 36.0 -> 33.7 ms,
                                                     4096^3 5.56 -> 5.43; 32 MiB lost at 4096^3) */
+/* ... and for C of more than four big blocks (8192^3: kc 1024 -> 2048, 128 launches of 2048 x 2048
+ * x 1024 -> 64 of K = 2048). Such plans take chunk-major rounds first (tsg_plan_rounds), so the
+ * uploads run ahead of the kernels after the first chunk whatever its size, and each launch's K
+ * pays its fill and C's write-back (beta = 1 after the first chunk) half as often: 8192^3 26.23 /
+ * 26.33 -> 25.38 / 25.36 ms (v0.10 run 2, pipe_probe, alternating processes); the same doubling
+ * for every plan lost at 1024^3 (0.55 / 0.64 -> 0.81 / 0.81) and 2048^3 (docs/NOTES.md "v0.10"). */
+#define TSG_PLAN_FIRST_FLOATS_BIG ((int64_t)1 << 23)
 #define TSG_PLAN_MIN_KC 256
 #define TSG_PLAN_MAX_KC ((int64_t)1 << 20) /* the first-chunk rule bounds it for any block of
                                               more than a few rows; this bounds GEMV-like ones */

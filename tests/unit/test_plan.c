@@ -209,19 +209,24 @@ static void test_piece_order(void **state)
     tsg_problem p = shape('N', 'N', 4096, 4096, 4096);
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 0), pl.nk);
-    /* 8192^3: 16 blocks of 2048^2, 8 chunks of 1024: 4 rounds, then 4096 of k per block */
+    /* 8192^3: 16 blocks of 2048^2, 4 chunks of 2048 (TSG_PLAN_FIRST_FLOATS_BIG): 2 rounds, then
+     * 4096 of k per block */
     p = shape('N', 'N', 8192, 8192, 8192);
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
     assert_int_equal(pl.gm * pl.gn, 16);
-    assert_int_equal(pl.kc, 1024);
-    assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 0), 4);
+    assert_int_equal(pl.kc, 2048);
+    assert_int_equal(tsg_plan_rounds(&pl, 0.0f, 0), 2);
     int64_t q, c;
-    tsg_plan_piece(&pl, 4, 63, &q, &c); /* the last piece of the rounds */
-    assert_true(q == 15 && c == 3);
-    tsg_plan_piece(&pl, 4, 64, &q, &c); /* then block 0's remaining chunks */
-    assert_true(q == 0 && c == 4);
-    tsg_plan_piece(&pl, 4, 68, &q, &c);
-    assert_true(q == 1 && c == 4);
+    tsg_plan_piece(&pl, 2, 31, &q, &c); /* the last piece of the rounds */
+    assert_true(q == 15 && c == 1);
+    tsg_plan_piece(&pl, 2, 32, &q, &c); /* then block 0's remaining chunks */
+    assert_true(q == 0 && c == 2);
+    tsg_plan_piece(&pl, 2, 34, &q, &c);
+    assert_true(q == 1 && c == 2);
+    /* the doubled first chunk is only for C of more than four big blocks */
+    p = shape('N', 'N', 4096, 4096, 4096);
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_int_equal(pl.kc, 1024);
     /* download-bound: C of 256 MiB for k = 1024 stays block-major */
     p = shape('N', 'N', 8192, 8192, 1024);
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
