@@ -404,9 +404,11 @@ KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
  * v0.8 (docs/NOTES.md "v0.8", runs 3-4): B's copies of a slice issued at k step 4 (TN: 3) of the
  * slice instead of at step 0 with A's — NN / TN / TT 4096^3 0.916 / 0.897 / 0.931 -> 0.944 /
  * 0.917 / 0.961 of cuBLAS, NN 16384^3 0.925 -> 0.955 (run 4); steps 2, 6, 8 and 12 gained less or
- * lost; NT (both operands in 16-byte copies) lost 2% at step 4 and keeps step 0.
+ * lost; NT (both operands in 16-byte copies) lost 2% at step 4. v0.10 (docs/NOTES.md "v0.10", run
+ * 3): NT's B copies at step 3 — NT 4096^3 / 8192^3 0.934 / 0.915 -> 0.946 / 0.927 of cuBLAS in one
+ * process; steps 1 and 2 lost (0.921 / 0.904, 0.884 / 0.866), as NN's step 2 did in v0.8.
  */
-using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 0, 3, 4>;
+using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4>;
 /*
  * Cfg8 / Cfg9: the same warp (64 x 64, lanes 8 x 4, 8 x 16 accumulators per lane), BK = 16 and
  * 3 stages in 128-thread blocks of 256 x 64 / 64 x 256 (61.5 KB of shared memory, two blocks per
@@ -428,13 +430,14 @@ KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its picker, and a row in tsg_kernel_simt.cu's table.
- * Open (v0.10): 10, 11, 12 = configuration 7 with NT's B copies at k step 1, 2, 3 (NT keeps step 0
- * since v0.8, where step 4 lost 2%; steps 1-3 were never measured on it); 13 = configuration 7
- * with 4 stages (98 KB of shared memory, still one block per SM). */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 1, 3, 4>;
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 2, 3, 4>;
-using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4>;
-using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 4, 1, 2, 128, 4, 0, 3, 4>;
+ * Open (after v0.10 run 3): 10 = configuration 7 as v0.9 left it (NT's B copies at step 0), the
+ * same-process "before" of NT's step 3; 11 = configuration 7 with 4 stages (run 3, with NT at
+ * step 0: NT 0.938 / 0.921, NN 8192^3 0.955, TN 0.916 / 0.912); 12, 13 = NT's B copies at steps
+ * 5 and 6 (untried). */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 0, 3, 4>;
+using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 4, 1, 2, 128, 4, 3, 3, 4>;
+using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 5, 3, 4>;
+using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 6, 3, 4>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
