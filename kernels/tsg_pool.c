@@ -10,7 +10,9 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <time.h>
 
 static struct {
     pthread_mutex_t mu;
@@ -22,6 +24,17 @@ static struct {
     int atfork_set;
 } g_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
             NULL, NULL, 0, 0, 0};
+
+/* Jobs submitted so far (read without the lock by spinning workers) and the spin itself. */
+static atomic_long g_submitted;
+static atomic_int g_spin_us;
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
 
 /* Takes the next unclaimed part of the queue's first job; the caller holds the lock. */
 static tsg_job *claim_head(int *part)
@@ -49,21 +62,43 @@ static void run_part(tsg_job *job, int part)
     }
 }
 
+/* With the lock released, polls for a job submitted after `seen` for up to `us` microseconds;
+ * returns with the lock held. */
+static void spin_for_work(long seen, int us)
+{
+    pthread_mutex_unlock(&g_pool.mu);
+    const double end = now_us() + us;
+    while (atomic_load_explicit(&g_submitted, memory_order_acquire) == seen && now_us() < end)
+        sched_yield();
+    pthread_mutex_lock(&g_pool.mu);
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
+    int worked = 0; /* ran a part since this worker last blocked */
     pthread_mutex_lock(&g_pool.mu);
     for (;;) {
         int part;
         tsg_job *job = claim_head(&part);
-        if (!job) {
-            pthread_cond_wait(&g_pool.work, &g_pool.mu);
+        if (job) {
+            run_part(job, part);
+            worked = 1;
             continue;
         }
-        run_part(job, part);
+        const int us = atomic_load_explicit(&g_spin_us, memory_order_relaxed);
+        if (worked && us > 0) { /* a call in flight usually queues more soon: stay awake a while */
+            worked = 0;
+            spin_for_work(atomic_load_explicit(&g_submitted, memory_order_acquire), us);
+            continue;
+        }
+        worked = 0;
+        pthread_cond_wait(&g_pool.work, &g_pool.mu);
     }
     return NULL; /* not reached: workers live as long as the process */
 }
+
+void tsg_pool_set_spin(int us) { atomic_store(&g_spin_us, us < 0 ? 0 : us > 10000 ? 10000 : us); }
 
 static void atfork_prepare(void) { pthread_mutex_lock(&g_pool.mu); }
 static void atfork_parent(void) { pthread_mutex_unlock(&g_pool.mu); }
@@ -126,6 +161,7 @@ void tsg_pool_submit(tsg_job *job, tsg_pool_fn fn, void *ctx, int nparts)
     else
         g_pool.head = job;
     g_pool.tail = job;
+    atomic_fetch_add_explicit(&g_submitted, 1, memory_order_release);
     if (job->nparts == 1)
         pthread_cond_signal(&g_pool.work);
     else

@@ -52,6 +52,14 @@ int tsg_pool_start(int nthreads);
 /* Workers running now (0 before tsg_pool_start). */
 int tsg_pool_threads(void);
 
+/*
+ * After running a part, a worker that finds the queue empty polls it (sched_yield between looks)
+ * for up to `us` microseconds before it blocks on the condition variable; 0 (the default) blocks
+ * at once. Bounded (at most 10000 us), and only after work: an idle pool still sleeps. For the
+ * copy threads' wake-up latency inside one pipelined call (TSGEMM_TEST_SPIN; docs/NOTES.md).
+ */
+void tsg_pool_set_spin(int us);
+
 /* Queues job (fn, ctx, nparts >= 1) behind the jobs already queued; workers start on it as they
  * become free. */
 void tsg_pool_submit(tsg_job *job, tsg_pool_fn fn, void *ctx, int nparts);

@@ -64,6 +64,8 @@ typedef struct tsg_config {
     int test_streams;     /* TSGEMM_TEST_STREAMS=1: one compute stream per pipelined call, as
                              before v0.9 (tuning A/B); 0 = the rule (two when C has several
                              blocks)                                                          */
+    int test_spin;        /* TSGEMM_TEST_SPIN=US: copy threads poll for work US microseconds
+                             after a part before they block (kernels/tsg_pool.h); 0 = the rule */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
 } tsg_config;

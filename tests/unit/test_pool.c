@@ -70,6 +70,47 @@ static void slow_part(void *ctx, int part, int nparts)
     count_part(ctx, part, nparts);
 }
 
+/* Workers that poll a while after a part (tsg_pool_set_spin) run every part exactly once too,
+ * jobs submitted while they poll included, and the pool still finishes with spinning off. */
+static void test_spin(void **state)
+{
+    (void)state;
+    tsg_pool_start(4);
+    tsg_pool_set_spin(300);
+    for (int round = 0; round < 200; ++round) {
+        const int nparts = 1 + round % PARTS;
+        counts c;
+        memset(&c, 0, sizeof c);
+        tsg_job job;
+        tsg_pool_submit(&job, count_part, &c, nparts);
+        if (round % 3 == 0) { /* let the workers reach their poll before the next job */
+            struct timespec ts = {0, 50 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        tsg_pool_wait(&job);
+        check_once(&c, nparts);
+    }
+    /* the poll is bounded: an idle pool sleeps again (4 workers polling for 200 ms would burn
+     * ~0.8 s of CPU; the polls after the last job take about 4 x 0.3 ms) */
+    struct rusage r0, r1;
+    getrusage(RUSAGE_SELF, &r0);
+    struct timespec idle = {0, 200 * 1000 * 1000};
+    nanosleep(&idle, NULL);
+    getrusage(RUSAGE_SELF, &r1);
+    const double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
+                       1e-6 * (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
+                       (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+                       1e-6 * (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
+    assert_true(cpu < 0.05);
+    tsg_pool_set_spin(0);
+    counts c;
+    memset(&c, 0, sizeof c);
+    tsg_job job;
+    tsg_pool_submit(&job, count_part, &c, PARTS);
+    tsg_pool_wait(&job);
+    check_once(&c, PARTS);
+}
+
 static void test_done_is_nonblocking(void **state)
 {
     (void)state;
@@ -223,7 +264,8 @@ static void test_zero_workers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parts_once),     cmocka_unit_test(test_done_is_nonblocking),
+        cmocka_unit_test(test_parts_once),
+        cmocka_unit_test(test_spin),     cmocka_unit_test(test_done_is_nonblocking),
         cmocka_unit_test(test_wait_helps),     cmocka_unit_test(test_many_submitters),
         cmocka_unit_test(test_fork),           cmocka_unit_test(test_idle_sleeps),
         cmocka_unit_test(test_usable_cpus),    cmocka_unit_test(test_zero_workers),
