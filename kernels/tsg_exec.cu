@@ -114,10 +114,17 @@ int g_gather_kind = 0, g_scatter_kind = TSG_COPY_STREAM;
 constexpr double NT_GATHER_MAX_BYTES = 64.0 * (1 << 20);
 constexpr double NT_GATHER_REUSED_MAX_BYTES = 160.0 * (1 << 20);
 
+/* Set on the thread that measures the rates (tsg_gpu_measure) while it does: its upload calls
+ * (64 and 256 MiB of A) both gather with memcpy, the path of large uploads, so that the slope
+ * between them is one kind's sustained rate (with the 64-160 MiB rule below the 64 MiB call went
+ * non-temporal and v0.10 run 5's slope read 44.8 GB/s where run 1's, both memcpy, read 45.6). */
+thread_local bool t_rates_memcpy = false;
+
 /* The gathers' copy for problem p; fresh_c: the call first-touches C (a new C, numpy's case). */
 int gather_kind(const tsg_problem *p, bool fresh_c)
 {
     if (g_gather_kind) return g_gather_kind;
+    if (t_rates_memcpy) return TSG_COPY_MEMCPY;
     const double up = 4.0 * ((double)p->m * (double)p->k + (double)p->k * (double)p->n);
     if (up <= NT_GATHER_MAX_BYTES) return TSG_COPY_STREAM;
     return up <= NT_GATHER_REUSED_MAX_BYTES && !fresh_c ? TSG_COPY_STREAM : TSG_COPY_MEMCPY;
@@ -1883,7 +1890,13 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     if (st == TSG_GPU_OK) {
         st = [&]() -> int {
             int s;
+            /* the upload and download calls gather with memcpy (gather_kind), on every way out */
+            struct RatesMemcpy {
+                RatesMemcpy() { t_rates_memcpy = true; }
+                ~RatesMemcpy() { t_rates_memcpy = false; }
+            };
             for (int r = 0; r < 3; ++r) { /* r = 0 warms up (allocations, threads, page tables) */
+                const RatesMemcpy only_memcpy;
                 for (int z = 0; z < 2; ++z) {
                     const int64_t big_side = z ? 8192 : 2048, c_side = z ? 8192 : 4096;
                     double s0 = now_s();
@@ -1894,6 +1907,7 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
                     if (r) t_down[z] = std::min(t_down[z], now_s() - s0);
                 }
             }
+            /* the latency calls: the rule's gathers, as callers get them */
             for (int r = 0; r < 5; ++r) { /* 512^3: A, B, C in the small buffer (3 x 1 MiB) */
                 double s0 = now_s();
                 if ((s = host_call(64, 64, 64, small, small + 4096, small + 8192))) return s;
