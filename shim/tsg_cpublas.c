@@ -40,7 +40,6 @@ static struct {
     f77_sgemm_fn f77;
     char path[512];
     char describe[768];
-    int threads; /* openblas_get_num_threads(), 0 when the library has no such call */
 } fb = {.once = PTHREAD_ONCE_INIT};
 
 /* 1 when fn is defined in this very library (a fallback that resolved to ourselves). */
@@ -142,7 +141,6 @@ static void load_once(void)
     char *(*core)(void) = (char *(*)(void))dlsym(fb.handle, "openblas_get_corename");
     char *(*conf)(void) = (char *(*)(void))dlsym(fb.handle, "openblas_get_config");
     int nt = threads ? threads() : 0;
-    fb.threads = nt;
     const char *cn = core ? core() : "";
     snprintf(fb.describe, sizeof fb.describe, "%s%s%s%s, %d threads", fb.path,
              conf ? " (" : "", conf ? conf() : "", conf ? ")" : "", nt);
@@ -354,12 +352,6 @@ static double median_call(const tsg_problem *p, int reps)
     for (int r = 0; r < reps; ++r) t[r] = time_call(p);
     qsort(t, (size_t)reps, sizeof t[0], cmp_double);
     return t[reps / 2];
-}
-
-int tsg_cpu_threads(void)
-{
-    ensure_loaded();
-    return fb.threads;
 }
 
 void tsg_cpu_measure(double *flops, double *mid_s, double *latency_s)

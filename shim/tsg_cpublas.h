@@ -57,7 +57,4 @@ const char *tsg_cpu_describe(void);
  * of five 8^3 calls. Without memory for the operands: a modest rate and *mid_s = 0. */
 void tsg_cpu_measure(double *flops, double *mid_s, double *latency_s);
 
-/* The CPU BLAS's threads (openblas_get_num_threads); 0 when it cannot say. */
-int tsg_cpu_threads(void);
-
 #endif /* TSG_CPUBLAS_H */

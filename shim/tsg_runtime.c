@@ -439,17 +439,16 @@ static void rates_once(void)
     unlock_cache(lock);
     double t1 = tsg_now_s();
     tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_mid_s, &g_rates.cpu_latency_s);
-    g_rates.cpu_threads = tsg_cpu_threads();
     g_rates.gpu_count = g_nslots; /* the first device's rates stand for every slot */
     atomic_store(&g_rates_ok, 1);
     tsg_log(2, "CPU rate measured in %.0f ms; rates measured in %.0f ms in all", (tsg_now_s() - t1) * 1e3,
             (tsg_now_s() - t0) * 1e3);
     tsg_log(2,
             "rates: upload %.3g GB/s, download %.3g GB/s (pipeline, sustained), kernel %.3g TFLOP/s, "
-            "GPU call %.3g us; CPU BLAS %.3g TFLOP/s at %d^3, %.3g ms at %d^3, call %.3g us, %.0f threads (%s)",
+            "GPU call %.3g us; CPU BLAS %.3g TFLOP/s at %d^3, %.3g ms at %d^3, call %.3g us (%s)",
             g_rates.h2d_bps * 1e-9, g_rates.d2h_bps * 1e-9, g_rates.gpu_flops * 1e-12,
             g_rates.gpu_latency_s * 1e6, g_rates.cpu_flops * 1e-12, TSG_CPU_BIG_N,
-            g_rates.cpu_mid_s * 1e3, TSG_CPU_MID_N, g_rates.cpu_latency_s * 1e6, g_rates.cpu_threads,
+            g_rates.cpu_mid_s * 1e3, TSG_CPU_MID_N, g_rates.cpu_latency_s * 1e6,
             tsg_cpu_describe());
 }
 

@@ -72,9 +72,9 @@ double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
     return r->gpu_latency_s + first + body + last;
 }
 
-/* The flops' part of the CPU estimate (tsg_estimate_cpu_s). */
-static double cpu_flops_s(const tsg_rates *r, double f)
+double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
 {
+    const double f = tsg_flops(p);
     if (!(r->cpu_mid_s > 0)) return r->cpu_latency_s + f / r->cpu_flops;
     const double f2 = 2.0 * TSG_CPU_BIG_N * TSG_CPU_BIG_N * TSG_CPU_BIG_N, t2 = f2 / r->cpu_flops;
     /* a mid-size call slower than the big one is a bad measurement: no slower than it */
@@ -83,15 +83,4 @@ static double cpu_flops_s(const tsg_rates *r, double f)
     if (f >= f2) return f / r->cpu_flops;
     if (f >= f1) return t1 + (f - f1) * (t2 - t1) / (f2 - f1);
     return r->cpu_latency_s + f * (t1 - r->cpu_latency_s) / f1;
-}
-
-double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
-{
-    const double f = tsg_flops(p), t = cpu_flops_s(r, f);
-    const double threads = r->cpu_threads;
-    if (!(threads > 1)) return t;
-    const double tiles = ceil((double)p->m / TSG_CPU_THREAD_TILE) * ceil((double)p->n / TSG_CPU_THREAD_TILE);
-    const double used = tiles < threads ? tiles : threads;
-    const double bound = f * threads / (r->cpu_flops * used);
-    return bound > t ? bound : t;
 }

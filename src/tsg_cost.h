@@ -39,11 +39,7 @@ typedef struct tsg_rates {
                               device's (the first), taken to hold for every slot          */
     double cpu_mid_s;      /* seconds of one TSG_CPU_MID_N^3 CPU BLAS call (a median); 0 =
                               not measured: the CPU estimate is then latency + flops / cpu_flops */
-    double cpu_threads;    /* the CPU BLAS's threads; 0 = unknown (no bound from C's size)     */
 } tsg_rates;
-
-/* C rows and columns one CPU BLAS thread is modelled to need (tsg_estimate_cpu_s). */
-#define TSG_CPU_THREAD_TILE 64
 
 /* The sizes of the CPU BLAS measurement (shim/tsg_cpublas.c tsg_cpu_measure): cpu_mid_s is a
  * TSG_CPU_MID_N^3 call, cpu_flops the rate of a TSG_CPU_BIG_N^3 one. */
@@ -69,11 +65,6 @@ typedef struct tsg_rates {
  *   calls have a fixed cost of their own: at 512^3 it ran at 0.37 TFLOP/s where 1024^3's best ran
  *   at 0.92, so the one-rate model priced a 512^3 call at 0.29 ms that took 0.66-0.72 and kept it
  *   from a GPU that took 0.38 (docs/NOTES.md "v0.9", run 3).
- *   OpenBLAS splits C (m and n) among its threads, never k, so a small C with a long k leaves most
- *   of them idle: with cpu_threads T the estimate is at least flops / (cpu_flops / T * u), u =
- *   min(T, ceil(m / TSG_CPU_THREAD_TILE) * ceil(n / TSG_CPU_THREAD_TILE)) threads in use. numpy's
- *   64 x 64 x 65536 ran at 0.13 TFLOP/s where 1024^3 ran at 0.94 (v0.10 run 1): the flops alone
- *   priced it at 0.69 ms and sent it to the CPU (4.05 ms) from a GPU that took 1.4-2.6 in v0.9.
  */
 double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r);
 double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r);
