@@ -51,8 +51,8 @@
 # invocations in the same stage, option lists separated by '|' (e.g. "--shapes 4096 --beta 1
 # --reps 7 --no-nvblas|--shapes 4096 --reps 5").
 # TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large").
-# Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand); a
-# summary table is printed last. Exit status: 0 when every stage that ran passed.
+# Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand), and all
+# of them into $OUT/all.tar.gz; a summary table is printed last. Exit status: 0 when every stage that ran passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -387,4 +387,9 @@ fi
   [ -f "$OUT/torch.log" ] && grep -E '^time|failures' "$OUT/torch.log"
   [ -f "$OUT/scipy.log" ] && grep -E '^==|timed|KMeans|failures' "$OUT/scipy.log"
   echo; printf '%s\n' "${rows[@]}"; echo "failures: $fails, total $(elapsed)"; } | tee "$OUT/summary.txt"
+# Every output in one archive too: the device tool brings back only so many files from $OUT (v0.10
+# runs lost clients.log and rates.txt that way; it returned the first files by name, all.tar.gz
+# among them).
+arch=$(mktemp /tmp/tsgemm-out.XXXXXX) &&
+  tar -czf "$arch" -C "$OUT" --exclude=./all.tar.gz . && mv "$arch" "$OUT/all.tar.gz"
 exit $((fails > 0))
