@@ -1682,7 +1682,7 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_touch = cfg ? cfg->touch : 0;
     g_beta_device = cfg && cfg->beta_on_device;
     g_comp_streams = cfg && cfg->compute_streams == 1 ? 1 : 2;
-    tsg_pool_set_spin(cfg && cfg->spin_us > 0 ? cfg->spin_us : cfg && cfg->spin_us < 0 ? 0 : POOL_SPIN_US);
+    tsg_pool_set_spin(cfg && cfg->spin_us > 0 ? cfg->spin_us : POOL_SPIN_US);
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;
@@ -1890,17 +1890,18 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     if (st == TSG_GPU_OK) {
         st = [&]() -> int {
             int s;
-            /* the upload and download calls gather with memcpy (gather_kind), on every way out */
-            struct RatesMemcpy {
-                RatesMemcpy() { t_rates_memcpy = true; }
-                ~RatesMemcpy() { t_rates_memcpy = false; }
+            /* the upload calls gather with memcpy (gather_kind), whatever way they end */
+            auto upload_call = [&](int64_t k) {
+                t_rates_memcpy = true;
+                const int s = host_call(8192, 8, k, big, small, small + 8192 * 8);
+                t_rates_memcpy = false;
+                return s;
             };
             for (int r = 0; r < 3; ++r) { /* r = 0 warms up (allocations, threads, page tables) */
-                const RatesMemcpy only_memcpy;
                 for (int z = 0; z < 2; ++z) {
                     const int64_t big_side = z ? 8192 : 2048, c_side = z ? 8192 : 4096;
                     double s0 = now_s();
-                    if ((s = host_call(8192, 8, big_side, big, small, small + 8192 * 8))) return s;
+                    if ((s = upload_call(big_side))) return s;
                     if (r) t_up[z] = std::min(t_up[z], now_s() - s0);
                     s0 = now_s();
                     if ((s = host_call(c_side, c_side, 8, small, small + 8192 * 8, big))) return s;

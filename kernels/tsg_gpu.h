@@ -72,8 +72,8 @@ typedef struct tsg_gpu_config {
                             and before; tuning A/B); 0 = the executor's rule: two streams, a C
                             block's launches on one of them, when C has several blocks        */
     int spin_us;         /* TSGEMM_TEST_SPIN: microseconds a copy thread polls for work after a
-                            part before it blocks (tsg_pool_set_spin; tuning A/B); -1 = none,
-                            0 = the executor's rule (POOL_SPIN_US)                             */
+                            part before it blocks (tsg_pool_set_spin; tuning A/B); 0 = the
+                            executor's rule (POOL_SPIN_US)                                     */
 } tsg_gpu_config;
 
 /*

@@ -279,7 +279,7 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
     if ((v = lookup("TSGEMM_TEST_BETA", ctx)) && *v) cfg->test_beta = !strcmp(v, "device");
     if ((v = lookup("TSGEMM_TEST_STREAMS", ctx)) && *v) cfg->test_streams = !strcmp(v, "1");
     if ((v = lookup("TSGEMM_TEST_SPIN", ctx)) && *v)
-        cfg->test_spin = atoi(v) > 0 && atoi(v) <= 10000 ? atoi(v) : atoi(v) == 0 && v[0] == '0' ? -1 : 0;
+        cfg->test_spin = atoi(v) > 0 && atoi(v) <= 10000 ? atoi(v) : 0;
     if ((v = lookup("TSGEMM_TEST_COPY", ctx)) && *v)
         cfg->test_copy = !strcmp(v, "nt") ? 2 : !strcmp(v, "memcpy") ? 1 : 0;
 }

@@ -70,6 +70,21 @@ static void slow_part(void *ctx, int part, int nparts)
     count_part(ctx, part, nparts);
 }
 
+/* CPU seconds this process spends while the calling thread sleeps `ms` milliseconds: the
+ * workers' share, when they ought to be blocked. */
+static double cpu_while_sleeping(long ms)
+{
+    struct rusage r0, r1;
+    getrusage(RUSAGE_SELF, &r0);
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    getrusage(RUSAGE_SELF, &r1);
+    return (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
+           1e-6 * (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
+           (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+           1e-6 * (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
+}
+
 /* Workers that poll a while after a part (tsg_pool_set_spin) run every part exactly once too,
  * jobs submitted while they poll included, and the pool still finishes with spinning off. */
 static void test_spin(void **state)
@@ -92,16 +107,7 @@ static void test_spin(void **state)
     }
     /* the poll is bounded: an idle pool sleeps again (4 workers polling for 200 ms would burn
      * ~0.8 s of CPU; the polls after the last job take about 4 x 0.3 ms) */
-    struct rusage r0, r1;
-    getrusage(RUSAGE_SELF, &r0);
-    struct timespec idle = {0, 200 * 1000 * 1000};
-    nanosleep(&idle, NULL);
-    getrusage(RUSAGE_SELF, &r1);
-    const double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
-                       1e-6 * (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
-                       (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
-                       1e-6 * (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
-    assert_true(cpu < 0.05);
+    assert_true(cpu_while_sleeping(200) < 0.05);
     tsg_pool_set_spin(0);
     counts c;
     memset(&c, 0, sizeof c);
@@ -220,16 +226,7 @@ static void test_idle_sleeps(void **state)
 {
     (void)state;
     tsg_pool_start(4);
-    struct rusage r0, r1;
-    getrusage(RUSAGE_SELF, &r0);
-    struct timespec ts = {0, 200 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-    getrusage(RUSAGE_SELF, &r1);
-    double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
-                 1e-6 * (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
-                 (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
-                 1e-6 * (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
-    assert_true(cpu < 0.05); /* 4 spinning workers would burn ~0.8 s here */
+    assert_true(cpu_while_sleeping(200) < 0.05); /* 4 spinning workers would burn ~0.8 s here */
 }
 
 static void test_usable_cpus(void **state)
