@@ -63,6 +63,13 @@ constexpr int RAMP_STEPS = 2;
 /* Microseconds a copy thread polls for the next job after a part before it blocks
  * (tsg_pool_set_spin): 0, blocking at once (v0.5 run 1 measured 200 us inside the noise). */
 constexpr int POOL_SPIN_US = 0;
+/* Inside a pipelined call that stages (tsg_pool_burst_begin), idle copy threads and the caller
+ * waiting on a copy poll instead of blocking, when the process has a CPU for each copy thread,
+ * one for the caller and one to spare (tsg_pool_set_poll). A blocked copy thread took 50-130 us
+ * to start a queued 1 MiB gather or scatter in a 1024^3 call's steps (v0.9 run 1, v0.10 run 2),
+ * which costs more than the copy. Measured in docs/NOTES.md "v0.11". */
+constexpr bool POLL_IN_CALLS = true;
+constexpr int POLL_SPARE_CPUS = 2;
 
 int g_device = 0;
 cudaDeviceProp g_prop;
@@ -1318,6 +1325,12 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     P.msg = msg;
     P.len = len;
     choose_modes(p, P);
+    const bool staged = P.ma == M_STAGE || P.mb == M_STAGE || P.mcu == M_STAGE || P.mcd == M_STAGE;
+    struct Burst { /* the copy threads stay awake for the whole call (POLL_IN_CALLS) */
+        bool on;
+        explicit Burst(bool b) : on(b) { if (on) tsg_pool_burst_begin(); }
+        ~Burst() { if (on) tsg_pool_burst_end(); }
+    } burst(staged);
     tsg_plan_limits lim = plan_limits();
     if (tsg_plan_make(p, &lim, &P.pl) != 0) {
         snprintf(msg, len, "the problem does not fit in the device memory budget (%.3g MiB)",
@@ -1329,7 +1342,6 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     done->blocks = done->cols = 0;
     int st = ensure_arena(w, (size_t)layout(P) * 4, msg, len);
     if (st != TSG_GPU_OK) return st;
-    const bool staged = P.ma == M_STAGE || P.mb == M_STAGE || P.mcu == M_STAGE || P.mcd == M_STAGE;
     if (staged && (st = ensure_pinned(w, msg, len)) != TSG_GPU_OK) return st;
     /* units: about 1/16 of what crosses, within [256 KiB, one slot] */
     double bytes = 4.0 * ((double)p->m * (double)p->k + (double)p->k * (double)p->n +
@@ -1683,6 +1695,10 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_beta_device = cfg && cfg->beta_on_device;
     g_comp_streams = cfg && cfg->compute_streams == 1 ? 1 : 2;
     tsg_pool_set_spin(cfg && cfg->spin_us > 0 ? cfg->spin_us : POOL_SPIN_US);
+    const bool poll = cfg && cfg->poll == 1   ? false
+                      : cfg && cfg->poll == 2 ? true
+                                              : POLL_IN_CALLS && cpus >= g_copy_threads + POLL_SPARE_CPUS;
+    tsg_pool_set_poll(poll);
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;
@@ -1690,10 +1706,10 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     cudaRuntimeGetVersion(&rt);
     snprintf(info, len,
              "device %d of %d: %s, sm_%d%d, %d SMs, %.1f GiB; driver CUDA %d.%d, runtime %d.%d; "
-             "%d copy threads, %d x %.0f MiB pinned slots per call, up to %d calls at once",
+             "%d copy threads (%s in calls), %d x %.0f MiB pinned slots per call, up to %d calls at once",
              g_device, count, g_prop.name, g_prop.major, g_prop.minor, g_prop.multiProcessorCount,
              (double)g_prop.totalGlobalMem / (1 << 30), drv / 1000, drv % 1000 / 10, rt / 1000,
-             rt % 1000 / 10, g_copy_threads, NS + ND, (double)g_slot_bytes / (1 << 20), g_max_ws);
+             rt % 1000 / 10, g_copy_threads, poll ? "polling" : "blocking", NS + ND, (double)g_slot_bytes / (1 << 20), g_max_ws);
     return TSG_GPU_OK;
 }
 

@@ -3,7 +3,9 @@
  *
  * One mutex guards the FIFO and every job's counters: a part is a copy of a megabyte or more
  * (tens of microseconds), so claiming it under a lock costs nothing measurable, and one lock keeps
- * the fork handler and ThreadSanitizer's view simple.
+ * the fork handler and ThreadSanitizer's view simple. Polling threads (bursts) read a few atomics
+ * without it (the count of unclaimed parts, the bursts open, a job's done flag, which is stored
+ * with release order under the lock) and take it with trylock only when a part may be there.
  */
 #define _GNU_SOURCE
 #include "tsg_pool.h"
@@ -28,6 +30,29 @@ static struct {
 /* Jobs submitted so far (read without the lock by spinning workers) and the spin itself. */
 static atomic_long g_submitted;
 static atomic_int g_spin_us;
+/* Bursts open (tsg_pool_burst_begin), whether they make idle threads poll, and the parts queued
+ * but not yet claimed; written under the lock, read without it by polling threads. */
+static atomic_int g_bursts, g_poll, g_avail;
+
+/* One step of a poll loop: a pause, and every 64th step a yield of the CPU. */
+static void relax(unsigned i)
+{
+    if ((i & 63) == 0) {
+        sched_yield();
+        return;
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static int polling(void)
+{
+    return atomic_load_explicit(&g_poll, memory_order_relaxed) &&
+           atomic_load_explicit(&g_bursts, memory_order_acquire) > 0;
+}
 
 static double now_us(void)
 {
@@ -42,6 +67,7 @@ static tsg_job *claim_head(int *part)
     tsg_job *job = g_pool.head;
     if (!job) return NULL;
     *part = job->claimed++;
+    atomic_fetch_sub_explicit(&g_avail, 1, memory_order_relaxed);
     if (job->claimed == job->nparts) { /* fully claimed: leaves the queue */
         g_pool.head = job->qnext;
         if (!g_pool.head) g_pool.tail = NULL;
@@ -57,7 +83,7 @@ static void run_part(tsg_job *job, int part)
     job->fn(job->ctx, part, job->nparts);
     pthread_mutex_lock(&g_pool.mu);
     if (--job->left == 0) {
-        job->done = 1;
+        __atomic_store_n(&job->done, 1, __ATOMIC_RELEASE); /* tsg_pool_done reads it lock-free */
         pthread_cond_broadcast(&g_pool.done);
     }
 }
@@ -70,6 +96,21 @@ static void spin_for_work(long seen, int us)
     const double end = now_us() + us;
     while (atomic_load_explicit(&g_submitted, memory_order_acquire) == seen && now_us() < end)
         sched_yield();
+    pthread_mutex_lock(&g_pool.mu);
+}
+
+/* Inside a burst: waits without blocking until a part may be claimable (then takes the lock
+ * with trylock, so that a dozen pollers never queue on the mutex's futex) or the bursts end;
+ * returns with the lock held. */
+static void poll_for_work(void)
+{
+    pthread_mutex_unlock(&g_pool.mu);
+    for (unsigned i = 1; polling(); ++i) {
+        if (atomic_load_explicit(&g_avail, memory_order_acquire) > 0 &&
+            pthread_mutex_trylock(&g_pool.mu) == 0)
+            return;
+        relax(i);
+    }
     pthread_mutex_lock(&g_pool.mu);
 }
 
@@ -86,6 +127,10 @@ static void *worker(void *arg)
             worked = 1;
             continue;
         }
+        if (polling()) { /* a burst is open: its next job comes within microseconds */
+            poll_for_work();
+            continue;
+        }
         const int us = atomic_load_explicit(&g_spin_us, memory_order_relaxed);
         if (worked && us > 0) { /* a call in flight usually queues more soon: stay awake a while */
             worked = 0;
@@ -96,6 +141,23 @@ static void *worker(void *arg)
         pthread_cond_wait(&g_pool.work, &g_pool.mu);
     }
     return NULL; /* not reached: workers live as long as the process */
+}
+
+void tsg_pool_set_poll(int on) { atomic_store(&g_poll, on != 0); }
+
+void tsg_pool_burst_begin(void)
+{
+    pthread_mutex_lock(&g_pool.mu);
+    atomic_fetch_add(&g_bursts, 1);
+    if (atomic_load(&g_poll)) pthread_cond_broadcast(&g_pool.work); /* start polling now */
+    pthread_mutex_unlock(&g_pool.mu);
+}
+
+void tsg_pool_burst_end(void)
+{
+    pthread_mutex_lock(&g_pool.mu);
+    if (atomic_load(&g_bursts) > 0) atomic_fetch_sub(&g_bursts, 1);
+    pthread_mutex_unlock(&g_pool.mu);
 }
 
 void tsg_pool_set_spin(int us) { atomic_store(&g_spin_us, us < 0 ? 0 : us > 10000 ? 10000 : us); }
@@ -111,6 +173,8 @@ static void atfork_child(void)
     g_pool.head = g_pool.tail = NULL;
     g_pool.threads = 0;
     g_pool.started = 0;
+    atomic_store(&g_bursts, 0); /* the parent's calls in flight are not this process's */
+    atomic_store(&g_avail, 0);
 }
 
 int tsg_pool_start(int nthreads)
@@ -161,6 +225,7 @@ void tsg_pool_submit(tsg_job *job, tsg_pool_fn fn, void *ctx, int nparts)
     else
         g_pool.head = job;
     g_pool.tail = job;
+    atomic_fetch_add_explicit(&g_avail, job->nparts, memory_order_release);
     atomic_fetch_add_explicit(&g_submitted, 1, memory_order_release);
     if (job->nparts == 1)
         pthread_cond_signal(&g_pool.work);
@@ -188,20 +253,26 @@ void tsg_pool_wait(tsg_job *job)
     pthread_mutex_lock(&g_pool.mu);
     while (job->claimed < job->nparts) { /* help: this job's own parts, whatever its queue place */
         int part = job->claimed++;
+        atomic_fetch_sub_explicit(&g_avail, 1, memory_order_relaxed);
         if (job->claimed == job->nparts) unlink_job(job);
         run_part(job, part);
     }
-    while (!job->done) pthread_cond_wait(&g_pool.done, &g_pool.mu);
+    while (!job->done) {
+        if (!polling()) {
+            pthread_cond_wait(&g_pool.done, &g_pool.mu);
+            continue;
+        }
+        /* inside a burst: the other parts are running now; polling sees their end without a
+         * wake-up (rechecked under the lock, so a burst that ends meanwhile falls back to the
+         * condition variable, which the last part's broadcast reaches under the same lock) */
+        pthread_mutex_unlock(&g_pool.mu);
+        for (unsigned i = 1; !__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) && polling(); ++i) relax(i);
+        pthread_mutex_lock(&g_pool.mu);
+    }
     pthread_mutex_unlock(&g_pool.mu);
 }
 
-int tsg_pool_done(tsg_job *job)
-{
-    pthread_mutex_lock(&g_pool.mu);
-    int d = job->done;
-    pthread_mutex_unlock(&g_pool.mu);
-    return d;
-}
+int tsg_pool_done(tsg_job *job) { return __atomic_load_n(&job->done, __ATOMIC_ACQUIRE); }
 
 int tsg_pool_usable_cpus(void)
 {

@@ -10,7 +10,8 @@
  * Life cycle:
  *   - nothing happens at load time; tsg_pool_start() creates the threads (the executor calls it at
  *     the first GPU call from host memory);
- *   - idle workers block on a condition variable (no spinning);
+ *   - idle workers block on a condition variable (no spinning), except inside a burst with
+ *     polling on (below), which a caller opens only for the length of one call;
  *   - fork: the child gets an empty pool with no threads (threads do not survive fork()); its
  *     next tsg_pool_start() starts new ones. A job in flight in the parent is not seen in the child;
  *   - exit: workers are detached and never joined, so exit() never waits for them; a job still
@@ -59,6 +60,20 @@ int tsg_pool_threads(void);
  * copy threads' wake-up latency inside one pipelined call (TSGEMM_TEST_SPIN; docs/NOTES.md).
  */
 void tsg_pool_set_spin(int us);
+
+/*
+ * Bursts: a caller that will queue a quick succession of jobs and wait on them (one pipelined
+ * call: units of a megabyte, each needed tens of microseconds after it is queued) brackets them
+ * with tsg_pool_burst_begin / tsg_pool_burst_end. While at least one burst is open and polling is
+ * on (tsg_pool_set_poll), idle workers poll the queue instead of blocking, and tsg_pool_wait polls
+ * for its job's end instead of blocking; begin wakes the sleeping workers at once. A blocked
+ * worker took 50-130 us to start a queued part on the H200 host (docs/NOTES.md "v0.11"), longer
+ * than the part itself. Bursts nest and may overlap between threads (a counter); end without a
+ * matching begin is ignored. With polling off (the default) they change nothing.
+ */
+void tsg_pool_set_poll(int on);
+void tsg_pool_burst_begin(void);
+void tsg_pool_burst_end(void);
 
 /* Queues job (fn, ctx, nparts >= 1) behind the jobs already queued; workers start on it as they
  * become free. */

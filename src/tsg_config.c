@@ -280,6 +280,8 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
     if ((v = lookup("TSGEMM_TEST_STREAMS", ctx)) && *v) cfg->test_streams = !strcmp(v, "1");
     if ((v = lookup("TSGEMM_TEST_SPIN", ctx)) && *v)
         cfg->test_spin = atoi(v) > 0 && atoi(v) <= 10000 ? atoi(v) : 0;
+    if ((v = lookup("TSGEMM_TEST_POLL", ctx)) && *v)
+        cfg->test_poll = !strcmp(v, "0") ? 1 : !strcmp(v, "1") ? 2 : 0;
     if ((v = lookup("TSGEMM_TEST_COPY", ctx)) && *v)
         cfg->test_copy = !strcmp(v, "nt") ? 2 : !strcmp(v, "memcpy") ? 1 : 0;
 }

@@ -6,7 +6,8 @@
  * a waiter whose job is queued behind others still finishes (it runs its own parts); a pool with
  * no workers still makes progress; tsg_pool_done never blocks and turns 1 exactly when the job
  * ended; fork() while workers exist: the child gets a fresh pool that works, the parent's keeps
- * working; idle workers sleep (the process uses no CPU time while nothing is queued).
+ * working; idle workers sleep (the process uses no CPU time while nothing is queued); bursts
+ * with polling on keep every part exactly once and end in sleep again.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -115,6 +116,65 @@ static void test_spin(void **state)
     tsg_pool_submit(&job, count_part, &c, PARTS);
     tsg_pool_wait(&job);
     check_once(&c, PARTS);
+}
+
+/* Bursts with polling on: every part runs exactly once (jobs queued while workers poll, waits
+ * that poll for their job's end, several submitting threads' bursts overlapping); inside a burst
+ * the workers do poll (CPU time is spent while nothing is queued), and once the last burst ends
+ * an idle pool sleeps again. */
+typedef struct burst_arg {
+    int rounds;
+    int ok;
+} burst_arg;
+
+static void *burst_thread(void *p)
+{
+    burst_arg *a = p;
+    a->ok = 1;
+    for (int round = 0; round < a->rounds; ++round) {
+        tsg_pool_burst_begin();
+        for (int j = 0; j < 4; ++j) {
+            const int nparts = 1 + (round * 7 + j) % PARTS;
+            counts c;
+            memset(&c, 0, sizeof c);
+            tsg_job job;
+            tsg_pool_submit(&job, count_part, &c, nparts);
+            if (j == 2) { /* let the job run without this thread's help: the wait only polls */
+                struct timespec ts = {0, 100 * 1000};
+                nanosleep(&ts, NULL);
+            }
+            tsg_pool_wait(&job);
+            for (int i = 0; i < nparts; ++i) a->ok &= c.hits[i] == 1;
+            for (int i = nparts; i < PARTS; ++i) a->ok &= c.hits[i] == 0;
+        }
+        tsg_pool_burst_end();
+    }
+    return NULL;
+}
+
+static void test_bursts(void **state)
+{
+    (void)state;
+    tsg_pool_start(4);
+    tsg_pool_set_poll(1);
+    burst_arg args[3] = {{150, 0}, {100, 0}, {50, 0}};
+    pthread_t t[3];
+    for (int i = 0; i < 3; ++i) assert_int_equal(pthread_create(&t[i], NULL, burst_thread, &args[i]), 0);
+    for (int i = 0; i < 3; ++i) assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (int i = 0; i < 3; ++i) assert_true(args[i].ok);
+    /* an open burst keeps the workers polling: 4 of them for 100 ms use far more than the 0.05 s
+     * of a sleeping pool (unless this process has a single CPU to share) */
+    tsg_pool_burst_begin();
+    const double polled = cpu_while_sleeping(100);
+    tsg_pool_burst_end();
+    if (tsg_pool_usable_cpus() >= 2) assert_true(polled > 0.05);
+    assert_true(cpu_while_sleeping(200) < 0.05); /* no burst: asleep again */
+    tsg_pool_burst_end(); /* unmatched: ignored */
+    assert_true(cpu_while_sleeping(100) < 0.05);
+    tsg_pool_set_poll(0);
+    tsg_pool_burst_begin(); /* polling off: a burst changes nothing */
+    assert_true(cpu_while_sleeping(100) < 0.05);
+    tsg_pool_burst_end();
 }
 
 static void test_done_is_nonblocking(void **state)
@@ -262,7 +322,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parts_once),
-        cmocka_unit_test(test_spin),     cmocka_unit_test(test_done_is_nonblocking),
+        cmocka_unit_test(test_spin),           cmocka_unit_test(test_bursts),
+        cmocka_unit_test(test_done_is_nonblocking),
         cmocka_unit_test(test_wait_helps),     cmocka_unit_test(test_many_submitters),
         cmocka_unit_test(test_fork),           cmocka_unit_test(test_idle_sleeps),
         cmocka_unit_test(test_usable_cpus),    cmocka_unit_test(test_zero_workers),
