@@ -1913,7 +1913,9 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
                 t_rates_memcpy = false;
                 return s;
             };
-            for (int r = 0; r < 3; ++r) { /* r = 0 warms up (allocations, threads, page tables) */
+            /* r = 0 warms up (allocations, threads, page tables); the best of four calls of each
+             * size (v0.10: of two; a slope between two close times is sensitive to either) */
+            for (int r = 0; r < 5; ++r) {
                 for (int z = 0; z < 2; ++z) {
                     const int64_t big_side = z ? 8192 : 2048, c_side = z ? 8192 : 4096;
                     double s0 = now_s();

@@ -313,13 +313,14 @@ static int cache_path(char *buf, size_t len)
     const tsg_config *cfg = tsg_rt_config();
     char uuid[64];
     if (!cfg->cache_dir[0] || tsg_gpu_uuid(uuid, sizeof uuid) != TSG_GPU_OK) return -1;
-    /* v12: gathers of 64-160 MiB non-temporal when C is reused, the upload rate's two calls held
+    /* v13: the copy threads poll inside a call, the transfer slopes take the best of four calls
+     * (docs/NOTES.md "v0.11"); v12: gathers of 64-160 MiB non-temporal when C is reused, the upload rate's two calls held
      * to memcpy, the latency and the cost model's CPU side (docs/NOTES.md "v0.10"); v11: gathers into the pinned slots use non-temporal stores (uploads of small calls about
      * twice as fast: the staging rates and latency changed; docs/NOTES.md "v0.9"); v10: the kernel rate is timed with the rule's configuration (v9: configuration 0); v9:
      * transfer rates are slopes between two sizes and the latency is a 512^3 call's fixed
      * cost (v8: one size each and a 64^3 call; v7 held plain pageable cudaMemcpy rates); the
      * copy threads and the device budget are part of the key, since the rates depend on them */
-    int n = snprintf(buf, len, "%s/gpu-rates-v12-%s-t%d-d%.0f-p%.0f.txt", cfg->cache_dir, uuid,
+    int n = snprintf(buf, len, "%s/gpu-rates-v13-%s-t%d-d%.0f-p%.0f.txt", cfg->cache_dir, uuid,
                      cfg->copy_threads, cfg->device_memory / (1 << 20), cfg->pinned_memory / (1 << 20));
     return (n > 0 && (size_t)n < len) ? 0 : -1;
 }
