@@ -69,6 +69,10 @@ constexpr int POOL_SPIN_US = 0;
  * to start a queued 1 MiB gather or scatter in a 1024^3 call's steps (v0.9 run 1, v0.10 run 2),
  * which costs more than the copy. Measured in docs/NOTES.md "v0.11". */
 constexpr bool POLL_IN_CALLS = true;
+/* The caller gathers the call's first upload unit itself (helped by whichever copy thread is
+ * awake) and issues its DMA before it queues the rest: the copy threads, asleep between calls,
+ * take tens of microseconds to wake (docs/NOTES.md "v0.11"). */
+constexpr bool CALLER_FIRST_UNIT = true;
 constexpr int POLL_SPARE_CPUS = 2;
 
 int g_device = 0;
@@ -88,6 +92,7 @@ constexpr uint64_t SPLIT_POOL_KEEP = (uint64_t)256 << 20;
 double g_device_cap = 0, g_pinned_cap = 0;
 size_t g_slot_bytes = SLOT_MAX;
 int g_max_ws = 1, g_copy_threads = 1;
+bool g_caller_first = CALLER_FIRST_UNIT; /* TSGEMM_TEST_POLL=0|1: false */
 bool g_pinned_default = true; /* TSGEMM_PINNED_MEMORY unset: the cap grows with the device slots */
 double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
 double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
@@ -1143,6 +1148,12 @@ int run_pipeline(Pipeline &P)
     P.rounds = tsg_plan_rounds(&pl, P.dev_beta, g_order);
     P.ncomp = g_comp_streams >= 2 && pl.splits <= 1 && total_blocks(P) > 1 ? 2 : 1;
     P.mark(TL_T0, w->s_up);
+    if (g_caller_first && refill(P, false)) { /* the first unit: this thread gathers it now */
+        const double t0 = P.tl.on ? now_s() : 0;
+        if (P.ring_units[0].mode == M_STAGE) tsg_pool_wait(&P.ring_job[0]);
+        if (P.tl.on) P.tl.gather += now_s() - t0;
+        if (P.status == TSG_GPU_OK) issue_unit(P);
+    }
     while (P.status == TSG_GPU_OK) {
         if (g_exiting.load(std::memory_order_relaxed)) {
             snprintf(P.msg, P.len, "the process is exiting");
@@ -1696,8 +1707,9 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_comp_streams = cfg && cfg->compute_streams == 1 ? 1 : 2;
     tsg_pool_set_spin(cfg && cfg->spin_us > 0 ? cfg->spin_us : POOL_SPIN_US);
     const bool poll = cfg && cfg->poll == 1   ? false
-                      : cfg && cfg->poll == 2 ? true
+                      : cfg && cfg->poll >= 2 ? true
                                               : POLL_IN_CALLS && cpus >= g_copy_threads + POLL_SPARE_CPUS;
+    g_caller_first = cfg && cfg->poll ? cfg->poll == 3 : CALLER_FIRST_UNIT;
     tsg_pool_set_poll(poll);
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;

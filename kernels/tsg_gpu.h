@@ -74,9 +74,11 @@ typedef struct tsg_gpu_config {
     int spin_us;         /* TSGEMM_TEST_SPIN: microseconds a copy thread polls for work after a
                             part before it blocks (tsg_pool_set_spin; tuning A/B); 0 = the
                             executor's rule (POOL_SPIN_US)                                     */
-    int poll;            /* TSGEMM_TEST_POLL: 1 the copy threads block when idle even inside a
-                            pipelined call, 2 they poll inside one (tsg_pool_burst_begin);
-                            0 = the executor's rule (poll_rule in kernels/tsg_exec.cu)        */
+    int poll;            /* TSGEMM_TEST_POLL (tuning A/B): 1 the copy threads block when idle
+                            even inside a pipelined call (v0.10), 2 they poll inside one
+                            (tsg_pool_burst_begin), 3 they poll and the caller gathers the
+                            call's first unit itself; 0 = the executor's rule (POLL_IN_CALLS,
+                            CALLER_FIRST_UNIT in kernels/tsg_exec.cu)                        */
 } tsg_gpu_config;
 
 /*

@@ -5,7 +5,8 @@
  * (tens of microseconds), so claiming it under a lock costs nothing measurable, and one lock keeps
  * the fork handler and ThreadSanitizer's view simple. Polling threads (bursts) read a few atomics
  * without it (the count of unclaimed parts, the bursts open, a job's done flag, which is stored
- * with release order under the lock) and take it with trylock only when a part may be there.
+ * with release order under the lock) and take it with trylock only when a part may be there; a
+ * finished part counts itself down atomically, so only a job's last part takes the lock again.
  */
 #define _GNU_SOURCE
 #include "tsg_pool.h"
@@ -48,6 +49,21 @@ static void relax(unsigned i)
 #endif
 }
 
+/* Takes the lock, first by a bounded spin on trylock: the lock is held for a claim or a count
+ * at a time (well under a microsecond), and a thread that sleeps on the mutex's futex instead
+ * waits for a wake-up that took tens of microseconds on the H200 host while a dozen copy
+ * threads polled (docs/NOTES.md "v0.11"). */
+static void lock_mu(void)
+{
+    for (unsigned i = 1; i <= 1000; ++i) {
+        if (pthread_mutex_trylock(&g_pool.mu) == 0) return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    pthread_mutex_lock(&g_pool.mu);
+}
+
 static int polling(void)
 {
     return atomic_load_explicit(&g_poll, memory_order_relaxed) &&
@@ -76,15 +92,16 @@ static tsg_job *claim_head(int *part)
     return job;
 }
 
-/* Runs one claimed part with the lock released; returns with the lock held. */
+/* Runs one claimed part; the lock is not held. Only the job's last part takes the lock (to
+ * mark it done for the waiters); after its decrement no other part touches the job. */
 static void run_part(tsg_job *job, int part)
 {
-    pthread_mutex_unlock(&g_pool.mu);
     job->fn(job->ctx, part, job->nparts);
-    pthread_mutex_lock(&g_pool.mu);
-    if (--job->left == 0) {
+    if (__atomic_sub_fetch(&job->left, 1, __ATOMIC_ACQ_REL) == 0) {
+        lock_mu();
         __atomic_store_n(&job->done, 1, __ATOMIC_RELEASE); /* tsg_pool_done reads it lock-free */
         pthread_cond_broadcast(&g_pool.done);
+        pthread_mutex_unlock(&g_pool.mu);
     }
 }
 
@@ -96,38 +113,41 @@ static void spin_for_work(long seen, int us)
     const double end = now_us() + us;
     while (atomic_load_explicit(&g_submitted, memory_order_acquire) == seen && now_us() < end)
         sched_yield();
-    pthread_mutex_lock(&g_pool.mu);
+    lock_mu();
 }
 
-/* Inside a burst: waits without blocking until a part may be claimable (then takes the lock
- * with trylock, so that a dozen pollers never queue on the mutex's futex) or the bursts end;
- * returns with the lock held. */
+/* Inside a burst, called without the lock: waits without blocking until a part may be
+ * claimable (then takes the lock with trylock, so that a dozen pollers never queue on the
+ * mutex's futex) or the bursts end; returns with the lock held. */
 static void poll_for_work(void)
 {
-    pthread_mutex_unlock(&g_pool.mu);
     for (unsigned i = 1; polling(); ++i) {
         if (atomic_load_explicit(&g_avail, memory_order_acquire) > 0 &&
             pthread_mutex_trylock(&g_pool.mu) == 0)
             return;
         relax(i);
     }
-    pthread_mutex_lock(&g_pool.mu);
+    lock_mu();
 }
 
 static void *worker(void *arg)
 {
     (void)arg;
     int worked = 0; /* ran a part since this worker last blocked */
-    pthread_mutex_lock(&g_pool.mu);
+    lock_mu();
     for (;;) {
         int part;
         tsg_job *job = claim_head(&part);
         if (job) {
+            pthread_mutex_unlock(&g_pool.mu);
             run_part(job, part);
             worked = 1;
+            if (polling()) poll_for_work(); /* the lock only when a part is there */
+            else lock_mu();
             continue;
         }
         if (polling()) { /* a burst is open: its next job comes within microseconds */
+            pthread_mutex_unlock(&g_pool.mu);
             poll_for_work();
             continue;
         }
@@ -147,7 +167,7 @@ void tsg_pool_set_poll(int on) { atomic_store(&g_poll, on != 0); }
 
 void tsg_pool_burst_begin(void)
 {
-    pthread_mutex_lock(&g_pool.mu);
+    lock_mu();
     atomic_fetch_add(&g_bursts, 1);
     if (atomic_load(&g_poll)) pthread_cond_broadcast(&g_pool.work); /* start polling now */
     pthread_mutex_unlock(&g_pool.mu);
@@ -155,7 +175,7 @@ void tsg_pool_burst_begin(void)
 
 void tsg_pool_burst_end(void)
 {
-    pthread_mutex_lock(&g_pool.mu);
+    lock_mu();
     if (atomic_load(&g_bursts) > 0) atomic_fetch_sub(&g_bursts, 1);
     pthread_mutex_unlock(&g_pool.mu);
 }
@@ -219,7 +239,7 @@ void tsg_pool_submit(tsg_job *job, tsg_pool_fn fn, void *ctx, int nparts)
     job->left = job->nparts;
     job->done = 0;
     job->qnext = NULL;
-    pthread_mutex_lock(&g_pool.mu);
+    lock_mu();
     if (g_pool.tail)
         g_pool.tail->qnext = job;
     else
@@ -250,12 +270,14 @@ static void unlink_job(tsg_job *job)
 
 void tsg_pool_wait(tsg_job *job)
 {
-    pthread_mutex_lock(&g_pool.mu);
+    lock_mu();
     while (job->claimed < job->nparts) { /* help: this job's own parts, whatever its queue place */
         int part = job->claimed++;
         atomic_fetch_sub_explicit(&g_avail, 1, memory_order_relaxed);
         if (job->claimed == job->nparts) unlink_job(job);
+        pthread_mutex_unlock(&g_pool.mu);
         run_part(job, part);
+        lock_mu();
     }
     while (!job->done) {
         if (!polling()) {
@@ -267,7 +289,7 @@ void tsg_pool_wait(tsg_job *job)
          * condition variable, which the last part's broadcast reaches under the same lock) */
         pthread_mutex_unlock(&g_pool.mu);
         for (unsigned i = 1; !__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) && polling(); ++i) relax(i);
-        pthread_mutex_lock(&g_pool.mu);
+        lock_mu();
     }
     pthread_mutex_unlock(&g_pool.mu);
 }

@@ -66,9 +66,11 @@ typedef struct tsg_config {
                              blocks)                                                          */
     int test_spin;        /* TSGEMM_TEST_SPIN=US: copy threads poll for work US microseconds
                              after a part before they block (kernels/tsg_pool.h); 0 = the rule */
-    int test_poll;        /* TSGEMM_TEST_POLL=0|1: copy threads (and the waiting caller) poll
-                             instead of blocking while a pipelined call is in flight
-                             (kernels/tsg_pool.h bursts): 1 off, 2 on; 0 = the rule    */
+    int test_poll;        /* TSGEMM_TEST_POLL=0|1|2 (tuning A/B): 0 the copy threads block when
+                             idle (v0.10), 1 they poll while a pipelined call is in flight
+                             (kernels/tsg_pool.h bursts), 2 they poll and the caller gathers
+                             the call's first unit itself; stored as the value + 1; 0 = the
+                             rule                                                       */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
 } tsg_config;

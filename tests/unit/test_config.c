@@ -318,6 +318,13 @@ static void test_tuning_knobs(void **state)
     const char *ramp4[] = {"TSGEMM_TEST_RAMP=4", NULL}; /* four halving steps */
     c = parse(ramp4);
     assert_int_equal(c.test_ramp, 4);
+    assert_int_equal(c.test_poll, 0); /* unset: the rule */
+    const char *poll_off[] = {"TSGEMM_TEST_POLL=0", NULL}; /* stored as the value + 1 */
+    assert_int_equal(parse(poll_off).test_poll, 1);
+    const char *poll_first[] = {"TSGEMM_TEST_POLL=2", NULL};
+    assert_int_equal(parse(poll_first).test_poll, 3);
+    const char *poll_bad[] = {"TSGEMM_TEST_POLL=on", NULL};
+    assert_int_equal(parse(poll_bad).test_poll, 0);
     assert_int_equal(c.test_streams, 0);
     const char *one[] = {"TSGEMM_TEST_STREAMS=1", NULL};
     c = parse(one);
