@@ -67,12 +67,17 @@ constexpr int POOL_SPIN_US = 0;
  * waiting on a copy poll instead of blocking, when the process has a CPU for each copy thread,
  * one for the caller and one to spare (tsg_pool_set_poll). A blocked copy thread took 50-130 us
  * to start a queued 1 MiB gather or scatter in a 1024^3 call's steps (v0.9 run 1, v0.10 run 2),
- * which costs more than the copy. Measured in docs/NOTES.md "v0.11". */
+ * which costs more than the copy. v0.11 run 2 (pipe_probe, two rounds in alternating processes,
+ * polling against blocking): 768^3 0.395 / 0.367 ms against 0.453 / 0.547, 1024^3 0.452 / 0.485
+ * against 0.516 / 0.573, 512 x 512 x 65536 5.44 / 5.53 against 5.65 / 5.55, 65536 x 64 x 4096
+ * 20.4 / 20.8 against 20.8 / 21.0, 2048^3 to 8192^3 inside the noise (docs/NOTES.md "v0.11"). */
 constexpr bool POLL_IN_CALLS = true;
-/* The caller gathers the call's first upload unit itself (helped by whichever copy thread is
- * awake) and issues its DMA before it queues the rest: the copy threads, asleep between calls,
- * take tens of microseconds to wake (docs/NOTES.md "v0.11"). */
-constexpr bool CALLER_FIRST_UNIT = true;
+/* Whether the caller gathers the call's first upload unit itself (helped by whichever copy
+ * thread is awake) and issues its DMA before it queues the rest (TSGEMM_TEST_POLL=2). Measured
+ * against polling alone in v0.11 run 2 (pipe_probe, two rounds in alternating processes): 768^3
+ * 0.426 / 0.414 ms against 0.395 / 0.367, 1024^3 0.460 / 0.514 against 0.452 / 0.485, larger
+ * shapes inside the noise: its first DMA starts 20 us sooner, the next ones later. Off. */
+constexpr bool CALLER_FIRST_UNIT = false;
 constexpr int POLL_SPARE_CPUS = 2;
 
 int g_device = 0;
