@@ -97,7 +97,7 @@ constexpr uint64_t SPLIT_POOL_KEEP = (uint64_t)256 << 20;
 double g_device_cap = 0, g_pinned_cap = 0;
 size_t g_slot_bytes = SLOT_MAX;
 int g_max_ws = 1, g_copy_threads = 1;
-bool g_caller_first = CALLER_FIRST_UNIT; /* TSGEMM_TEST_POLL=0|1: false */
+bool g_caller_first = CALLER_FIRST_UNIT; /* TSGEMM_TEST_POLL=2 sets it, 0 and 1 clear it */
 bool g_pinned_default = true; /* TSGEMM_PINNED_MEMORY unset: the cap grows with the device slots */
 double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
 double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
