@@ -72,6 +72,11 @@ constexpr int POOL_SPIN_US = 0;
  * against 0.516 / 0.573, 512 x 512 x 65536 5.44 / 5.53 against 5.65 / 5.55, 65536 x 64 x 4096
  * 20.4 / 20.8 against 20.8 / 21.0, 2048^3 to 8192^3 inside the noise (docs/NOTES.md "v0.11"). */
 constexpr bool POLL_IN_CALLS = true;
+/* ... for at most this long after a thread's last copy (then it blocks until the next one is
+ * queued): a 1024^3 call takes 0.45 ms, so small calls poll throughout, while a long call that
+ * waits on its GPU, or many processes sharing the CPUs each in a call (MPI ranks), do not keep
+ * every copy thread spinning. Runs 1-4 of v0.11 measured polling without this bound. */
+constexpr int POLL_MAX_US = 1000;
 /* Whether the caller gathers the call's first upload unit itself (helped by whichever copy
  * thread is awake) and issues its DMA before it queues the rest (TSGEMM_TEST_POLL=2). Measured
  * against polling alone in v0.11 run 2 (pipe_probe, two rounds in alternating processes): 768^3
@@ -1715,7 +1720,7 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
                       : cfg && cfg->poll >= 2 ? true
                                               : POLL_IN_CALLS && cpus >= g_copy_threads + POLL_SPARE_CPUS;
     g_caller_first = cfg && cfg->poll ? cfg->poll == 3 : CALLER_FIRST_UNIT;
-    tsg_pool_set_poll(poll);
+    tsg_pool_set_poll(poll ? POLL_MAX_US : 0);
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
     int drv = 0, rt = 0;

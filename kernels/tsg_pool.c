@@ -31,8 +31,9 @@ static struct {
 /* Jobs submitted so far (read without the lock by spinning workers) and the spin itself. */
 static atomic_long g_submitted;
 static atomic_int g_spin_us;
-/* Bursts open (tsg_pool_burst_begin), whether they make idle threads poll, and the parts queued
- * but not yet claimed; written under the lock, read without it by polling threads. */
+/* Bursts open (tsg_pool_burst_begin), how long an idle thread polls inside one (microseconds,
+ * 0: not at all), and the parts queued but not yet claimed; written under the lock (g_poll: at
+ * any time), read without it by polling threads. */
 static atomic_int g_bursts, g_poll, g_avail;
 
 /* One step of a poll loop: a pause, and every 64th step a yield of the CPU. */
@@ -118,22 +119,27 @@ static void spin_for_work(long seen, int us)
 
 /* Inside a burst, called without the lock: waits without blocking until a part may be
  * claimable (then takes the lock with trylock, so that a dozen pollers never queue on the
- * mutex's futex) or the bursts end; returns with the lock held. */
-static void poll_for_work(void)
+ * mutex's futex), the bursts end or the poll's time is up. Returns with the lock held: 1 when a
+ * part may be there, 0 when the caller should block. */
+static int poll_for_work(void)
 {
+    const double end = now_us() + atomic_load_explicit(&g_poll, memory_order_relaxed);
     for (unsigned i = 1; polling(); ++i) {
         if (atomic_load_explicit(&g_avail, memory_order_acquire) > 0 &&
             pthread_mutex_trylock(&g_pool.mu) == 0)
-            return;
+            return 1;
+        if ((i & 63) == 0 && now_us() >= end) break;
         relax(i);
     }
     lock_mu();
+    return 0;
 }
 
 static void *worker(void *arg)
 {
     (void)arg;
-    int worked = 0; /* ran a part since this worker last blocked */
+    int worked = 0;    /* ran a part since this worker last blocked */
+    int polled_out = 0; /* polled its full time since its last part or wake-up: block */
     lock_mu();
     for (;;) {
         int part;
@@ -142,13 +148,14 @@ static void *worker(void *arg)
             pthread_mutex_unlock(&g_pool.mu);
             run_part(job, part);
             worked = 1;
-            if (polling()) poll_for_work(); /* the lock only when a part is there */
-            else lock_mu();
+            polled_out = 0;
+            if (!polling()) lock_mu();
+            else if (!poll_for_work()) polled_out = 1; /* the lock only when a part is there */
             continue;
         }
-        if (polling()) { /* a burst is open: its next job comes within microseconds */
+        if (polling() && !polled_out) { /* a burst is open: its next job comes within microseconds */
             pthread_mutex_unlock(&g_pool.mu);
-            poll_for_work();
+            if (!poll_for_work()) polled_out = 1;
             continue;
         }
         const int us = atomic_load_explicit(&g_spin_us, memory_order_relaxed);
@@ -159,11 +166,12 @@ static void *worker(void *arg)
         }
         worked = 0;
         pthread_cond_wait(&g_pool.work, &g_pool.mu);
+        polled_out = 0;
     }
     return NULL; /* not reached: workers live as long as the process */
 }
 
-void tsg_pool_set_poll(int on) { atomic_store(&g_poll, on != 0); }
+void tsg_pool_set_poll(int max_us) { atomic_store(&g_poll, max_us < 0 ? 0 : max_us > 100000 ? 100000 : max_us); }
 
 void tsg_pool_burst_begin(void)
 {
@@ -279,16 +287,21 @@ void tsg_pool_wait(tsg_job *job)
         run_part(job, part);
         lock_mu();
     }
+    const double end = polling() ? now_us() + atomic_load_explicit(&g_poll, memory_order_relaxed) : 0;
     while (!job->done) {
-        if (!polling()) {
+        if (!polling() || now_us() >= end) {
             pthread_cond_wait(&g_pool.done, &g_pool.mu);
             continue;
         }
         /* inside a burst: the other parts are running now; polling sees their end without a
-         * wake-up (rechecked under the lock, so a burst that ends meanwhile falls back to the
-         * condition variable, which the last part's broadcast reaches under the same lock) */
+         * wake-up (rechecked under the lock, so a burst that ends or a poll that times out
+         * meanwhile falls back to the condition variable, which the last part's broadcast
+         * reaches under the same lock) */
         pthread_mutex_unlock(&g_pool.mu);
-        for (unsigned i = 1; !__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) && polling(); ++i) relax(i);
+        for (unsigned i = 1; !__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) && polling(); ++i) {
+            if ((i & 63) == 0 && now_us() >= end) break;
+            relax(i);
+        }
         lock_mu();
     }
     pthread_mutex_unlock(&g_pool.mu);

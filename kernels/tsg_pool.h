@@ -65,13 +65,17 @@ void tsg_pool_set_spin(int us);
  * Bursts: a caller that will queue a quick succession of jobs and wait on them (one pipelined
  * call: units of a megabyte, each needed tens of microseconds after it is queued) brackets them
  * with tsg_pool_burst_begin / tsg_pool_burst_end. While at least one burst is open and polling is
- * on (tsg_pool_set_poll), idle workers poll the queue instead of blocking, and tsg_pool_wait polls
- * for its job's end instead of blocking; begin wakes the sleeping workers at once. A blocked
- * worker took 50-130 us to start a queued part on the H200 host (docs/NOTES.md "v0.11"), longer
- * than the part itself. Bursts nest and may overlap between threads (a counter); end without a
- * matching begin is ignored. With polling off (the default) they change nothing.
+ * on (tsg_pool_set_poll), an idle worker polls the queue instead of blocking, for at most
+ * `max_us` microseconds after its last part (or its wake-up) and then blocks until the next job
+ * is queued; tsg_pool_wait likewise polls for its job's end for at most `max_us` before it
+ * blocks. Begin wakes the sleeping workers at once. A blocked worker took 50-130 us to start a
+ * queued part on the H200 host (docs/NOTES.md "v0.11"), longer than the part itself; the bound
+ * keeps a long call that waits on its GPU (or many processes sharing the CPUs, each in a call)
+ * from keeping every copy thread spinning. Bursts nest and may overlap between threads (a
+ * counter); end without a matching begin is ignored. max_us = 0 (the default): no polling, bursts
+ * change nothing; at most 100000.
  */
-void tsg_pool_set_poll(int on);
+void tsg_pool_set_poll(int max_us);
 void tsg_pool_burst_begin(void);
 void tsg_pool_burst_end(void);
 

@@ -152,18 +152,40 @@ static void *burst_thread(void *p)
     return NULL;
 }
 
+/* CPU seconds of this process during `fn(arg)`. */
+static double cpu_during(void (*fn)(void *), void *arg)
+{
+    struct rusage r0, r1;
+    getrusage(RUSAGE_SELF, &r0);
+    fn(arg);
+    getrusage(RUSAGE_SELF, &r1);
+    return (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
+           1e-6 * (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
+           (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+           1e-6 * (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
+}
+
+static void wait_slow_job(void *arg)
+{
+    counts *c = arg;
+    tsg_job job;
+    tsg_pool_submit(&job, slow_part, c, 1); /* one 20 ms part: the others idle, the waiter waits */
+    tsg_pool_wait(&job);
+}
+
 static void test_bursts(void **state)
 {
     (void)state;
     tsg_pool_start(4);
-    tsg_pool_set_poll(1);
+    tsg_pool_set_poll(1000);
     burst_arg args[3] = {{150, 0}, {100, 0}, {50, 0}};
     pthread_t t[3];
     for (int i = 0; i < 3; ++i) assert_int_equal(pthread_create(&t[i], NULL, burst_thread, &args[i]), 0);
     for (int i = 0; i < 3; ++i) assert_int_equal(pthread_join(t[i], NULL), 0);
     for (int i = 0; i < 3; ++i) assert_true(args[i].ok);
-    /* an open burst keeps the workers polling: 4 of them for 100 ms use far more than the 0.05 s
-     * of a sleeping pool (unless this process has a single CPU to share) */
+    /* an open burst keeps idle workers polling up to the bound: 4 of them for 100 ms use far
+     * more than the 0.05 s of a sleeping pool (unless this process has a single CPU to share) */
+    tsg_pool_set_poll(100000);
     tsg_pool_burst_begin();
     const double polled = cpu_while_sleeping(100);
     tsg_pool_burst_end();
@@ -171,6 +193,17 @@ static void test_bursts(void **state)
     assert_true(cpu_while_sleeping(200) < 0.05); /* no burst: asleep again */
     tsg_pool_burst_end(); /* unmatched: ignored */
     assert_true(cpu_while_sleeping(100) < 0.05);
+    /* with a 1 ms bound, idle workers block after it, inside a burst too ... */
+    tsg_pool_set_poll(1000);
+    tsg_pool_burst_begin();
+    assert_true(cpu_while_sleeping(100) < 0.05);
+    /* ... and so does a waiter whose job runs long (unbounded: ~0.02 s for the waiter and ~0.06
+     * for three idle workers during the 20 ms part) */
+    counts slow;
+    memset(&slow, 0, sizeof slow);
+    assert_true(cpu_during(wait_slow_job, &slow) < 0.015);
+    check_once(&slow, 1);
+    tsg_pool_burst_end();
     tsg_pool_set_poll(0);
     tsg_pool_burst_begin(); /* polling off: a burst changes nothing */
     assert_true(cpu_while_sleeping(100) < 0.05);
