@@ -71,20 +71,29 @@ static void slow_part(void *ctx, int part, int nparts)
     count_part(ctx, part, nparts);
 }
 
-/* CPU seconds this process spends while the calling thread sleeps `ms` milliseconds: the
- * workers' share, when they ought to be blocked. */
-static double cpu_while_sleeping(long ms)
+/* CPU seconds of this process during `fn(arg)`. */
+static double cpu_during(void (*fn)(void *), void *arg)
 {
     struct rusage r0, r1;
     getrusage(RUSAGE_SELF, &r0);
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000 * 1000};
-    nanosleep(&ts, NULL);
+    fn(arg);
     getrusage(RUSAGE_SELF, &r1);
     return (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
            1e-6 * (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
            (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
            1e-6 * (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
 }
+
+static void sleep_ms(void *arg)
+{
+    const long ms = *(const long *)arg;
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* CPU seconds this process spends while the calling thread sleeps `ms` milliseconds: the
+ * workers' share, when they ought to be blocked. */
+static double cpu_while_sleeping(long ms) { return cpu_during(sleep_ms, &ms); }
 
 /* Workers that poll a while after a part (tsg_pool_set_spin) run every part exactly once too,
  * jobs submitted while they poll included, and the pool still finishes with spinning off. */
@@ -150,19 +159,6 @@ static void *burst_thread(void *p)
         tsg_pool_burst_end();
     }
     return NULL;
-}
-
-/* CPU seconds of this process during `fn(arg)`. */
-static double cpu_during(void (*fn)(void *), void *arg)
-{
-    struct rusage r0, r1;
-    getrusage(RUSAGE_SELF, &r0);
-    fn(arg);
-    getrusage(RUSAGE_SELF, &r1);
-    return (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
-           1e-6 * (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
-           (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
-           1e-6 * (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
 }
 
 static void wait_slow_job(void *arg)
