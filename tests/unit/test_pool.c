@@ -7,7 +7,8 @@
  * no workers still makes progress; tsg_pool_done never blocks and turns 1 exactly when the job
  * ended; fork() while workers exist: the child gets a fresh pool that works, the parent's keeps
  * working; idle workers sleep (the process uses no CPU time while nothing is queued); bursts
- * with polling on keep every part exactly once and end in sleep again.
+ * with polling on keep every part exactly once, poll no longer than their bound and end in sleep
+ * again; a child forked inside a burst starts with none open.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -310,6 +311,43 @@ static void test_fork(void **state)
     check_once(&c, 5);
 }
 
+/* fork() inside an open burst with polling on (a call in flight in the parent): the child's pool
+ * has no burst open, so its new workers run its jobs and then sleep; the parent's burst goes on. */
+static void test_fork_in_burst(void **state)
+{
+    (void)state;
+    tsg_pool_start(4);
+    tsg_pool_set_poll(100000);
+    tsg_pool_burst_begin();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int ok = tsg_pool_threads() == 0 && tsg_pool_start(2) == 2;
+        counts c;
+        memset(&c, 0, sizeof c);
+        tsg_job j;
+        tsg_pool_submit(&j, count_part, &c, 16);
+        tsg_pool_wait(&j);
+        for (int i = 0; i < 16; ++i) ok &= c.hits[i] == 1;
+        ok &= cpu_while_sleeping(100) < 0.05; /* 2 workers polling would take ~0.2 s */
+        tsg_pool_burst_end(); /* the parent's burst is not the child's: ignored */
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    counts c;
+    memset(&c, 0, sizeof c);
+    tsg_job j;
+    tsg_pool_submit(&j, count_part, &c, 9);
+    tsg_pool_wait(&j);
+    check_once(&c, 9);
+    tsg_pool_burst_end();
+    tsg_pool_set_poll(0);
+    assert_true(cpu_while_sleeping(100) < 0.05);
+}
+
 /* Idle workers block: 200 ms with nothing queued costs (almost) no CPU time. */
 static void test_idle_sleeps(void **state)
 {
@@ -354,7 +392,8 @@ int main(void)
         cmocka_unit_test(test_spin),           cmocka_unit_test(test_bursts),
         cmocka_unit_test(test_done_is_nonblocking),
         cmocka_unit_test(test_wait_helps),     cmocka_unit_test(test_many_submitters),
-        cmocka_unit_test(test_fork),           cmocka_unit_test(test_idle_sleeps),
+        cmocka_unit_test(test_fork),           cmocka_unit_test(test_fork_in_burst),
+        cmocka_unit_test(test_idle_sleeps),
         cmocka_unit_test(test_usable_cpus),    cmocka_unit_test(test_zero_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
