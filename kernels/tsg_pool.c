@@ -35,6 +35,8 @@ static atomic_int g_spin_us;
  * 0: not at all), and the parts queued but not yet claimed; written under the lock (g_poll: at
  * any time), read without it by polling threads. */
 static atomic_int g_bursts, g_poll, g_avail;
+static atomic_long g_polls;  /* polls started (tsg_pool_polls) */
+static atomic_long g_begins; /* bursts begun: a poll in progress restarts its clock at a new one */
 
 /* One step of a poll loop: a pause, and every 64th step a yield of the CPU. */
 static void relax(unsigned i)
@@ -123,12 +125,23 @@ static void spin_for_work(long seen, int us)
  * part may be there, 0 when the caller should block. */
 static int poll_for_work(void)
 {
-    const double end = now_us() + atomic_load_explicit(&g_poll, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_polls, 1, memory_order_relaxed);
+    long epoch = atomic_load_explicit(&g_begins, memory_order_relaxed);
+    double end = now_us() + atomic_load_explicit(&g_poll, memory_order_relaxed);
     for (unsigned i = 1; polling(); ++i) {
         if (atomic_load_explicit(&g_avail, memory_order_acquire) > 0 &&
             pthread_mutex_trylock(&g_pool.mu) == 0)
             return 1;
-        if ((i & 63) == 0 && now_us() >= end) break;
+        if ((i & 63) == 0) {
+            const long e = atomic_load_explicit(&g_begins, memory_order_relaxed);
+            if (e != epoch) { /* a burst began meanwhile (its wake-up missed this thread): poll anew */
+                epoch = e;
+                end = now_us() + atomic_load_explicit(&g_poll, memory_order_relaxed);
+                atomic_fetch_add_explicit(&g_polls, 1, memory_order_relaxed);
+            } else if (now_us() >= end) {
+                break;
+            }
+        }
         relax(i);
     }
     lock_mu();
@@ -173,10 +186,13 @@ static void *worker(void *arg)
 
 void tsg_pool_set_poll(int max_us) { atomic_store(&g_poll, max_us < 0 ? 0 : max_us > 100000 ? 100000 : max_us); }
 
+long tsg_pool_polls(void) { return atomic_load_explicit(&g_polls, memory_order_relaxed); }
+
 void tsg_pool_burst_begin(void)
 {
     lock_mu();
     atomic_fetch_add(&g_bursts, 1);
+    atomic_fetch_add(&g_begins, 1);
     if (atomic_load(&g_poll)) pthread_cond_broadcast(&g_pool.work); /* start polling now */
     pthread_mutex_unlock(&g_pool.mu);
 }
@@ -298,6 +314,7 @@ void tsg_pool_wait(tsg_job *job)
          * meanwhile falls back to the condition variable, which the last part's broadcast
          * reaches under the same lock) */
         pthread_mutex_unlock(&g_pool.mu);
+        atomic_fetch_add_explicit(&g_polls, 1, memory_order_relaxed);
         for (unsigned i = 1; !__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) && polling(); ++i) {
             if ((i & 63) == 0 && now_us() >= end) break;
             relax(i);

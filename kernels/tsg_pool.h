@@ -69,7 +69,8 @@ void tsg_pool_set_spin(int us);
  * `max_us` microseconds after its last part (or its wake-up) and then blocks until the next job
  * is queued; tsg_pool_wait likewise polls for its job's end for at most `max_us` before it
  * blocks. Begin wakes the sleeping workers at once. A blocked worker took 50-130 us to start a
- * queued part on the H200 host (docs/NOTES.md "v0.11"), longer than the part itself; the bound
+ * queued part on the H200 host (docs/NOTES.md "v0.11"), longer than the part itself (a worker
+ * still polling from an earlier burst restarts its clock at begin); the bound
  * keeps a long call that waits on its GPU (or many processes sharing the CPUs, each in a call)
  * from keeping every copy thread spinning. Bursts nest and may overlap between threads (a
  * counter); end without a matching begin is ignored. max_us = 0 (the default): no polling, bursts
@@ -78,6 +79,10 @@ void tsg_pool_set_spin(int us);
 void tsg_pool_set_poll(int max_us);
 void tsg_pool_burst_begin(void);
 void tsg_pool_burst_end(void);
+
+/* How many times an idle worker or a waiter has started to poll (or restarted its poll at a new
+ * burst) since the process began (tests: whether bursts poll at all, without timing anything). */
+long tsg_pool_polls(void);
 
 /* Queues job (fn, ctx, nparts >= 1) behind the jobs already queued; workers start on it as they
  * become free. */
