@@ -282,6 +282,29 @@ static void test_many_submitters(void **state)
     }
 }
 
+/* 1 when a job of `nparts` parts runs each part exactly once (also in a forked child, where a
+ * failed assertion cannot report). */
+static int job_runs_once(int nparts)
+{
+    counts c;
+    memset(&c, 0, sizeof c);
+    tsg_job j;
+    tsg_pool_submit(&j, count_part, &c, nparts);
+    tsg_pool_wait(&j);
+    int ok = c.nparts_seen == nparts;
+    for (int i = 0; i < PARTS; ++i) ok &= c.hits[i] == (i < nparts);
+    return ok;
+}
+
+/* The forked child `pid` ran to its end and exited with status 0. */
+static void assert_child_ok(pid_t pid)
+{
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* fork() while workers exist and a job is running: the child's pool starts empty and works (with
  * new workers); the parent's job completes and its pool keeps working. */
 static void test_fork(void **state)
@@ -297,18 +320,10 @@ static void test_fork(void **state)
     if (pid == 0) {
         int ok = tsg_pool_threads() == 0; /* the parent's workers do not exist here */
         ok &= tsg_pool_start(2) == 2;
-        counts c;
-        memset(&c, 0, sizeof c);
-        tsg_job j;
-        tsg_pool_submit(&j, count_part, &c, 32);
-        tsg_pool_wait(&j);
-        for (int i = 0; i < 32; ++i) ok &= c.hits[i] == 1;
+        ok &= job_runs_once(32);
         _exit(ok ? 0 : 1);
     }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_child_ok(pid);
     tsg_pool_wait(&jb);
     check_once(&busy, 8);
     counts c;
@@ -331,26 +346,13 @@ static void test_fork_in_burst(void **state)
     assert_true(pid >= 0);
     if (pid == 0) {
         int ok = tsg_pool_threads() == 0 && tsg_pool_start(2) == 2;
-        counts c;
-        memset(&c, 0, sizeof c);
-        tsg_job j;
-        tsg_pool_submit(&j, count_part, &c, 16);
-        tsg_pool_wait(&j);
-        for (int i = 0; i < 16; ++i) ok &= c.hits[i] == 1;
+        ok &= job_runs_once(16);
         ok &= cpu_while_sleeping(100) < 0.05; /* 2 workers polling would take ~0.2 s */
         tsg_pool_burst_end(); /* the parent's burst is not the child's: ignored */
         _exit(ok ? 0 : 1);
     }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-    counts c;
-    memset(&c, 0, sizeof c);
-    tsg_job j;
-    tsg_pool_submit(&j, count_part, &c, 9);
-    tsg_pool_wait(&j);
-    check_once(&c, 9);
+    assert_child_ok(pid);
+    assert_true(job_runs_once(9));
     tsg_pool_burst_end();
     tsg_pool_set_poll(0);
     assert_true(cpu_while_sleeping(100) < 0.05);
@@ -380,17 +382,10 @@ static void test_zero_workers(void **state)
     assert_true(pid >= 0);
     if (pid == 0) { /* a fresh pool in the child (no workers yet): start it with 0 */
         int ok = tsg_pool_start(0) == 0;
-        counts c;
-        memset(&c, 0, sizeof c);
-        tsg_job j;
-        tsg_pool_submit(&j, count_part, &c, 9);
-        tsg_pool_wait(&j);
-        for (int i = 0; i < 9; ++i) ok &= c.hits[i] == 1;
+        ok &= job_runs_once(9);
         _exit(ok ? 0 : 1);
     }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_child_ok(pid);
 }
 
 int main(void)
