@@ -60,9 +60,6 @@ constexpr size_t UNIT_MIN = (size_t)256 << 10;
 /* The call's first RAMP_STEPS upload units are 1/2^RAMP_STEPS, ..., 1/2 of a unit (at least
  * UNIT_MIN), so the first DMA starts after a short gather (the pipeline's fill; v0.4). */
 constexpr int RAMP_STEPS = 2;
-/* Microseconds a copy thread polls for the next job after a part before it blocks
- * (tsg_pool_set_spin): 0, blocking at once (v0.5 run 1 measured 200 us inside the noise). */
-constexpr int POOL_SPIN_US = 0;
 /* Inside a pipelined call that stages (tsg_pool_burst_begin), idle copy threads and the caller
  * waiting on a copy poll instead of blocking, when the process has a CPU for each copy thread,
  * one for the caller and one to spare (tsg_pool_set_poll). A blocked copy thread took 50-130 us
@@ -77,12 +74,6 @@ constexpr bool POLL_IN_CALLS = true;
  * waits on its GPU, or many processes sharing the CPUs each in a call (MPI ranks), do not keep
  * every copy thread spinning. Runs 1-4 of v0.11 measured polling without this bound. */
 constexpr int POLL_MAX_US = 1000;
-/* Whether the caller gathers the call's first upload unit itself (helped by whichever copy
- * thread is awake) and issues its DMA before it queues the rest (TSGEMM_TEST_POLL=2). Measured
- * against polling alone in v0.11 run 2 (pipe_probe, two rounds in alternating processes): 768^3
- * 0.426 / 0.414 ms against 0.395 / 0.367, 1024^3 0.460 / 0.514 against 0.452 / 0.485, larger
- * shapes inside the noise: its first DMA starts 20 us sooner, the next ones later. Off. */
-constexpr bool CALLER_FIRST_UNIT = false;
 constexpr int POLL_SPARE_CPUS = 2;
 
 int g_device = 0;
@@ -102,7 +93,6 @@ constexpr uint64_t SPLIT_POOL_KEEP = (uint64_t)256 << 20;
 double g_device_cap = 0, g_pinned_cap = 0;
 size_t g_slot_bytes = SLOT_MAX;
 int g_max_ws = 1, g_copy_threads = 1;
-bool g_caller_first = CALLER_FIRST_UNIT; /* TSGEMM_TEST_POLL=2 sets it, 0 and 1 clear it */
 bool g_pinned_default = true; /* TSGEMM_PINNED_MEMORY unset: the cap grows with the device slots */
 double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
 double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
@@ -1158,12 +1148,6 @@ int run_pipeline(Pipeline &P)
     P.rounds = tsg_plan_rounds(&pl, P.dev_beta, g_order);
     P.ncomp = g_comp_streams >= 2 && pl.splits <= 1 && total_blocks(P) > 1 ? 2 : 1;
     P.mark(TL_T0, w->s_up);
-    if (g_caller_first && refill(P, false)) { /* the first unit: this thread gathers it now */
-        const double t0 = P.tl.on ? now_s() : 0;
-        if (P.ring_units[0].mode == M_STAGE) tsg_pool_wait(&P.ring_job[0]);
-        if (P.tl.on) P.tl.gather += now_s() - t0;
-        if (P.status == TSG_GPU_OK) issue_unit(P);
-    }
     while (P.status == TSG_GPU_OK) {
         if (g_exiting.load(std::memory_order_relaxed)) {
             snprintf(P.msg, P.len, "the process is exiting");
@@ -1715,11 +1699,9 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_touch = cfg ? cfg->touch : 0;
     g_beta_device = cfg && cfg->beta_on_device;
     g_comp_streams = cfg && cfg->compute_streams == 1 ? 1 : 2;
-    tsg_pool_set_spin(cfg && cfg->spin_us > 0 ? cfg->spin_us : POOL_SPIN_US);
     const bool poll = cfg && cfg->poll == 1   ? false
-                      : cfg && cfg->poll >= 2 ? true
+                      : cfg && cfg->poll == 2 ? true
                                               : POLL_IN_CALLS && cpus >= g_copy_threads + POLL_SPARE_CPUS;
-    g_caller_first = cfg && cfg->poll ? cfg->poll == 3 : CALLER_FIRST_UNIT;
     tsg_pool_set_poll(poll ? POLL_MAX_US : 0);
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;

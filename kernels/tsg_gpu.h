@@ -71,14 +71,10 @@ typedef struct tsg_gpu_config {
     int compute_streams; /* TSGEMM_TEST_STREAMS=1: a pipelined call launches on one stream (v0.8
                             and before; tuning A/B); 0 = the executor's rule: two streams, a C
                             block's launches on one of them, when C has several blocks        */
-    int spin_us;         /* TSGEMM_TEST_SPIN: microseconds a copy thread polls for work after a
-                            part before it blocks (tsg_pool_set_spin; tuning A/B); 0 = the
-                            executor's rule (POOL_SPIN_US)                                     */
     int poll;            /* TSGEMM_TEST_POLL (tuning A/B): 1 the copy threads block when idle
                             even inside a pipelined call (v0.10), 2 they poll inside one
-                            (tsg_pool_burst_begin), 3 they poll and the caller gathers the
-                            call's first unit itself; 0 = the executor's rule (POLL_IN_CALLS,
-                            CALLER_FIRST_UNIT in kernels/tsg_exec.cu)                        */
+                            (tsg_pool_burst_begin); 0 = the executor's rule (POLL_IN_CALLS in
+                            kernels/tsg_exec.cu)                                              */
 } tsg_gpu_config;
 
 /*

@@ -28,9 +28,6 @@ static struct {
 } g_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
             NULL, NULL, 0, 0, 0};
 
-/* Jobs submitted so far (read without the lock by spinning workers) and the spin itself. */
-static atomic_long g_submitted;
-static atomic_int g_spin_us;
 /* Bursts open (tsg_pool_burst_begin), how long an idle thread polls inside one (microseconds,
  * 0: not at all), and the parts queued but not yet claimed; written under the lock (g_poll: at
  * any time), read without it by polling threads. */
@@ -38,18 +35,23 @@ static atomic_int g_bursts, g_poll, g_avail;
 static atomic_long g_polls;  /* polls started (tsg_pool_polls) */
 static atomic_long g_begins; /* bursts begun: a poll in progress restarts its clock at a new one */
 
-/* One step of a poll loop: a pause, and every 64th step a yield of the CPU. */
-static void relax(unsigned i)
+/* The CPU's spin-wait hint. */
+static void cpu_pause(void)
 {
-    if ((i & 63) == 0) {
-        sched_yield();
-        return;
-    }
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield");
 #endif
+}
+
+/* One step of a poll loop: a pause, and every 64th step a yield of the CPU. */
+static void relax(unsigned i)
+{
+    if ((i & 63) == 0)
+        sched_yield();
+    else
+        cpu_pause();
 }
 
 /* Takes the lock, first by a bounded spin on trylock: the lock is held for a claim or a count
@@ -60,9 +62,7 @@ static void lock_mu(void)
 {
     for (unsigned i = 1; i <= 1000; ++i) {
         if (pthread_mutex_trylock(&g_pool.mu) == 0) return;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
+        cpu_pause();
     }
     pthread_mutex_lock(&g_pool.mu);
 }
@@ -108,17 +108,6 @@ static void run_part(tsg_job *job, int part)
     }
 }
 
-/* With the lock released, polls for a job submitted after `seen` for up to `us` microseconds;
- * returns with the lock held. */
-static void spin_for_work(long seen, int us)
-{
-    pthread_mutex_unlock(&g_pool.mu);
-    const double end = now_us() + us;
-    while (atomic_load_explicit(&g_submitted, memory_order_acquire) == seen && now_us() < end)
-        sched_yield();
-    lock_mu();
-}
-
 /* Inside a burst, called without the lock: waits without blocking until a part may be
  * claimable (then takes the lock with trylock, so that a dozen pollers never queue on the
  * mutex's futex), the bursts end or the poll's time is up. Returns with the lock held: 1 when a
@@ -151,7 +140,6 @@ static int poll_for_work(void)
 static void *worker(void *arg)
 {
     (void)arg;
-    int worked = 0;    /* ran a part since this worker last blocked */
     int polled_out = 0; /* polled its full time since its last part or wake-up: block */
     lock_mu();
     for (;;) {
@@ -160,7 +148,6 @@ static void *worker(void *arg)
         if (job) {
             pthread_mutex_unlock(&g_pool.mu);
             run_part(job, part);
-            worked = 1;
             polled_out = 0;
             if (!polling()) lock_mu();
             else if (!poll_for_work()) polled_out = 1; /* the lock only when a part is there */
@@ -171,13 +158,6 @@ static void *worker(void *arg)
             if (!poll_for_work()) polled_out = 1;
             continue;
         }
-        const int us = atomic_load_explicit(&g_spin_us, memory_order_relaxed);
-        if (worked && us > 0) { /* a call in flight usually queues more soon: stay awake a while */
-            worked = 0;
-            spin_for_work(atomic_load_explicit(&g_submitted, memory_order_acquire), us);
-            continue;
-        }
-        worked = 0;
         pthread_cond_wait(&g_pool.work, &g_pool.mu);
         polled_out = 0;
     }
@@ -203,8 +183,6 @@ void tsg_pool_burst_end(void)
     if (atomic_load(&g_bursts) > 0) atomic_fetch_sub(&g_bursts, 1);
     pthread_mutex_unlock(&g_pool.mu);
 }
-
-void tsg_pool_set_spin(int us) { atomic_store(&g_spin_us, us < 0 ? 0 : us > 10000 ? 10000 : us); }
 
 static void atfork_prepare(void) { pthread_mutex_lock(&g_pool.mu); }
 static void atfork_parent(void) { pthread_mutex_unlock(&g_pool.mu); }
@@ -270,7 +248,6 @@ void tsg_pool_submit(tsg_job *job, tsg_pool_fn fn, void *ctx, int nparts)
         g_pool.head = job;
     g_pool.tail = job;
     atomic_fetch_add_explicit(&g_avail, job->nparts, memory_order_release);
-    atomic_fetch_add_explicit(&g_submitted, 1, memory_order_release);
     if (job->nparts == 1)
         pthread_cond_signal(&g_pool.work);
     else

@@ -54,14 +54,6 @@ int tsg_pool_start(int nthreads);
 int tsg_pool_threads(void);
 
 /*
- * After running a part, a worker that finds the queue empty polls it (sched_yield between looks)
- * for up to `us` microseconds before it blocks on the condition variable; 0 (the default) blocks
- * at once. Bounded (at most 10000 us), and only after work: an idle pool still sleeps. For the
- * copy threads' wake-up latency inside one pipelined call (TSGEMM_TEST_SPIN; docs/NOTES.md).
- */
-void tsg_pool_set_spin(int us);
-
-/*
  * Bursts: a caller that will queue a quick succession of jobs and wait on them (one pipelined
  * call: units of a megabyte, each needed tens of microseconds after it is queued) brackets them
  * with tsg_pool_burst_begin / tsg_pool_burst_end. While at least one burst is open and polling is

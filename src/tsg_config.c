@@ -278,10 +278,8 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
         cfg->test_touch = !strcmp(v, "off") ? -1 : !strcmp(v, "small") ? -2 : atoi(v) > 0 && atoi(v) <= 64 ? atoi(v) : 0;
     if ((v = lookup("TSGEMM_TEST_BETA", ctx)) && *v) cfg->test_beta = !strcmp(v, "device");
     if ((v = lookup("TSGEMM_TEST_STREAMS", ctx)) && *v) cfg->test_streams = !strcmp(v, "1");
-    if ((v = lookup("TSGEMM_TEST_SPIN", ctx)) && *v)
-        cfg->test_spin = atoi(v) > 0 && atoi(v) <= 10000 ? atoi(v) : 0;
     if ((v = lookup("TSGEMM_TEST_POLL", ctx)) && *v)
-        cfg->test_poll = !strcmp(v, "0") ? 1 : !strcmp(v, "1") ? 2 : !strcmp(v, "2") ? 3 : 0;
+        cfg->test_poll = !strcmp(v, "0") ? 1 : !strcmp(v, "1") ? 2 : 0;
     if ((v = lookup("TSGEMM_TEST_COPY", ctx)) && *v)
         cfg->test_copy = !strcmp(v, "nt") ? 2 : !strcmp(v, "memcpy") ? 1 : 0;
 }

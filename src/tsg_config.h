@@ -64,12 +64,9 @@ typedef struct tsg_config {
     int test_streams;     /* TSGEMM_TEST_STREAMS=1: one compute stream per pipelined call, as
                              before v0.9 (tuning A/B); 0 = the rule (two when C has several
                              blocks)                                                          */
-    int test_spin;        /* TSGEMM_TEST_SPIN=US: copy threads poll for work US microseconds
-                             after a part before they block (kernels/tsg_pool.h); 0 = the rule */
-    int test_poll;        /* TSGEMM_TEST_POLL=0|1|2 (tuning A/B): 0 the copy threads block when
+    int test_poll;        /* TSGEMM_TEST_POLL=0|1 (tuning A/B): 0 the copy threads block when
                              idle (v0.10), 1 they poll while a pipelined call is in flight
-                             (kernels/tsg_pool.h bursts), 2 they poll and the caller gathers
-                             the call's first unit itself; stored as the value + 1; 0 = the
+                             (kernels/tsg_pool.h bursts); stored as the value + 1; 0 = the
                              rule                                                       */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */

@@ -321,8 +321,10 @@ static void test_tuning_knobs(void **state)
     assert_int_equal(c.test_poll, 0); /* unset: the rule */
     const char *poll_off[] = {"TSGEMM_TEST_POLL=0", NULL}; /* stored as the value + 1 */
     assert_int_equal(parse(poll_off).test_poll, 1);
-    const char *poll_first[] = {"TSGEMM_TEST_POLL=2", NULL};
-    assert_int_equal(parse(poll_first).test_poll, 3);
+    const char *poll_on[] = {"TSGEMM_TEST_POLL=1", NULL};
+    assert_int_equal(parse(poll_on).test_poll, 2);
+    const char *poll_two[] = {"TSGEMM_TEST_POLL=2", NULL}; /* removed in v0.11: the rule */
+    assert_int_equal(parse(poll_two).test_poll, 0);
     const char *poll_bad[] = {"TSGEMM_TEST_POLL=on", NULL};
     assert_int_equal(parse(poll_bad).test_poll, 0);
     assert_int_equal(c.test_streams, 0);

@@ -96,13 +96,15 @@ static void sleep_ms(void *arg)
  * workers' share, when they ought to be blocked. */
 static double cpu_while_sleeping(long ms) { return cpu_during(sleep_ms, &ms); }
 
-/* Workers that poll a while after a part (tsg_pool_set_spin) run every part exactly once too,
- * jobs submitted while they poll included, and the pool still finishes with spinning off. */
-static void test_spin(void **state)
+/* Workers that poll a while after a part (a burst with a 300 us bound) run every part exactly
+ * once too, jobs submitted while they poll included, and the pool still finishes with polling
+ * off. */
+static void test_poll_rounds(void **state)
 {
     (void)state;
     tsg_pool_start(4);
-    tsg_pool_set_spin(300);
+    tsg_pool_set_poll(300);
+    tsg_pool_burst_begin();
     for (int round = 0; round < 200; ++round) {
         const int nparts = 1 + round % PARTS;
         counts c;
@@ -116,10 +118,11 @@ static void test_spin(void **state)
         tsg_pool_wait(&job);
         check_once(&c, nparts);
     }
-    /* the poll is bounded: an idle pool sleeps again (4 workers polling for 200 ms would burn
-     * ~0.8 s of CPU; the polls after the last job take about 4 x 0.3 ms) */
+    /* the poll is bounded: an idle pool sleeps again, the burst still open (4 workers polling for
+     * 200 ms would burn ~0.8 s of CPU; the polls after the last job take about 4 x 0.3 ms) */
     assert_true(cpu_while_sleeping(200) < 0.05);
-    tsg_pool_set_spin(0);
+    tsg_pool_burst_end();
+    tsg_pool_set_poll(0);
     counts c;
     memset(&c, 0, sizeof c);
     tsg_job job;
@@ -392,7 +395,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parts_once),
-        cmocka_unit_test(test_spin),           cmocka_unit_test(test_bursts),
+        cmocka_unit_test(test_poll_rounds),           cmocka_unit_test(test_bursts),
         cmocka_unit_test(test_done_is_nonblocking),
         cmocka_unit_test(test_wait_helps),     cmocka_unit_test(test_many_submitters),
         cmocka_unit_test(test_fork),           cmocka_unit_test(test_fork_in_burst),
