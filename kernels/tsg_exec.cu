@@ -1874,9 +1874,11 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
      *            the rate is the slope between the two (the sustained rate; one call's time
      *            over its bytes read 29-33 GB/s where 1 GiB moved at 48-50, docs/NOTES.md v0.4);
      *   download 4096 x 4096 x 8 and 8192 x 8192 x 8: C is 64 and 256 MiB down; likewise;
-     *   latency  a 512^3 call less its bytes at those rates: the fixed cost of a pipelined call
-     *            (set-up, the ring's fill, the last unit's scatter; about 0.5 ms on the H200,
-     *            where a 64^3 call, as used before v0.4, takes 55 us and misses it);
+     *   call     TSG_GPU_FIT_N^3 (256^3) calls, the mean less the slowest, and the best of a few
+     *            64^3 calls: the shim fits the model's fixed cost to the first
+     *            (tsg_fit_gpu_latency) and never below the second (before v0.12 the executor
+     *            took a 512^3 call less its bytes, and the model counted that call's kernel
+     *            again: docs/NOTES.md "v0.12");
      *   kernel   NN 2048^3 on device buffers with the configuration the per-shape rule picks for
      *            it (one wave of tiles on an H200; configuration 7 since v0.4, where the rates
      *            up to cache v9 timed configuration 0: 38 TFLOP/s, 17% under what large calls
@@ -1898,7 +1900,8 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     float *big = host, *small = host + (size_t)8192 * 8192;
     Workspace *w = nullptr;
     int st = TSG_GPU_OK;
-    double t_up[2] = {1e30, 1e30}, t_down[2] = {1e30, 1e30}, lat[5], lat64 = 1e30;
+    enum { FIT_CALLS = 7 };
+    double t_up[2] = {1e30, 1e30}, t_down[2] = {1e30, 1e30}, fit[FIT_CALLS], lat64 = 1e30;
     float best_kernel = 1e30f;
     tsg_done done;
     auto host_call = [&](int64_t m, int64_t n, int64_t k, const float *A, const float *B, float *C) {
@@ -1930,15 +1933,17 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
                     if (r) t_down[z] = std::min(t_down[z], now_s() - s0);
                 }
             }
-            /* the latency calls: the rule's gathers, as callers get them */
-            for (int r = 0; r < 5; ++r) { /* 512^3: A, B, C in the small buffer (3 x 1 MiB) */
+            /* the fixed cost's calls: the rule's gathers, as callers get them; A, B, C of the
+             * TSG_GPU_FIT_N^3 call in the small buffer (3 x 256 KiB) */
+            const int64_t F = TSG_GPU_FIT_N;
+            static_assert(3 * TSG_GPU_FIT_N * TSG_GPU_FIT_N <= (1 << 20), "fits the small buffer");
+            for (int r = 0; r < FIT_CALLS + 1; ++r) { /* r = 0 warms up */
                 double s0 = now_s();
                 if ((s = host_call(64, 64, 64, small, small + 4096, small + 8192))) return s;
                 lat64 = std::min(lat64, now_s() - s0);
                 s0 = now_s();
-                if ((s = host_call(512, 512, 512, small, small + 512 * 512, small + 2 * 512 * 512)))
-                    return s;
-                lat[r] = now_s() - s0;
+                if ((s = host_call(F, F, F, small, small + F * F, small + 2 * F * F))) return s;
+                if (r) fit[r - 1] = now_s() - s0;
             }
             /* kernel: NN 2048^3 on hashed data in the arena */
             const int64_t N = 2048;
@@ -1968,15 +1973,17 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     }
     munmap(map, floats * 4);
     if (st != TSG_GPU_OK) return st;
-    std::sort(lat, lat + 5);
+    std::sort(fit, fit + FIT_CALLS);
     const double mib192 = (double)(256 - 64) * (1 << 20);
     /* the slope, but never above 1.5x the large call's own average (timing noise between two
      * close times must not invent a rate) */
     const double mib256 = (double)256 * (1 << 20);
     out->h2d_bps = std::min(1.5 * mib256 / t_up[1], mib192 / std::max(1e-9, t_up[1] - t_up[0]));
     out->d2h_bps = std::min(1.5 * mib256 / t_down[1], mib192 / std::max(1e-9, t_down[1] - t_down[0]));
-    const double moved512 = 2.0 * 512 * 512 * 4 / out->h2d_bps + 512.0 * 512 * 4 / out->d2h_bps;
-    out->gpu_latency_s = std::max(lat64, lat[2] - moved512);
+    double fit_sum = 0;
+    for (int r = 0; r + 1 < FIT_CALLS; ++r) fit_sum += fit[r]; /* less the slowest */
+    out->call_s = fit_sum / (FIT_CALLS - 1);
+    out->floor_s = lat64;
     /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time; one
      * block per SM is the model's wave (a grid of <= 132 tiles runs each block about as fast as
      * a full SM allows: 1024^3, 64 tiles: 0.12 ms; 4096^3, 8 waves of 132: 3.6 ms) */

@@ -106,7 +106,10 @@ int tsg_gpu_uuid(char *buf, size_t len);
 typedef struct tsg_gpu_rates {
     double h2d_bps, d2h_bps; /* through the pipeline: pageable memory, copy threads, pinned
                                 staging and DMA, sustained (64 MiB each way, alone)         */
-    double gpu_flops, gpu_latency_s;
+    double gpu_flops;
+    double call_s;         /* one pipelined NN call of TSG_GPU_FIT_N^3 (src/tsg_cost.h) on host
+                              memory: the mean of its calls less the slowest                 */
+    double floor_s;        /* the best of a few 64^3 pipelined calls: no call costs less     */
     double tile_m, tile_n; /* C tile of one thread block                                   */
     double slots;          /* tiles that run at full speed at once (one wave): one per SM  */
     double split_min_k;    /* smallest split-K slice of the plans                           */

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/tsg_cost.h" /* TSG_CPU_MID_N, TSG_CPU_BIG_N */
+#include "../src/tsg_cost.h" /* TSG_CPU_SMALL_N, TSG_CPU_MID_N, TSG_CPU_BIG_N */
 #include "../src/tsg_split.h"
 #include "tsg_cpublas.h"
 #include "tsg_log.h"
@@ -354,19 +354,32 @@ static double median_call(const tsg_problem *p, int reps)
     return t[reps / 2];
 }
 
-void tsg_cpu_measure(double *flops, double *mid_s, double *latency_s)
+/* Mean of `reps` timed calls of p less the slowest, after one untimed one (reps <= 16). */
+static double mean_call(const tsg_problem *p, int reps)
+{
+    double t[16], sum = 0;
+    time_call(p);
+    for (int r = 0; r < reps; ++r) t[r] = time_call(p);
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    for (int r = 0; r + 1 < reps; ++r) sum += t[r];
+    return sum / (reps - 1);
+}
+
+void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *latency_s)
 {
     /* TSG_CPU_BIG_N^3 (1024^3): big enough for OpenBLAS's threads to reach their large-problem
      * rate (the rate the decisions above it need: rank-k updates, n ~ 1000 and up), small enough
      * to take a few ms; TSG_CPU_MID_N^3 (512^3): near the crossover, where OpenBLAS's threaded
      * calls still pay a fixed cost of their own (src/tsg_cost.h). Medians, not the best of a few:
      * a call in auto mode takes the usual time, not the luckiest (v0.9 run 3: 1024^3's best was
-     * 0.92 TFLOP/s, the bench's median 0.51). */
-    enum { N = TSG_CPU_BIG_N, M = TSG_CPU_MID_N, S = 8 };
+     * 0.92 TFLOP/s, the bench's median 0.51). TSG_CPU_SMALL_N^3 (256^3): the crossover on the
+     * H200 host, priced as the mean less the slowest call (src/tsg_cost.h says why). */
+    enum { N = TSG_CPU_BIG_N, M = TSG_CPU_MID_N, Q = TSG_CPU_SMALL_N, S = 8 };
     float *buf = malloc(sizeof(float) * 3 * N * N);
     if (!buf) {
         *flops = 1e11; /* 100 GFLOP/s: a modest guess that still keeps small calls on the CPU */
         *mid_s = 0;    /* the one-rate model */
+        *small_s = 0;
         *latency_s = 2e-6;
         return;
     }
@@ -375,6 +388,8 @@ void tsg_cpu_measure(double *flops, double *mid_s, double *latency_s)
     *flops = tsg_flops(&p) / median_call(&p, 5);
     tsg_problem mid = {'N', 'N', M, M, M, 1.0f, 0.0f, buf, M, buf + N * N, M, buf + 2 * N * N, M, TSG_HOST, TSG_HOST, TSG_HOST};
     *mid_s = median_call(&mid, 7);
+    tsg_problem quarter = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + N * N, Q, buf + 2 * N * N, Q, TSG_HOST, TSG_HOST, TSG_HOST};
+    *small_s = mean_call(&quarter, 15);
     tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S, TSG_HOST, TSG_HOST, TSG_HOST};
     double lat = 1e30;
     for (int r = 0; r < 5; ++r) {

@@ -53,8 +53,9 @@ void tsg_cpu_forward_f77(const char *transa, const char *transb, const int *m, c
 const char *tsg_cpu_describe(void);
 
 /* Measures the CPU BLAS in ~10-30 ms: *flops, the flop/s of a TSG_CPU_BIG_N^3 call; *mid_s, the
- * seconds of a TSG_CPU_MID_N^3 one (medians; src/tsg_cost.h tsg_rates); *latency_s, the best
- * of five 8^3 calls. Without memory for the operands: a modest rate and *mid_s = 0. */
-void tsg_cpu_measure(double *flops, double *mid_s, double *latency_s);
+ * seconds of a TSG_CPU_MID_N^3 one (medians); *small_s, of a TSG_CPU_SMALL_N^3 one (the mean
+ * less the slowest call; src/tsg_cost.h); *latency_s, the best of five 8^3 calls. Without memory
+ * for the operands: a modest rate and *mid_s = *small_s = 0. */
+void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *latency_s);
 
 #endif /* TSG_CPUBLAS_H */

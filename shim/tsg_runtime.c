@@ -294,17 +294,19 @@ static int gpu_usable(void)
  * load right now, and one unlucky measurement must not stick (a cached 0.1 TFLOP/s once sent
  * 256^3 calls to the GPU; docs/NOTES.md). --- */
 
-enum { NRATES = 12, NRATES_GPU = 9 }; /* the first NRATES_GPU are the cached GPU fields */
+enum { NRATES = 13, NRATES_GPU = 9 }; /* the first NRATES_GPU are the cached GPU fields */
 static const char *const rate_names[NRATES] = {
     "h2d_bps", "d2h_bps", "gpu_flops", "gpu_latency_s", "gpu_tile_m", "gpu_tile_n",
-    "gpu_slots", "gpu_split_min_k", "gpu_device_bytes", "cpu_flops", "cpu_latency_s", "cpu_mid_s"};
+    "gpu_slots", "gpu_split_min_k", "gpu_device_bytes", "cpu_flops", "cpu_latency_s", "cpu_mid_s",
+    "cpu_small_s"};
 
 static double *rate_field(tsg_rates *r, int i)
 {
     double *f[NRATES] = {&r->h2d_bps,    &r->d2h_bps,    &r->gpu_flops,
                          &r->gpu_latency_s, &r->gpu_tile_m, &r->gpu_tile_n,
                          &r->gpu_slots,  &r->gpu_split_min_k, &r->gpu_device_bytes,
-                         &r->cpu_flops,  &r->cpu_latency_s, &r->cpu_mid_s};
+                         &r->cpu_flops,  &r->cpu_latency_s, &r->cpu_mid_s,
+                         &r->cpu_small_s};
     return f[i];
 }
 
@@ -313,14 +315,15 @@ static int cache_path(char *buf, size_t len)
     const tsg_config *cfg = tsg_rt_config();
     char uuid[64];
     if (!cfg->cache_dir[0] || tsg_gpu_uuid(uuid, sizeof uuid) != TSG_GPU_OK) return -1;
-    /* v13: the copy threads poll inside a call, the transfer slopes take the best of four calls
+    /* v14: the fixed cost is fitted to a 256^3 call (src/tsg_cost.h TSG_GPU_FIT_N, docs/NOTES.md
+     * "v0.12"); v13: the copy threads poll inside a call, the transfer slopes take the best of four calls
      * (docs/NOTES.md "v0.11"); v12: gathers of 64-160 MiB non-temporal when C is reused, the upload rate's two calls held
      * to memcpy, the latency and the cost model's CPU side (docs/NOTES.md "v0.10"); v11: gathers into the pinned slots use non-temporal stores (uploads of small calls about
      * twice as fast: the staging rates and latency changed; docs/NOTES.md "v0.9"); v10: the kernel rate is timed with the rule's configuration (v9: configuration 0); v9:
      * transfer rates are slopes between two sizes and the latency is a 512^3 call's fixed
      * cost (v8: one size each and a 64^3 call; v7 held plain pageable cudaMemcpy rates); the
      * copy threads and the device budget are part of the key, since the rates depend on them */
-    int n = snprintf(buf, len, "%s/gpu-rates-v13-%s-t%d-d%.0f-p%.0f.txt", cfg->cache_dir, uuid,
+    int n = snprintf(buf, len, "%s/gpu-rates-v14-%s-t%d-d%.0f-p%.0f.txt", cfg->cache_dir, uuid,
                      cfg->copy_threads, cfg->device_memory / (1 << 20), cfg->pinned_memory / (1 << 20));
     return (n > 0 && (size_t)n < len) ? 0 : -1;
 }
@@ -413,15 +416,17 @@ static int measure_gpu(const char *path, int have_path, double t0)
     g_rates.h2d_bps = gr.h2d_bps;
     g_rates.d2h_bps = gr.d2h_bps;
     g_rates.gpu_flops = gr.gpu_flops;
-    g_rates.gpu_latency_s = gr.gpu_latency_s;
     g_rates.gpu_tile_m = gr.tile_m;
     g_rates.gpu_tile_n = gr.tile_n;
     g_rates.gpu_slots = gr.slots;
     g_rates.gpu_split_min_k = gr.split_min_k;
     g_rates.gpu_device_bytes = gr.device_bytes;
+    /* the fixed cost last: it is what the other terms leave of the TSG_GPU_FIT_N^3 call */
+    g_rates.gpu_latency_s = tsg_fit_gpu_latency(&g_rates, TSG_GPU_FIT_N, gr.call_s, gr.floor_s);
     if (have_path) cache_write(path, &g_rates);
-    tsg_log(2, "GPU rates measured in %.0f ms with %d copy threads%s%s", (tsg_now_s() - t0) * 1e3,
-            gr.copy_threads, have_path ? ", cached in " : "", have_path ? path : "");
+    tsg_log(2, "GPU rates measured in %.0f ms with %d copy threads%s%s; a %d^3 call %.3g us, a 64^3 "
+            "one %.3g us", (tsg_now_s() - t0) * 1e3, gr.copy_threads, have_path ? ", cached in " : "",
+            have_path ? path : "", TSG_GPU_FIT_N, gr.call_s * 1e6, gr.floor_s * 1e6);
     return 0;
 }
 
@@ -439,17 +444,20 @@ static void rates_once(void)
     }
     unlock_cache(lock);
     double t1 = tsg_now_s();
-    tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_mid_s, &g_rates.cpu_latency_s);
+    tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_mid_s, &g_rates.cpu_small_s,
+                    &g_rates.cpu_latency_s);
     g_rates.gpu_count = g_nslots; /* the first device's rates stand for every slot */
     atomic_store(&g_rates_ok, 1);
     tsg_log(2, "CPU rate measured in %.0f ms; rates measured in %.0f ms in all", (tsg_now_s() - t1) * 1e3,
             (tsg_now_s() - t0) * 1e3);
     tsg_log(2,
             "rates: upload %.3g GB/s, download %.3g GB/s (pipeline, sustained), kernel %.3g TFLOP/s, "
-            "GPU call %.3g us; CPU BLAS %.3g TFLOP/s at %d^3, %.3g ms at %d^3, call %.3g us (%s)",
+            "GPU call %.3g us; CPU BLAS %.3g TFLOP/s at %d^3, %.3g ms at %d^3, %.3g ms at %d^3, "
+            "call %.3g us (%s)",
             g_rates.h2d_bps * 1e-9, g_rates.d2h_bps * 1e-9, g_rates.gpu_flops * 1e-12,
             g_rates.gpu_latency_s * 1e6, g_rates.cpu_flops * 1e-12, TSG_CPU_BIG_N,
-            g_rates.cpu_mid_s * 1e3, TSG_CPU_MID_N, g_rates.cpu_latency_s * 1e6,
+            g_rates.cpu_mid_s * 1e3, TSG_CPU_MID_N, g_rates.cpu_small_s * 1e3, TSG_CPU_SMALL_N,
+            g_rates.cpu_latency_s * 1e6,
             tsg_cpu_describe());
 }
 

@@ -76,11 +76,29 @@ double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
 {
     const double f = tsg_flops(p);
     if (!(r->cpu_mid_s > 0)) return r->cpu_latency_s + f / r->cpu_flops;
-    const double f2 = 2.0 * TSG_CPU_BIG_N * TSG_CPU_BIG_N * TSG_CPU_BIG_N, t2 = f2 / r->cpu_flops;
-    /* a mid-size call slower than the big one is a bad measurement: no slower than it */
-    const double f1 = 2.0 * TSG_CPU_MID_N * TSG_CPU_MID_N * TSG_CPU_MID_N;
-    const double t1 = r->cpu_mid_s < t2 ? r->cpu_mid_s : t2;
-    if (f >= f2) return f / r->cpu_flops;
-    if (f >= f1) return t1 + (f - f1) * (t2 - t1) / (f2 - f1);
-    return r->cpu_latency_s + f * (t1 - r->cpu_latency_s) / f1;
+    /* the measured points, smallest first; a point slower than the next counts as the next */
+    double x[4], y[4];
+    int n = 0;
+    x[n] = 0, y[n++] = r->cpu_latency_s;
+    if (r->cpu_small_s > 0)
+        x[n] = 2.0 * TSG_CPU_SMALL_N * TSG_CPU_SMALL_N * TSG_CPU_SMALL_N, y[n++] = r->cpu_small_s;
+    x[n] = 2.0 * TSG_CPU_MID_N * TSG_CPU_MID_N * TSG_CPU_MID_N, y[n++] = r->cpu_mid_s;
+    x[n] = 2.0 * TSG_CPU_BIG_N * TSG_CPU_BIG_N * TSG_CPU_BIG_N, y[n] = x[n] / r->cpu_flops;
+    if (f >= x[n]) return f / r->cpu_flops;
+    for (int i = n - 1; i >= 1; --i)
+        if (y[i] > y[i + 1]) y[i] = y[i + 1];
+    int i = 0;
+    while (f >= x[i + 1]) ++i;
+    return y[i] + (f - x[i]) * (y[i + 1] - y[i]) / (x[i + 1] - x[i]);
+}
+
+double tsg_fit_gpu_latency(const tsg_rates *r, int64_t n, double call_s, double floor_s)
+{
+    tsg_problem p = {'N', 'N', n, n, n, 1.0f, 0.0f, NULL, n, NULL, n, NULL, n,
+                     TSG_HOST, TSG_HOST, TSG_HOST};
+    tsg_rates z = *r;
+    z.gpu_latency_s = 0;
+    const double rest = tsg_estimate_gpu_s(&p, &z);
+    const double fit = isfinite(rest) ? call_s - rest : floor_s;
+    return fit > floor_s ? fit : floor_s;
 }

@@ -27,7 +27,8 @@ typedef struct tsg_rates {
     double d2h_bps;        /* device -> host bytes/s through the pipeline, sustained           */
     double gpu_flops;      /* kernel flop/s on a large square problem                          */
     double gpu_latency_s;  /* fixed cost of one pipelined GPU call (set-up, launches, syncs, the
-                              ring's fill and drain): a 512^3 call less its bytes at the rates */
+                              ring's fill and drain): fitted so that the model prices a
+                              TSG_GPU_FIT_N^3 call at its measured time (tsg_fit_gpu_latency) */
     double gpu_tile_m, gpu_tile_n; /* C tile per thread block (0 = ignore wave quantisation)  */
     double gpu_slots;      /* thread blocks resident at once: one wave                       */
     double gpu_split_min_k; /* split-K slice floor of the executor (0 = no split-K)          */
@@ -39,12 +40,30 @@ typedef struct tsg_rates {
                               device's (the first), taken to hold for every slot          */
     double cpu_mid_s;      /* seconds of one TSG_CPU_MID_N^3 CPU BLAS call (a median); 0 =
                               not measured: the CPU estimate is then latency + flops / cpu_flops */
+    double cpu_small_s;    /* seconds of one TSG_CPU_SMALL_N^3 CPU BLAS call (a mean less the
+                              slowest call, see TSG_CPU_SMALL_N); 0 = not measured: the CPU
+                              estimate is then linear from (0, latency) to the TSG_CPU_MID_N^3 point */
 } tsg_rates;
 
 /* The sizes of the CPU BLAS measurement (shim/tsg_cpublas.c tsg_cpu_measure): cpu_mid_s is a
  * TSG_CPU_MID_N^3 call, cpu_flops the rate of a TSG_CPU_BIG_N^3 one. */
 #define TSG_CPU_MID_N 512
 #define TSG_CPU_BIG_N 1024
+
+/*
+ * The crossover's size. On the H200 host a 256^3 call takes about as long on either side (v0.11
+ * runs 1-4: OpenBLAS, 16 threads, 0.12-0.17 ms; the pipelined GPU call 0.12-0.14), so both sides
+ * are measured there rather than extrapolated: cpu_small_s is a TSG_CPU_SMALL_N^3 CPU call and
+ * the GPU's fixed cost is fitted to a TSG_GPU_FIT_N^3 pipelined call. Both are priced as the mean
+ * of their calls less the slowest one, not the median: what a caller pays over many calls is the
+ * mean, and at this size OpenBLAS's times are wide and skewed (run 4's auto column on the CPU:
+ * 0.102-0.276 ms over 7 calls, median 0.149) where the median under-prices the CPU and sent the
+ * call there at 1.24x the GPU's time. Before v0.12 the CPU side was a straight line from the 8^3
+ * call to 512^3 (0.049 ms at 256^3) and the GPU's fixed cost came from a 512^3 call whose kernel
+ * the model then counted again (0.169 ms at 256^3; docs/NOTES.md "v0.12").
+ */
+#define TSG_CPU_SMALL_N 256
+#define TSG_GPU_FIT_N 256
 
 /* Gap between two back-to-back launches of the pipeline on one stream (H200: 2-4 us). */
 #define TSG_GPU_LAUNCH_S 3e-6
@@ -60,14 +79,26 @@ typedef struct tsg_rates {
  * times its split-K slices, plus TSG_GPU_LAUNCH_S per launch. Small C grids thus pay for a whole
  * wave unless the plan splits K, as the executor does.
  * CPU: with cpu_mid_s, piecewise linear in the call's flops through (0, cpu_latency_s),
- *   (TSG_CPU_MID_N^3's flops, cpu_mid_s) and (TSG_CPU_BIG_N^3's, their time at cpu_flops), and
- *   flops / cpu_flops above that; without it latency + flops / cpu_flops. OpenBLAS's threaded
+ *   (TSG_CPU_SMALL_N^3's flops, cpu_small_s) when measured, (TSG_CPU_MID_N^3's, cpu_mid_s) and
+ *   (TSG_CPU_BIG_N^3's, their time at cpu_flops), and flops / cpu_flops above that; each point
+ *   no slower than the next (a slower one is a bad measurement); without cpu_mid_s latency +
+ *   flops / cpu_flops. OpenBLAS's threaded
  *   calls have a fixed cost of their own: at 512^3 it ran at 0.37 TFLOP/s where 1024^3's best ran
  *   at 0.92, so the one-rate model priced a 512^3 call at 0.29 ms that took 0.66-0.72 and kept it
  *   from a GPU that took 0.38 (docs/NOTES.md "v0.9", run 3).
  */
 double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r);
 double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r);
+
+/*
+ * The GPU's fixed cost (seconds) that makes tsg_estimate_gpu_s price an NN n^3 call on host
+ * memory (A, B, C packed, beta = 0) at call_s, its measured time: call_s less the model's other
+ * terms under r's rates (r->gpu_latency_s is ignored), and never below floor_s (the time of a
+ * call too small to move or compute anything that counts; kernels/ measures a 64^3 one). So the
+ * model is exact at the size where the decision is closest (TSG_GPU_FIT_N) and whatever the
+ * kernel and transfer terms get wrong there is absorbed instead of counted twice.
+ */
+double tsg_fit_gpu_latency(const tsg_rates *r, int64_t n, double call_s, double floor_s);
 
 #ifdef __cplusplus
 }

@@ -25,14 +25,14 @@
  * ~30 TFLOP/s, OpenBLAS 1.25 TFLOP/s with 16 threads). */
 static tsg_rates h200(void)
 {
-    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6, 0, 0};
+    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6, 0, 0, 0};
     return r;
 }
 
 /* ... and with the pipeline's staged rates (50 / 47 GB/s, ../shared/PERF.md) */
 static tsg_rates h200_pipeline(void)
 {
-    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0, 0};
+    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0, 0, 0};
     return r;
 }
 
@@ -183,7 +183,7 @@ static void test_measured_rates_v9(void **state)
 {
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
-    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6, 0, 0};
+    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6, 0, 0, 0};
     tsg_rates v9 = v8;
     v9.h2d_bps = 49e9, v9.d2h_bps = 48e9, v9.gpu_latency_s = 0.53e-3;
     tsg_why why;
@@ -220,7 +220,7 @@ static void test_cpu_two_sizes(void **state)
 {
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
-    tsg_rates one = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.921e12, 0.19e-6, 0, 0};
+    tsg_rates one = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.921e12, 0.19e-6, 0, 0, 0};
     tsg_rates two = one;
     two.cpu_flops = 2.0 * 1024 * 1024 * 1024 / 4.20e-3, two.cpu_mid_s = 0.724e-3;
     tsg_why why;
@@ -258,6 +258,63 @@ static void test_cpu_two_sizes(void **state)
     assert_int_equal(tsg_wants_gpu(&skinny, &c, 1, &two, &why), 0);
 }
 
+/*
+ * The crossover measured at both sides (v0.12). v0.11 run 4 (H200, tree 2754b43, medians of 7):
+ * rates upload 56.4 / download 58.6 GB/s, kernel 47.1 TFLOP/s, fixed cost 129 us (a 512^3 call
+ * less its bytes), OpenBLAS 1.04 TFLOP/s at 1024^3, 0.39 ms at 512^3, 0.106 us at 8^3; the bench
+ * (CPU = the faster of OpenBLAS's column and auto's column when it ran on the CPU; GPU forced):
+ *   128^3   CPU 0.049  GPU 0.075      256^3 CPU 0.149  GPU 0.120      512^3 CPU 0.520  GPU 0.214
+ *   768^3   CPU 1.379  GPU 0.346     1024^3 CPU 2.206  GPU 0.453     65536x64x4096 128 / 21.0
+ *   512x512x65536  43.4 / 5.54      8192x8192x256  32.2 / 5.49
+ * v0.11's model priced 256^3 at CPU 0.049, GPU 0.169 and ran it on the CPU (1.24x the GPU). With
+ * the CPU measured at 256^3 (the run's CPU calls there: mean less the slowest ~0.15 ms) and the
+ * GPU's fixed cost fitted to a 256^3 call (0.120 ms; the 64^3 call, 0.0595 ms, is the floor),
+ * every shape goes to the side within 1.10x of the faster one.
+ */
+static void test_crossover_measured_v12(void **state)
+{
+    (void)state;
+    tsg_policy c = cfg_mode(TSG_MODE_AUTO);
+    tsg_rates v11 = {56.4e9, 58.6e9, 47.1e12, 129e-6, 128, 128, 132, 256, 0,
+                     1.04e12, 0.106e-6, 0, 0.39e-3, 0};
+    tsg_why why;
+    tsg_problem p = square(256);
+    assert_int_equal(tsg_wants_gpu(&p, &c, 1, &v11, &why), 0); /* v0.11's miss */
+    tsg_rates v12 = v11;
+    v12.cpu_small_s = 0.150e-3;
+    v12.gpu_latency_s = tsg_fit_gpu_latency(&v12, TSG_GPU_FIT_N, 0.120e-3, 0.0595e-3);
+    /* the model passes through both measured 256^3 calls */
+    assert_true(fabs(tsg_estimate_gpu_s(&p, &v12) - 0.120e-3) < 1e-9);
+    assert_true(fabs(tsg_estimate_cpu_s(&p, &v12) - 0.150e-3) < 1e-9);
+    assert_true(v12.gpu_latency_s > 0.0595e-3 && v12.gpu_latency_s < 0.120e-3);
+    struct { int64_t m, n, k; double cpu, gpu; } run4[] = {
+        {128, 128, 128, 0.049e-3, 0.075e-3},   {256, 256, 256, 0.149e-3, 0.120e-3},
+        {512, 512, 512, 0.520e-3, 0.214e-3},   {768, 768, 768, 1.379e-3, 0.346e-3},
+        {1024, 1024, 1024, 2.206e-3, 0.453e-3}, {65536, 64, 4096, 128e-3, 21.0e-3},
+        {512, 512, 65536, 43.4e-3, 5.54e-3},    {8192, 8192, 256, 32.2e-3, 5.49e-3}};
+    for (size_t i = 0; i < sizeof run4 / sizeof run4[0]; ++i) {
+        tsg_problem q = {'N', 'N', run4[i].m, run4[i].n, run4[i].k, 1, 0, NULL, run4[i].m, NULL,
+                         run4[i].k, NULL, run4[i].m, TSG_HOST, TSG_HOST, TSG_HOST};
+        const int gpu = tsg_wants_gpu(&q, &c, 1, &v12, &why);
+        const double took = gpu ? run4[i].gpu : run4[i].cpu;
+        if (took > 1.10 * fmin(run4[i].cpu, run4[i].gpu))
+            fprintf(stderr, "%lld x %lld x %lld: model GPU %.3g ms, CPU %.3g ms\n",
+                    (long long)run4[i].m, (long long)run4[i].n, (long long)run4[i].k,
+                    tsg_estimate_gpu_s(&q, &v12) * 1e3, tsg_estimate_cpu_s(&q, &v12) * 1e3);
+        assert_true(took <= 1.10 * fmin(run4[i].cpu, run4[i].gpu));
+    }
+    /* the fit never goes below the floor: a call faster than the model's other terms */
+    assert_true(tsg_fit_gpu_latency(&v12, TSG_GPU_FIT_N, 1e-6, 0.0595e-3) == 0.0595e-3);
+    /* a 256^3 CPU time above 512^3's (a bad measurement) counts as 512^3's */
+    tsg_rates odd = v12;
+    odd.cpu_small_s = 1e-3;
+    assert_true(fabs(tsg_estimate_cpu_s(&p, &odd) - 0.39e-3) < 1e-9);
+    /* and the line stays continuous through the three points */
+    tsg_problem a = square(255), b = square(257);
+    assert_true(tsg_estimate_cpu_s(&a, &v12) < 0.150e-3 && tsg_estimate_cpu_s(&a, &v12) > 0.14e-3);
+    assert_true(tsg_estimate_cpu_s(&b, &v12) > 0.150e-3 && tsg_estimate_cpu_s(&b, &v12) < 0.16e-3);
+}
+
 static void test_wave_quantisation(void **state)
 {
     (void)state;
@@ -288,7 +345,7 @@ static void test_wave_quantisation(void **state)
 static void test_psgemm_panel_updates_stay_on_cpu(void **state)
 {
     (void)state;
-    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6, 0, 0};
+    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6, 0, 0, 0};
     const tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_why why;
     for (int64_t mn = 2000; mn <= 8000; mn += 500) {
@@ -607,6 +664,7 @@ int main(void)
         cmocka_unit_test(test_wave_quantisation),
         cmocka_unit_test(test_measured_rates_v9),
         cmocka_unit_test(test_cpu_two_sizes),
+        cmocka_unit_test(test_crossover_measured_v12),
         cmocka_unit_test(test_psgemm_panel_updates_stay_on_cpu),
         cmocka_unit_test(test_knob_overrides),
         cmocka_unit_test(test_gpu_failure_retried_on_cpu),
