@@ -3,6 +3,7 @@
  * src/tsg_cost.c).
  */
 #include "tsg_dispatch.h"
+#include "tsg_learn.h"
 #include "tsg_multi.h"
 
 #include <math.h>
@@ -13,7 +14,8 @@ const char *tsg_why_text(tsg_why why)
     static const char *const text[TSG_WHY_COUNT] = {
         "TSGEMM_MODE=cpu", "TSGEMM_MODE=gpu", "tiny", "no usable GPU",
         "below TSGEMM_GPU_THRESHOLD", "at/above TSGEMM_GPU_THRESHOLD",
-        "model: CPU faster", "model: GPU faster", "device operand"};
+        "model: CPU faster", "model: GPU faster", "device operand",
+        "model: close call, learning the other side"};
     return (why >= 0 && why < TSG_WHY_COUNT) ? text[why] : "?";
 }
 
@@ -45,8 +47,9 @@ int tsg_may_want_gpu(const tsg_problem *p, const tsg_policy *cfg)
     return tsg_flops(p) >= TSG_GPU_FLOOR_FLOPS;
 }
 
-int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
-                  const tsg_rates *r, tsg_why *why)
+/* tsg_wants_gpu; when the model decides, also its two estimates in est_s (else untouched). */
+static int decide(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable, const tsg_rates *r,
+                  tsg_why *why, double est_s[2])
 {
     if (tsg_needs_device(p)) { /* the CPU cannot read it: the GPU or nothing */
         *why = cfg->mode == TSG_MODE_CPU ? TSG_WHY_MODE_CPU
@@ -80,9 +83,18 @@ int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
         *why = TSG_WHY_MODEL_CPU;
         return 0;
     }
-    int gpu = tsg_estimate_gpus_s(p, r) < TSG_GPU_MARGIN * tsg_estimate_cpu_s(p, r);
+    est_s[TSG_LEARN_CPU] = tsg_estimate_cpu_s(p, r);
+    est_s[TSG_LEARN_GPU] = tsg_estimate_gpus_s(p, r);
+    int gpu = est_s[TSG_LEARN_GPU] < TSG_GPU_MARGIN * est_s[TSG_LEARN_CPU];
     *why = gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU;
     return gpu;
+}
+
+int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
+                  const tsg_rates *r, tsg_why *why)
+{
+    double est_s[2];
+    return decide(p, cfg, gpu_usable, r, why, est_s);
 }
 
 /* Which operands the call touches: with the scalar rules only C (A and B are never read). */
@@ -112,6 +124,7 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
     rep->done.blocks = rep->done.cols = 0;
     rep->done.nparts = 0;
     rep->msg[0] = '\0';
+    rep->learn_class = -1;
     rep->rule = tsg_scalar_rule(p);
     if (rep->rule == TSG_RULE_NOTHING) return;
     const int device = touches_device(p, rep->rule);
@@ -136,7 +149,15 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
         rep->path = rep->gpu_status == 0 ? TSG_PATH_GPU : TSG_PATH_REFUSED;
         return;
     }
-    if (!tsg_wants_gpu(p, cfg, usable, usable ? &rates : NULL, &rep->why)) {
+    rep->est_s[TSG_LEARN_CPU] = rep->est_s[TSG_LEARN_GPU] = 0;
+    int gpu = decide(p, cfg, usable, usable ? &rates : NULL, &rep->why, rep->est_s);
+    if (rep->est_s[TSG_LEARN_CPU] > 0 && rep->est_s[TSG_LEARN_GPU] > 0) { /* the model decided */
+        rep->learn_class = be->learn ? tsg_learn_class_of(p) : -1;
+        int explored = 0;
+        gpu = tsg_learn_decide(be->learn, rep->learn_class, rep->est_s, TSG_GPU_MARGIN, &explored);
+        rep->why = explored ? TSG_WHY_EXPLORE : gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU;
+    }
+    if (!gpu) {
         /* TSG_WHY_TINY also covers "not worth asking for a GPU at all" */
         if (!usable && rep->why == TSG_WHY_NO_GPU && !tsg_may_want_gpu(p, cfg))
             rep->why = cfg->mode == TSG_MODE_CPU ? TSG_WHY_MODE_CPU

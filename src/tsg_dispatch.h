@@ -45,6 +45,8 @@ typedef enum tsg_why {
     TSG_WHY_MODEL_CPU,      /* cost model: OpenBLAS is estimated faster              */
     TSG_WHY_MODEL_GPU,      /* cost model: the GPU is estimated faster               */
     TSG_WHY_DEVICE_OPERAND, /* an operand is device memory: only the GPU can run it  */
+    TSG_WHY_EXPLORE,        /* a close call sent to the side the corrected model did not
+                               choose, to keep learning it (src/tsg_learn.h)            */
     TSG_WHY_COUNT
 } tsg_why;
 
@@ -80,6 +82,10 @@ typedef struct tsg_backends {
     /* Runs p on the CPU BLAS; cannot fail. */
     void (*cpu_sgemm)(void *ctx, const tsg_problem *p);
     void *ctx;
+    /* Auto mode's learned corrections (src/tsg_learn.h), read and updated by the decision; the
+     * caller records each model-decided call's time in it (tsg_learn_observe with the report's
+     * learn_class and est_s). NULL: the model alone. */
+    struct tsg_learn *learn; /* (a C11 atomics table: declared only, for C++ includers) */
 } tsg_backends;
 
 typedef enum tsg_path {
@@ -99,6 +105,11 @@ typedef struct tsg_report {
     int gpu_status;  /* gpu_sgemm's return value when it was tried, else 0 */
     tsg_done done;   /* on a failed GPU attempt: the part of C already final */
     char msg[256];   /* gpu_sgemm's reason when it failed */
+    /* When the cost model decided (why = TSG_WHY_MODEL_CPU, _MODEL_GPU or _EXPLORE): the call's
+     * class in be->learn (-1: none) and the model's estimates, seconds, indexed TSG_LEARN_CPU /
+     * TSG_LEARN_GPU (uncorrected). Otherwise learn_class = -1 and est_s is not set. */
+    int learn_class;
+    double est_s[2];
 } tsg_report;
 
 /*

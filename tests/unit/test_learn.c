@@ -1,0 +1,212 @@
+/*
+ * test_learn.c — src/tsg_learn.c: auto mode's corrections near the crossover. The size classes;
+ * a close call converges to the side that is really faster when the rates priced it the other
+ * way (the two v0.12 runs whose 256^3 medians ran in opposite orders), with bounded exploration;
+ * a clear call is never explored; one stalled call cannot swing a class; and tsg_run reports the
+ * model's estimates, the class and explored calls.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tsg_dispatch.h"
+#include "tsg_learn.h"
+
+static tsg_problem shape(int64_t m, int64_t n, int64_t k)
+{
+    tsg_problem p = {'N', 'N', m, n, k, 1.0f, 0.0f, NULL, m, NULL, k, NULL, m,
+                     TSG_HOST, TSG_HOST, TSG_HOST};
+    return p;
+}
+
+static void test_classes(void **state)
+{
+    (void)state;
+    tsg_problem p = shape(128, 128, 128); /* 2^22 flops: the first octave, k smallest (tie) */
+    assert_int_equal(tsg_learn_class_of(&p), 0);
+    p = shape(127, 128, 128); /* below the floor */
+    assert_int_equal(tsg_learn_class_of(&p), -1);
+    p = shape(256, 256, 256); /* 2^25: octave 3 */
+    assert_int_equal(tsg_learn_class_of(&p), 3 * TSG_LEARN_SHAPES + 0);
+    p = shape(64, 65536, 4096); /* m smallest */
+    assert_int_equal(tsg_learn_class_of(&p) % TSG_LEARN_SHAPES, 1);
+    p = shape(65536, 64, 4096); /* n smallest */
+    assert_int_equal(tsg_learn_class_of(&p) % TSG_LEARN_SHAPES, 2);
+    p = shape(65536, 65536, 65536); /* 2^49: beyond the table */
+    assert_int_equal(tsg_learn_class_of(&p), -1);
+}
+
+/* A deterministic spread of +-25% around a median (what 256^3 calls look like on either side). */
+static double jitter(unsigned *s, double median)
+{
+    *s = *s * 1103515245u + 12345u;
+    return median * (0.75 + 0.5 * (double)((*s >> 8) & 0xffff) / 65535.0);
+}
+
+/* Runs `calls` close calls whose estimates are est[], whose real medians are real[]; returns how
+ * many of the last `tail` ran on the GPU and how many of all were explored. */
+static void simulate(tsg_learn *l, int cls, const double est[2], const double real[2], int calls,
+                     int tail, int *gpu_in_tail, int *explored_all)
+{
+    unsigned seed = 7;
+    *gpu_in_tail = *explored_all = 0;
+    for (int i = 0; i < calls; ++i) {
+        int explored;
+        const int gpu = tsg_learn_decide(l, cls, est, TSG_GPU_MARGIN, &explored);
+        *explored_all += explored;
+        if (i >= calls - tail) *gpu_in_tail += gpu;
+        tsg_learn_observe(l, cls, gpu, jitter(&seed, real[gpu]), est[gpu]);
+    }
+}
+
+static void test_close_call_learns_the_faster_side(void **state)
+{
+    (void)state;
+    static tsg_learn l; /* zero: nothing learned */
+    tsg_problem p = shape(256, 256, 256);
+    const int cls = tsg_learn_class_of(&p);
+    /* v0.12 run 3: the rates priced CPU 0.101 ms, GPU 0.123 (so the model says CPU); the bench
+     * then timed the CPU at 0.120 and the GPU at 0.102 */
+    const double est3[2] = {0.101e-3, 0.123e-3}, real3[2] = {0.120e-3, 0.102e-3};
+    int explored;
+    assert_int_equal(tsg_learn_decide(NULL, cls, est3, TSG_GPU_MARGIN, &explored), 0);
+    assert_int_equal(explored, 0);
+    int gpu_tail, explored_all;
+    simulate(&l, cls, est3, real3, 320, 100, &gpu_tail, &explored_all);
+    assert_true(gpu_tail >= 94);   /* the GPU, with at most one call in 32 sent back */
+    assert_true(explored_all <= 2 + 320 / TSG_LEARN_EVERY + 1);
+    assert_true(explored_all >= 320 / TSG_LEARN_EVERY - 1); /* it does keep exploring */
+    /* the factors say what was learned: the CPU slower than its estimate, the GPU faster */
+    assert_true(tsg_learn_factor(&l, cls, TSG_LEARN_CPU) > 1.05);
+    assert_true(tsg_learn_factor(&l, cls, TSG_LEARN_GPU) < 0.95);
+
+    /* v0.12 run 1 the other way round: rates near a tie that the model gives the GPU, the CPU
+     * really faster (0.093 against 0.119); a fresh class of the same table */
+    p = shape(256, 256, 200); /* k smallest, another octave: a class of its own */
+    const int cls1 = tsg_learn_class_of(&p);
+    assert_int_not_equal(cls1, cls);
+    const double est1[2] = {0.125e-3, 0.117e-3}, real1[2] = {0.093e-3, 0.119e-3};
+    assert_int_equal(tsg_learn_decide(NULL, cls1, est1, TSG_GPU_MARGIN, &explored), 1);
+    simulate(&l, cls1, est1, real1, 320, 100, &gpu_tail, &explored_all);
+    assert_true(gpu_tail <= 6);
+    /* the first class kept what it learned */
+    assert_true(tsg_learn_factor(&l, cls, TSG_LEARN_GPU) < 0.95);
+}
+
+static void test_clear_call_never_explores(void **state)
+{
+    (void)state;
+    static tsg_learn l;
+    tsg_problem p = shape(1024, 1024, 1024);
+    const int cls = tsg_learn_class_of(&p);
+    const double est[2] = {2.2e-3, 0.45e-3}; /* 4.9x apart: the model is sure */
+    int explored, any = 0;
+    for (int i = 0; i < 200; ++i) {
+        assert_int_equal(tsg_learn_decide(&l, cls, est, TSG_GPU_MARGIN, &explored), 1);
+        any |= explored;
+        tsg_learn_observe(&l, cls, TSG_LEARN_GPU, 0.45e-3, est[TSG_LEARN_GPU]);
+    }
+    assert_int_equal(any, 0);
+    assert_int_equal(atomic_load(&l.cls[cls].seen[TSG_LEARN_CPU]), 0);
+}
+
+static void test_one_stall_cannot_swing_a_class(void **state)
+{
+    (void)state;
+    static tsg_learn l;
+    const int cls = 5;
+    for (int i = 0; i < 20; ++i) tsg_learn_observe(&l, cls, TSG_LEARN_CPU, 1e-4, 1e-4);
+    assert_true(fabs(tsg_learn_factor(&l, cls, TSG_LEARN_CPU) - 1.0) < 1e-9);
+    tsg_learn_observe(&l, cls, TSG_LEARN_CPU, 1e-1, 1e-4); /* a 1000x stall */
+    const double f = tsg_learn_factor(&l, cls, TSG_LEARN_CPU);
+    assert_true(f > 1.0 && f <= exp(TSG_LEARN_WEIGHT * TSG_LEARN_CLIP) + 1e-9);
+    /* a first observation is clipped too */
+    tsg_learn_observe(&l, cls, TSG_LEARN_GPU, 1.0, 1e-4);
+    assert_true(tsg_learn_factor(&l, cls, TSG_LEARN_GPU) <= exp(TSG_LEARN_CLIP) + 1e-9);
+    /* nonsense is ignored */
+    tsg_learn_observe(&l, cls, TSG_LEARN_GPU, 0.0, 1e-4);
+    tsg_learn_observe(&l, cls, TSG_LEARN_GPU, NAN, 1e-4);
+    tsg_learn_observe(&l, cls, 2, 1e-4, 1e-4);
+    tsg_learn_observe(&l, -1, TSG_LEARN_GPU, 1e-4, 1e-4);
+    tsg_learn_observe(&l, TSG_LEARN_CLASSES, TSG_LEARN_GPU, 1e-4, 1e-4);
+    assert_int_equal(atomic_load(&l.cls[cls].seen[TSG_LEARN_GPU]), 1);
+}
+
+/* ---- through tsg_run, fake backends that only count ---- */
+
+static int calls[2];
+static int ready(void *ctx, tsg_rates *r)
+{
+    (void)ctx;
+    /* v0.11 run 4's H200 rates with the 256^3 points of v0.12 run 3: CPU 0.101, GPU ~0.123 */
+    tsg_rates h = {56.9e9, 59.9e9, 47.0e12, 83e-6, 128, 128, 132, 256, 0,
+                   1.12e12, 0.11e-6, 0, 0.394e-3, 0.101e-3};
+    *r = h;
+    return 1;
+}
+static int gpu(void *ctx, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
+{
+    (void)ctx, (void)p, (void)done, (void)msg, (void)len;
+    calls[1]++;
+    return 0;
+}
+static void cpu(void *ctx, const tsg_problem *p)
+{
+    (void)ctx, (void)p;
+    calls[0]++;
+}
+
+static void test_run_reports_and_explores(void **state)
+{
+    (void)state;
+    static tsg_learn l;
+    tsg_backends be = {ready, gpu, cpu, NULL, &l};
+    tsg_policy auto_mode = {TSG_MODE_AUTO, 0.0};
+    tsg_problem p = shape(256, 256, 256);
+    tsg_report rep;
+    int explores = 0;
+    for (int i = 0; i < 64; ++i) {
+        tsg_run(&p, &auto_mode, &be, &rep);
+        assert_int_equal(rep.learn_class, tsg_learn_class_of(&p));
+        assert_true(rep.est_s[TSG_LEARN_CPU] > 0 && rep.est_s[TSG_LEARN_GPU] > 0);
+        const int side = rep.path == TSG_PATH_GPU;
+        if (rep.why == TSG_WHY_EXPLORE) explores++;
+        else assert_int_equal(rep.why, side ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU);
+        /* the caller's part: the GPU really takes 0.102 ms, the CPU 0.120 */
+        tsg_learn_observe(&l, rep.learn_class, side, side ? 0.102e-3 : 0.120e-3, rep.est_s[side]);
+    }
+    assert_true(explores >= 2 && explores <= 5);
+    tsg_run(&p, &auto_mode, &be, &rep); /* learned: the GPU now (or one more exploration) */
+    assert_true(rep.path == TSG_PATH_GPU || rep.why == TSG_WHY_EXPLORE);
+    assert_true(calls[1] > 48);
+    assert_string_equal(tsg_why_text(TSG_WHY_EXPLORE), "model: close call, learning the other side");
+    /* no table: the model alone, the same report otherwise */
+    be.learn = NULL;
+    tsg_run(&p, &auto_mode, &be, &rep);
+    assert_int_equal(rep.learn_class, -1);
+    assert_int_equal(rep.path, TSG_PATH_CPU);
+    assert_int_equal(rep.why, TSG_WHY_MODEL_CPU);
+    /* a forced mode never reaches the model: no class, no estimates used */
+    be.learn = &l;
+    tsg_policy gpu_mode = {TSG_MODE_GPU, 0.0};
+    tsg_run(&p, &gpu_mode, &be, &rep);
+    assert_int_equal(rep.learn_class, -1);
+    assert_int_equal(rep.why, TSG_WHY_MODE_GPU);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_classes),
+        cmocka_unit_test(test_close_call_learns_the_faster_side),
+        cmocka_unit_test(test_clear_call_never_explores),
+        cmocka_unit_test(test_one_stall_cannot_swing_a_class),
+        cmocka_unit_test(test_run_reports_and_explores),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
