@@ -612,6 +612,7 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
     const tsg_backends backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, &api, &g_learn};
     if (device == -2) { /* device operands on two GPUs: no single context can read them */
         rep.learn_class = -1;
+        rep.learn = 0;
         rep.rule = tsg_scalar_rule(p);
         rep.path = TSG_PATH_REFUSED;
         rep.why = TSG_WHY_DEVICE_OPERAND;
@@ -621,7 +622,7 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
         tsg_run(p, &now, &backends, &rep);
     }
     double dt = timed ? tsg_now_s() - t0 : 0;
-    if (rep.learn_class >= 0 && timed && (rep.path == TSG_PATH_CPU || rep.path == TSG_PATH_GPU)) {
+    if (rep.learn && timed && (rep.path == TSG_PATH_CPU || rep.path == TSG_PATH_GPU)) {
         const int side = rep.path == TSG_PATH_GPU ? TSG_LEARN_GPU : TSG_LEARN_CPU;
         tsg_learn_observe(&g_learn, rep.learn_class, side, dt, rep.est_s[side]);
     }

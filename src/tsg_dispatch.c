@@ -125,6 +125,7 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
     rep->done.nparts = 0;
     rep->msg[0] = '\0';
     rep->learn_class = -1;
+    rep->learn = 0;
     rep->rule = tsg_scalar_rule(p);
     if (rep->rule == TSG_RULE_NOTHING) return;
     const int device = touches_device(p, rep->rule);
@@ -154,7 +155,8 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
     if (rep->est_s[TSG_LEARN_CPU] > 0 && rep->est_s[TSG_LEARN_GPU] > 0) { /* the model decided */
         rep->learn_class = be->learn ? tsg_learn_class_of(p) : -1;
         int explored = 0;
-        gpu = tsg_learn_decide(be->learn, rep->learn_class, rep->est_s, TSG_GPU_MARGIN, &explored);
+        gpu = tsg_learn_decide(be->learn, rep->learn_class, rep->est_s, TSG_GPU_MARGIN, &explored,
+                               &rep->learn);
         rep->why = explored ? TSG_WHY_EXPLORE : gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU;
     }
     if (!gpu) {

@@ -83,8 +83,8 @@ typedef struct tsg_backends {
     void (*cpu_sgemm)(void *ctx, const tsg_problem *p);
     void *ctx;
     /* Auto mode's learned corrections (src/tsg_learn.h), read and updated by the decision; the
-     * caller records each model-decided call's time in it (tsg_learn_observe with the report's
-     * learn_class and est_s). NULL: the model alone. */
+     * caller records the time of each call whose report says learn (tsg_learn_observe with the
+     * report's learn_class and est_s). NULL: the model alone. */
     struct tsg_learn *learn; /* (a C11 atomics table: declared only, for C++ includers) */
 } tsg_backends;
 
@@ -107,8 +107,10 @@ typedef struct tsg_report {
     char msg[256];   /* gpu_sgemm's reason when it failed */
     /* When the cost model decided (why = TSG_WHY_MODEL_CPU, _MODEL_GPU or _EXPLORE): the call's
      * class in be->learn (-1: none) and the model's estimates, seconds, indexed TSG_LEARN_CPU /
-     * TSG_LEARN_GPU (uncorrected). Otherwise learn_class = -1 and est_s is not set. */
+     * TSG_LEARN_GPU (uncorrected); learn = 1 when the caller should record the call's time
+     * (it did not switch sides, src/tsg_learn.h). Otherwise learn_class = -1, learn = 0. */
     int learn_class;
+    int learn;
     double est_s[2];
 } tsg_report;
 

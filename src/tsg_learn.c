@@ -29,24 +29,36 @@ double tsg_learn_factor(const tsg_learn *l, int cls, int side)
     return exp(atomic_load_explicit(&c->log_ratio[side], memory_order_relaxed));
 }
 
-int tsg_learn_decide(tsg_learn *l, int cls, const double est_s[2], double margin, int *explored)
+/* Which side the call runs on, before the switch bookkeeping. */
+static int choose(tsg_learn *l, int cls, const double est_s[2], double margin, int *explored)
 {
-    *explored = 0;
     const double ec = est_s[TSG_LEARN_CPU], eg = est_s[TSG_LEARN_GPU];
-    if (!valid(l, cls, TSG_LEARN_CPU)) return eg < margin * ec;
     const int gpu = eg * tsg_learn_factor(l, cls, TSG_LEARN_GPU) <
                     margin * ec * tsg_learn_factor(l, cls, TSG_LEARN_CPU);
     /* only close calls explore: the model's own estimates within the band */
     if (!(eg < TSG_LEARN_BAND * ec && ec < TSG_LEARN_BAND * eg)) return gpu;
     tsg_learn_class *c = &l->cls[cls];
-    const unsigned n = atomic_fetch_add_explicit(&c->decided, 1u, memory_order_relaxed) + 1u;
+    const unsigned n = atomic_fetch_add_explicit(&c->decided, 1u, memory_order_relaxed);
     const unsigned mine = atomic_load_explicit(&c->seen[gpu], memory_order_relaxed);
     const unsigned other = atomic_load_explicit(&c->seen[!gpu], memory_order_relaxed);
-    /* the model's side first; then the other side's first calls; then one in TSG_LEARN_EVERY */
-    if (mine >= 1 && (other < TSG_LEARN_FIRST || n % TSG_LEARN_EVERY == 0)) {
+    /* the model's side first; then the other side until it is known; then a streak in EVERY */
+    if (mine >= 1 && (other < TSG_LEARN_FIRST || n % TSG_LEARN_EVERY < TSG_LEARN_STREAK)) {
         *explored = 1;
         return !gpu;
     }
+    return gpu;
+}
+
+int tsg_learn_decide(tsg_learn *l, int cls, const double est_s[2], double margin, int *explored,
+                     int *learn)
+{
+    *explored = *learn = 0;
+    if (!valid(l, cls, TSG_LEARN_CPU))
+        return est_s[TSG_LEARN_GPU] < margin * est_s[TSG_LEARN_CPU];
+    const int gpu = choose(l, cls, est_s, margin, explored);
+    /* a call that switches sides pays the side's wake-up: not what the next calls will cost */
+    const int last = atomic_exchange_explicit(&l->last_side, gpu + 1, memory_order_relaxed);
+    *learn = last == gpu + 1;
     return gpu;
 }
 

@@ -11,10 +11,14 @@
  * Auto mode therefore keeps, per size class, how each side's real times compare with the
  * model's estimates (the shim times every call above the tiny floor anyway), decides with the
  * estimates corrected by that, and in a class where the model calls it close (the estimates
- * within TSG_LEARN_BAND of each other) sends an occasional call to the side it did not choose,
- * so that both corrections stay current: each side's first TSG_LEARN_FIRST calls, then one call
- * in TSG_LEARN_EVERY. A class the model calls clear is never explored: the learned factors only
- * move decisions that were close to begin with.
+ * within TSG_LEARN_BAND of each other) sends a few calls to the side it did not choose, so that
+ * both corrections stay current: until that side has TSG_LEARN_FIRST observations, then a streak
+ * of TSG_LEARN_STREAK calls in every TSG_LEARN_EVERY. A call that switches the process to the other
+ * side is not learned: it pays that side's wake-up (the copy threads block 1 ms after their last
+ * part, OpenBLAS's workers sleep after theirs) which the calls after it do not (v0.12 run 4: at
+ * 320^3 single explored GPU calls amid CPU calls priced the GPU above its steady 0.146 ms and the
+ * class stayed on the CPU at 0.188). A class the model calls clear is never explored: the learned
+ * factors only move decisions that were close to begin with.
  *
  * Owns: the table's meaning, the classes, the correction and the exploration schedule.
  * Must not: read clocks, allocate, lock, print. The table is relaxed atomics: racing threads may
@@ -38,12 +42,14 @@ enum {
     TSG_LEARN_MIN_LOG2 = 22,
     TSG_LEARN_SHAPES = 3,    /* which of m, n, k is smallest (square calls: k)        */
     TSG_LEARN_CLASSES = TSG_LEARN_OCTAVES * TSG_LEARN_SHAPES,
-    TSG_LEARN_FIRST = 2,     /* calls of each side learned before the periodic ones    */
-    TSG_LEARN_EVERY = 32     /* then one call in this many goes to the other side      */
+    TSG_LEARN_FIRST = 2,     /* observations of each side before the periodic streaks */
+    TSG_LEARN_EVERY = 64,    /* then a streak in this many calls goes to the other side */
+    TSG_LEARN_STREAK = 4     /* calls in a streak (the first, a switch, is not learned) */
 };
 
 /* The model's estimates within this factor of each other: a close call, worth exploring. At 2 a
- * call sent the other way costs at most twice its time, once in TSG_LEARN_EVERY calls (3%). */
+ * call sent the other way costs at most twice its time, TSG_LEARN_STREAK calls in every
+ * TSG_LEARN_EVERY (at most 6% more time in a class where the learned side is twice as fast). */
 #define TSG_LEARN_BAND 2.0
 
 /* Weight of a new observation once a side has 8 (before: the running mean). */
@@ -62,6 +68,7 @@ typedef struct tsg_learn_class {
 /* The whole table (a process has one; zero-initialised = nothing learned). */
 typedef struct tsg_learn {
     tsg_learn_class cls[TSG_LEARN_CLASSES];
+    atomic_int last_side;        /* the side of the last decided call + 1 (0: none yet)   */
 } tsg_learn;
 
 /* The class of p (flops' octave, smallest dimension), or -1 outside the table's octaves. */
@@ -72,10 +79,12 @@ int tsg_learn_class_of(const tsg_problem *p);
  * estimates (seconds, > 0), margin the GPU's (TSG_GPU_MARGIN: GPU when its estimate is below
  * margin x the CPU's). Corrects each estimate by exp(its class's mean log ratio) once the side
  * has an observation, decides, and in a close class (the uncorrected estimates within
- * TSG_LEARN_BAND) may pick the other side to explore it (*explored = 1). Returns 1 for the GPU.
- * l == NULL or cls < 0: the model's own decision.
+ * TSG_LEARN_BAND) may pick the other side to explore it (*explored = 1). *learn = 1 when the
+ * caller should record the call's time (tsg_learn_observe), 0 when it switches the process to
+ * the other side. Returns 1 for the GPU. l == NULL or cls < 0: the model's own decision, *learn 0.
  */
-int tsg_learn_decide(tsg_learn *l, int cls, const double est_s[2], double margin, int *explored);
+int tsg_learn_decide(tsg_learn *l, int cls, const double est_s[2], double margin, int *explored,
+                     int *learn);
 
 /* Records one call of `side` in class cls that took observed_s where the model estimated
  * estimated_s (both > 0; anything else is ignored). */
