@@ -15,7 +15,8 @@ const char *tsg_why_text(tsg_why why)
         "TSGEMM_MODE=cpu", "TSGEMM_MODE=gpu", "tiny", "no usable GPU",
         "below TSGEMM_GPU_THRESHOLD", "at/above TSGEMM_GPU_THRESHOLD",
         "model: CPU faster", "model: GPU faster", "device operand",
-        "model: close call, learning the other side"};
+        "model: close call, learning the other side", "learned: CPU faster than the model says",
+        "learned: GPU faster than the model says"};
     return (why >= 0 && why < TSG_WHY_COUNT) ? text[why] : "?";
 }
 
@@ -157,7 +158,10 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
         int explored = 0;
         gpu = tsg_learn_decide(be->learn, rep->learn_class, rep->est_s, TSG_GPU_MARGIN, &explored,
                                &rep->learn);
-        rep->why = explored ? TSG_WHY_EXPLORE : gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU;
+        const int model = rep->why == TSG_WHY_MODEL_GPU; /* the model's own choice */
+        rep->why = explored       ? TSG_WHY_EXPLORE
+                   : gpu == model ? (gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU)
+                                  : (gpu ? TSG_WHY_LEARNED_GPU : TSG_WHY_LEARNED_CPU);
     }
     if (!gpu) {
         /* TSG_WHY_TINY also covers "not worth asking for a GPU at all" */

@@ -47,6 +47,9 @@ typedef enum tsg_why {
     TSG_WHY_DEVICE_OPERAND, /* an operand is device memory: only the GPU can run it  */
     TSG_WHY_EXPLORE,        /* a close call sent to the side the corrected model did not
                                choose, to keep learning it (src/tsg_learn.h)            */
+    TSG_WHY_LEARNED_CPU,    /* a close call the model gives the GPU, on the CPU because of
+                               what its class learned (src/tsg_learn.h)                */
+    TSG_WHY_LEARNED_GPU,    /* ... and the other way round                              */
     TSG_WHY_COUNT
 } tsg_why;
 
@@ -105,7 +108,7 @@ typedef struct tsg_report {
     int gpu_status;  /* gpu_sgemm's return value when it was tried, else 0 */
     tsg_done done;   /* on a failed GPU attempt: the part of C already final */
     char msg[256];   /* gpu_sgemm's reason when it failed */
-    /* When the cost model decided (why = TSG_WHY_MODEL_CPU, _MODEL_GPU or _EXPLORE): the call's
+    /* When the cost model decided (why = TSG_WHY_MODEL_*, _LEARNED_* or _EXPLORE): the call's
      * class in be->learn (-1: none) and the model's estimates, seconds, indexed TSG_LEARN_CPU /
      * TSG_LEARN_GPU (uncorrected); learn = 1 when the caller should record the call's time
      * (it did not switch sides, src/tsg_learn.h). Otherwise learn_class = -1, learn = 0. */

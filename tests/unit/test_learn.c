@@ -255,19 +255,27 @@ static void test_run_reports_and_explores(void **state)
     tsg_policy auto_mode = {TSG_MODE_AUTO, 0.0};
     tsg_problem p = shape(256, 256, 256);
     tsg_report rep;
-    int explores = 0;
+    int explores = 0, learned_gpu = 0, explored_gpu = 0;
     for (int i = 0; i < 64; ++i) {
         tsg_run(&p, &auto_mode, &be, &rep);
         assert_int_equal(rep.learn_class, tsg_learn_class_of(&p));
         assert_true(rep.est_s[TSG_LEARN_CPU] > 0 && rep.est_s[TSG_LEARN_GPU] > 0);
         const int side = rep.path == TSG_PATH_GPU;
-        if (rep.why == TSG_WHY_EXPLORE) explores++;
-        else assert_int_equal(rep.why, side ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU);
+        if (rep.why == TSG_WHY_EXPLORE) explores++, explored_gpu += side;
+        else if (side) learned_gpu += rep.why == TSG_WHY_LEARNED_GPU; /* the model says CPU */
+        else assert_int_equal(rep.why, TSG_WHY_MODEL_CPU);
+        if (!side) assert_int_not_equal(rep.why, TSG_WHY_LEARNED_CPU);
         /* the caller's part: the GPU really takes 0.102 ms, the CPU 0.120 */
         if (rep.learn)
             tsg_learn_observe(&l, rep.learn_class, side, side ? 0.102e-3 : 0.120e-3, rep.est_s[side]);
     }
     assert_true(explores >= 2 && explores <= 12);
+    /* the model says CPU here: every GPU call was explored or went there because of what the
+     * class learned, and the trace says which */
+    assert_int_equal(calls[0] + calls[1], 64);
+    assert_int_equal(learned_gpu + explored_gpu, calls[1]);
+    assert_true(learned_gpu > 40);
+    assert_string_equal(tsg_why_text(TSG_WHY_LEARNED_GPU), "learned: GPU faster than the model says");
     tsg_run(&p, &auto_mode, &be, &rep); /* learned: the GPU now (or one more exploration) */
     assert_true(rep.path == TSG_PATH_GPU || rep.why == TSG_WHY_EXPLORE);
     assert_true(calls[1] > 40);
