@@ -1973,16 +1973,13 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     }
     munmap(map, floats * 4);
     if (st != TSG_GPU_OK) return st;
-    std::sort(fit, fit + FIT_CALLS);
     const double mib192 = (double)(256 - 64) * (1 << 20);
     /* the slope, but never above 1.5x the large call's own average (timing noise between two
      * close times must not invent a rate) */
     const double mib256 = (double)256 * (1 << 20);
     out->h2d_bps = std::min(1.5 * mib256 / t_up[1], mib192 / std::max(1e-9, t_up[1] - t_up[0]));
     out->d2h_bps = std::min(1.5 * mib256 / t_down[1], mib192 / std::max(1e-9, t_down[1] - t_down[0]));
-    double fit_sum = 0;
-    for (int r = 0; r + 1 < FIT_CALLS; ++r) fit_sum += fit[r]; /* less the slowest */
-    out->call_s = fit_sum / (FIT_CALLS - 1);
+    out->call_s = tsg_mean_less_slowest(fit, FIT_CALLS);
     out->floor_s = lat64;
     /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time; one
      * block per SM is the model's wave (a grid of <= 132 tiles runs each block about as fast as

@@ -357,12 +357,10 @@ static double median_call(const tsg_problem *p, int reps)
 /* Mean of `reps` timed calls of p less the slowest, after one untimed one (reps <= 16). */
 static double mean_call(const tsg_problem *p, int reps)
 {
-    double t[16], sum = 0;
+    double t[16];
     time_call(p);
     for (int r = 0; r < reps; ++r) t[r] = time_call(p);
-    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
-    for (int r = 0; r + 1 < reps; ++r) sum += t[r];
-    return sum / (reps - 1);
+    return tsg_mean_less_slowest(t, reps);
 }
 
 void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *latency_s)

@@ -296,19 +296,16 @@ static int gpu_usable(void)
  * load right now, and one unlucky measurement must not stick (a cached 0.1 TFLOP/s once sent
  * 256^3 calls to the GPU; docs/NOTES.md). --- */
 
-enum { NRATES = 13, NRATES_GPU = 9 }; /* the first NRATES_GPU are the cached GPU fields */
-static const char *const rate_names[NRATES] = {
+enum { NRATES_GPU = 9 }; /* the cached fields: the GPU's (the CPU's are measured per process) */
+static const char *const rate_names[NRATES_GPU] = {
     "h2d_bps", "d2h_bps", "gpu_flops", "gpu_latency_s", "gpu_tile_m", "gpu_tile_n",
-    "gpu_slots", "gpu_split_min_k", "gpu_device_bytes", "cpu_flops", "cpu_latency_s", "cpu_mid_s",
-    "cpu_small_s"};
+    "gpu_slots", "gpu_split_min_k", "gpu_device_bytes"};
 
 static double *rate_field(tsg_rates *r, int i)
 {
-    double *f[NRATES] = {&r->h2d_bps,    &r->d2h_bps,    &r->gpu_flops,
-                         &r->gpu_latency_s, &r->gpu_tile_m, &r->gpu_tile_n,
-                         &r->gpu_slots,  &r->gpu_split_min_k, &r->gpu_device_bytes,
-                         &r->cpu_flops,  &r->cpu_latency_s, &r->cpu_mid_s,
-                         &r->cpu_small_s};
+    double *f[NRATES_GPU] = {&r->h2d_bps,       &r->d2h_bps,    &r->gpu_flops,
+                             &r->gpu_latency_s, &r->gpu_tile_m, &r->gpu_tile_n,
+                             &r->gpu_slots,     &r->gpu_split_min_k, &r->gpu_device_bytes};
     return f[i];
 }
 

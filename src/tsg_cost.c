@@ -4,6 +4,7 @@
 #include "tsg_cost.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* Bytes the pipeline moves: host operands only — A and B at their extents, C down. Device and
  * managed operands count as used in place (a managed C with beta != 0 is in fact staged both
@@ -90,6 +91,21 @@ double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
     int i = 0;
     while (f >= x[i + 1]) ++i;
     return y[i] + (f - x[i]) * (y[i + 1] - y[i]) / (x[i + 1] - x[i]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double tsg_mean_less_slowest(double *t, int n)
+{
+    if (n < 2) return n == 1 ? t[0] : 0.0;
+    qsort(t, (size_t)n, sizeof t[0], cmp_double);
+    double sum = 0;
+    for (int i = 0; i + 1 < n; ++i) sum += t[i];
+    return sum / (n - 1);
 }
 
 double tsg_fit_gpu_latency(const tsg_rates *r, int64_t n, double call_s, double floor_s)

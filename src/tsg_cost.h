@@ -100,6 +100,12 @@ double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r);
  */
 double tsg_fit_gpu_latency(const tsg_rates *r, int64_t n, double call_s, double floor_s);
 
+/*
+ * How the crossover's calls are priced on both sides (TSG_CPU_SMALL_N, TSG_GPU_FIT_N): the mean of
+ * n >= 2 call times t[] (seconds) less the slowest one. Reorders t. n < 2: t[0] (or 0 for n = 0).
+ */
+double tsg_mean_less_slowest(double *t, int n);
+
 #ifdef __cplusplus
 }
 #endif

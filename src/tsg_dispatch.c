@@ -154,11 +154,11 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
     rep->est_s[TSG_LEARN_CPU] = rep->est_s[TSG_LEARN_GPU] = 0;
     int gpu = decide(p, cfg, usable, usable ? &rates : NULL, &rep->why, rep->est_s);
     if (rep->est_s[TSG_LEARN_CPU] > 0 && rep->est_s[TSG_LEARN_GPU] > 0) { /* the model decided */
+        const int model = gpu; /* the model's own choice */
         rep->learn_class = be->learn ? tsg_learn_class_of(p) : -1;
         int explored = 0;
         gpu = tsg_learn_decide(be->learn, rep->learn_class, rep->est_s, TSG_GPU_MARGIN, &explored,
                                &rep->learn);
-        const int model = rep->why == TSG_WHY_MODEL_GPU; /* the model's own choice */
         rep->why = explored       ? TSG_WHY_EXPLORE
                    : gpu == model ? (gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU)
                                   : (gpu ? TSG_WHY_LEARNED_GPU : TSG_WHY_LEARNED_CPU);

@@ -303,6 +303,12 @@ static void test_crossover_measured_v12(void **state)
                     tsg_estimate_gpu_s(&q, &v12) * 1e3, tsg_estimate_cpu_s(&q, &v12) * 1e3);
         assert_true(took <= 1.10 * fmin(run4[i].cpu, run4[i].gpu));
     }
+    /* the crossover's pricing: the mean less the slowest call (run 4's auto CPU calls at 256^3
+     * had one of 0.276 ms among ~0.10-0.15) */
+    double t[5] = {0.150e-3, 0.276e-3, 0.102e-3, 0.149e-3, 0.131e-3};
+    assert_true(fabs(tsg_mean_less_slowest(t, 5) - (0.150e-3 + 0.102e-3 + 0.149e-3 + 0.131e-3) / 4) < 1e-12);
+    double one = 2.0;
+    assert_true(tsg_mean_less_slowest(&one, 1) == 2.0 && tsg_mean_less_slowest(&one, 0) == 0.0);
     /* the fit never goes below the floor: a call faster than the model's other terms */
     assert_true(tsg_fit_gpu_latency(&v12, TSG_GPU_FIT_N, 1e-6, 0.0595e-3) == 0.0595e-3);
     /* a 256^3 CPU time above 512^3's (a bad measurement) counts as 512^3's */
