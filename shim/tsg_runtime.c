@@ -30,7 +30,6 @@
 #include "../include/tsgemm.h"
 #include "../kernels/tsg_gpu.h"
 #include "../src/tsg_dispatch.h"
-#include "../src/tsg_learn.h"
 #include "../src/tsg_split.h"
 #include "tsg_cpublas.h"
 #include "tsg_log.h"
@@ -171,7 +170,6 @@ static pthread_once_t g_gpu_once = PTHREAD_ONCE_INIT;
 static pthread_once_t g_rates_once = PTHREAD_ONCE_INIT;
 static char g_gpu_info[512] = "GPU not started"; /* the device, or why there is none */
 static tsg_rates g_rates;
-static tsg_learn g_learn; /* auto mode's corrections near the crossover (src/tsg_learn.h) */
 static atomic_int g_rates_ok;  /* g_rates holds measured (or cached) rates: rates_once succeeded */
 static int g_nslots = 1;       /* device slots (TSGEMM_DEVICE list); written once at GPU start */
 static atomic_int g_warned[8];      /* "first time" flags, one per kind of GPU trouble    */
@@ -541,25 +539,19 @@ static void trace(tsg_api api, const tsg_call *call, const tsg_problem *p, const
                   double dt)
 {
     int row = tsg_api_is_cblas(api) && call->row_major;
-    char where[32] = "", est[96] = "";
-    if (rep->learn_class >= 0) /* the model's estimates and what this class has learned */
-        snprintf(est, sizeof est, "; estimated cpu %.3g ms x %.2f, gpu %.3g ms x %.2f",
-                 rep->est_s[TSG_LEARN_CPU] * 1e3,
-                 tsg_learn_factor(&g_learn, rep->learn_class, TSG_LEARN_CPU),
-                 rep->est_s[TSG_LEARN_GPU] * 1e3,
-                 tsg_learn_factor(&g_learn, rep->learn_class, TSG_LEARN_GPU));
+    char where[32] = "";
     if (tsg_any_cuda_memory(p)) /* A, B, C as the caller named them: h host, p pinned, ... */
         snprintf(where, sizeof where, " where=%c%c%c", where_char(row ? p->where_b : p->where_a),
                  where_char(row ? p->where_a : p->where_b), where_char(p->where_c));
     tsg_log(3,
             "%s layout=%s transa=%c transb=%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld "
-            "alpha=%g beta=%g%s -> %s (%s%s) %.3f ms",
+            "alpha=%g beta=%g%s -> %s (%s) %.3f ms",
             tsg_api_name(api), !tsg_api_is_cblas(api) ? "col(f77)" : row ? "row" : "col",
             row ? p->transb : p->transa, row ? p->transa : p->transb,
             (long long)(row ? p->n : p->m), (long long)(row ? p->m : p->n), (long long)p->k,
             (long long)(row ? p->ldb : p->lda), (long long)(row ? p->lda : p->ldb),
             (long long)p->ldc, p->alpha, p->beta, where, path_name(rep),
-            rep->path == TSG_PATH_NONE ? "scalar rules" : tsg_why_text(rep->why), est, dt * 1e3);
+            rep->path == TSG_PATH_NONE ? "scalar rules" : tsg_why_text(rep->why), dt * 1e3);
 }
 
 /* A call with a device operand that could not run: one line each time (like an illegal
@@ -606,10 +598,8 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
     const double flops = tsg_flops(p);
     const int timed = cfg->log_level >= 2 || flops >= TSG_GPU_FLOOR_FLOPS;
     double t0 = timed ? tsg_now_s() : 0;
-    const tsg_backends backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, &api, &g_learn};
+    const tsg_backends backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, &api};
     if (device == -2) { /* device operands on two GPUs: no single context can read them */
-        rep.learn_class = -1;
-        rep.learn = 0;
         rep.rule = tsg_scalar_rule(p);
         rep.path = TSG_PATH_REFUSED;
         rep.why = TSG_WHY_DEVICE_OPERAND;
@@ -619,10 +609,6 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
         tsg_run(p, &now, &backends, &rep);
     }
     double dt = timed ? tsg_now_s() - t0 : 0;
-    if (rep.learn && timed && (rep.path == TSG_PATH_CPU || rep.path == TSG_PATH_GPU)) {
-        const int side = rep.path == TSG_PATH_GPU ? TSG_LEARN_GPU : TSG_LEARN_CPU;
-        tsg_learn_observe(&g_learn, rep.learn_class, side, dt, rep.est_s[side]);
-    }
     tsg_tl.last_path = path_name(&rep);
     if (rep.path == TSG_PATH_NONE) {
         tsg_thread_count(self, TSG_COUNT_QUICK, 1);

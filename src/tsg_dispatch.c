@@ -3,7 +3,6 @@
  * src/tsg_cost.c).
  */
 #include "tsg_dispatch.h"
-#include "tsg_learn.h"
 #include "tsg_multi.h"
 
 #include <math.h>
@@ -14,9 +13,7 @@ const char *tsg_why_text(tsg_why why)
     static const char *const text[TSG_WHY_COUNT] = {
         "TSGEMM_MODE=cpu", "TSGEMM_MODE=gpu", "tiny", "no usable GPU",
         "below TSGEMM_GPU_THRESHOLD", "at/above TSGEMM_GPU_THRESHOLD",
-        "model: CPU faster", "model: GPU faster", "device operand",
-        "model: close call, learning the other side", "learned: CPU faster than the model says",
-        "learned: GPU faster than the model says"};
+        "model: CPU faster", "model: GPU faster", "device operand"};
     return (why >= 0 && why < TSG_WHY_COUNT) ? text[why] : "?";
 }
 
@@ -48,9 +45,8 @@ int tsg_may_want_gpu(const tsg_problem *p, const tsg_policy *cfg)
     return tsg_flops(p) >= TSG_GPU_FLOOR_FLOPS;
 }
 
-/* tsg_wants_gpu; when the model decides, also its two estimates in est_s (else untouched). */
-static int decide(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable, const tsg_rates *r,
-                  tsg_why *why, double est_s[2])
+int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
+                  const tsg_rates *r, tsg_why *why)
 {
     if (tsg_needs_device(p)) { /* the CPU cannot read it: the GPU or nothing */
         *why = cfg->mode == TSG_MODE_CPU ? TSG_WHY_MODE_CPU
@@ -84,18 +80,9 @@ static int decide(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable, c
         *why = TSG_WHY_MODEL_CPU;
         return 0;
     }
-    est_s[TSG_LEARN_CPU] = tsg_estimate_cpu_s(p, r);
-    est_s[TSG_LEARN_GPU] = tsg_estimate_gpus_s(p, r);
-    int gpu = est_s[TSG_LEARN_GPU] < TSG_GPU_MARGIN * est_s[TSG_LEARN_CPU];
+    int gpu = tsg_estimate_gpus_s(p, r) < TSG_GPU_MARGIN * tsg_estimate_cpu_s(p, r);
     *why = gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU;
     return gpu;
-}
-
-int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
-                  const tsg_rates *r, tsg_why *why)
-{
-    double est_s[2];
-    return decide(p, cfg, gpu_usable, r, why, est_s);
 }
 
 /* Which operands the call touches: with the scalar rules only C (A and B are never read). */
@@ -125,8 +112,6 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
     rep->done.blocks = rep->done.cols = 0;
     rep->done.nparts = 0;
     rep->msg[0] = '\0';
-    rep->learn_class = -1;
-    rep->learn = 0;
     rep->rule = tsg_scalar_rule(p);
     if (rep->rule == TSG_RULE_NOTHING) return;
     const int device = touches_device(p, rep->rule);
@@ -151,19 +136,7 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
         rep->path = rep->gpu_status == 0 ? TSG_PATH_GPU : TSG_PATH_REFUSED;
         return;
     }
-    rep->est_s[TSG_LEARN_CPU] = rep->est_s[TSG_LEARN_GPU] = 0;
-    int gpu = decide(p, cfg, usable, usable ? &rates : NULL, &rep->why, rep->est_s);
-    if (rep->est_s[TSG_LEARN_CPU] > 0 && rep->est_s[TSG_LEARN_GPU] > 0) { /* the model decided */
-        const int model = gpu; /* the model's own choice */
-        rep->learn_class = be->learn ? tsg_learn_class_of(p) : -1;
-        int explored = 0;
-        gpu = tsg_learn_decide(be->learn, rep->learn_class, rep->est_s, TSG_GPU_MARGIN, &explored,
-                               &rep->learn);
-        rep->why = explored       ? TSG_WHY_EXPLORE
-                   : gpu == model ? (gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU)
-                                  : (gpu ? TSG_WHY_LEARNED_GPU : TSG_WHY_LEARNED_CPU);
-    }
-    if (!gpu) {
+    if (!tsg_wants_gpu(p, cfg, usable, usable ? &rates : NULL, &rep->why)) {
         /* TSG_WHY_TINY also covers "not worth asking for a GPU at all" */
         if (!usable && rep->why == TSG_WHY_NO_GPU && !tsg_may_want_gpu(p, cfg))
             rep->why = cfg->mode == TSG_MODE_CPU ? TSG_WHY_MODE_CPU

@@ -45,11 +45,6 @@ typedef enum tsg_why {
     TSG_WHY_MODEL_CPU,      /* cost model: OpenBLAS is estimated faster              */
     TSG_WHY_MODEL_GPU,      /* cost model: the GPU is estimated faster               */
     TSG_WHY_DEVICE_OPERAND, /* an operand is device memory: only the GPU can run it  */
-    TSG_WHY_EXPLORE,        /* a close call sent to the side the corrected model did not
-                               choose, to keep learning it (src/tsg_learn.h)            */
-    TSG_WHY_LEARNED_CPU,    /* a close call the model gives the GPU, on the CPU because of
-                               what its class learned (src/tsg_learn.h)                */
-    TSG_WHY_LEARNED_GPU,    /* ... and the other way round                              */
     TSG_WHY_COUNT
 } tsg_why;
 
@@ -66,6 +61,10 @@ double tsg_estimate_gpus_s(const tsg_problem *p, const tsg_rates *r);
  * Pure decision for a legal problem that needs computing, given the knobs and the GPU state:
  * gpu_usable = 1 with measured rates (r != NULL); gpu_usable = 0 when there is none.
  * Returns 1 for GPU, 0 for CPU, and the reason in *why.
+ * It must stay a function of these arguments only, never of earlier calls' times: a process's
+ * repeated calls, from any number of threads, then run on one side and give bit-identical
+ * results (../shared/TESTING.md fault classes 16 and 20; v0.12's learning of close calls broke
+ * that and was removed, docs/NOTES.md "v0.13").
  */
 int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
                   const tsg_rates *r, tsg_why *why);
@@ -85,10 +84,6 @@ typedef struct tsg_backends {
     /* Runs p on the CPU BLAS; cannot fail. */
     void (*cpu_sgemm)(void *ctx, const tsg_problem *p);
     void *ctx;
-    /* Auto mode's learned corrections (src/tsg_learn.h), read and updated by the decision; the
-     * caller records the time of each call whose report says learn (tsg_learn_observe with the
-     * report's learn_class and est_s). NULL: the model alone. */
-    struct tsg_learn *learn; /* (a C11 atomics table: declared only, for C++ includers) */
 } tsg_backends;
 
 typedef enum tsg_path {
@@ -108,13 +103,6 @@ typedef struct tsg_report {
     int gpu_status;  /* gpu_sgemm's return value when it was tried, else 0 */
     tsg_done done;   /* on a failed GPU attempt: the part of C already final */
     char msg[256];   /* gpu_sgemm's reason when it failed */
-    /* When the cost model decided (why = TSG_WHY_MODEL_*, _LEARNED_* or _EXPLORE): the call's
-     * class in be->learn (-1: none) and the model's estimates, seconds, indexed TSG_LEARN_CPU /
-     * TSG_LEARN_GPU (uncorrected); learn = 1 when the caller should record the call's time
-     * (it did not switch sides, src/tsg_learn.h). Otherwise learn_class = -1, learn = 0. */
-    int learn_class;
-    int learn;
-    double est_s[2];
 } tsg_report;
 
 /*

@@ -496,7 +496,7 @@ static void test_gpu_failure_retried_on_cpu(void **state)
     static case_ cs;
     make_case(&cs, 40, 30, 50);
     fake f = {.usable = 1, .fail = -3};
-    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f, NULL};
+    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
     tsg_policy c = cfg_mode(TSG_MODE_GPU);
     tsg_report rep;
     tsg_run(&cs.p, &c, &be, &rep);
@@ -515,7 +515,7 @@ static void test_partial_gpu_result_only_rest_redone(void **state)
     /* one block row (bm = m): the old column-prefix contract, 12 columns final */
     make_case(&cs, 40, 30, 50);
     fake f = {.usable = 1, .fail = -2, .done = {40, 10, 1, 2}};
-    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f, NULL};
+    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
     tsg_policy c = cfg_mode(TSG_MODE_GPU);
     tsg_report rep;
     tsg_run(&cs.p, &c, &be, &rep);
@@ -529,7 +529,7 @@ static void test_partial_gpu_result_only_rest_redone(void **state)
      * row 0 and columns 0..10 of block row 1. Left: rows 16..31 x columns 11..29, rows 32..39. */
     make_case(&cs, 40, 30, 50);
     fake g = {.usable = 1, .fail = -3, .done = {16, 8, 5, 3}};
-    tsg_backends be2 = {fake_ready, fake_gpu, fake_cpu, &g, NULL};
+    tsg_backends be2 = {fake_ready, fake_gpu, fake_cpu, &g};
     tsg_run(&cs.p, &c, &be2, &rep);
     assert_int_equal(rep.path, TSG_PATH_CPU_RETRY);
     assert_int_equal(g.cpu_calls, 2);
@@ -543,7 +543,7 @@ static void test_partial_gpu_result_only_rest_redone(void **state)
     /* everything final: nothing left for the CPU */
     make_case(&cs, 40, 30, 50);
     fake h = {.usable = 1, .fail = -3, .done = {16, 8, 12, 0}};
-    tsg_backends be3 = {fake_ready, fake_gpu, fake_cpu, &h, NULL};
+    tsg_backends be3 = {fake_ready, fake_gpu, fake_cpu, &h};
     tsg_run(&cs.p, &c, &be3, &rep);
     assert_int_equal(h.cpu_calls, 0);
     assert_memory_equal(cs.c, cs.want, sizeof cs.c);
@@ -559,7 +559,7 @@ static void test_device_operands(void **state)
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_report rep;
     fake f = {.usable = 1};
-    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f, NULL};
+    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
     tsg_run(&cs.p, &c, &be, &rep);
     assert_int_equal(rep.path, TSG_PATH_GPU);
     assert_int_equal(rep.why, TSG_WHY_DEVICE_OPERAND);
@@ -571,7 +571,7 @@ static void test_device_operands(void **state)
     cs.p.where_c = TSG_DEVICE;
     memcpy(before, cs.c, sizeof before);
     fake g = {.usable = 1};
-    tsg_backends be2 = {fake_ready, fake_gpu, fake_cpu, &g, NULL};
+    tsg_backends be2 = {fake_ready, fake_gpu, fake_cpu, &g};
     c = cfg_mode(TSG_MODE_CPU);
     tsg_run(&cs.p, &c, &be2, &rep);
     assert_int_equal(rep.path, TSG_PATH_REFUSED);
@@ -580,7 +580,7 @@ static void test_device_operands(void **state)
     assert_memory_equal(cs.c, before, sizeof before);
     /* no GPU: refused */
     fake h = {.usable = 0};
-    tsg_backends be3 = {fake_ready, fake_gpu, fake_cpu, &h, NULL};
+    tsg_backends be3 = {fake_ready, fake_gpu, fake_cpu, &h};
     c = cfg_mode(TSG_MODE_AUTO);
     tsg_run(&cs.p, &c, &be3, &rep);
     assert_int_equal(rep.path, TSG_PATH_REFUSED);
@@ -588,7 +588,7 @@ static void test_device_operands(void **state)
     assert_int_equal(h.cpu_calls + h.gpu_calls, 0);
     /* the GPU fails: refused, not redone on the CPU */
     fake k = {.usable = 1, .fail = -3, .done = {4, 3, 0, 0}};
-    tsg_backends be4 = {fake_ready, fake_gpu, fake_cpu, &k, NULL};
+    tsg_backends be4 = {fake_ready, fake_gpu, fake_cpu, &k};
     tsg_run(&cs.p, &c, &be4, &rep);
     assert_int_equal(rep.path, TSG_PATH_REFUSED);
     assert_int_equal(rep.gpu_status, -3);
@@ -599,7 +599,7 @@ static void test_device_operands(void **state)
     cs.p.alpha = 0.0f;
     cs.p.where_c = TSG_DEVICE;
     fake m = {.usable = 1};
-    tsg_backends be5 = {fake_ready, fake_gpu, fake_cpu, &m, NULL};
+    tsg_backends be5 = {fake_ready, fake_gpu, fake_cpu, &m};
     tsg_run(&cs.p, &c, &be5, &rep);
     assert_int_equal(rep.rule, TSG_RULE_SCALED);
     assert_int_equal(rep.path, TSG_PATH_GPU);
@@ -608,7 +608,7 @@ static void test_device_operands(void **state)
     cs.p.alpha = 0.0f;
     cs.p.where_a = TSG_DEVICE;
     fake n = {.usable = 1};
-    tsg_backends be6 = {fake_ready, fake_gpu, fake_cpu, &n, NULL};
+    tsg_backends be6 = {fake_ready, fake_gpu, fake_cpu, &n};
     tsg_run(&cs.p, &c, &be6, &rep);
     assert_int_equal(rep.path, TSG_PATH_NONE);
     assert_int_equal(n.gpu_calls + n.cpu_calls + n.ready_calls, 0);
@@ -622,7 +622,7 @@ static void test_absent_gpu_and_tiny_calls(void **state)
     static case_ cs;
     make_case(&cs, 40, 30, 50);
     fake f = {.usable = 0};
-    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f, NULL};
+    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     c.threshold = 1; /* would pick the GPU if there were one */
     tsg_report rep;
@@ -634,7 +634,7 @@ static void test_absent_gpu_and_tiny_calls(void **state)
     /* auto mode, tiny problem: the GPU is not even asked whether it is ready */
     make_case(&cs, 40, 30, 50);
     fake g = {.usable = 1};
-    tsg_backends be2 = {fake_ready, fake_gpu, fake_cpu, &g, NULL};
+    tsg_backends be2 = {fake_ready, fake_gpu, fake_cpu, &g};
     c.threshold = 0;
     tsg_run(&cs.p, &c, &be2, &rep);
     assert_int_equal(g.ready_calls, 0);
@@ -653,7 +653,7 @@ static void test_scalar_rules_before_any_backend(void **state)
     float c[6] = {NAN, NAN, NAN, NAN, NAN, NAN};
     tsg_problem p = {'N', 'N', 2, 3, 4, 0.0f, 0.0f, NULL, 2, NULL, 4, c, 2, TSG_HOST, TSG_HOST, TSG_HOST}; /* alpha = 0 */
     fake f = {.usable = 1};
-    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f, NULL};
+    tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
     tsg_policy cf = cfg_mode(TSG_MODE_GPU);
     tsg_report rep;
     tsg_run(&p, &cf, &be, &rep);

@@ -332,7 +332,7 @@ static tsg_report run_one(int64_t m, int64_t n, int64_t k, float beta, int count
     h->split = panels(&p, count, by_cols);
     h->tasks = calloc(3 * TSG_MAX_DEVICES, sizeof *h->tasks);
     const tsg_policy pol = {TSG_MODE_GPU, 0};
-    const tsg_backends be = {be_ready, be_gpu, be_cpu, h, NULL};
+    const tsg_backends be = {be_ready, be_gpu, be_cpu, h};
     tsg_report rep;
     tsg_run(&p, &pol, &be, &rep);
     assert_memory_equal(c, ref, sizeof(float) * (size_t)(ldc * n)); /* padding untouched too */
