@@ -310,7 +310,10 @@ if want kbench; then
 fi
 
 if want bench && [ -x "$B/bench/tsgemm-bench" ]; then
-  "$B/bench/tsgemm-bench" ${TSGEMM_BENCH_ARGS:---quick} --csv "$OUT/bench.csv" \
+  # TSGEMM_LOG=2: each bench process's own measured rates (the CPU side is measured per process)
+  # land in its .txt, so an auto-mode choice near the crossover can be traced (docs/NOTES.md v0.13)
+  blog=${TSGEMM_LOG:-2}
+  TSGEMM_LOG=$blog "$B/bench/tsgemm-bench" ${TSGEMM_BENCH_ARGS:---quick} --csv "$OUT/bench.csv" \
     > "$OUT/bench.txt" 2>&1 && row bench ok "$(elapsed)" ||
     { row bench FAIL "see bench.txt"; fails=$((fails+1)); }
   # more invocations in the same stage (e.g. issue 9's beta = 1 target, NVBLAS at one shape):
@@ -319,7 +322,7 @@ if want bench && [ -x "$B/bench/tsgemm-bench" ]; then
     IFS='|' read -r -a more <<< "$TSGEMM_BENCH_MORE"
     for i in "${!more[@]}"; do
       # shellcheck disable=SC2086
-      "$B/bench/tsgemm-bench" ${more[$i]} --csv "$OUT/bench-more-$i.csv" \
+      TSGEMM_LOG=$blog "$B/bench/tsgemm-bench" ${more[$i]} --csv "$OUT/bench-more-$i.csv" \
         > "$OUT/bench-more-$i.txt" 2>&1 && row "bench+$i" ok "${more[$i]}; $(elapsed)" ||
         { row "bench+$i" FAIL "see bench-more-$i.txt"; fails=$((fails+1)); }
     done
