@@ -14,7 +14,6 @@
 
 #include "tsg_kernel.h"
 #include "tsg_kernel_big.cuh"
-#include "tsg_kernel_ws.cuh"
 #include "tsg_kernel_simt.cuh"
 
 namespace tsg {
@@ -110,7 +109,6 @@ const ConfigRow k_configs[] = {
                               * varies; the rule never picks one (NADOPTED) */
     TSG_BIG_ROW(Cand10, pick_cand10, 0.689), TSG_BIG_ROW(Cand11, pick_cand11, 0.689),
     TSG_BIG_ROW(Cand12, pick_cand12, 0.689), TSG_BIG_ROW(Cand13, pick_cand13, 0.689),
-    TSG_BIG_ROW(Cand14, pick_cand14, 0.689), /* warp-specialized, 288 threads (tsg_kernel_ws.cuh) */
 #endif
 };
 #undef TSG_SIMT_ROW
