@@ -56,7 +56,8 @@ static void usage(FILE *f)
 "                      untimed calls of that column (see --rewarm) (default 300; 0: off)\n"
 "  --rewarm MS         after such a pause, untimed calls until they took MS milliseconds, at\n"
 "                      least one (default 20): the GPU's and CPUs' clocks and the copy threads\n"
-"                      are back from idle before the timed call\n"
+"                      are back from idle before the timed call; the OpenBLAS column makes\n"
+"                      them too when a pause happened since its last call (its threads slept)\n"
 "  --alpha A --beta B  scalars (default 1 and 0; beta != 0 also uploads C)\n"
 "  --seed N            input seed (default 42)\n"
 "  --tol X             error bound on max|c-ref|/max|ref| (default 1e-4, x sqrt(k/65536) above)\n"
@@ -331,6 +332,12 @@ typedef struct column {
  * "v0.9").
  */
 static double g_openblas_end = -1; /* bench_now() at the end of the last OpenBLAS call; -1: none */
+/* A settle pause happened since the OpenBLAS column's last call: its workers have slept since,
+ * so its next timed call is preceded by untimed ones too (the same --rewarm). Without them the
+ * OpenBLAS column of the H200 runs paid its 16 threads' wake-up at every small shape while auto
+ * mode's CPU calls ran after their own untimed calls (256^3 0.29 ms against 0.13 for the same
+ * OpenBLAS through tsgemm; docs/NOTES.md "v0.13"). */
+static int g_openblas_cold;
 
 static void openblas_ran(void) { g_openblas_end = bench_now(); }
 
@@ -345,6 +352,7 @@ static int settle(const bench_opts *o)
         }
     }
     g_openblas_end = -1;
+    g_openblas_cold = 1;
     return 1;
 }
 
@@ -356,7 +364,9 @@ static void column_call(const bench_opts *o, bench_data *d, const bench_ref *ref
     double sec = 0;
     struct tsgemm_stats s0, s1;
     if (c->mode >= 0) tsgemm_set_mode(c->mode);
-    if (c->impl != BI_OPENBLAS && settle(o)) { /* back from the pause: untimed calls first */
+    int rewarm = c->impl == BI_OPENBLAS ? g_openblas_cold : settle(o);
+    if (c->impl == BI_OPENBLAS) g_openblas_cold = 0;
+    if (rewarm) { /* back from the pause (or, for OpenBLAS, from its sleep): untimed calls first */
         const double t0 = bench_now();
         do {
             double ignored;
@@ -698,7 +708,8 @@ static void header(FILE *f, bench_run *run, int nshapes)
                 "            every tsgemm and GPU call waits until %d ms have passed since the "
                 "last call\n            in which OpenBLAS ran (its workers spin until then; "
                 "--settle), then makes\n            untimed calls of its column for %d ms "
-                "(at least one; --rewarm).\n",
+                "(at least one; --rewarm); the OpenBLAS column\n            makes them too "
+                "after such a pause.\n",
                 o->settle_ms, o->rewarm_ms);
     else
         fprintf(f, "            --settle 0: GPU columns may run beside OpenBLAS's spinning workers.\n");
