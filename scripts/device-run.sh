@@ -52,6 +52,7 @@
 # invocations in the same stage, option lists separated by '|' (e.g. "--shapes 4096 --beta 1
 # --reps 7 --no-nvblas|--shapes 4096 --reps 5").
 # TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large").
+# TSGEMM_CMAKE_ARGS adds configure arguments to the build stage (e.g. -DTSGEMM_KERNEL_CANDIDATES=ON).
 # Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand), and all
 # of them into $OUT/all.tar.gz; a summary table is printed last. Exit status: 0 when every stage that ran passed.
 set -uo pipefail
@@ -101,7 +102,7 @@ machine=$( { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.
 if want build; then
   if cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
        -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
-       > "$OUT/build.log" 2>&1 &&
+       ${TSGEMM_CMAKE_ARGS:-} > "$OUT/build.log" 2>&1 &&
      cmake --build "$B" -j"$(nproc)" >> "$OUT/build.log" 2>&1; then
     row build ok "sm_90, $(elapsed)"
   else
