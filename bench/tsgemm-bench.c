@@ -334,9 +334,9 @@ typedef struct column {
 static double g_openblas_end = -1; /* bench_now() at the end of the last OpenBLAS call; -1: none */
 /* A settle pause happened since the OpenBLAS column's last call: its workers have slept since,
  * so its next timed call is preceded by untimed ones too (the same --rewarm). Without them the
- * OpenBLAS column of the H200 runs paid its 16 threads' wake-up at every small shape while auto
- * mode's CPU calls ran after their own untimed calls (256^3 0.29 ms against 0.13 for the same
- * OpenBLAS through tsgemm; docs/NOTES.md "v0.13"). */
+ * OpenBLAS column of the H200 runs met its 16 workers asleep at every small shape while auto
+ * mode's CPU calls ran after their own untimed calls (v0.13 run 3: 256^3 0.29 ms against 0.13
+ * for the same OpenBLAS through tsgemm; docs/NOTES.md "v0.13"). */
 static int g_openblas_cold;
 
 static void openblas_ran(void) { g_openblas_end = bench_now(); }
