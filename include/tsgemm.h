@@ -165,6 +165,27 @@ int tsgemm_kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k
                        int64_t *splits);
 
 /*
+ * Test and A/B knob for the stream-K tail (docs/NOTES.md "v0.14"): when a large grid's last round
+ * of thread blocks would leave SMs idle, the big kernel family shares that round's tiles among
+ * every resident block, each taking an equal run of K slices, and a second launch sums the
+ * partial tiles in a fixed order. blocks = 0: the rule decides per shape (the default); -1: never;
+ * > 0: the grid's remainder modulo `blocks` is shared by `blocks` blocks on every big-family call
+ * that is not split along K (the test knob that runs the tail on small grids). Calls on device
+ * data only (the host-memory pipeline never uses a tail). Results stay bit-identical run to run
+ * for a fixed setting; a tail's tiles round differently from the same tiles without it. Returns
+ * 0, or -1 (nothing changed) without a usable GPU or for blocks < -1.
+ */
+int tsgemm_set_kernel_tail(int64_t blocks);
+
+/*
+ * The stream-K tail a call on device data of shape m x n x k (transa / transb as in
+ * tsgemm_kernel_plan) gets now: *tiles tiles of C's grid shared by *blocks thread blocks, or 0
+ * and 0 for none. Returns 0, or -1 without a usable GPU or for a transpose character out of range.
+ */
+int tsgemm_kernel_tail(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t *tiles,
+                       int64_t *blocks);
+
+/*
  * The CPU BLAS tsgemm falls back to, as text: its path, its own configuration string and thread
  * count (OpenBLAS), or that the portable loop is used because none could be loaded. Loads it if
  * not yet loaded. Static storage.

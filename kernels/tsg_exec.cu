@@ -83,6 +83,9 @@ int64_t g_sms = 1;
  * split count; -1 / 0: the rule of tsg::kernel_plan */
 std::atomic<int> g_kcfg{-1};
 std::atomic<long long> g_ksplits{0};
+/* tsg_gpu_set_kernel_tail (tests, A/B): the stream-K tail of calls on device data; 0: the rule's,
+ * -1: none, > 0: forced onto that many blocks (tsg::kernel_plan's `tail`) */
+std::atomic<long long> g_ktail{0};
 /* Split-K partials of calls on device data: a memory pool of our own that keeps up to
  * SPLIT_POOL_KEEP bytes mapped between calls. The default pool returns its memory at every
  * synchronisation (release threshold 0), so each split call paid a fresh mapping: 1024^3 in 2
@@ -1016,7 +1019,7 @@ int launch_piece(Pipeline &P, int64_t piece)
     if (e == cudaSuccess)
         e = TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(
                                      kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
-                                     splits, P.p->alpha, A, lda, B, ldb, c == 0 ? P.dev_beta : 1.0f, C,
+                                     splits, 0, 0, P.p->alpha, A, lda, B, ldb, c == 0 ? P.dev_beta : 1.0f, C,
                                      ldc, splits > 1 ? P.dev(P.offW) : nullptr, cs));
     if (e == cudaSuccess && P.tl.steps) P.tl.host(TE_K, piece, 1, now_s()), P.tl.gpu(TE_K, piece, cs);
     if (e == cudaSuccess && !pl.resident) e = cudaEventRecord(w->ev_launch[piece % RING], cs);
@@ -1418,10 +1421,11 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
 
 /* ------------------------------------------------------------------ in-place calls */
 
-/* Configuration and split-K of a single launch on device data (the pipeline plans its own). */
+/* Configuration, split-K and stream-K tail of a single launch on device data (the pipeline plans
+ * its own, without a tail); ws: the workspace it needs, in floats (tsg::kernel_ws_floats). */
 struct SplitPlan {
-    int64_t splits, kslice;
-    int config;
+    tsg::KernelPlan kp;
+    int64_t ws;
 };
 
 SplitPlan plan_split(char ta, char tb, int64_t m, int64_t n, int64_t k)
@@ -1429,8 +1433,25 @@ SplitPlan plan_split(char ta, char tb, int64_t m, int64_t n, int64_t k)
     /* the partials may take 1 GiB of device memory at most */
     const tsg::KernelPlan kp = tsg::kernel_plan(ta, tb, m, n, k, g_sms, ((int64_t)1 << 30) / (int64_t)sizeof(float),
                                                 g_kcfg.load(std::memory_order_relaxed),
-                                                g_ksplits.load(std::memory_order_relaxed));
-    return SplitPlan{kp.splits, kp.kslice, kp.config};
+                                                g_ksplits.load(std::memory_order_relaxed),
+                                                g_ktail.load(std::memory_order_relaxed));
+    return SplitPlan{kp, tsg::kernel_ws_floats(kp.config, m, n, kp)};
+}
+
+/* The plan without its workspace (its allocation failed): unsplit, no tail, same configuration. */
+SplitPlan plain_plan(const SplitPlan &sp, int64_t k)
+{
+    tsg::KernelPlan kp;
+    kp.config = sp.kp.config, kp.splits = 1, kp.kslice = k;
+    return SplitPlan{kp, 0};
+}
+
+/* The plan of a call that launches no product (m, n or k zero, alpha zero). */
+SplitPlan no_plan(int64_t k)
+{
+    tsg::KernelPlan kp;
+    kp.config = 0, kp.splits = 1, kp.kslice = k;
+    return SplitPlan{kp, 0};
 }
 
 /* Enqueues the whole product on device-accessible operands (any sizes, scalar rules too). */
@@ -1444,22 +1465,23 @@ int launch_in_place(char ta, char tb, int64_t m, int64_t n, int64_t k, float alp
         TSG_TRY(TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_scale(m, n, beta, C, ldc, s)));
         return TSG_GPU_OK;
     }
-    TSG_TRY(TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(sp.config, ta, tb, m, n, k, sp.kslice, sp.splits,
-                                                                 alpha, A, lda, B, ldb, beta, C, ldc,
-                                                                 W, s)));
+    TSG_TRY(TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(sp.kp.config, ta, tb, m, n, k, sp.kp.kslice,
+                                                                 sp.kp.splits, sp.kp.tail_tiles,
+                                                                 sp.kp.tail_blocks, alpha, A, lda, B, ldb,
+                                                                 beta, C, ldc, W, s)));
     return TSG_GPU_OK;
 }
 
 int sgemm_in_place(Workspace *w, const tsg_problem *p, char *msg, size_t len)
 {
-    SplitPlan sp = (p->k > 0 && p->alpha != 0.0f) ? plan_split(p->transa, p->transb, p->m, p->n, p->k) : SplitPlan{1, p->k, 0};
+    SplitPlan sp = (p->k > 0 && p->alpha != 0.0f) ? plan_split(p->transa, p->transb, p->m, p->n, p->k) : no_plan(p->k);
     float *W = nullptr;
-    if (sp.splits > 1) {
-        if (ensure_arena(w, (size_t)(sp.splits * p->m * p->n) * 4, msg, len) == TSG_GPU_OK) {
+    if (sp.ws > 0) {
+        if (ensure_arena(w, (size_t)sp.ws * 4, msg, len) == TSG_GPU_OK) {
             W = w->arena;
         } else {
             (void)cudaGetLastError();
-            sp = SplitPlan{1, p->k, sp.config};
+            sp = plain_plan(sp, p->k);
         }
     }
     if (g_prop.concurrentManagedAccess) {
@@ -1848,16 +1870,14 @@ extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t
     cudaError_t e = cudaSetDevice(g_device);
     if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
     cudaStream_t s = (cudaStream_t)stream;
-    SplitPlan sp = (m > 0 && n > 0 && k > 0 && alpha != 0.0f) ? plan_split(transa, transb, m, n, k) : SplitPlan{1, k, 0};
+    SplitPlan sp = (m > 0 && n > 0 && k > 0 && alpha != 0.0f) ? plan_split(transa, transb, m, n, k) : no_plan(k);
     float *W = nullptr;
     /* stream-ordered allocation: the partials live exactly as long as the caller's stream needs */
-    if (sp.splits > 1 &&
-        (g_split_pool ? cudaMallocFromPoolAsync((void **)&W, (size_t)(sp.splits * m * n) * sizeof(float),
-                                                g_split_pool, s)
-                      : cudaMallocAsync((void **)&W, (size_t)(sp.splits * m * n) * sizeof(float), s)) !=
-            cudaSuccess) {
+    if (sp.ws > 0 &&
+        (g_split_pool ? cudaMallocFromPoolAsync((void **)&W, (size_t)sp.ws * sizeof(float), g_split_pool, s)
+                      : cudaMallocAsync((void **)&W, (size_t)sp.ws * sizeof(float), s)) != cudaSuccess) {
         (void)cudaGetLastError();
-        sp = SplitPlan{1, k, sp.config};
+        sp = plain_plan(sp, k);
         W = nullptr;
     }
     int st = launch_in_place(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s, W, sp,
@@ -1956,7 +1976,7 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
             TSG_TRY(cudaEventCreate(&t1));
             for (int r = 0; r < 4; ++r) {
                 TSG_TRY(cudaEventRecord(t0, w->s_comp));
-                TSG_TRY((cudaError_t)tsg::kernel_sgemm(kcfg, 'N', 'N', N, N, N, N, 1, 1.0f, dA, N, dB, N,
+                TSG_TRY((cudaError_t)tsg::kernel_sgemm(kcfg, 'N', 'N', N, N, N, N, 1, 0, 0, 1.0f, dA, N, dB, N,
                                                        0.0f, dC, N, nullptr, w->s_comp));
                 TSG_TRY(cudaEventRecord(t1, w->s_comp));
                 TSG_TRY(cudaEventSynchronize(t1));
@@ -2065,8 +2085,24 @@ extern "C" int tsg_gpu_kernel_plan(char transa, char transb, int64_t m, int64_t 
                                    int64_t *splits)
 {
     const SplitPlan sp = plan_split(transa, transb, m, n, k);
-    *config = sp.config;
-    *splits = sp.splits;
+    *config = sp.kp.config;
+    *splits = sp.kp.splits;
+    return TSG_GPU_OK;
+}
+
+extern "C" int tsg_gpu_set_kernel_tail(int64_t blocks)
+{
+    if (blocks < -1) return -1;
+    g_ktail.store(blocks);
+    return 0;
+}
+
+extern "C" int tsg_gpu_kernel_tail(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t *tiles,
+                                   int64_t *blocks)
+{
+    const SplitPlan sp = plan_split(transa, transb, m, n, k);
+    *tiles = sp.kp.tail_tiles;
+    *blocks = sp.kp.tail_blocks;
     return TSG_GPU_OK;
 }
 

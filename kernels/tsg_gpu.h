@@ -189,6 +189,16 @@ int tsg_gpu_set_kernel_config(int config, int64_t splits);
 int tsg_gpu_kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int *config,
                         int64_t *splits);
 
+/* The stream-K tail of calls on device data from now on (tsg_kernel.h, kernel_plan's `tail`):
+ * 0 the rule's (the default), -1 none, > 0 forced onto that many blocks. Returns 0, or -1 for a
+ * value out of range. */
+int tsg_gpu_set_kernel_tail(int64_t blocks);
+
+/* The stream-K tail a call on device data of shape m x n x k gets now: *tiles tiles of the grid
+ * shared by *blocks blocks (0 and 0: none). */
+int tsg_gpu_kernel_tail(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t *tiles,
+                        int64_t *blocks);
+
 /* Describes configuration `config`; returns the number of configurations, or a negative status. */
 int tsg_gpu_kernel_config_info(int config, char *buf, size_t len);
 

@@ -89,6 +89,20 @@ int tsg_gpu_kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t 
     return TSG_GPU_ENODEV;
 }
 
+int tsg_gpu_set_kernel_tail(int64_t blocks)
+{
+    (void)blocks;
+    return TSG_GPU_ENODEV;
+}
+
+int tsg_gpu_kernel_tail(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t *tiles,
+                        int64_t *blocks)
+{
+    (void)transa, (void)transb, (void)m, (void)n, (void)k;
+    *tiles = *blocks = 0;
+    return TSG_GPU_ENODEV;
+}
+
 int tsg_gpu_kernel_config_info(int config, char *buf, size_t len)
 {
     (void)config;

@@ -38,6 +38,9 @@ void kernel_set_blocks_per_sm(const int *per_config, int count);
 struct KernelPlan {
     int config;
     int64_t splits, kslice; /* splits == 1: kslice == k */
+    /* the stream-K tail (big family, splits == 1; kernels/tsg_kernel_big.cuh, TailPlan): the
+     * grid's last tail_tiles tiles shared by tail_blocks blocks (0, 0: none) */
+    int64_t tail_tiles = 0, tail_blocks = 0;
 };
 
 /*
@@ -50,9 +53,17 @@ struct KernelPlan {
  * by max_ws_floats): the test knob that runs the edge grid on every configuration.
  * transa / transb ('N' or 'T', op(A) and op(B) as in kernel_sgemm): the rule's one pair-dependent
  * choice, TT on configuration 9 where 7 would run unsplit (tsg_kernel_simt.cu, TT_EFF).
+ * tail: the stream-K tail of an unsplit big-family plan (docs/NOTES.md "v0.14"): 0 the rule's
+ * (when the last round of resident blocks would be part-empty and the saving beats the partial
+ * tiles' traffic; its workspace, 2 x blocks x tile floats, within max_ws_floats), -1 never, > 0
+ * the test knob: the grid's remainder modulo `tail` onto `tail` blocks whatever the grid.
  */
 KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
-                       int64_t max_ws_floats, int config, int64_t splits);
+                       int64_t max_ws_floats, int config, int64_t splits, int64_t tail = 0);
+
+/* The workspace kernel_sgemm needs for plan p of configuration `config` on an m x n C, in floats:
+ * the split-K partials (splits x m x n), the tail's partial tiles (2 x tail_blocks x tile), or 0. */
+int64_t kernel_ws_floats(int config, int64_t m, int64_t n, const KernelPlan &p);
 
 /*
  * C = alpha*op(A)*op(B) + beta*C on device pointers, column-major; m, n, k >= 1, alpha != 0,
@@ -60,12 +71,14 @@ KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k
  * W (splits * m * n floats, ld m, slice s at W + s*m*n) receives the partial products, then a
  * reduction sums the slices in order s = 0, 1, ... and applies alpha and beta — the same
  * arithmetic for every element whatever the tile it falls in, so results are bit-identical from
- * run to run. beta == 0 never reads C.
+ * run to run. tail_tiles > 0 (a plan's stream-K tail; big family, splits == 1, tail_tiles <
+ * tail_blocks, else ignored): W holds 2 x tail_blocks partial tiles (kernel_ws_floats), which a
+ * second launch sums in a fixed order into the tail tiles of C. beta == 0 never reads C.
  */
 int kernel_sgemm(int config, char transa, char transb, int64_t m, int64_t n, int64_t k,
-                 int64_t kslice, int64_t splits, float alpha, const float *A, int64_t lda,
-                 const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *W,
-                 void *stream);
+                 int64_t kslice, int64_t splits, int64_t tail_tiles, int64_t tail_blocks, float alpha,
+                 const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                 int64_t ldc, float *W, void *stream);
 
 /* C = beta*C over the m x n window (alpha = 0 or k = 0); beta == 0 writes zeros unread. */
 int kernel_scale(int64_t m, int64_t n, float beta, float *C, int64_t ldc, void *stream);

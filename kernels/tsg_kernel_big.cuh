@@ -226,10 +226,40 @@ struct AsyncLoader {
 };
 
 /*
- * The kernel. One launch covers all work units: a 1-D grid striding over ceil(m/BM) * ceil(n/BN)
- * tiles times `splits` slices of K (as the SIMT family: split s of a tile computes the k range
- * [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then passes alpha = 1,
- * beta = 0 and a workspace as C). VA / VB: the vector width of A's / B's copies when that operand
+ * The stream-K tail (docs/NOTES.md "v0.14"). A grid of T tiles on G resident blocks runs in
+ * ceil(T / G) rounds; when T is not a multiple of G the last round keeps rem = T mod G blocks
+ * busy and G - rem idle for a whole tile's time (4096^3 on configuration 7: 512 tiles, 132
+ * blocks, 116 busy in the fourth round: 3% of the kernel). With a tail, the first T - rem tiles
+ * run as before (whole tiles, "data-parallel" blocks) and the last rem tiles' K slices (KT =
+ * ceil(k / BK) per tile, I = rem * KT in all) are cut into G equal runs of consecutive slices,
+ * one per "tail" block: block b takes slices [start(b), start(b + 1)), start(b) = floor(b I / G),
+ * across a tile boundary where its run crosses one. Since rem < G, a run is shorter than a tile
+ * and touches at most two tiles: its j-th piece (j = 0, 1) goes as a partial BM x BN tile
+ * (column-major, ld BM) to slot 2 b + j of a workspace; tail_reduce_kernel then sums, for each
+ * tail tile, its pieces in the order of b (fixed: the result is a function of the shape and G
+ * only) and applies alpha and beta. The idea is stream-K's (Osama et al., "Stream-K: Work-centric
+ * Parallel Decomposition for Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023; its
+ * "data-parallel + one stream-K wave" hybrid), with a separate fixed-order reduction in place of
+ * the paper's in-kernel fix-up, so that results stay bit-identical from run to run.
+ */
+struct TailPlan {
+    int64_t tiles;  /* rem: the last tiles of the grid, shared by the tail blocks (0: no tail) */
+    int64_t blocks; /* G: tail blocks (> tiles) */
+    int64_t kt;     /* K slices per tile: ceil(k / BK) */
+    __host__ __device__ int64_t slices() const { return tiles * kt; }
+    /* first slice of tail block b (b = blocks: the end) */
+    __host__ __device__ int64_t start(int64_t b) const { return b * slices() / blocks; }
+    /* the tail block whose run holds slice x (0 <= x < slices()): the largest b with start(b) <= x */
+    __host__ __device__ int64_t block_of(int64_t x) const { return ((x + 1) * blocks - 1) / slices(); }
+};
+
+/*
+ * The kernel. One launch covers all work units: data-parallel blocks stride over
+ * ceil(m/BM) * ceil(n/BN) tiles times `splits` slices of K (as the SIMT family: split s of a tile
+ * computes the k range [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then
+ * passes alpha = 1, beta = 0 and a workspace as C), less the last tail.tiles tiles, which the
+ * last tail.blocks blocks of the grid share (TailPlan; splits == 1 then) into tail_ws (2 *
+ * tail.blocks * BM * BN floats). VA / VB: the vector width of A's / B's copies when that operand
  * is contiguous along m / n (4: 16-byte aligned base and ld % 4 == 0; 1: any). Dynamic shared
  * memory: CF::SMEM_BYTES (the launcher raises the block's limit past 48 KB where needed).
  */
@@ -237,7 +267,8 @@ template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB>
 __global__ void __launch_bounds__(CF::THREADS, CF::MIN_BLOCKS)
 big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float alpha,
            const float *__restrict__ A, int64_t lda, const float *__restrict__ B, int64_t ldb,
-           float beta, float *__restrict__ C, int64_t ldc, int64_t split_stride)
+           float beta, float *__restrict__ C, int64_t ldc, int64_t split_stride, TailPlan tail,
+           float *__restrict__ tail_ws)
 {
     constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, TM = CF::TM, TN = CF::TN;
     constexpr int LM = CF::LM, LN = CF::LN, S = CF::STAGES;
@@ -262,19 +293,51 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
 
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
     const int64_t tiles = tiles_m * tiles_n;
+    /* data-parallel units and blocks; the grid's last tail.blocks blocks are the tail's */
+    const int64_t dp_units = tiles * splits - tail.tiles;
+    const int64_t dp_grid = (int64_t)gridDim.x - (tail.tiles ? tail.blocks : 0);
+    const bool in_tail = (int64_t)blockIdx.x >= dp_grid;
+    const int64_t tb = (int64_t)blockIdx.x - dp_grid; /* tail block number (in_tail) */
+    int64_t unit = blockIdx.x;                        /* data-parallel: the next unit */
+    int64_t x = 0, x_end = 0;                         /* tail: the next slice, the run's end */
+    int piece = 0;                                    /* tail: pieces done (slot 2 tb + piece) */
+    if (in_tail) x = tail.start(tb), x_end = tail.start(tb + 1);
 
-    for (int64_t unit = blockIdx.x; unit < tiles * splits; unit += gridDim.x) {
-        const int64_t split = unit / tiles;
+    for (;;) {
+        /* the next work item: a tile, its k range [kb, kb + klen), where its result goes (dst, ld
+         * ldd, the rows / columns of the tile inside C: m_lim / n_lim) and with which scalars */
+        int64_t tile, kb, klen, ldd;
+        float *dst;
+        float al, be;
+        if (!in_tail) {
+            if (unit >= dp_units) break;
+            const int64_t split = unit / tiles;
+            tile = unit - split * tiles;
+            kb = split * kchunk;
+            klen = k - kb < kchunk ? k - kb : kchunk;
+            dst = C + split * split_stride, ldd = ldc, al = alpha, be = beta;
+            unit += dp_grid;
+        } else {
+            if (x >= x_end) break;
+            const int64_t u = x / tail.kt, s0 = x - u * tail.kt;
+            const int64_t s1 = tail.kt - s0 < x_end - x ? tail.kt : s0 + (x_end - x);
+            tile = dp_units + u;
+            kb = s0 * BK;
+            klen = (s1 * BK < k ? s1 * BK : k) - kb;
+            dst = tail_ws + (2 * tb + piece) * (int64_t)(BM * BN), ldd = BM, al = 1.0f, be = 0.0f;
+            x += s1 - s0;
+            ++piece;
+        }
         int64_t bm, bn;
-        tile_coords(unit - split * tiles, tiles_m, tiles_n, &bm, &bn);
+        tile_coords(tile, tiles_m, tiles_n, &bm, &bn);
         const int64_t m0 = bm * BM, n0 = bn * BN;
-        const int64_t kb = split * kchunk;
-        const int64_t klen = k - kb < kchunk ? k - kb : kchunk;
         const int64_t ktiles = (klen + BK - 1) / BK;
         LoadA la(A + (TRANS_A ? kb : kb * lda), lda, m0, m, klen);
         LoadB lb(B + (TRANS_B ? kb * ldb : kb), ldb, n0, n, klen);
-        float *Cs = C + split * split_stride;
-
+        /* the tile's result: C's window (rows / columns past m / n skipped), or a whole partial
+         * tile in the workspace */
+        float *Cs = in_tail ? dst : dst + m0 + n0 * ldd;
+        const int64_t m_lim = in_tail ? BM : m - m0, n_lim = in_tail ? BN : n - n0;
         float acc[TM][TN];
 #pragma unroll
         for (int i = 0; i < TM; ++i)
@@ -355,16 +418,16 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
          * pays for.) */
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
-            const int64_t col = n0 + b_col + 4 * LN * (j / 4) + (j % 4);
-            if (col >= n) continue;
-            float *cc = Cs + col * ldc;
+            const int col = b_col + 4 * LN * (j / 4) + (j % 4);
+            if (col >= n_lim) continue;
+            float *cc = Cs + col * ldd;
 #pragma unroll
             for (int i = 0; i < TM; ++i) {
-                const int64_t row = m0 + a_col + 4 * LM * (i / 4) + (i % 4);
-                if (row < m) {
+                const int row = a_col + 4 * LM * (i / 4) + (i % 4);
+                if (row < m_lim) {
                     float *c = cc + row;
-                    const float v = alpha * acc[i][j];
-                    *c = beta == 0.0f ? v : fmaf(beta, *c, v);
+                    const float v = al * acc[i][j];
+                    *c = be == 0.0f ? v : fmaf(be, *c, v);
                 }
             }
         }
@@ -373,11 +436,15 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     }
 }
 
+/* The big family's launch signature: the SIMT family's (KernelFn) and the stream-K tail. */
+using BigFn = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, float, const float *, int64_t,
+                       const float *, int64_t, float, float *, int64_t, int64_t, TailPlan, float *);
+
 /* The instance for a transpose pair and the operands' alignment (va/vb: 16-byte copies possible).
  * Alignment only matters for an operand copied in vectors (contiguous along m / n), so TN has
  * one instance, NN two, TT two, NT four. */
 template <class CF>
-KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
+BigFn pick_big(bool ta, bool tb, bool va, bool vb)
 {
     if (ta && !tb) return big_kernel<CF, true, false, 1, 1>;
     if (ta) return vb ? big_kernel<CF, true, true, 1, 4> : big_kernel<CF, true, true, 1, 1>;
@@ -423,9 +490,9 @@ using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4>;
 using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4>;
 using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4>;
 
-KernelFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
+big::BigFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
+big::BigFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
+big::BigFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
 
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
@@ -438,10 +505,10 @@ using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 0, 3, 4>
 using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 4, 1, 2, 128, 4, 3, 3, 4>;
 using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 5, 3, 4>;
 using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 6, 3, 4>;
-KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
+big::BigFn pick_cand10(bool ta, bool tb, bool va, bool vb);
+big::BigFn pick_cand11(bool ta, bool tb, bool va, bool vb);
+big::BigFn pick_cand12(bool ta, bool tb, bool va, bool vb);
+big::BigFn pick_cand13(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

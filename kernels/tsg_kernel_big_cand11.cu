@@ -7,6 +7,6 @@
 
 namespace tsg {
 
-KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cand11>(ta, tb, va, vb); }
+big::BigFn pick_cand11(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cand11>(ta, tb, va, vb); }
 
 } /* namespace tsg */

@@ -7,6 +7,6 @@
 
 namespace tsg {
 
-KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cand12>(ta, tb, va, vb); }
+big::BigFn pick_cand12(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cand12>(ta, tb, va, vb); }
 
 } /* namespace tsg */

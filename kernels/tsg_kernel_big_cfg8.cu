@@ -7,6 +7,6 @@
 
 namespace tsg {
 
-KernelFn pick_cfg8(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cfg8>(ta, tb, va, vb); }
+big::BigFn pick_cfg8(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cfg8>(ta, tb, va, vb); }
 
 } /* namespace tsg */

@@ -7,6 +7,6 @@
 
 namespace tsg {
 
-KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cfg9>(ta, tb, va, vb); }
+big::BigFn pick_cfg9(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cfg9>(ta, tb, va, vb); }
 
 } /* namespace tsg */

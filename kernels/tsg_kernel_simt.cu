@@ -36,6 +36,38 @@ __global__ void reduce_splits_kernel(int64_t m, int64_t n, int64_t splits,
     }
 }
 
+/* The stream-K tail's fix-up (big::TailPlan): for each element of the last tail.tiles tiles of
+ * the grid (tiles bm x bn, in tile_coords' order, the first of them tile dp_tiles), the sum of
+ * the partial tiles the tail blocks left in W (slot 2 b + j: tail block b's j-th piece, BM x BN,
+ * ld bm) over b in increasing order, then C = alpha * sum + beta * C inside C's m x n window.
+ * The order is fixed by the shape and tail.blocks: bit-identical results from run to run. */
+__global__ void tail_reduce_kernel(int64_t m, int64_t n, int bm, int bn, int64_t dp_tiles,
+                                   big::TailPlan tail, const float *__restrict__ W, float alpha,
+                                   float beta, float *__restrict__ C, int64_t ldc)
+{
+    const int64_t per_tile = (int64_t)bm * bn, total = tail.tiles * per_tile;
+    const int64_t tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t u = i / per_tile, e = i - u * per_tile;
+        int64_t tm, tn;
+        tile_coords(dp_tiles + u, tiles_m, tiles_n, &tm, &tn);
+        const int64_t row = tm * bm + e % bm, col = tn * bn + e / bm;
+        if (row >= m || col >= n) continue;
+        const int64_t x0 = u * tail.kt, x1 = x0 + tail.kt; /* the tile's slices */
+        float acc = 0.0f;
+        for (int64_t b = tail.block_of(x0); b < tail.blocks && tail.start(b) < x1; ++b) {
+            const int64_t s = tail.start(b);
+            if (s == tail.start(b + 1)) continue; /* an empty run (fewer slices than blocks) */
+            /* the tile is b's second piece when b's run began in the tile before */
+            acc += W[(2 * b + (s < x0 ? 1 : 0)) * per_tile + e];
+        }
+        float *p = C + col * ldc + row;
+        const float v = alpha * acc;
+        *p = beta == 0.0f ? v : fmaf(beta, *p, v);
+    }
+}
+
 /* C = beta*C over the m x n window (alpha = 0 or k = 0); beta = 0 writes zeros without reading. */
 __global__ void scale_kernel(int64_t m, int64_t n, float beta, float *__restrict__ C, int64_t ldc)
 {
@@ -74,7 +106,8 @@ bool vec_ok(const float *p, int64_t ld) { return ((uintptr_t)p % 16) == 0 && ld 
  */
 struct ConfigRow {
     int bm, bn, bk, tm, tn, threads;
-    KernelFn (*pick)(bool, bool, bool, bool);
+    KernelFn (*pick)(bool, bool, bool, bool);     /* the SIMT family's instances (else null) */
+    big::BigFn (*bpick)(bool, bool, bool, bool);  /* the big family's (else null) */
     double eff;
     int stages, smem; /* shared-memory stages; dynamic shared memory per block (bytes, 0: static) */
     int64_t split_min_k; /* the rule's shortest K slice for it (forcing a split works for any) */
@@ -92,9 +125,9 @@ constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice 
 constexpr int64_t BIG_SPLIT_MIN_K = 2048;
 
 #define TSG_SIMT_ROW(CF, PICK, EFF)                                                                \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, 2, 0, SPLIT_MIN_K, 0, 0, {0, 0, 0, 0}}
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, nullptr, EFF, 2, 0, SPLIT_MIN_K, 0, 0, {0, 0, 0, 0}}
 #define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, nullptr, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
      {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}}
 /* The big family (issues 10-11): configuration 7's eff = 46.08 / 66.9 TFLOP/s (NN 4096^3, v0.4
  * run 1); 8 and 9: 44.78 and 40.76 TFLOP/s (NN 4096^3, v0.5 run 2, its candidates 12 and 13). */
@@ -129,10 +162,16 @@ int g_bps[NALL];
 /* A block of the big family may take more than 48 KB of dynamic shared memory only once its
  * kernel's limit is raised (per kernel; cheap, and idempotent, so done before every launch and
  * occupancy query of such a kernel). */
-cudaError_t prepare(const ConfigRow &r, KernelFn fn)
+/* The instance of row r for a transpose pair and alignment, as the runtime API's function handle. */
+const void *instance(const ConfigRow &r, bool ta, bool tb, bool va, bool vb)
+{
+    return r.bpick ? (const void *)r.bpick(ta, tb, va, vb) : (const void *)r.pick(ta, tb, va, vb);
+}
+
+cudaError_t prepare(const ConfigRow &r, const void *fn)
 {
     if (r.smem <= 48 * 1024) return cudaSuccess;
-    return cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, r.smem);
+    return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, r.smem);
 }
 
 constexpr int64_t MAX_SPLITS = 64;
@@ -200,10 +239,10 @@ int kernel_blocks_per_sm(int *per_sm)
 {
     for (int c = 0; c < NALL; ++c) {
         int b = 0;
-        const KernelFn fn = k_configs[c].pick(false, false, true, true);
+        const void *fn = instance(k_configs[c], false, false, true, true);
         cudaError_t e = prepare(k_configs[c], fn);
         if (e == cudaSuccess)
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, (const void *)fn, k_configs[c].threads,
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fn, k_configs[c].threads,
                                                               k_configs[c].smem);
         if (e != cudaSuccess) return (int)e;
         g_bps[c] = std::max(1, b);
@@ -217,8 +256,56 @@ void kernel_set_blocks_per_sm(const int *per_config, int count)
     for (int c = 0; c < NALL && c < count; ++c) g_bps[c] = std::max(1, per_config[c]);
 }
 
+namespace {
+
+/* A tail block's run must hold at least this many K slices (a shorter one spends its time
+ * filling the pipeline and writing its partial tile). */
+constexpr int64_t TAIL_MIN_SLICES = 8;
+
+/*
+ * The stream-K tail of plan p (big::TailPlan): the big family only, unsplit. tail < 0: none;
+ * tail > 0 (the test knob): the grid's remainder modulo `tail` goes to `tail` blocks whenever
+ * there is one, even a grid smaller than that; 0 (the rule): when the grid fills at least one
+ * round of resident blocks (G = sms x blocks per SM) and leaves rem = tiles mod G > 0 for a last
+ * round, if the time the last round saves, (1 - rem / G) of a tile's at the configuration's
+ * rate, exceeds the partial tiles' traffic (written, then read by the fix-up: at most rem + G
+ * pieces; C's rem tiles read and written) at REDUCE_BPS and a second launch. The workspace
+ * (2 G tiles) must fit in max_ws_floats, which is why the pipeline's launches (max_ws_floats 0)
+ * never get one.
+ */
+void plan_tail(KernelPlan &p, int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max_ws_floats,
+               int64_t tail)
+{
+    p.tail_tiles = p.tail_blocks = 0;
+    const ConfigRow &r = k_configs[p.config];
+    if (tail < 0 || !r.bpick || p.splits != 1) return;
+    const int64_t tiles = cdiv(m, r.bm) * cdiv(n, r.bn);
+    const int64_t g = tail > 0 ? tail : sms * g_bps[p.config];
+    const int64_t rem = tiles % g;
+    if (rem == 0 || 2 * g * r.bm * r.bn > max_ws_floats) return;
+    if (tail == 0) {
+        if (tiles < g || rem * cdiv(k, r.bk) < TAIL_MIN_SLICES * g) return;
+        const double tile_s = 2.0 * r.bm * r.bn * (double)k * g_bps[p.config] / (GPU_PEAK_SM * r.eff);
+        const double saved = (1.0 - (double)rem / (double)g) * tile_s;
+        const double cost = (2.0 * (double)(rem + g) + 2.0 * (double)rem) * r.bm * r.bn * 4.0 / REDUCE_BPS + LAUNCH_S;
+        if (saved <= cost) return;
+    }
+    p.tail_tiles = rem;
+    p.tail_blocks = g;
+}
+
+} /* namespace */
+
+int64_t kernel_ws_floats(int config, int64_t m, int64_t n, const KernelPlan &p)
+{
+    if (p.splits > 1) return p.splits * m * n;
+    if (p.tail_tiles > 0 && config >= 0 && config < NALL)
+        return 2 * p.tail_blocks * (int64_t)k_configs[config].bm * k_configs[config].bn;
+    return 0;
+}
+
 KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
-                       int64_t max_ws_floats, int config, int64_t splits)
+                       int64_t max_ws_floats, int config, int64_t splits, int64_t tail)
 {
     KernelPlan best = {config >= 0 && config < NALL ? config : 0, 1, k};
     if (m <= 0 || n <= 0 || k <= 0) return best;
@@ -233,6 +320,7 @@ KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k
         model_time(config, m, n, k, s, sms, &kslice);
         best.splits = cdiv(k, kslice);
         best.kslice = best.splits > 1 ? kslice : k;
+        plan_tail(best, m, n, k, sms, max_ws_floats, tail);
         return best;
     }
     double tbest = 0;
@@ -261,33 +349,52 @@ KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k
     if (!forced && transa == 'T' && transb == 'T' && best.config == CFG_BIG && best.splits == 1 &&
         model_time(CFG_WIDE, m, n, k, 1, sms, nullptr, TT_EFF9) <= model_time(CFG_BIG, m, n, k, 1, sms, nullptr, TT_EFF7))
         best = {CFG_WIDE, 1, k};
+    plan_tail(best, m, n, k, sms, max_ws_floats, tail);
     return best;
 }
 
 int kernel_sgemm(int config, char transa, char transb, int64_t m, int64_t n, int64_t k,
-                 int64_t kslice, int64_t splits, float alpha, const float *A, int64_t lda,
-                 const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *W,
-                 void *stream)
+                 int64_t kslice, int64_t splits, int64_t tail_tiles, int64_t tail_blocks, float alpha,
+                 const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                 int64_t ldc, float *W, void *stream)
 {
     if (config < 0 || config >= NALL) config = 0;
     const ConfigRow &r = k_configs[config];
     cudaStream_t s = (cudaStream_t)stream;
     const int64_t tiles = cdiv(m, r.bm) * cdiv(n, r.bn);
-    KernelFn fn = r.pick(transa == 'T', transb == 'T', vec_ok(A, lda), vec_ok(B, ldb));
+    const bool ta = transa == 'T', tb = transb == 'T', va = vec_ok(A, lda), vb = vec_ok(B, ldb);
     {
-        const cudaError_t e = prepare(r, fn);
+        const cudaError_t e = prepare(r, instance(r, ta, tb, va, vb));
         if (e != cudaSuccess) return (int)e;
     }
+    if (!r.bpick || splits > 1 || tail_tiles <= 0 || tail_tiles >= tail_blocks || tail_tiles > tiles)
+        tail_tiles = tail_blocks = 0;
+    const int64_t grid = splits > 1 ? tiles * splits : tiles - tail_tiles + tail_blocks;
+    const unsigned g = (unsigned)std::min<int64_t>(grid, 0x7fffffff);
     if (splits > 1) {
-        const unsigned grid = (unsigned)std::min<int64_t>(tiles * splits, 0x7fffffff);
-        fn<<<grid, r.threads, r.smem, s>>>(m, n, k, kslice, splits, 1.0f, A, lda, B, ldb, 0.0f, W, m, m * n);
+        if (r.bpick)
+            r.bpick(ta, tb, va, vb)<<<g, r.threads, r.smem, s>>>(m, n, k, kslice, splits, 1.0f, A, lda, B, ldb,
+                                                                 0.0f, W, m, m * n, big::TailPlan{0, 0, 1}, nullptr);
+        else
+            r.pick(ta, tb, va, vb)<<<g, r.threads, r.smem, s>>>(m, n, k, kslice, splits, 1.0f, A, lda, B, ldb,
+                                                                0.0f, W, m, m * n);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return (int)e;
         reduce_splits_kernel<<<elementwise_blocks(m * n), 256, 0, s>>>(m, n, splits, W, alpha,
                                                                          beta, C, ldc);
+    } else if (tail_tiles > 0) {
+        const big::TailPlan tp{tail_tiles, tail_blocks, cdiv(k, r.bk)};
+        r.bpick(ta, tb, va, vb)<<<g, r.threads, r.smem, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                             0, tp, W);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return (int)e;
+        tail_reduce_kernel<<<elementwise_blocks(tail_tiles * r.bm * r.bn), 256, 0, s>>>(
+            m, n, r.bm, r.bn, tiles - tail_tiles, tp, W, alpha, beta, C, ldc);
+    } else if (r.bpick) {
+        r.bpick(ta, tb, va, vb)<<<g, r.threads, r.smem, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                             0, big::TailPlan{0, 0, 1}, nullptr);
     } else {
-        const unsigned grid = (unsigned)std::min<int64_t>(tiles, 0x7fffffff);
-        fn<<<grid, r.threads, r.smem, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc, 0);
+        r.pick(ta, tb, va, vb)<<<g, r.threads, r.smem, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc, 0);
     }
     return (int)cudaGetLastError();
 }
@@ -312,7 +419,7 @@ int kernel_describe(int config, char *buf, size_t len)
     }
     const ConfigRow &r = k_configs[config];
     cudaFuncAttributes attr;
-    cudaError_t e = cudaFuncGetAttributes(&attr, (const void *)r.pick(false, false, true, true));
+    cudaError_t e = cudaFuncGetAttributes(&attr, instance(r, false, false, true, true));
     if (e != cudaSuccess) {
         snprintf(buf, len, "%s", cudaGetErrorString(e));
         return (int)e;

@@ -710,6 +710,20 @@ TSG_EXPORT int tsgemm_kernel_plan(char transa, char transb, int64_t m, int64_t n
     return tsg_gpu_kernel_plan(ta, tb, m, n, k, config, splits) == TSG_GPU_OK ? 0 : -1;
 }
 
+TSG_EXPORT int tsgemm_set_kernel_tail(int64_t blocks)
+{
+    if (!gpu_usable()) return -1;
+    return tsg_gpu_set_kernel_tail(blocks) == 0 ? 0 : -1;
+}
+
+TSG_EXPORT int tsgemm_kernel_tail(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t *tiles,
+                                  int64_t *blocks)
+{
+    const char ta = tsg_decode_trans(transa), tb = tsg_decode_trans(transb);
+    if (!tiles || !blocks || !ta || !tb || !gpu_usable()) return -1;
+    return tsg_gpu_kernel_tail(ta, tb, m, n, k, tiles, blocks) == TSG_GPU_OK ? 0 : -1;
+}
+
 TSG_EXPORT const char *tsgemm_cpu_blas(void) { return tsg_cpu_describe(); }
 
 #ifdef TSG_FAULT_INJECTION

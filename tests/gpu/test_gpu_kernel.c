@@ -8,7 +8,9 @@
  * accuracy ratio to cuBLAS at n = 4096 (TESTING.md: ratio <= 1.5).
  * Every configuration of the kernel family (issue 11) runs the edge grid, the split-K shapes and
  * the repeat check, forced through tsgemm_set_kernel_config: with the rule's split and with 3
- * slices of K; then the rule itself runs everything.
+ * slices of K; those with a stream-K tail (the big family, v0.14) run the edge grid, multi-tile
+ * shapes and the repeat check again with the tail forced onto 3, 5 and 7 blocks
+ * (tsgemm_set_kernel_tail); then the rule itself runs everything.
  *
  *   test_gpu_kernel            the gpu tier (exit 77 when no GPU is usable)
  *   test_gpu_kernel --small    small shapes only, no cuBLAS: the compute-sanitizer run
@@ -644,7 +646,7 @@ static void bench_big(int reps, const char *list)
         tsgemm_kernel_config_info(cfgs[i], info, sizeof info);
         printf("  %s\n", info);
     }
-    double ratio[24][34];
+    double ratio[24][35]; /* cuBLAS, the rule, up to 32 configurations, the rule without its tail */
     const char *only = getenv("TSGEMM_BENCH_SHAPES");
     int run[24];
     for (int s = 0; s < nshapes; ++s) run[s] = name_matches(shapes[s].name, only);
@@ -656,11 +658,18 @@ static void bench_big(int reps, const char *list)
         int pc;
         int64_t ps;
         tsgemm_kernel_plan(b->ta, b->tb, b->m, b->n, b->k, &pc, &ps);
+        int64_t tt = 0, tbk = 0;
+        tsgemm_kernel_tail(b->ta, b->tb, b->m, b->n, b->k, &tt, &tbk);
         const btime cub = time_shape(b, 1, rp);
         const btime rule = time_shape(b, 0, rp);
-        printf("%-20s cuBLAS %6.2f  rule(%d/%lld) %6.2f %.3f", b->name, cub.med, pc, (long long)ps,
-               rule.med, rule.med / cub.med);
-        ratio[s][0] = cub.med, ratio[s][1] = rule.med / cub.med;
+        /* the same plan without its stream-K tail (v0.14), in the same process */
+        tsgemm_set_kernel_tail(-1);
+        const btime plain = time_shape(b, 0, rp);
+        tsgemm_set_kernel_tail(0);
+        printf("%-20s cuBLAS %6.2f  rule(%d/%lld tail %lld/%lld) %6.2f %.3f  no tail %6.2f %.3f", b->name, cub.med, pc,
+               (long long)ps, (long long)tt, (long long)tbk, rule.med, rule.med / cub.med, plain.med,
+               plain.med / cub.med);
+        ratio[s][0] = cub.med, ratio[s][1] = rule.med / cub.med, ratio[s][34] = plain.med / cub.med;
         for (int i = 0; i < nc; ++i) {
             tsgemm_set_kernel_config(cfgs[i], 0);
             tsgemm_kernel_plan(b->ta, b->tb, b->m, b->n, b->k, &pc, &ps);
@@ -674,12 +683,12 @@ static void bench_big(int reps, const char *list)
     }
     tsgemm_set_kernel_config(-1, 0);
     printf("\nratio to cuBLAS (median TFLOP/s over median), per configuration forced (the rule's split for it)\n");
-    printf("%-20s %7s %6s", "shape", "cuBLAS", "rule");
+    printf("%-20s %7s %6s %7s", "shape", "cuBLAS", "rule", "no-tail");
     for (int i = 0; i < nc; ++i) printf("  cfg%-3d", cfgs[i]);
     printf("\n");
     for (int s = 0; s < nshapes; ++s) {
         if (!run[s]) continue;
-        printf("%-20s %7.2f %6.3f", shapes[s].name, ratio[s][0], ratio[s][1]);
+        printf("%-20s %7.2f %6.3f %7.3f", shapes[s].name, ratio[s][0], ratio[s][1], ratio[s][34]);
         for (int i = 0; i < nc; ++i) printf("  %6.3f", ratio[s][2 + i]);
         printf("\n");
     }
@@ -697,6 +706,27 @@ static int in_list(const char *list, int c)
         p = *end == ',' ? end + 1 : end;
     }
     return 0;
+}
+
+/* The stream-K tail forced onto few blocks, so that small grids exercise it: tiles shared by
+ * blocks whose runs cross a tile boundary (two pieces), DP tiles beside tail tiles, long K,
+ * transposes, padded and offset operands, beta applied by the fix-up. Integer inputs are exact
+ * in any order; uniform ones are checked within the element bound. */
+static void tail_shapes(int small)
+{
+    const int64_t blocks[] = {5, 7};
+    for (int b = 0; b < 2; ++b) {
+        tsgemm_set_kernel_tail(blocks[b]);
+        kcase c1 = {'N', 'N', 700, 300, small ? 700 : 3001, 1.0f, 0.5f, 0, 0, 1};
+        run_case(&c1, 8001 + b, 0);
+        kcase c2 = {'T', 'N', 555, 333, small ? 333 : 4097, -1.5f, 0.0f, 3, 1, 0};
+        run_case(&c2, 8011 + b, 0);
+        kcase c3 = {'N', 'T', 1000, 129, 100, 1.0f, 1.0f, 1, 2, 1};
+        run_case(&c3, 8021 + b, 0);
+        kcase c4 = {'T', 'T', 257, 1000, small ? 40 : 999, 0.5f, -1.0f, 2, 0, 0};
+        run_case(&c4, 8031 + b, 0);
+    }
+    tsgemm_set_kernel_tail(3);
 }
 
 /* Each configuration forced in turn (TSGEMM_KERNEL_CONFIG=N[,N...]: those only): the edge grid with
@@ -717,6 +747,18 @@ static void every_config(int small)
         tsgemm_set_kernel_config(c, 0);
         special_shapes(1);
         repeats(1);
+        /* the stream-K tail forced (configurations that have one: the big family) */
+        int64_t tt = 0, tb = 0;
+        if (tsgemm_set_kernel_tail(3) != 0) failf("tsgemm_set_kernel_tail(3)");
+        if (tsgemm_kernel_tail('N', 'N', 200, 100, 50, &tt, &tb) != 0) failf("tsgemm_kernel_tail");
+        if (tt > 0) {
+            const int c1 = g_checks;
+            edge_grid(1);
+            tail_shapes(small);
+            repeats(1);
+            printf("%s: stream-K tail forced: %d checks\n", info, g_checks - c1);
+        }
+        tsgemm_set_kernel_tail(0);
         printf("%s: %d checks, %d failures\n", info, g_checks - c0, g_fail - f0);
     }
     tsgemm_set_kernel_config(-1, 0);

@@ -4,9 +4,12 @@
  * v0.3 runs 1-2, v0.4 run 1) the issues' shapes get the configurations and splits docs/NOTES.md
  * reports (v0.3 run 2, v0.4 run 1, v0.5 run 2); the big family (configurations 7-9) is split only
  * into slices of at least 2048;
- * forced configurations and splits are honoured; for a grid of shapes every plan is well formed
- * (slices of a multiple of 8 covering k exactly, workspace within its cap) and the same when asked
- * twice (the rule never depends on anything but its arguments).
+ * forced configurations and splits are honoured; the stream-K tail (v0.14) goes to the big
+ * family's unsplit plans whose last round of blocks is part-empty (4096^3: 116 of 512 tiles on
+ * 132 blocks), never to a pipeline launch (no workspace), a split plan or one grid round; for a
+ * grid of shapes every plan is well formed (slices of a multiple of 8 covering k exactly, a tail
+ * of fewer tiles than blocks, workspace within its cap) and the same when asked twice (the rule
+ * never depends on anything but its arguments).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +44,16 @@ static void check_well_formed(int64_t m, int64_t n, int64_t k, const tsg::Kernel
                "%lld %lld %lld: %lld splits of %lld", (long long)m, (long long)n, (long long)k,
                (long long)p.splits, (long long)p.kslice);
         EXPECT(p.splits * m * n <= WS, "workspace %lld floats", (long long)(p.splits * m * n));
+    }
+    EXPECT(p.tail_tiles >= 0 && (p.tail_tiles == 0) == (p.tail_blocks == 0), "%lld %lld %lld: tail %lld / %lld",
+           (long long)m, (long long)n, (long long)k, (long long)p.tail_tiles, (long long)p.tail_blocks);
+    if (p.tail_tiles > 0) {
+        EXPECT(p.config >= 7 && p.splits == 1 && p.tail_tiles < p.tail_blocks, "%lld %lld %lld: tail %lld / %lld on %d/%lld",
+               (long long)m, (long long)n, (long long)k, (long long)p.tail_tiles, (long long)p.tail_blocks,
+               p.config, (long long)p.splits);
+        const int64_t ws = tsg::kernel_ws_floats(p.config, m, n, p);
+        EXPECT(ws > 0 && ws <= WS, "%lld %lld %lld: tail workspace %lld floats", (long long)m, (long long)n,
+               (long long)k, (long long)ws);
     }
 }
 
@@ -152,6 +165,58 @@ int main()
         EXPECT(p.splits * 8192 * 8192 <= WS, "forced 16 splits past the workspace: %lld", (long long)p.splits);
     }
 
+    /* the stream-K tail (v0.14): tiles mod (132 SMs x blocks per SM) share the last round */
+    {
+        struct TailExpect {
+            char ta, tb;
+            int64_t m, n, k, tiles, blocks;
+        };
+        const TailExpect te[] = {
+            {'N', 'N', 4096, 4096, 4096, 512 % 132, 132},     /* 256 x 128 tiles, one block per SM */
+            {'T', 'N', 8192, 8192, 8192, 2048 % 132, 132},
+            {'N', 'N', 16384, 16384, 16384, 8192 % 132, 132}, /* 8 tiles: runs of 62 slices */
+            {'T', 'T', 4096, 4096, 4096, 1024 % 264, 264},    /* configuration 9: two per SM */
+            {'N', 'N', 2048, 2048, 2048, 0, 0},               /* 128 tiles: under one round */
+            {'N', 'N', 4095, 4095, 4095, 512 % 132, 132},
+            {'N', 'N', 512, 512, 65536, 0, 0},                /* split along K */
+            {'N', 'N', 65536, 64, 4096, 0, 0},                /* configuration 8: 256 tiles, 264 blocks */
+        };
+        for (const TailExpect &e : te) {
+            const tsg::KernelPlan p = tsg::kernel_plan(e.ta, e.tb, e.m, e.n, e.k, SMS, WS, -1, 0);
+            const int64_t want = e.tiles, wantb = e.blocks;
+            EXPECT(p.tail_tiles == want && p.tail_blocks == wantb, "%c%c %lldx%lldx%lld: tail %lld / %lld, want %lld / %lld",
+                   e.ta, e.tb, (long long)e.m, (long long)e.n, (long long)e.k, (long long)p.tail_tiles,
+                   (long long)p.tail_blocks, (long long)want, (long long)wantb);
+            check_well_formed(e.m, e.n, e.k, p);
+            /* none without a workspace (the pipeline's launches), none when switched off */
+            const tsg::KernelPlan q = tsg::kernel_plan(e.ta, e.tb, e.m, e.n, e.k, SMS, 0, -1, 0);
+            const tsg::KernelPlan o = tsg::kernel_plan(e.ta, e.tb, e.m, e.n, e.k, SMS, WS, -1, 0, -1);
+            EXPECT(q.tail_tiles == 0 && o.tail_tiles == 0 && (p.splits > 1 || q.config == p.config) && o.config == p.config,
+                   "%lldx%lldx%lld: tail %lld without workspace, %lld switched off", (long long)e.m,
+                   (long long)e.n, (long long)e.k, (long long)q.tail_tiles, (long long)o.tail_tiles);
+        }
+        /* a short K: runs of fewer than 8 slices are not worth a tail (4096 x 4096 x 64: 4 slices
+         * per tile, 116 tiles over 132 blocks) */
+        EXPECT(tsg::kernel_plan('N', 'N', 4096, 4096, 64, SMS, WS, -1, 0).tail_tiles == 0, "short K got a tail");
+        /* the workspace: 2 tiles per block, for configuration 7 2 x 132 x 256 x 128 floats */
+        const tsg::KernelPlan p = tsg::kernel_plan('N', 'N', 4096, 4096, 4096, SMS, WS, -1, 0);
+        EXPECT(tsg::kernel_ws_floats(p.config, 4096, 4096, p) == 2 * 132 * 256 * 128, "tail workspace %lld",
+               (long long)tsg::kernel_ws_floats(p.config, 4096, 4096, p));
+        /* the test knob: any grid with a remainder modulo the forced count, big family, unsplit */
+        tsg::KernelPlan f = tsg::kernel_plan('N', 'T', 300, 200, 50, SMS, WS, 7, 0, 3); /* 2 x 2 tiles */
+        EXPECT(f.config == 7 && f.tail_tiles == 1 && f.tail_blocks == 3, "forced tail 3: %lld / %lld",
+               (long long)f.tail_tiles, (long long)f.tail_blocks);
+        f = tsg::kernel_plan('N', 'T', 200, 100, 50, SMS, WS, 7, 0, 3); /* 1 tile */
+        EXPECT(f.tail_tiles == 1 && f.tail_blocks == 3, "forced tail 3 on one tile: %lld / %lld",
+               (long long)f.tail_tiles, (long long)f.tail_blocks);
+        f = tsg::kernel_plan('N', 'T', 600, 300, 50, SMS, WS, 7, 0, 3); /* 3 x 3 tiles: no remainder */
+        EXPECT(f.tail_tiles == 0, "forced tail 3 on 9 tiles: %lld", (long long)f.tail_tiles);
+        f = tsg::kernel_plan('N', 'T', 300, 200, 50, SMS, WS, 7, 3, 3); /* split along K */
+        EXPECT(f.splits == 3 && f.tail_tiles == 0, "forced tail on a split plan: %lld", (long long)f.tail_tiles);
+        f = tsg::kernel_plan('N', 'T', 300, 200, 50, SMS, WS, 0, 0, 3); /* the SIMT family */
+        EXPECT(f.tail_tiles == 0, "forced tail on configuration 0: %lld", (long long)f.tail_tiles);
+    }
+
     /* a grid of shapes: well formed, deterministic */
     const int64_t sizes[] = {1, 7, 8, 9, 31, 64, 100, 129, 255, 256, 511, 1000, 4097, 20000, 70000};
     for (int64_t m : sizes)
@@ -159,7 +224,8 @@ int main()
             for (int64_t k : sizes) {
                 const tsg::KernelPlan a = tsg::kernel_plan('N', 'N', m, n, k, SMS, WS, -1, 0);
                 const tsg::KernelPlan b = tsg::kernel_plan('N', 'N', m, n, k, SMS, WS, -1, 0);
-                EXPECT(a.config == b.config && a.splits == b.splits && a.kslice == b.kslice,
+                EXPECT(a.config == b.config && a.splits == b.splits && a.kslice == b.kslice &&
+                           a.tail_tiles == b.tail_tiles && a.tail_blocks == b.tail_blocks,
                        "%lld %lld %lld: two plans differ", (long long)m, (long long)n, (long long)k);
                 check_well_formed(m, n, k, a);
             }
