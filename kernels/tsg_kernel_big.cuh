@@ -298,47 +298,51 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     const int64_t dp_grid = (int64_t)gridDim.x - (tail.tiles ? tail.blocks : 0);
     const bool in_tail = (int64_t)blockIdx.x >= dp_grid;
     const int64_t tb = (int64_t)blockIdx.x - dp_grid; /* tail block number (in_tail) */
-    int64_t unit = blockIdx.x;                        /* data-parallel: the next unit */
-    int64_t x = 0, x_end = 0;                         /* tail: the next slice, the run's end */
-    int piece = 0;                                    /* tail: pieces done (slot 2 tb + piece) */
-    if (in_tail) x = tail.start(tb), x_end = tail.start(tb + 1);
 
-    for (;;) {
-        /* the next work item: a tile, its k range [kb, kb + klen), where its result goes (dst, ld
-         * ldd, the rows / columns of the tile inside C: m_lim / n_lim) and with which scalars */
-        int64_t tile, kb, klen, ldd;
+    /* A work item, from its number cur: data-parallel, unit cur (split cur / tiles of tile cur mod
+     * tiles); tail, the piece of this block's run that begins at slice cur (its first piece when
+     * cur is the run's start, else its second). The tile, its k range [kb, kb + klen), where its
+     * result goes (dst, ld ldd: C's split, or a whole partial tile in the workspace) with which
+     * scalars, and the next item's number. */
+    struct Item {
+        int64_t tile, kb, klen, ldd, next;
         float *dst;
         float al, be;
+    };
+    auto decode = [&](int64_t cur) {
+        Item it;
         if (!in_tail) {
-            if (unit >= dp_units) break;
-            const int64_t split = unit / tiles;
-            tile = unit - split * tiles;
-            kb = split * kchunk;
-            klen = k - kb < kchunk ? k - kb : kchunk;
-            dst = C + split * split_stride, ldd = ldc, al = alpha, be = beta;
-            unit += dp_grid;
+            const int64_t split = cur / tiles;
+            it.tile = cur - split * tiles;
+            it.kb = split * kchunk;
+            it.klen = k - it.kb < kchunk ? k - it.kb : kchunk;
+            it.dst = C + split * split_stride, it.ldd = ldc, it.al = alpha, it.be = beta;
+            it.next = cur + dp_grid;
         } else {
-            if (x >= x_end) break;
-            const int64_t u = x / tail.kt, s0 = x - u * tail.kt;
-            const int64_t s1 = tail.kt - s0 < x_end - x ? tail.kt : s0 + (x_end - x);
-            tile = dp_units + u;
-            kb = s0 * BK;
-            klen = (s1 * BK < k ? s1 * BK : k) - kb;
-            dst = tail_ws + (2 * tb + piece) * (int64_t)(BM * BN), ldd = BM, al = 1.0f, be = 0.0f;
-            x += s1 - s0;
-            ++piece;
+            const int64_t end = tail.start(tb + 1), u = cur / tail.kt, s0 = cur - u * tail.kt;
+            const int64_t s1 = tail.kt - s0 < end - cur ? tail.kt : s0 + (end - cur);
+            it.tile = dp_units + u;
+            it.kb = s0 * BK;
+            it.klen = (s1 * BK < k ? s1 * BK : k) - it.kb;
+            it.dst = tail_ws + (2 * tb + (cur == tail.start(tb) ? 0 : 1)) * (int64_t)(BM * BN);
+            it.ldd = BM, it.al = 1.0f, it.be = 0.0f;
+            it.next = cur + (s1 - s0);
         }
+        return it;
+    };
+
+    for (int64_t cur = in_tail ? tail.start(tb) : (int64_t)blockIdx.x;
+         cur < (in_tail ? tail.start(tb + 1) : dp_units);) {
+        float acc[TM][TN];
+        {
+        const Item it = decode(cur);
+        const int64_t kb = it.kb, klen = it.klen;
         int64_t bm, bn;
-        tile_coords(tile, tiles_m, tiles_n, &bm, &bn);
+        tile_coords(it.tile, tiles_m, tiles_n, &bm, &bn);
         const int64_t m0 = bm * BM, n0 = bn * BN;
         const int64_t ktiles = (klen + BK - 1) / BK;
         LoadA la(A + (TRANS_A ? kb : kb * lda), lda, m0, m, klen);
         LoadB lb(B + (TRANS_B ? kb * ldb : kb), ldb, n0, n, klen);
-        /* the tile's result: C's window (rows / columns past m / n skipped), or a whole partial
-         * tile in the workspace */
-        float *Cs = in_tail ? dst : dst + m0 + n0 * ldd;
-        const int64_t m_lim = in_tail ? BM : m - m0, n_lim = in_tail ? BN : n - n0;
-        float acc[TM][TN];
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -412,6 +416,23 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
         }
         cp_async_wait<0>(); /* only empty groups remain; leaves nothing in flight for the next unit */
 
+        }
+        /* Only cur lives across the K loop: the write-back decodes its item again (an opaque
+         * step, so that the compiler does not keep the first decoding's values live instead).
+         * Keeping the item's pointer, scalars and bounds live through the loop cost configuration
+         * 7 about 6% of its speed (v0.14 run 1: the scheduler, short of registers at 255, put
+         * fragment loads 6-17 instructions before their FFMAs). */
+        asm volatile("" : "+l"(cur));
+        const Item it = decode(cur);
+        int64_t bm, bn;
+        tile_coords(it.tile, tiles_m, tiles_n, &bm, &bn);
+        const int64_t m0 = bm * BM, n0 = bn * BN;
+        /* C's window (rows / columns past m / n skipped), or the whole partial tile */
+        float *const Cs = in_tail ? it.dst : it.dst + m0 + n0 * it.ldd;
+        const int64_t m_lim = in_tail ? BM : m - m0, n_lim = in_tail ? BN : n - n0;
+        const int64_t ldd = it.ldd;
+        const float al = it.al, be = it.be;
+        cur = it.next;
         /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. (Writing a
          * lane's 4 consecutive rows as one 16-byte store lost 3-4% of the whole kernel in v0.8 run
          * 2: the vector stores tie the accumulators' register assignment, which the FFMA loop
