@@ -229,15 +229,17 @@ struct AsyncLoader {
  * The stream-K tail (docs/NOTES.md "v0.14"). A grid of T tiles on G resident blocks runs in
  * ceil(T / G) rounds; when T is not a multiple of G the last round keeps rem = T mod G blocks
  * busy and G - rem idle for a whole tile's time (4096^3 on configuration 7: 512 tiles, 132
- * blocks, 116 busy in the fourth round: 3% of the kernel). With a tail, the first T - rem tiles
- * run as before (whole tiles, "data-parallel" blocks) and the last rem tiles' K slices (KT =
- * ceil(k / BK) per tile, I = rem * KT in all) are cut into G equal runs of consecutive slices,
- * one per "tail" block: block b takes slices [start(b), start(b + 1)), start(b) = floor(b I / G),
- * across a tile boundary where its run crosses one. Since rem < G, a run is shorter than a tile
- * and touches at most two tiles: its j-th piece (j = 0, 1) goes as a partial BM x BN tile
+ * blocks, 116 busy in the fourth round). With a tail, big_kernel runs the first T - rem tiles
+ * (whole rounds) and big_tail_kernel, launched after it with G blocks, the last rem tiles: their
+ * K slices (KT = ceil(k / BK) per tile, I = rem * KT in all) cut into G equal runs of consecutive
+ * slices, block b taking slices [start(b), start(b + 1)), start(b) = floor(b I / G), across a
+ * tile boundary where its run crosses one. Since rem < G, a run is shorter than a tile and
+ * touches at most two tiles: its j-th piece (j = 0, 1) goes as a partial BM x BN tile
  * (column-major, ld BM) to slot 2 b + j of a workspace; tail_reduce_kernel then sums, for each
  * tail tile, its pieces in the order of b (fixed: the result is a function of the shape and G
- * only) and applies alpha and beta. The idea is stream-K's (Osama et al., "Stream-K: Work-centric
+ * only) and applies alpha and beta. (One launch for both parts, its last G blocks the tail's,
+ * cost configuration 7 6% in the first build, v0.14 run 1: the K loop's schedule suffers from
+ * every value the work-item logic keeps live.) The idea is stream-K's (Osama et al., "Stream-K: Work-centric
  * Parallel Decomposition for Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023; its
  * "data-parallel + one stream-K wave" hybrid), with a separate fixed-order reduction in place of
  * the paper's in-kernel fix-up, so that results stay bit-identical from run to run.
@@ -254,21 +256,17 @@ struct TailPlan {
 };
 
 /*
- * The kernel. One launch covers all work units: data-parallel blocks stride over
- * ceil(m/BM) * ceil(n/BN) tiles times `splits` slices of K (as the SIMT family: split s of a tile
- * computes the k range [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then
- * passes alpha = 1, beta = 0 and a workspace as C), less the last tail.tiles tiles, which the
- * last tail.blocks blocks of the grid share (TailPlan; splits == 1 then) into tail_ws (2 *
- * tail.blocks * BM * BN floats). VA / VB: the vector width of A's / B's copies when that operand
- * is contiguous along m / n (4: 16-byte aligned base and ld % 4 == 0; 1: any). Dynamic shared
- * memory: CF::SMEM_BYTES (the launcher raises the block's limit past 48 KB where needed).
+ * The product of one tile over one range of K: acc (this lane's TM x TN accumulators, set here) =
+ * op(A)(m0 .. m0 + BM, 0 .. klen) op(B)(0 .. klen, n0 .. n0 + BN), with A and B already at the
+ * range's first k and rows / columns past m / n and k past klen read as zeros. Every thread of
+ * the block calls it with the same tile (its barriers); on return no copy is in flight and every
+ * thread may still read shared memory, so a caller that runs another tile first synchronises.
  */
 template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB>
-__global__ void __launch_bounds__(CF::THREADS, CF::MIN_BLOCKS)
-big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float alpha,
-           const float *__restrict__ A, int64_t lda, const float *__restrict__ B, int64_t ldb,
-           float beta, float *__restrict__ C, int64_t ldc, int64_t split_stride, TailPlan tail,
-           float *__restrict__ tail_ws)
+static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN], float *smem,
+                                                    const float *__restrict__ A, int64_t lda,
+                                                    const float *__restrict__ B, int64_t ldb, int64_t m,
+                                                    int64_t n, int64_t m0, int64_t n0, int64_t klen)
 {
     constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, TM = CF::TM, TN = CF::TN;
     constexpr int LM = CF::LM, LN = CF::LN, S = CF::STAGES;
@@ -280,11 +278,113 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     /* the k step of a slice at which B's copies are issued (A's: step 0) */
     constexpr int BSTEP = CF::bstep(TRANS_A, TRANS_B);
 
-    extern __shared__ __align__(16) float smem[];
     /* stage s: A tile at smem + s*STAGE_FLOATS (BK rows of SA), B tile right after it */
     const uint32_t s_base = smem_addr(smem);
     constexpr uint32_t STAGE_B = CF::STAGE_FLOATS * 4, B_OFF = BK * CF::SA * 4;
+    (void)BM, (void)BN, (void)TM, (void)TN;
+    const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+    const int lm = lane % LM, ln = lane / LM;
+    const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
+    /* this lane's first element in a k row of the A / B tile */
+    const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
 
+    const int64_t ktiles = (klen + BK - 1) / BK;
+    LoadA la(A, lda, m0, m, klen);
+    LoadB lb(B, ldb, n0, n, klen);
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+    /* Block-uniform: the tile lies inside op(A) along m / op(B) along n, and slices below
+     * kfull lie inside along k; only then may a slice skip the per-element checks. */
+    const bool a_in = m0 + BM <= m, b_in = n0 + BN <= n;
+    const int64_t kfull = klen / BK;
+    auto issue_a = [&](int64_t slice, uint32_t stage_addr) {
+        if (a_in && slice < kfull) la.template issue<true>(stage_addr);
+        else la.template issue<false>(stage_addr);
+    };
+    auto issue_b = [&](int64_t slice, uint32_t stage_addr) {
+        if (b_in && slice < kfull) lb.template issue<true>(stage_addr + B_OFF);
+        else lb.template issue<false>(stage_addr + B_OFF);
+    };
+    /* prologue: slices 0 .. S-2 in flight, one commit group each (empty past the end) */
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+        if (s < ktiles) issue_a(s, s_base + s * STAGE_B), issue_b(s, s_base + s * STAGE_B);
+        cp_async_commit();
+    }
+    cp_async_wait<S - 2>(); /* this thread's copies of slice 0 have landed */
+    __syncthreads();        /* ... and everyone's */
+
+    float4 fa[2][TM / 4], fb[2][TN / 4];
+    int rs = 0, ws = S - 1; /* stage read now, stage written next */
+    auto load_frag = [&](int buf, int stage, int kk) {
+        const float *sa = smem + stage * CF::STAGE_FLOATS + kk * CF::SA + a_col;
+        const float *sb = smem + stage * CF::STAGE_FLOATS + BK * CF::SA + kk * CF::SB + b_col;
+#pragma unroll
+        for (int g = 0; g < TM / 4; ++g) fa[buf][g] = *reinterpret_cast<const float4 *>(sa + 4 * LM * g);
+#pragma unroll
+        for (int g = 0; g < TN / 4; ++g) fb[buf][g] = *reinterpret_cast<const float4 *>(sb + 4 * LN * g);
+    };
+    load_frag(0, 0, 0);
+
+    for (int64_t kt = 0; kt < ktiles; ++kt) {
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            if (kk == BK - 1) {
+                /* slice kt+1 has landed (S-2 groups may still fly) and every thread has read
+                 * its last fragment of slice kt-1: one barrier per slice. Every thread
+                 * reaches it: the trip count is the block's. */
+                cp_async_wait<S - 2>();
+                __syncthreads();
+                rs = rs + 1 == S ? 0 : rs + 1;
+            }
+            /* next step's fragments (the first of slice kt+1 at the last step) */
+            if (kk < BK - 1 || kt + 1 < ktiles) load_frag((kk + 1) % 2, rs, (kk + 1) % BK);
+            /* slice kt+S-1 into the stage read in iteration kt-1: all its reads happened
+             * before the barrier at the end of iteration kt-1. A's copies at step 0, B's at
+             * step BSTEP; the slice's commit group closes after both. */
+            if (kk == 0 && kt + S - 1 < ktiles) issue_a(kt + S - 1, s_base + ws * STAGE_B);
+            if (kk == BSTEP) {
+                if (kt + S - 1 < ktiles) issue_b(kt + S - 1, s_base + ws * STAGE_B);
+                cp_async_commit();
+                ws = ws + 1 == S ? 0 : ws + 1;
+            }
+            const float *av = reinterpret_cast<const float *>(fa[kk % 2]);
+            const float *bv = reinterpret_cast<const float *>(fb[kk % 2]);
+            /* a swizzled row holds column c of an aligned group of 4 in component
+             * c ^ kswz(kk): a compile-time choice of register */
+            const int sa = SWA ? LoadA::kswz(kk) : 0, sb = SWB ? LoadB::kswz(kk) : 0;
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
+        }
+    }
+    cp_async_wait<0>(); /* only empty groups remain; leaves nothing in flight for the next unit */
+}
+
+/*
+ * The kernel. One launch covers all work units: a 1-D grid striding over ceil(m/BM) * ceil(n/BN)
+ * tiles times `splits` slices of K (as the SIMT family: split s of a tile computes the k range
+ * [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then passes alpha = 1,
+ * beta = 0 and a workspace as C). VA / VB: the vector width of A's / B's copies when that operand
+ * is contiguous along m / n (4: 16-byte aligned base and ld % 4 == 0; 1: any). Dynamic shared
+ * memory: CF::SMEM_BYTES (the launcher raises the block's limit past 48 KB where needed).
+ * Its SASS (CUDA 13.0, sm_90) is v0.13's instruction for instruction: ptxas's schedule of the K
+ * loop moves with small changes around it (a loop bound passed as one more parameter put NT's
+ * fragment loads 6 instructions before their FFMAs; v0.14), so the stream-K tail lives in a
+ * kernel of its own (big_tail_kernel) rather than in this one.
+ */
+template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB>
+__global__ void __launch_bounds__(CF::THREADS, CF::MIN_BLOCKS)
+big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float alpha,
+           const float *__restrict__ A, int64_t lda, const float *__restrict__ B, int64_t ldb,
+           float beta, float *__restrict__ C, int64_t ldc, int64_t split_stride)
+{
+    constexpr int BM = CF::BM, BN = CF::BN, TM = CF::TM, TN = CF::TN, LM = CF::LM, LN = CF::LN;
+    extern __shared__ __align__(16) float smem[];
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int lm = lane % LM, ln = lane / LM;
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
@@ -293,162 +393,35 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
 
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
     const int64_t tiles = tiles_m * tiles_n;
-    /* data-parallel units and blocks; the grid's last tail.blocks blocks are the tail's */
-    const int64_t dp_units = tiles * splits - tail.tiles;
-    const int64_t dp_grid = (int64_t)gridDim.x - (tail.tiles ? tail.blocks : 0);
-    const bool in_tail = (int64_t)blockIdx.x >= dp_grid;
-    const int64_t tb = (int64_t)blockIdx.x - dp_grid; /* tail block number (in_tail) */
 
-    /* A work item, from its number cur: data-parallel, unit cur (split cur / tiles of tile cur mod
-     * tiles); tail, the piece of this block's run that begins at slice cur (its first piece when
-     * cur is the run's start, else its second). The tile, its k range [kb, kb + klen), where its
-     * result goes (dst, ld ldd: C's split, or a whole partial tile in the workspace) with which
-     * scalars, and the next item's number. */
-    struct Item {
-        int64_t tile, kb, klen, ldd, next;
-        float *dst;
-        float al, be;
-    };
-    auto decode = [&](int64_t cur) {
-        Item it;
-        if (!in_tail) {
-            const int64_t split = cur / tiles;
-            it.tile = cur - split * tiles;
-            it.kb = split * kchunk;
-            it.klen = k - it.kb < kchunk ? k - it.kb : kchunk;
-            it.dst = C + split * split_stride, it.ldd = ldc, it.al = alpha, it.be = beta;
-            it.next = cur + dp_grid;
-        } else {
-            const int64_t end = tail.start(tb + 1), u = cur / tail.kt, s0 = cur - u * tail.kt;
-            const int64_t s1 = tail.kt - s0 < end - cur ? tail.kt : s0 + (end - cur);
-            it.tile = dp_units + u;
-            it.kb = s0 * BK;
-            it.klen = (s1 * BK < k ? s1 * BK : k) - it.kb;
-            it.dst = tail_ws + (2 * tb + (cur == tail.start(tb) ? 0 : 1)) * (int64_t)(BM * BN);
-            it.ldd = BM, it.al = 1.0f, it.be = 0.0f;
-            it.next = cur + (s1 - s0);
-        }
-        return it;
-    };
+    for (int64_t unit = blockIdx.x; unit < tiles * splits; unit += gridDim.x) {
+        const int64_t split = unit / tiles;
+        int64_t bm, bn;
+        tile_coords(unit - split * tiles, tiles_m, tiles_n, &bm, &bn);
+        const int64_t m0 = bm * BM, n0 = bn * BN;
+        const int64_t kb = split * kchunk;
+        const int64_t klen = k - kb < kchunk ? k - kb : kchunk;
+        float *Cs = C + split * split_stride;
 
-    for (int64_t cur = in_tail ? tail.start(tb) : (int64_t)blockIdx.x;
-         cur < (in_tail ? tail.start(tb + 1) : dp_units);) {
         float acc[TM][TN];
-        {
-        const Item it = decode(cur);
-        const int64_t kb = it.kb, klen = it.klen;
-        int64_t bm, bn;
-        tile_coords(it.tile, tiles_m, tiles_n, &bm, &bn);
-        const int64_t m0 = bm * BM, n0 = bn * BN;
-        const int64_t ktiles = (klen + BK - 1) / BK;
-        LoadA la(A + (TRANS_A ? kb : kb * lda), lda, m0, m, klen);
-        LoadB lb(B + (TRANS_B ? kb * ldb : kb), ldb, n0, n, klen);
-#pragma unroll
-        for (int i = 0; i < TM; ++i)
-#pragma unroll
-            for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
-
-        /* Block-uniform: the tile lies inside op(A) along m / op(B) along n, and slices below
-         * kfull lie inside along k; only then may a slice skip the per-element checks. */
-        const bool a_in = m0 + BM <= m, b_in = n0 + BN <= n;
-        const int64_t kfull = klen / BK;
-        auto issue_a = [&](int64_t slice, uint32_t stage_addr) {
-            if (a_in && slice < kfull) la.template issue<true>(stage_addr);
-            else la.template issue<false>(stage_addr);
-        };
-        auto issue_b = [&](int64_t slice, uint32_t stage_addr) {
-            if (b_in && slice < kfull) lb.template issue<true>(stage_addr + B_OFF);
-            else lb.template issue<false>(stage_addr + B_OFF);
-        };
-        /* prologue: slices 0 .. S-2 in flight, one commit group each (empty past the end) */
-#pragma unroll
-        for (int s = 0; s < S - 1; ++s) {
-            if (s < ktiles) issue_a(s, s_base + s * STAGE_B), issue_b(s, s_base + s * STAGE_B);
-            cp_async_commit();
-        }
-        cp_async_wait<S - 2>(); /* this thread's copies of slice 0 have landed */
-        __syncthreads();        /* ... and everyone's */
-
-        float4 fa[2][TM / 4], fb[2][TN / 4];
-        int rs = 0, ws = S - 1; /* stage read now, stage written next */
-        auto load_frag = [&](int buf, int stage, int kk) {
-            const float *sa = smem + stage * CF::STAGE_FLOATS + kk * CF::SA + a_col;
-            const float *sb = smem + stage * CF::STAGE_FLOATS + BK * CF::SA + kk * CF::SB + b_col;
-#pragma unroll
-            for (int g = 0; g < TM / 4; ++g) fa[buf][g] = *reinterpret_cast<const float4 *>(sa + 4 * LM * g);
-#pragma unroll
-            for (int g = 0; g < TN / 4; ++g) fb[buf][g] = *reinterpret_cast<const float4 *>(sb + 4 * LN * g);
-        };
-        load_frag(0, 0, 0);
-
-        for (int64_t kt = 0; kt < ktiles; ++kt) {
-#pragma unroll
-            for (int kk = 0; kk < BK; ++kk) {
-                if (kk == BK - 1) {
-                    /* slice kt+1 has landed (S-2 groups may still fly) and every thread has read
-                     * its last fragment of slice kt-1: one barrier per slice. Every thread
-                     * reaches it: the trip count is the block's. */
-                    cp_async_wait<S - 2>();
-                    __syncthreads();
-                    rs = rs + 1 == S ? 0 : rs + 1;
-                }
-                /* next step's fragments (the first of slice kt+1 at the last step) */
-                if (kk < BK - 1 || kt + 1 < ktiles) load_frag((kk + 1) % 2, rs, (kk + 1) % BK);
-                /* slice kt+S-1 into the stage read in iteration kt-1: all its reads happened
-                 * before the barrier at the end of iteration kt-1. A's copies at step 0, B's at
-                 * step BSTEP; the slice's commit group closes after both. */
-                if (kk == 0 && kt + S - 1 < ktiles) issue_a(kt + S - 1, s_base + ws * STAGE_B);
-                if (kk == BSTEP) {
-                    if (kt + S - 1 < ktiles) issue_b(kt + S - 1, s_base + ws * STAGE_B);
-                    cp_async_commit();
-                    ws = ws + 1 == S ? 0 : ws + 1;
-                }
-                const float *av = reinterpret_cast<const float *>(fa[kk % 2]);
-                const float *bv = reinterpret_cast<const float *>(fb[kk % 2]);
-                /* a swizzled row holds column c of an aligned group of 4 in component
-                 * c ^ kswz(kk): a compile-time choice of register */
-                const int sa = SWA ? LoadA::kswz(kk) : 0, sb = SWB ? LoadB::kswz(kk) : 0;
-#pragma unroll
-                for (int i = 0; i < TM; ++i)
-#pragma unroll
-                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
-            }
-        }
-        cp_async_wait<0>(); /* only empty groups remain; leaves nothing in flight for the next unit */
-
-        }
-        /* Only cur lives across the K loop: the write-back decodes its item again (an opaque
-         * step, so that the compiler does not keep the first decoding's values live instead).
-         * Keeping the item's pointer, scalars and bounds live through the loop cost configuration
-         * 7 about 6% of its speed (v0.14 run 1: the scheduler, short of registers at 255, put
-         * fragment loads 6-17 instructions before their FFMAs). */
-        asm volatile("" : "+l"(cur));
-        const Item it = decode(cur);
-        int64_t bm, bn;
-        tile_coords(it.tile, tiles_m, tiles_n, &bm, &bn);
-        const int64_t m0 = bm * BM, n0 = bn * BN;
-        /* C's window (rows / columns past m / n skipped), or the whole partial tile */
-        float *const Cs = in_tail ? it.dst : it.dst + m0 + n0 * it.ldd;
-        const int64_t m_lim = in_tail ? BM : m - m0, n_lim = in_tail ? BN : n - n0;
-        const int64_t ldd = it.ldd;
-        const float al = it.al, be = it.be;
-        cur = it.next;
+        tile_product<CF, TRANS_A, TRANS_B, VA, VB>(acc, smem, A + (TRANS_A ? kb : kb * lda), lda,
+                                                   B + (TRANS_B ? kb * ldb : kb), ldb, m, n, m0, n0, klen);
         /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. (Writing a
          * lane's 4 consecutive rows as one 16-byte store lost 3-4% of the whole kernel in v0.8 run
          * 2: the vector stores tie the accumulators' register assignment, which the FFMA loop
          * pays for.) */
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
-            const int col = b_col + 4 * LN * (j / 4) + (j % 4);
-            if (col >= n_lim) continue;
-            float *cc = Cs + col * ldd;
+            const int64_t col = n0 + b_col + 4 * LN * (j / 4) + (j % 4);
+            if (col >= n) continue;
+            float *cc = Cs + col * ldc;
 #pragma unroll
             for (int i = 0; i < TM; ++i) {
-                const int row = a_col + 4 * LM * (i / 4) + (i % 4);
-                if (row < m_lim) {
+                const int64_t row = m0 + a_col + 4 * LM * (i / 4) + (i % 4);
+                if (row < m) {
                     float *c = cc + row;
-                    const float v = al * acc[i][j];
-                    *c = be == 0.0f ? v : fmaf(be, *c, v);
+                    const float v = alpha * acc[i][j];
+                    *c = beta == 0.0f ? v : fmaf(beta, *c, v);
                 }
             }
         }
@@ -457,22 +430,123 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     }
 }
 
-/* The big family's launch signature: the SIMT family's (KernelFn) and the stream-K tail. */
-using BigFn = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, float, const float *, int64_t,
-                       const float *, int64_t, float, float *, int64_t, int64_t, TailPlan, float *);
+/*
+ * A grid with a stream-K tail (TailPlan) in one launch: its first gridDim.x - tail.blocks blocks
+ * ("data-parallel") stride over the first tiles - tail.tiles tiles as big_kernel does (unsplit:
+ * C = alpha op(A) op(B) + beta C); its last tail.blocks blocks take the tail's runs of slices,
+ * piece by piece (at most two per run: a run is shorter than a tile), each a whole partial BM x BN
+ * tile of op(A) op(B) (no alpha, no beta; rows and columns past C's window hold zeros) into slot 2
+ * b + j of W (ld BM), which tail_reduce_kernel then sums. The tail's tiles are the last tail.tiles
+ * of the grid, in tile_coords' order. Same loaders, tile and dynamic shared memory as big_kernel.
+ */
+template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB>
+__global__ void __launch_bounds__(CF::THREADS, CF::MIN_BLOCKS)
+big_tail_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
+                const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc,
+                TailPlan tail, float *__restrict__ W)
+{
+    constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, TM = CF::TM, TN = CF::TN, LM = CF::LM, LN = CF::LN;
+    extern __shared__ __align__(16) float smem[];
+    const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+    const int lm = lane % LM, ln = lane / LM;
+    const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
+    /* this lane's first element in a k row of the A / B tile */
+    const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
+
+    const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
+    const int64_t dp_tiles = tiles_m * tiles_n - tail.tiles, dp_grid = (int64_t)gridDim.x - tail.blocks;
+    const bool in_tail = (int64_t)blockIdx.x >= dp_grid;
+    const int64_t tb = (int64_t)blockIdx.x - dp_grid; /* the tail block's number (in_tail) */
+
+    /* A work item from its number cur: data-parallel, tile cur; tail, the piece of this block's
+     * run that begins at slice cur (its first piece when cur is the run's start, else its second),
+     * i.e. slices [s0, s1) of tail tile u. */
+    struct Item {
+        int64_t tile, s0, s1, next;
+    };
+    auto decode = [&](int64_t cur) {
+        if (!in_tail) return Item{cur, 0, tail.kt, cur + dp_grid};
+        const int64_t end = tail.start(tb + 1), u = cur / tail.kt, s0 = cur - u * tail.kt;
+        const int64_t s1 = tail.kt - s0 < end - cur ? tail.kt : s0 + (end - cur);
+        return Item{dp_tiles + u, s0, s1, cur + (s1 - s0)};
+    };
+    for (int64_t cur = in_tail ? tail.start(tb) : (int64_t)blockIdx.x;
+         cur < (in_tail ? tail.start(tb + 1) : dp_tiles);) {
+        float acc[TM][TN];
+        {
+            const Item it = decode(cur);
+            int64_t bm, bn;
+            tile_coords(it.tile, tiles_m, tiles_n, &bm, &bn);
+            const int64_t kb = it.s0 * BK, klen = (it.s1 * BK < k ? it.s1 * BK : k) - kb;
+            tile_product<CF, TRANS_A, TRANS_B, VA, VB>(acc, smem, A + (TRANS_A ? kb : kb * lda), lda,
+                                                       B + (TRANS_B ? kb * ldb : kb), ldb, m, n, bm * BM,
+                                                       bn * BN, klen);
+        }
+        /* Only cur lives across the K loop: the item is decoded again (opaquely, so that the
+         * compiler does not keep the first decoding live instead). Keeping an item's pointer,
+         * scalars and bounds live through the loop cost the first build of this kernel about 6%
+         * (v0.14 run 1: the scheduler, at 255 registers, put fragment loads 6-17 instructions
+         * before their FFMAs). */
+        asm volatile("" : "+l"(cur));
+        const Item it = decode(cur);
+        int64_t bm, bn;
+        tile_coords(it.tile, tiles_m, tiles_n, &bm, &bn);
+        const int64_t m0 = bm * BM, n0 = bn * BN;
+        if (!in_tail) { /* C's window only; beta == 0 never reads C */
+#pragma unroll
+            for (int j = 0; j < TN; ++j) {
+                const int64_t col = n0 + b_col + 4 * LN * (j / 4) + (j % 4);
+                if (col >= n) continue;
+                float *cc = C + col * ldc;
+#pragma unroll
+                for (int i = 0; i < TM; ++i) {
+                    const int64_t row = m0 + a_col + 4 * LM * (i / 4) + (i % 4);
+                    if (row < m) {
+                        float *c = cc + row;
+                        const float v = alpha * acc[i][j];
+                        *c = beta == 0.0f ? v : fmaf(beta, *c, v);
+                    }
+                }
+            }
+        } else { /* the whole partial tile */
+            float *P = W + (2 * tb + (cur == tail.start(tb) ? 0 : 1)) * (int64_t)(BM * BN);
+#pragma unroll
+            for (int j = 0; j < TN; ++j) {
+                float *pc = P + (b_col + 4 * LN * (j / 4) + (j % 4)) * BM;
+#pragma unroll
+                for (int i = 0; i < TM; ++i) pc[a_col + 4 * LM * (i / 4) + (i % 4)] = acc[i][j];
+            }
+        }
+        cur = it.next;
+        /* the next item's prologue overwrites stages 0..S-2: no thread may still read them */
+        __syncthreads();
+    }
+}
+
+/* big_tail_kernel's launch signature (big_kernel's is the SIMT family's KernelFn). */
+using TailFn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t,
+                        float, float *, int64_t, TailPlan, float *);
 
 /* The instance for a transpose pair and the operands' alignment (va/vb: 16-byte copies possible).
  * Alignment only matters for an operand copied in vectors (contiguous along m / n), so TN has
  * one instance, NN two, TT two, NT four. */
+#define TSG_BIG_PICK(K)                                                                            \
+    if (ta && !tb) return K<CF, true, false, 1, 1>;                                                \
+    if (ta) return vb ? K<CF, true, true, 1, 4> : K<CF, true, true, 1, 1>;                         \
+    if (!tb) return va ? K<CF, false, false, 4, 1> : K<CF, false, false, 1, 1>;                    \
+    return va ? (vb ? K<CF, false, true, 4, 4> : K<CF, false, true, 4, 1>)                         \
+              : (vb ? K<CF, false, true, 1, 4> : K<CF, false, true, 1, 1>);
 template <class CF>
-BigFn pick_big(bool ta, bool tb, bool va, bool vb)
+KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
 {
-    if (ta && !tb) return big_kernel<CF, true, false, 1, 1>;
-    if (ta) return vb ? big_kernel<CF, true, true, 1, 4> : big_kernel<CF, true, true, 1, 1>;
-    if (!tb) return va ? big_kernel<CF, false, false, 4, 1> : big_kernel<CF, false, false, 1, 1>;
-    return va ? (vb ? big_kernel<CF, false, true, 4, 4> : big_kernel<CF, false, true, 4, 1>)
-              : (vb ? big_kernel<CF, false, true, 1, 4> : big_kernel<CF, false, true, 1, 1>);
+    TSG_BIG_PICK(big_kernel)
 }
+template <class CF>
+TailFn pick_tail(bool ta, bool tb, bool va, bool vb)
+{
+    TSG_BIG_PICK(big_tail_kernel)
+}
+#undef TSG_BIG_PICK
 
 } /* namespace big */
 
@@ -511,13 +585,16 @@ using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4>;
 using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4>;
 using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4>;
 
-big::BigFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
-big::BigFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
-big::BigFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cfg7(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cfg8(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
- * BigConfig here, a file with its picker, and a row in tsg_kernel_simt.cu's table.
+ * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table.
  * Open (after v0.10 run 3): 10 = configuration 7 as v0.9 left it (NT's B copies at step 0), the
  * same-process "before" of NT's step 3; 11 = configuration 7 with 4 stages (run 3, with NT at
  * step 0: NT 0.938 / 0.921, NN 8192^3 0.955, TN 0.916 / 0.912); 12, 13 = NT's B copies at steps
@@ -526,10 +603,14 @@ using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 0, 3, 4>
 using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 4, 1, 2, 128, 4, 3, 3, 4>;
 using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 5, 3, 4>;
 using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 6, 3, 4>;
-big::BigFn pick_cand10(bool ta, bool tb, bool va, bool vb);
-big::BigFn pick_cand11(bool ta, bool tb, bool va, bool vb);
-big::BigFn pick_cand12(bool ta, bool tb, bool va, bool vb);
-big::BigFn pick_cand13(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand11(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand12(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand13(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

@@ -7,6 +7,7 @@
 
 namespace tsg {
 
-big::BigFn pick_cand11(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cand11>(ta, tb, va, vb); }
+KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cand11>(ta, tb, va, vb); }
+big::TailFn pick_tail_cand11(bool ta, bool tb, bool va, bool vb) { return big::pick_tail<Cand11>(ta, tb, va, vb); }
 
 } /* namespace tsg */

@@ -7,6 +7,7 @@
 
 namespace tsg {
 
-big::BigFn pick_cfg9(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cfg9>(ta, tb, va, vb); }
+KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb) { return big::pick_big<Cfg9>(ta, tb, va, vb); }
+big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb) { return big::pick_tail<Cfg9>(ta, tb, va, vb); }
 
 } /* namespace tsg */

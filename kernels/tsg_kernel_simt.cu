@@ -36,34 +36,47 @@ __global__ void reduce_splits_kernel(int64_t m, int64_t n, int64_t splits,
     }
 }
 
-/* The stream-K tail's fix-up (big::TailPlan): for each element of the last tail.tiles tiles of
- * the grid (tiles bm x bn, in tile_coords' order, the first of them tile dp_tiles), the sum of
- * the partial tiles the tail blocks left in W (slot 2 b + j: tail block b's j-th piece, BM x BN,
- * ld bm) over b in increasing order, then C = alpha * sum + beta * C inside C's m x n window.
- * The order is fixed by the shape and tail.blocks: bit-identical results from run to run. */
+/* The stream-K tail's fix-up (big::TailPlan): block (chunk, u) takes TAIL_EPT x 256 elements of
+ * tail tile u (tile dp_tiles + u of the grid, bm x bn, tile_coords' order): for each, the sum of
+ * the partial tiles the tail blocks left in W (slot 2 b + j: tail block b's j-th piece, ld bm)
+ * over b in increasing order, then C = alpha * sum + beta * C inside C's m x n window. The order
+ * is fixed by the shape and tail.blocks: bit-identical results from run to run. The pieces of the
+ * tile are found once per thread, not per element (the first build did it per element, with
+ * several 64-bit divisions each: about 0.1 ms at 4096^3, v0.14 run 2). */
+constexpr int TAIL_EPT = 16;
 __global__ void tail_reduce_kernel(int64_t m, int64_t n, int bm, int bn, int64_t dp_tiles,
                                    big::TailPlan tail, const float *__restrict__ W, float alpha,
                                    float beta, float *__restrict__ C, int64_t ldc)
 {
-    const int64_t per_tile = (int64_t)bm * bn, total = tail.tiles * per_tile;
-    const int64_t tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t u = i / per_tile, e = i - u * per_tile;
-        int64_t tm, tn;
-        tile_coords(dp_tiles + u, tiles_m, tiles_n, &tm, &tn);
-        const int64_t row = tm * bm + e % bm, col = tn * bn + e / bm;
-        if (row >= m || col >= n) continue;
-        const int64_t x0 = u * tail.kt, x1 = x0 + tail.kt; /* the tile's slices */
-        float acc = 0.0f;
-        for (int64_t b = tail.block_of(x0); b < tail.blocks && tail.start(b) < x1; ++b) {
-            const int64_t s = tail.start(b);
-            if (s == tail.start(b + 1)) continue; /* an empty run (fewer slices than blocks) */
+    const int per_tile = bm * bn;
+    const int64_t u = blockIdx.y;
+    int64_t tm, tn;
+    tile_coords(dp_tiles + u, (m + bm - 1) / bm, (n + bn - 1) / bn, &tm, &tn);
+    const int e0 = blockIdx.x * TAIL_EPT * blockDim.x + threadIdx.x;
+    float acc[TAIL_EPT];
+#pragma unroll
+    for (int j = 0; j < TAIL_EPT; ++j) acc[j] = 0.0f;
+    const int64_t x0 = u * tail.kt, x1 = x0 + tail.kt; /* the tile's slices */
+    for (int64_t b = tail.block_of(x0), s = tail.start(b); b < tail.blocks && s < x1; ++b) {
+        const int64_t s_next = tail.start(b + 1);
+        if (s != s_next) { /* an empty run (fewer slices than blocks) left nothing */
             /* the tile is b's second piece when b's run began in the tile before */
-            acc += W[(2 * b + (s < x0 ? 1 : 0)) * per_tile + e];
+            const float *w = W + (2 * b + (s < x0 ? 1 : 0)) * (int64_t)per_tile;
+#pragma unroll
+            for (int j = 0; j < TAIL_EPT; ++j) {
+                const int e = e0 + j * blockDim.x;
+                if (e < per_tile) acc[j] += w[e];
+            }
         }
+        s = s_next;
+    }
+#pragma unroll
+    for (int j = 0; j < TAIL_EPT; ++j) {
+        const int e = e0 + j * blockDim.x;
+        const int64_t row = tm * bm + e % bm, col = tn * bn + e / bm;
+        if (e >= per_tile || row >= m || col >= n) continue;
         float *p = C + col * ldc + row;
-        const float v = alpha * acc;
+        const float v = alpha * acc[j];
         *p = beta == 0.0f ? v : fmaf(beta, *p, v);
     }
 }
@@ -106,8 +119,8 @@ bool vec_ok(const float *p, int64_t ld) { return ((uintptr_t)p % 16) == 0 && ld 
  */
 struct ConfigRow {
     int bm, bn, bk, tm, tn, threads;
-    KernelFn (*pick)(bool, bool, bool, bool);     /* the SIMT family's instances (else null) */
-    big::BigFn (*bpick)(bool, bool, bool, bool);  /* the big family's (else null) */
+    KernelFn (*pick)(bool, bool, bool, bool);     /* the instances */
+    big::TailFn (*tpick)(bool, bool, bool, bool); /* with a stream-K tail (the big family; else null) */
     double eff;
     int stages, smem; /* shared-memory stages; dynamic shared memory per block (bytes, 0: static) */
     int64_t split_min_k; /* the rule's shortest K slice for it (forcing a split works for any) */
@@ -127,7 +140,7 @@ constexpr int64_t BIG_SPLIT_MIN_K = 2048;
 #define TSG_SIMT_ROW(CF, PICK, EFF)                                                                \
     {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, nullptr, EFF, 2, 0, SPLIT_MIN_K, 0, 0, {0, 0, 0, 0}}
 #define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, nullptr, PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, pick_##PICK, pick_tail_##PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
      {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}}
 /* The big family (issues 10-11): configuration 7's eff = 46.08 / 66.9 TFLOP/s (NN 4096^3, v0.4
  * run 1); 8 and 9: 44.78 and 40.76 TFLOP/s (NN 4096^3, v0.5 run 2, its candidates 12 and 13). */
@@ -136,12 +149,12 @@ const ConfigRow k_configs[] = {
     TSG_SIMT_ROW(Cfg2, pick_cfg2, 0.504), TSG_SIMT_ROW(Cfg3, pick_cfg3, 0.518),
     TSG_SIMT_ROW(Cfg4, pick_cfg4, 0.455), TSG_SIMT_ROW(Cfg5, pick_cfg5, 0.377),
     TSG_SIMT_ROW(Cfg6, pick_cfg6, 0.560),
-    TSG_BIG_ROW(Cfg7, pick_cfg7, 0.689), TSG_BIG_ROW(Cfg8, pick_cfg8, 0.669),
-    TSG_BIG_ROW(Cfg9, pick_cfg9, 0.609),
+    TSG_BIG_ROW(Cfg7, cfg7, 0.689), TSG_BIG_ROW(Cfg8, cfg8, 0.669),
+    TSG_BIG_ROW(Cfg9, cfg9, 0.609),
 #ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
                               * varies; the rule never picks one (NADOPTED) */
-    TSG_BIG_ROW(Cand10, pick_cand10, 0.689), TSG_BIG_ROW(Cand11, pick_cand11, 0.689),
-    TSG_BIG_ROW(Cand12, pick_cand12, 0.689), TSG_BIG_ROW(Cand13, pick_cand13, 0.689),
+    TSG_BIG_ROW(Cand10, cand10, 0.689), TSG_BIG_ROW(Cand11, cand11, 0.689),
+    TSG_BIG_ROW(Cand12, cand12, 0.689), TSG_BIG_ROW(Cand13, cand13, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW
@@ -162,12 +175,6 @@ int g_bps[NALL];
 /* A block of the big family may take more than 48 KB of dynamic shared memory only once its
  * kernel's limit is raised (per kernel; cheap, and idempotent, so done before every launch and
  * occupancy query of such a kernel). */
-/* The instance of row r for a transpose pair and alignment, as the runtime API's function handle. */
-const void *instance(const ConfigRow &r, bool ta, bool tb, bool va, bool vb)
-{
-    return r.bpick ? (const void *)r.bpick(ta, tb, va, vb) : (const void *)r.pick(ta, tb, va, vb);
-}
-
 cudaError_t prepare(const ConfigRow &r, const void *fn)
 {
     if (r.smem <= 48 * 1024) return cudaSuccess;
@@ -239,7 +246,7 @@ int kernel_blocks_per_sm(int *per_sm)
 {
     for (int c = 0; c < NALL; ++c) {
         int b = 0;
-        const void *fn = instance(k_configs[c], false, false, true, true);
+        const void *fn = (const void *)k_configs[c].pick(false, false, true, true);
         cudaError_t e = prepare(k_configs[c], fn);
         if (e == cudaSuccess)
             e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fn, k_configs[c].threads,
@@ -261,37 +268,64 @@ namespace {
 /* A tail block's run must hold at least this many K slices (a shorter one spends its time
  * filling the pipeline and writing its partial tile). */
 constexpr int64_t TAIL_MIN_SLICES = 8;
+/* The rule takes a tail only where it models at least 5% faster than the same configuration
+ * without: big_tail_kernel's K loop is scheduled apart from big_kernel's and ran up to 3% slower
+ * per tile (v0.14 runs 1-2), and where the modelled gain was 1.5-3% (4096^3, 8192^3, 16384^3,
+ * 6144^3, 10240^3) the measured one was -2% to +1.5%; at 5120^3 (15% modelled) it was 12%. */
+constexpr double TAIL_MARGIN = 1.05;
 
 /*
- * The stream-K tail of plan p (big::TailPlan): the big family only, unsplit. tail < 0: none;
- * tail > 0 (the test knob): the grid's remainder modulo `tail` goes to `tail` blocks whenever
- * there is one, even a grid smaller than that; 0 (the rule): when the grid fills at least one
- * round of resident blocks (G = sms x blocks per SM) and leaves rem = tiles mod G > 0 for a last
- * round, if the time the last round saves, (1 - rem / G) of a tile's at the configuration's
- * rate, exceeds the partial tiles' traffic (written, then read by the fix-up: at most rem + G
- * pieces; C's rem tiles read and written) at REDUCE_BPS and a second launch. The workspace
- * (2 G tiles) must fit in max_ws_floats, which is why the pipeline's launches (max_ws_floats 0)
- * never get one.
+ * Modelled time of configuration c, unsplit, with a stream-K tail (big::TailPlan), or -1 where it
+ * cannot have one: not the big family, a grid of less than one round of resident blocks (G = sms
+ * x blocks per SM) or a whole number of rounds, runs shorter than TAIL_MIN_SLICES, or a workspace
+ * (2 G tiles) past max_ws_floats (so the pipeline's launches, max_ws_floats 0, never get one).
+ * The time: whole rounds, then the last round's rem tiles' work spread over all G blocks, at the
+ * configuration's rate (eff, 0: its own), plus the pieces' traffic (at most rem + G partial tiles
+ * written and read by the fix-up, C's rem tiles read and written) at REDUCE_BPS and its launch.
+ * *rem / *g: the tail's tiles and blocks.
  */
-void plan_tail(KernelPlan &p, int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max_ws_floats,
-               int64_t tail)
+double tail_time(int c, int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max_ws_floats, int64_t *rem,
+                 int64_t *g, double eff = 0)
 {
-    p.tail_tiles = p.tail_blocks = 0;
-    const ConfigRow &r = k_configs[p.config];
-    if (tail < 0 || !r.bpick || p.splits != 1) return;
+    const ConfigRow &r = k_configs[c];
+    if (!r.tpick) return -1;
     const int64_t tiles = cdiv(m, r.bm) * cdiv(n, r.bn);
-    const int64_t g = tail > 0 ? tail : sms * g_bps[p.config];
-    const int64_t rem = tiles % g;
-    if (rem == 0 || 2 * g * r.bm * r.bn > max_ws_floats) return;
-    if (tail == 0) {
-        if (tiles < g || rem * cdiv(k, r.bk) < TAIL_MIN_SLICES * g) return;
-        const double tile_s = 2.0 * r.bm * r.bn * (double)k * g_bps[p.config] / (GPU_PEAK_SM * r.eff);
-        const double saved = (1.0 - (double)rem / (double)g) * tile_s;
-        const double cost = (2.0 * (double)(rem + g) + 2.0 * (double)rem) * r.bm * r.bn * 4.0 / REDUCE_BPS + LAUNCH_S;
-        if (saved <= cost) return;
+    *g = sms * g_bps[c];
+    *rem = tiles % *g;
+    if (tiles < *g || *rem == 0 || 2 * *g * r.bm * r.bn > max_ws_floats ||
+        *rem * cdiv(k, r.bk) < TAIL_MIN_SLICES * *g)
+        return -1;
+    const double tile_s = 2.0 * r.bm * r.bn * (double)k * g_bps[c] / (GPU_PEAK_SM * (eff > 0 ? eff : r.eff));
+    const double rounds = (double)(tiles / *g) + (double)*rem / (double)*g;
+    const double traffic = (2.0 * (double)(*rem + *g) + 2.0 * (double)*rem) * r.bm * r.bn * 4.0;
+    return rounds * tile_s + LAUNCH_S + traffic / REDUCE_BPS + LAUNCH_S;
+}
+
+/* Modelled time of configuration c unsplit, with a tail where the rule takes one (TAIL_MARGIN;
+ * tail < 0: never): *rem / *g its tiles and blocks, else 0. */
+double unsplit_time(int c, int64_t m, int64_t n, int64_t k, int64_t sms, int64_t max_ws_floats, int64_t tail,
+                    int64_t *rem, int64_t *g, double eff = 0)
+{
+    const double t = model_time(c, m, n, k, 1, sms, nullptr, eff);
+    int64_t tr = 0, tg = 0;
+    const double tt = tail < 0 ? -1 : tail_time(c, m, n, k, sms, max_ws_floats, &tr, &tg, eff);
+    if (tt > 0 && tt * TAIL_MARGIN < t) {
+        *rem = tr, *g = tg;
+        return tt;
     }
-    p.tail_tiles = rem;
-    p.tail_blocks = g;
+    *rem = *g = 0;
+    return t;
+}
+
+/* The test knob (tail > 0): the grid's remainder modulo `tail` onto `tail` blocks, whatever the
+ * grid, on an unsplit big-family plan with the workspace within max_ws_floats. */
+void force_tail(KernelPlan &p, int64_t m, int64_t n, int64_t max_ws_floats, int64_t tail)
+{
+    const ConfigRow &r = k_configs[p.config];
+    p.tail_tiles = p.tail_blocks = 0;
+    if (!r.tpick || p.splits != 1 || 2 * tail * r.bm * r.bn > max_ws_floats) return;
+    const int64_t rem = cdiv(m, r.bm) * cdiv(n, r.bn) % tail;
+    if (rem > 0) p.tail_tiles = rem, p.tail_blocks = tail;
 }
 
 } /* namespace */
@@ -314,13 +348,16 @@ KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k
      * max_ws_floats */
     const int64_t ws_max = max_ws_floats / std::max<int64_t>(1, m * n);
     const bool forced = config >= 0 && config < NALL;
+    /* the rule's tail (0), none (-1 and the test knob's values, applied at the end) */
+    const int64_t rule_tail = tail == 0 ? 0 : -1;
     if (forced && splits > 0) {
         const int64_t s = std::min<int64_t>(splits, std::max<int64_t>(1, std::min<int64_t>(cdiv(k, KALIGN), ws_max)));
         int64_t kslice;
         model_time(config, m, n, k, s, sms, &kslice);
         best.splits = cdiv(k, kslice);
         best.kslice = best.splits > 1 ? kslice : k;
-        plan_tail(best, m, n, k, sms, max_ws_floats, tail);
+        if (best.splits == 1) unsplit_time(config, m, n, k, sms, max_ws_floats, rule_tail, &best.tail_tiles, &best.tail_blocks);
+        if (tail > 0) force_tail(best, m, n, max_ws_floats, tail);
         return best;
     }
     double tbest = 0;
@@ -333,23 +370,29 @@ KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k
              * and the partials would cost device memory and bandwidth (8192^3 would take 3) */
             const int64_t tiles = cdiv(m, k_configs[c].bm) * cdiv(n, k_configs[c].bn);
             if (s > 1 && tiles >= 2 * sms * g_bps[c]) break;
-            int64_t kslice;
-            const double t = model_time(c, m, n, k, s, sms, &kslice);
+            int64_t kslice = k, rem = 0, g = 0;
+            const double t = s == 1 ? unsplit_time(c, m, n, k, sms, max_ws_floats, rule_tail, &rem, &g)
+                                    : model_time(c, m, n, k, s, sms, &kslice);
             if (!have || t < tbest) { /* strict: ties keep the bigger tile and fewer splits */
                 have = true;
                 tbest = t;
                 best.config = c;
                 best.splits = cdiv(k, kslice);
                 best.kslice = best.splits > 1 ? kslice : k;
+                best.tail_tiles = rem, best.tail_blocks = g;
             }
         }
     }
     /* TT: configuration 9 in place of an unsplit 7 when its modelled time at its TT rate is no
-     * longer than 7's at 7's (its grid has as few idle SMs; TT_EFF) */
+     * longer than 7's at 7's (its grid has as few idle SMs; TT_EFF), tails included */
+    int64_t r7, g7, r9, g9;
     if (!forced && transa == 'T' && transb == 'T' && best.config == CFG_BIG && best.splits == 1 &&
-        model_time(CFG_WIDE, m, n, k, 1, sms, nullptr, TT_EFF9) <= model_time(CFG_BIG, m, n, k, 1, sms, nullptr, TT_EFF7))
+        unsplit_time(CFG_WIDE, m, n, k, sms, max_ws_floats, rule_tail, &r9, &g9, TT_EFF9) <=
+            unsplit_time(CFG_BIG, m, n, k, sms, max_ws_floats, rule_tail, &r7, &g7, TT_EFF7)) {
         best = {CFG_WIDE, 1, k};
-    plan_tail(best, m, n, k, sms, max_ws_floats, tail);
+        best.tail_tiles = r9, best.tail_blocks = g9;
+    }
+    if (tail > 0) force_tail(best, m, n, max_ws_floats, tail);
     return best;
 }
 
@@ -363,38 +406,35 @@ int kernel_sgemm(int config, char transa, char transb, int64_t m, int64_t n, int
     cudaStream_t s = (cudaStream_t)stream;
     const int64_t tiles = cdiv(m, r.bm) * cdiv(n, r.bn);
     const bool ta = transa == 'T', tb = transb == 'T', va = vec_ok(A, lda), vb = vec_ok(B, ldb);
+    if (!r.tpick || splits > 1 || tail_tiles <= 0 || tail_tiles >= tail_blocks || tail_tiles > tiles ||
+        tail_tiles > 65535 /* the fix-up's grid.y */)
+        tail_tiles = tail_blocks = 0;
     {
-        const cudaError_t e = prepare(r, instance(r, ta, tb, va, vb));
+        const cudaError_t e = prepare(r, tail_tiles ? (const void *)r.tpick(ta, tb, va, vb)
+                                                    : (const void *)r.pick(ta, tb, va, vb));
         if (e != cudaSuccess) return (int)e;
     }
-    if (!r.bpick || splits > 1 || tail_tiles <= 0 || tail_tiles >= tail_blocks || tail_tiles > tiles)
-        tail_tiles = tail_blocks = 0;
-    const int64_t grid = splits > 1 ? tiles * splits : tiles - tail_tiles + tail_blocks;
-    const unsigned g = (unsigned)std::min<int64_t>(grid, 0x7fffffff);
+    KernelFn fn = r.pick(ta, tb, va, vb);
     if (splits > 1) {
-        if (r.bpick)
-            r.bpick(ta, tb, va, vb)<<<g, r.threads, r.smem, s>>>(m, n, k, kslice, splits, 1.0f, A, lda, B, ldb,
-                                                                 0.0f, W, m, m * n, big::TailPlan{0, 0, 1}, nullptr);
-        else
-            r.pick(ta, tb, va, vb)<<<g, r.threads, r.smem, s>>>(m, n, k, kslice, splits, 1.0f, A, lda, B, ldb,
-                                                                0.0f, W, m, m * n);
+        const unsigned grid = (unsigned)std::min<int64_t>(tiles * splits, 0x7fffffff);
+        fn<<<grid, r.threads, r.smem, s>>>(m, n, k, kslice, splits, 1.0f, A, lda, B, ldb, 0.0f, W, m, m * n);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return (int)e;
         reduce_splits_kernel<<<elementwise_blocks(m * n), 256, 0, s>>>(m, n, splits, W, alpha,
                                                                          beta, C, ldc);
-    } else if (tail_tiles > 0) {
+    } else if (tail_tiles > 0) { /* big::TailPlan: one launch, then the fix-up */
         const big::TailPlan tp{tail_tiles, tail_blocks, cdiv(k, r.bk)};
-        r.bpick(ta, tb, va, vb)<<<g, r.threads, r.smem, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                             0, tp, W);
+        const unsigned grid = (unsigned)std::min<int64_t>(tiles - tail_tiles + tail_blocks, 0x7fffffff);
+        r.tpick(ta, tb, va, vb)<<<grid, r.threads, r.smem, s>>>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                                tp, W);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return (int)e;
-        tail_reduce_kernel<<<elementwise_blocks(tail_tiles * r.bm * r.bn), 256, 0, s>>>(
-            m, n, r.bm, r.bn, tiles - tail_tiles, tp, W, alpha, beta, C, ldc);
-    } else if (r.bpick) {
-        r.bpick(ta, tb, va, vb)<<<g, r.threads, r.smem, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                             0, big::TailPlan{0, 0, 1}, nullptr);
+        const dim3 rg((unsigned)cdiv((int64_t)r.bm * r.bn, TAIL_EPT * 256), (unsigned)tail_tiles);
+        tail_reduce_kernel<<<rg, 256, 0, s>>>(m, n, r.bm, r.bn, tiles - tail_tiles, tp, W, alpha, beta, C,
+                                              ldc);
     } else {
-        r.pick(ta, tb, va, vb)<<<g, r.threads, r.smem, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc, 0);
+        const unsigned grid = (unsigned)std::min<int64_t>(tiles, 0x7fffffff);
+        fn<<<grid, r.threads, r.smem, s>>>(m, n, k, k, 1, alpha, A, lda, B, ldb, beta, C, ldc, 0);
     }
     return (int)cudaGetLastError();
 }
@@ -419,7 +459,7 @@ int kernel_describe(int config, char *buf, size_t len)
     }
     const ConfigRow &r = k_configs[config];
     cudaFuncAttributes attr;
-    cudaError_t e = cudaFuncGetAttributes(&attr, instance(r, false, false, true, true));
+    cudaError_t e = cudaFuncGetAttributes(&attr, (const void *)r.pick(false, false, true, true));
     if (e != cudaSuccess) {
         snprintf(buf, len, "%s", cudaGetErrorString(e));
         return (int)e;

@@ -293,6 +293,18 @@ static void special_shapes(int small)
     run_case(&c4, 7004, 0);
     kcase c5 = {'T', 'T', 3, 65535LL * 128 + 1, 5, 1.0f, 0.0f, 0, 0, 1};
     run_case(&c5, 7005, 0);
+    /* the rule's stream-K tail (v0.14) on an H200-sized grid: 2304^3 is configuration 7 with 30
+     * of its 243 tiles shared by 132 blocks, TT 3072^3 configuration 9 with 48 of 576 on 264 (on
+     * another GPU the plan may have none; the check of the result holds either way) */
+    const kcase tails[2] = {{'N', 'N', 2304, 2304, 2304, 1.0f, 0.5f, 0, 0, 0},
+                            {'T', 'T', 3072, 3072, 3072, -1.0f, 1.0f, 0, 0, 1}};
+    for (int i = 0; i < 2; ++i) {
+        int64_t tt = 0, tb = 0;
+        tsgemm_kernel_tail(tails[i].ta, tails[i].tb, tails[i].m, tails[i].n, tails[i].k, &tt, &tb);
+        printf("%c%c %lld^3: the rule's tail %lld tiles on %lld blocks\n", tails[i].ta, tails[i].tb,
+               (long long)tails[i].m, (long long)tt, (long long)tb);
+        run_case(&tails[i], 7006 + i, 1);
+    }
 }
 
 /* Class 16: a long-K problem repeated gives bit-identical results. */
@@ -628,6 +640,9 @@ static void bench_big(int reps, const char *list)
         {"NN 6144^3", 'N', 'N', 6144, 6144, 6144, 0, 0, 0},
         {"NN 2048^3", 'N', 'N', 2048, 2048, 2048, 0, 0, 0},
         {"NN 3000^3", 'N', 'N', 3000, 3000, 3000, 0, 0, 0},
+        {"NN 2304^3", 'N', 'N', 2304, 2304, 2304, 0, 0, 0},
+        {"NT 2688^3", 'N', 'T', 2688, 2688, 2688, 0, 0, 0},
+        {"TT 3072^3", 'T', 'T', 3072, 3072, 3072, 0, 0, 0},
         {"NN 1536^3", 'N', 'N', 1536, 1536, 1536, 0, 0, 0},
         {"NN 1024^3", 'N', 'N', 1024, 1024, 1024, 0, 0, 0},
         {"NN 1000^3", 'N', 'N', 1000, 1000, 1000, 0, 0, 0},
