@@ -5,7 +5,8 @@
  * (tsg_kernel_simt.cuh), so the per-shape rule (kernel_plan) treats its configurations like any
  * other.
  *
- * Owns: this family's kernel and its loaders, under the kernel contract of DESIGN.md. Must not:
+ * Owns: this family's kernels (big_kernel; big_tail_kernel, the same tiles with a stream-K tail,
+ * TailPlan) and their loaders, under the kernel contract of DESIGN.md. Must not:
  * know about host memory, CBLAS, or anything but device pointers and the canonical problem.
  *
  * Why a family of its own rather than the SIMT family's main loop (docs/NOTES.md, v0.4): the SIMT
