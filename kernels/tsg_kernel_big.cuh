@@ -367,6 +367,34 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
 }
 
 /*
+ * The write-back of a tile's accumulators: C(m0 + r, n0 + c) = alpha * acc + beta * C for the
+ * elements inside C's m x n window (C column-major, ld ldc); beta == 0 never reads C. (Writing a
+ * lane's 4 consecutive rows as one 16-byte store lost 3-4% of the whole kernel in v0.8 run 2: the
+ * vector stores tie the accumulators' register assignment, which the FFMA loop pays for.)
+ */
+template <class CF>
+static __device__ __forceinline__ void write_tile(const float (&acc)[CF::TM][CF::TN], float *__restrict__ C,
+                                                  int64_t ldc, int64_t m, int64_t n, int64_t m0, int64_t n0,
+                                                  int a_col, int b_col, float alpha, float beta)
+{
+#pragma unroll
+    for (int j = 0; j < CF::TN; ++j) {
+        const int64_t col = n0 + b_col + 4 * CF::LN * (j / 4) + (j % 4);
+        if (col >= n) continue;
+        float *cc = C + col * ldc;
+#pragma unroll
+        for (int i = 0; i < CF::TM; ++i) {
+            const int64_t row = m0 + a_col + 4 * CF::LM * (i / 4) + (i % 4);
+            if (row < m) {
+                float *c = cc + row;
+                const float v = alpha * acc[i][j];
+                *c = beta == 0.0f ? v : fmaf(beta, *c, v);
+            }
+        }
+    }
+}
+
+/*
  * The kernel. One launch covers all work units: a 1-D grid striding over ceil(m/BM) * ceil(n/BN)
  * tiles times `splits` slices of K (as the SIMT family: split s of a tile computes the k range
  * [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then passes alpha = 1,
@@ -384,7 +412,7 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
            const float *__restrict__ A, int64_t lda, const float *__restrict__ B, int64_t ldb,
            float beta, float *__restrict__ C, int64_t ldc, int64_t split_stride)
 {
-    constexpr int BM = CF::BM, BN = CF::BN, TM = CF::TM, TN = CF::TN, LM = CF::LM, LN = CF::LN;
+    constexpr int BM = CF::BM, BN = CF::BN, TM = CF::TM, TN = CF::TN, LM = CF::LM;
     extern __shared__ __align__(16) float smem[];
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int lm = lane % LM, ln = lane / LM;
@@ -407,25 +435,7 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
         float acc[TM][TN];
         tile_product<CF, TRANS_A, TRANS_B, VA, VB>(acc, smem, A + (TRANS_A ? kb : kb * lda), lda,
                                                    B + (TRANS_B ? kb * ldb : kb), ldb, m, n, m0, n0, klen);
-        /* Write-back: only elements inside C's m x n window; beta == 0 never reads C. (Writing a
-         * lane's 4 consecutive rows as one 16-byte store lost 3-4% of the whole kernel in v0.8 run
-         * 2: the vector stores tie the accumulators' register assignment, which the FFMA loop
-         * pays for.) */
-#pragma unroll
-        for (int j = 0; j < TN; ++j) {
-            const int64_t col = n0 + b_col + 4 * LN * (j / 4) + (j % 4);
-            if (col >= n) continue;
-            float *cc = Cs + col * ldc;
-#pragma unroll
-            for (int i = 0; i < TM; ++i) {
-                const int64_t row = m0 + a_col + 4 * LM * (i / 4) + (i % 4);
-                if (row < m) {
-                    float *c = cc + row;
-                    const float v = alpha * acc[i][j];
-                    *c = beta == 0.0f ? v : fmaf(beta, *c, v);
-                }
-            }
-        }
+        write_tile<CF>(acc, Cs, ldc, m, n, m0, n0, a_col, b_col, alpha, beta);
         /* the next unit's prologue overwrites stages 0..S-2: no thread may still read them */
         __syncthreads();
     }
@@ -493,22 +503,8 @@ big_tail_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__res
         int64_t bm, bn;
         tile_coords(it.tile, tiles_m, tiles_n, &bm, &bn);
         const int64_t m0 = bm * BM, n0 = bn * BN;
-        if (!in_tail) { /* C's window only; beta == 0 never reads C */
-#pragma unroll
-            for (int j = 0; j < TN; ++j) {
-                const int64_t col = n0 + b_col + 4 * LN * (j / 4) + (j % 4);
-                if (col >= n) continue;
-                float *cc = C + col * ldc;
-#pragma unroll
-                for (int i = 0; i < TM; ++i) {
-                    const int64_t row = m0 + a_col + 4 * LM * (i / 4) + (i % 4);
-                    if (row < m) {
-                        float *c = cc + row;
-                        const float v = alpha * acc[i][j];
-                        *c = beta == 0.0f ? v : fmaf(beta, *c, v);
-                    }
-                }
-            }
+        if (!in_tail) {
+            write_tile<CF>(acc, C, ldc, m, n, m0, n0, a_col, b_col, alpha, beta);
         } else { /* the whole partial tile */
             float *P = W + (2 * tb + (cur == tail.start(tb) ? 0 : 1)) * (int64_t)(BM * BN);
 #pragma unroll
