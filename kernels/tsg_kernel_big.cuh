@@ -286,7 +286,9 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int lm = lane % LM, ln = lane / LM;
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
-    /* this lane's first element in a k row of the A / B tile */
+    /* this lane's first element in a k row of the A / B tile (written out in each kernel and in
+     * tile_product: the same lines as one shared helper changed ptxas's schedule of every K loop,
+     * 15 of TN's fragment loads 6 instructions from their FFMAs, v0.14) */
     const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
 
     const int64_t ktiles = (klen + BK - 1) / BK;
@@ -417,7 +419,9 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int lm = lane % LM, ln = lane / LM;
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
-    /* this lane's first element in a k row of the A / B tile */
+    /* this lane's first element in a k row of the A / B tile (written out in each kernel and in
+     * tile_product: the same lines as one shared helper changed ptxas's schedule of every K loop,
+     * 15 of TN's fragment loads 6 instructions from their FFMAs, v0.14) */
     const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
 
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
@@ -461,7 +465,9 @@ big_tail_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__res
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int lm = lane % LM, ln = lane / LM;
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
-    /* this lane's first element in a k row of the A / B tile */
+    /* this lane's first element in a k row of the A / B tile (written out in each kernel and in
+     * tile_product: the same lines as one shared helper changed ptxas's schedule of every K loop,
+     * 15 of TN's fragment loads 6 instructions from their FFMAs, v0.14) */
     const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
 
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
