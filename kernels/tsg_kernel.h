@@ -54,9 +54,11 @@ struct KernelPlan {
  * transa / transb ('N' or 'T', op(A) and op(B) as in kernel_sgemm): the rule's one pair-dependent
  * choice, TT on configuration 9 where 7 would run unsplit (tsg_kernel_simt.cu, TT_EFF).
  * tail: the stream-K tail of an unsplit big-family plan (docs/NOTES.md "v0.14"): 0 the rule's
- * (when the last round of resident blocks would be part-empty and the saving beats the partial
- * tiles' traffic; its workspace, 2 x blocks x tile floats, within max_ws_floats), -1 never, > 0
- * the test knob: the grid's remainder modulo `tail` onto `tail` blocks whatever the grid.
+ * (where the grid's last round of resident blocks is part-empty and a tail models at least 5%
+ * faster than the same configuration without, the partial tiles' traffic included; weighed in
+ * the choice of configuration too; its workspace, 2 x blocks x tile floats, within
+ * max_ws_floats), -1 never, > 0 the test knob: the grid's remainder modulo `tail` onto `tail`
+ * blocks whatever the grid, on an unsplit big-family plan.
  */
 KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
                        int64_t max_ws_floats, int config, int64_t splits, int64_t tail = 0);
