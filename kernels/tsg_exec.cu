@@ -1438,19 +1438,12 @@ SplitPlan plan_split(char ta, char tb, int64_t m, int64_t n, int64_t k)
     return SplitPlan{kp, tsg::kernel_ws_floats(kp.config, m, n, kp)};
 }
 
-/* The plan without its workspace (its allocation failed): unsplit, no tail, same configuration. */
-SplitPlan plain_plan(const SplitPlan &sp, int64_t k)
+/* An unsplit plan without a tail on configuration `config`: the plan of a call that launches no
+ * product (m, n or k zero, alpha zero; config 0), or a plan whose workspace could not be had. */
+SplitPlan plain_plan(int config, int64_t k)
 {
     tsg::KernelPlan kp;
-    kp.config = sp.kp.config, kp.splits = 1, kp.kslice = k;
-    return SplitPlan{kp, 0};
-}
-
-/* The plan of a call that launches no product (m, n or k zero, alpha zero). */
-SplitPlan no_plan(int64_t k)
-{
-    tsg::KernelPlan kp;
-    kp.config = 0, kp.splits = 1, kp.kslice = k;
+    kp.config = config, kp.splits = 1, kp.kslice = k;
     return SplitPlan{kp, 0};
 }
 
@@ -1474,14 +1467,14 @@ int launch_in_place(char ta, char tb, int64_t m, int64_t n, int64_t k, float alp
 
 int sgemm_in_place(Workspace *w, const tsg_problem *p, char *msg, size_t len)
 {
-    SplitPlan sp = (p->k > 0 && p->alpha != 0.0f) ? plan_split(p->transa, p->transb, p->m, p->n, p->k) : no_plan(p->k);
+    SplitPlan sp = (p->k > 0 && p->alpha != 0.0f) ? plan_split(p->transa, p->transb, p->m, p->n, p->k) : plain_plan(0, p->k);
     float *W = nullptr;
     if (sp.ws > 0) {
         if (ensure_arena(w, (size_t)sp.ws * 4, msg, len) == TSG_GPU_OK) {
             W = w->arena;
         } else {
             (void)cudaGetLastError();
-            sp = plain_plan(sp, p->k);
+            sp = plain_plan(sp.kp.config, p->k);
         }
     }
     if (g_prop.concurrentManagedAccess) {
@@ -1870,14 +1863,14 @@ extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t
     cudaError_t e = cudaSetDevice(g_device);
     if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
     cudaStream_t s = (cudaStream_t)stream;
-    SplitPlan sp = (m > 0 && n > 0 && k > 0 && alpha != 0.0f) ? plan_split(transa, transb, m, n, k) : no_plan(k);
+    SplitPlan sp = (m > 0 && n > 0 && k > 0 && alpha != 0.0f) ? plan_split(transa, transb, m, n, k) : plain_plan(0, k);
     float *W = nullptr;
     /* stream-ordered allocation: the partials live exactly as long as the caller's stream needs */
     if (sp.ws > 0 &&
         (g_split_pool ? cudaMallocFromPoolAsync((void **)&W, (size_t)sp.ws * sizeof(float), g_split_pool, s)
                       : cudaMallocAsync((void **)&W, (size_t)sp.ws * sizeof(float), s)) != cudaSuccess) {
         (void)cudaGetLastError();
-        sp = plain_plan(sp, k);
+        sp = plain_plan(sp.kp.config, k);
         W = nullptr;
     }
     int st = launch_in_place(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s, W, sp,
