@@ -67,13 +67,16 @@ constexpr int PAD = 4;
  * the slice STAGES - 1 ahead) are issued; A's go at step 0 (0: B's with them).
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
-          int PF_ = 0, int BS_NN_ = 0, int BS_NT_ = 0, int BS_TN_ = 0, int BS_TT_ = 0>
+          int PF_ = 0, int BS_NN_ = 0, int BS_NT_ = 0, int BS_TN_ = 0, int BS_TT_ = 0, int VAR_NN_ = 0,
+          int VAR_NT_ = 0, int VAR_TN_ = 0, int VAR_TT_ = 0>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
     static constexpr int SWZ = SWZ_, PF = PF_;
     static constexpr int BS_NN = BS_NN_, BS_NT = BS_NT_, BS_TN = BS_TN_, BS_TT = BS_TT_;
     static constexpr int bstep(bool ta, bool tb) { return ta ? (tb ? BS_TT : BS_TN) : (tb ? BS_NT : BS_NN); }
+    static constexpr int VAR_NN = VAR_NN_, VAR_NT = VAR_NT_, VAR_TN = VAR_TN_, VAR_TT = VAR_TT_;
+    static constexpr int var(bool ta, bool tb) { return ta ? (tb ? VAR_TT : VAR_TN) : (tb ? VAR_NT : VAR_NN); }
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
@@ -260,6 +263,33 @@ struct TailPlan {
 };
 
 /*
+ * The x-th FFMA of a k step (x < TM * TN) in source order ORD: it updates acc[ffma_i][ffma_j].
+ * 0: i outer, j inner; 1: j outer; 2: i outer, j reversed on odd i (serpentine); 3: j outer, i
+ * serpentine; 4: 4 x 4 blocks, i outer inside; 5: as 2, j reversed on even i; 6: i outer, j in
+ * the order 0, 4, 8, 12, 1, 5, ...; 7: as 2 with i in the order 0, 4, 1, 5, ... Every order does
+ * the same FFMAs on each accumulator in the same k order: the results are the same bits.
+ */
+template <int ORD, int TM, int TN>
+static __device__ __forceinline__ constexpr int ffma_i(int x)
+{
+    return ORD == 1 ? x % TM
+         : ORD == 3 ? ((x / TM) % 2 ? TM - 1 - x % TM : x % TM)
+         : ORD == 4 ? (x / (4 * TN)) * 4 + (x % 16) / 4
+         : ORD == 7 ? ((x / TN) % 2) * (TM / 2) + (x / TN) / 2
+         : x / TN;
+}
+template <int ORD, int TM, int TN>
+static __device__ __forceinline__ constexpr int ffma_j(int x)
+{
+    return ORD == 1 || ORD == 3 ? x / TM
+         : ORD == 2 || ORD == 7 ? ((x / TN) % 2 ? TN - 1 - x % TN : x % TN)
+         : ORD == 4 ? ((x % (4 * TN)) / 16) * 4 + x % 4
+         : ORD == 5 ? ((x / TN) % 2 ? x % TN : TN - 1 - x % TN)
+         : ORD == 6 ? (x % TN % 4) * (TN / 4) + (x % TN) / 4
+         : x % TN;
+}
+
+/*
  * The product of one tile over one range of K: acc (this lane's TM x TN accumulators, set here) =
  * op(A)(m0 .. m0 + BM, 0 .. klen) op(B)(0 .. klen, n0 .. n0 + BN), with A and B already at the
  * range's first k and rows / columns past m / n and k past klen read as zeros. Every thread of
@@ -281,6 +311,11 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
     constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
     /* the k step of a slice at which B's copies are issued (A's: step 0) */
     constexpr int BSTEP = CF::bstep(TRANS_A, TRANS_B);
+    /* the K loop's source order (CF::var; the same sums in the same order per element, so the same
+     * results): bits 0-2 the FFMAs' order within a k step (ORD, ffma_i), bit 3 the next step's fragment
+     * loads written after the FFMAs instead of before (LATE) */
+    constexpr int VAR = CF::var(TRANS_A, TRANS_B), ORD = VAR & 7;
+    constexpr bool LATE = (VAR & 8) != 0;
 
     /* stage s: A tile at smem + s*STAGE_FLOATS (BK rows of SA), B tile right after it */
     const uint32_t s_base = smem_addr(smem);
@@ -347,7 +382,7 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
                 rs = rs + 1 == S ? 0 : rs + 1;
             }
             /* next step's fragments (the first of slice kt+1 at the last step) */
-            if (kk < BK - 1 || kt + 1 < ktiles) load_frag((kk + 1) % 2, rs, (kk + 1) % BK);
+            if (!LATE && (kk < BK - 1 || kt + 1 < ktiles)) load_frag((kk + 1) % 2, rs, (kk + 1) % BK);
             /* slice kt+S-1 into the stage read in iteration kt-1: all its reads happened
              * before the barrier at the end of iteration kt-1. A's copies at step 0, B's at
              * step BSTEP; the slice's commit group closes after both. */
@@ -362,10 +397,19 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
             /* a swizzled row holds column c of an aligned group of 4 in component
              * c ^ kswz(kk): a compile-time choice of register */
             const int sa = SWA ? LoadA::kswz(kk) : 0, sb = SWB ? LoadB::kswz(kk) : 0;
+            if constexpr (ORD == 0) {
 #pragma unroll
-            for (int i = 0; i < TM; ++i)
+                for (int i = 0; i < TM; ++i)
 #pragma unroll
-                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
+                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
+            } else {
+#pragma unroll
+                for (int x = 0; x < TM * TN; ++x) {
+                    const int i = ffma_i<ORD, TM, TN>(x), j = ffma_j<ORD, TM, TN>(x);
+                    acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
+                }
+            }
+            if (LATE && (kk < BK - 1 || kt + 1 < ktiles)) load_frag((kk + 1) % 2, rs, (kk + 1) % BK);
         }
     }
     cp_async_wait<0>(); /* only empty groups remain; leaves nothing in flight for the next unit */
@@ -601,14 +645,24 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table.
- * Open (after v0.10 run 3): 10 = configuration 7 as v0.9 left it (NT's B copies at step 0), the
- * same-process "before" of NT's step 3; 11 = configuration 7 with 4 stages (run 3, with NT at
- * step 0: NT 0.938 / 0.921, NN 8192^3 0.955, TN 0.916 / 0.912); 12, 13 = NT's B copies at steps
- * 5 and 6 (untried). */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 0, 3, 4>;
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 4, 1, 2, 128, 4, 3, 3, 4>;
-using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 5, 3, 4>;
-using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 6, 3, 4>;
+ * v0.15: configuration 7 with each source order of the K loop (BigConfig's VAR: 10 + v has VAR = v
+ * for every transpose pair; 10 is configuration 7 itself, the same-build control). */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 0, 0, 0, 0>;
+using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 1, 1, 1, 1>;
+using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 2, 2, 2, 2>;
+using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 3, 3, 3, 3>;
+using Cand14 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 4, 4, 4, 4>;
+using Cand15 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 5, 5, 5, 5>;
+using Cand16 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 6, 6, 6, 6>;
+using Cand17 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 7, 7, 7, 7>;
+using Cand18 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 8, 8, 8, 8>;
+using Cand19 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 9, 9, 9, 9>;
+using Cand20 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 10, 10, 10, 10>;
+using Cand21 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 11, 11, 11, 11>;
+using Cand22 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 12, 12, 12, 12>;
+using Cand23 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 13, 13, 13, 13>;
+using Cand24 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 14, 14, 14, 14>;
+using Cand25 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 15, 15, 15>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
@@ -617,6 +671,30 @@ KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand12(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand13(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand14(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand15(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand15(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand16(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand16(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand17(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand17(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand18(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand18(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand19(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand19(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand20(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand20(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand21(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand21(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand22(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand22(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand23(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand23(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand24(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand24(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand25(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand25(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

@@ -76,6 +76,32 @@ def load_distances(seg):
     return d
 
 
+def bank_reads(seg):
+    """FFMAs whose source registers read from the register file (not from the operand reuse cache:
+    the previous instruction flagged the same register in the same slot .reuse) fall in one bank
+    (register number mod 2; Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via
+    Microbenchmarking", 2018: two banks since Volta): (FFMAs with two such reads in one bank, with
+    three)."""
+    two = three = 0
+    prev = []
+    for _, op, args in seg:
+        slots = [x.strip() for x in args.split(',')][1:] if op == 'FFMA' else []
+        reads = []
+        for i, x in enumerate(slots):
+            m = re.match(r'-?\|?R(\d+)', x)
+            if not m or x.startswith('RZ'):
+                continue
+            if i < len(prev) and prev[i] == (int(m.group(1)), True):
+                continue
+            reads.append(int(m.group(1)) % 2)
+        if reads:
+            worst = max(reads.count(0), reads.count(1))
+            two += worst >= 2
+            three += worst >= 3
+        prev = [(int(m.group(1)), '.reuse' in x) if (m := re.match(r'-?\|?R(\d+)', x)) else None for x in slots]
+    return two, three
+
+
 def label(name):
     kind = 'tail' if 'big_tail_kernel' in name else 'big '
     cfg = re.search(r'BigConfigILi(\d+)ELi(\d+)E', name)
@@ -91,8 +117,8 @@ def summary(binary):
         ops = [op for _, op, _ in seg]
         d = load_distances(seg)
         res[label(name)] = (len(seg), ops.count('FFMA'), sum(1 for o in ops if o.startswith('LDS')),
-                            min(d) if d else 0, sum(1 for x in d if x < 32),
-                            hashlib.sha1(' '.join(ops).encode()).hexdigest()[:10])
+                            min(d) if d else 0, sum(1 for x in d if x < 32)) + bank_reads(seg) + (
+                            hashlib.sha1(' '.join(ops).encode()).hexdigest()[:10],)
     return res
 
 
@@ -101,19 +127,19 @@ def main():
         sys.exit(__doc__)
     a = summary(sys.argv[1])
     b = summary(sys.argv[2]) if len(sys.argv) == 3 else None
-    print('%-28s %6s %5s %4s %8s %6s %-10s%s' % ('instance', 'instrs', 'FFMA', 'LDS', 'LDS->use', '<32', 'ops hash',
-                                              '  second binary' if b else ''))
+    print('%-28s %6s %5s %4s %8s %4s %5s %5s %-10s%s' % ('instance', 'instrs', 'FFMA', 'LDS', 'LDS->use', '<32',
+                                                        'bank2', 'bank3', 'ops hash', '  second binary' if b else ''))
     for k in sorted(set(a) | set(b or {})):
         if k not in a:
             print('%-28s %s' % (k, '(only in the second binary)'))
             continue
-        n, f, l, dmin, d32, h = a[k]
-        line = '%-28s %6d %5d %4d %8d %6d %-10s' % (k, n, f, l, dmin, d32, h)
+        n, f, l, dmin, d32, b2, b3, h = a[k]
+        line = '%-28s %6d %5d %4d %8d %4d %5d %5d %-10s' % (k, n, f, l, dmin, d32, b2, b3, h)
         if b is not None:
             if k not in b:
                 line += '  (absent)'
             else:
-                n2, _, _, dmin2, d32_2, h2 = b[k]
+                n2, _, _, dmin2, d32_2, _, _, h2 = b[k]
                 line += '  same' if h2 == h else '  differs: %d instrs, LDS->use %d, <32 %d' % (n2, dmin2, d32_2)
         print(line)
 
