@@ -266,27 +266,51 @@ struct TailPlan {
  * The x-th FFMA of a k step (x < TM * TN) in source order ORD: it updates acc[ffma_i][ffma_j].
  * 0: i outer, j inner; 1: j outer; 2: i outer, j reversed on odd i (serpentine); 3: j outer, i
  * serpentine; 4: 4 x 4 blocks, i outer inside; 5: as 2, j reversed on even i; 6: i outer, j in
- * the order 0, 4, 8, 12, 1, 5, ...; 7: as 2 with i in the order 0, 4, 1, 5, ... Every order does
- * the same FFMAs on each accumulator in the same k order: the results are the same bits.
+ * the order 0, 4, 8, 12, 1, 5, ...; 7: as 2 with i in the order 0, 4, 1, 5, ...; 8-15: blocks
+ * (ffma_blocked) — 8: 4 x 4, blocks column by column; 9: 4 x 4, j outer inside; 10: 4 x 4, j
+ * serpentine inside; 11: 4 x 8; 12: 8 x 4; 13: 4 x 4, blocks serpentine; 14: 2 x 4; 15: 2 x 8.
+ * Every order does the same FFMAs on each accumulator in the same k order: the results are the
+ * same bits. ptxas keeps the order's broad shape (which operand a run of FFMAs shares) and
+ * allocates the accumulators' registers after it, so the order decides the register banks and
+ * the reuse flags of the loop (docs/NOTES.md "v0.15").
  */
-template <int ORD, int TM, int TN>
-static __device__ __forceinline__ constexpr int ffma_i(int x)
+template <int TM, int TN, int BI, int BJ, bool BCOL, bool ICOL, bool ISERP, bool BSERP>
+static __device__ __forceinline__ constexpr int ffma_blocked(int x, bool want_i)
 {
-    return ORD == 1 ? x % TM
-         : ORD == 3 ? ((x / TM) % 2 ? TM - 1 - x % TM : x % TM)
-         : ORD == 4 ? (x / (4 * TN)) * 4 + (x % 16) / 4
-         : ORD == 7 ? ((x / TN) % 2) * (TM / 2) + (x / TN) / 2
-         : x / TN;
+    constexpr int NBI = TM / BI, NBJ = TN / BJ;
+    const int b = x / (BI * BJ), r = x % (BI * BJ);
+    int bi = BCOL ? b % NBI : b / NBJ, bj = BCOL ? b / NBI : b % NBJ;
+    if (BSERP && BCOL && bj % 2) bi = NBI - 1 - bi;
+    if (BSERP && !BCOL && bi % 2) bj = NBJ - 1 - bj;
+    int ii = ICOL ? r % BI : r / BJ, jj = ICOL ? r / BI : r % BJ;
+    if (ISERP && ICOL && jj % 2) ii = BI - 1 - ii;
+    if (ISERP && !ICOL && ii % 2) jj = BJ - 1 - jj;
+    return want_i ? bi * BI + ii : bj * BJ + jj;
 }
 template <int ORD, int TM, int TN>
-static __device__ __forceinline__ constexpr int ffma_j(int x)
+static __device__ __forceinline__ constexpr int ffma_ij(int x, bool want_i)
 {
-    return ORD == 1 || ORD == 3 ? x / TM
-         : ORD == 2 || ORD == 7 ? ((x / TN) % 2 ? TN - 1 - x % TN : x % TN)
-         : ORD == 4 ? ((x % (4 * TN)) / 16) * 4 + x % 4
-         : ORD == 5 ? ((x / TN) % 2 ? x % TN : TN - 1 - x % TN)
-         : ORD == 6 ? (x % TN % 4) * (TN / 4) + (x % TN) / 4
-         : x % TN;
+    if constexpr (ORD == 8) return ffma_blocked<TM, TN, 4, 4, true, false, false, false>(x, want_i);
+    else if constexpr (ORD == 9) return ffma_blocked<TM, TN, 4, 4, false, true, false, false>(x, want_i);
+    else if constexpr (ORD == 10) return ffma_blocked<TM, TN, 4, 4, false, false, true, false>(x, want_i);
+    else if constexpr (ORD == 11) return ffma_blocked<TM, TN, 4, 8, false, false, false, false>(x, want_i);
+    else if constexpr (ORD == 12) return ffma_blocked<TM, TN, 8, 4, false, false, false, false>(x, want_i);
+    else if constexpr (ORD == 13) return ffma_blocked<TM, TN, 4, 4, false, false, false, true>(x, want_i);
+    else if constexpr (ORD == 14) return ffma_blocked<TM, TN, 2, 4, false, false, false, false>(x, want_i);
+    else if constexpr (ORD == 15) return ffma_blocked<TM, TN, 2, 8, false, false, false, false>(x, want_i);
+    else if (want_i)
+        return ORD == 1 ? x % TM
+             : ORD == 3 ? ((x / TM) % 2 ? TM - 1 - x % TM : x % TM)
+             : ORD == 4 ? (x / (4 * TN)) * 4 + (x % 16) / 4
+             : ORD == 7 ? ((x / TN) % 2) * (TM / 2) + (x / TN) / 2
+             : x / TN;
+    else
+        return ORD == 1 || ORD == 3 ? x / TM
+             : ORD == 2 || ORD == 7 ? ((x / TN) % 2 ? TN - 1 - x % TN : x % TN)
+             : ORD == 4 ? ((x % (4 * TN)) / 16) * 4 + x % 4
+             : ORD == 5 ? ((x / TN) % 2 ? x % TN : TN - 1 - x % TN)
+             : ORD == 6 ? (x % TN % 4) * (TN / 4) + (x % TN) / 4
+             : x % TN;
 }
 
 /*
@@ -312,10 +336,10 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
     /* the k step of a slice at which B's copies are issued (A's: step 0) */
     constexpr int BSTEP = CF::bstep(TRANS_A, TRANS_B);
     /* the K loop's source order (CF::var; the same sums in the same order per element, so the same
-     * results): bits 0-2 the FFMAs' order within a k step (ORD, ffma_i), bit 3 the next step's fragment
+     * results): bits 0-3 the FFMAs' order within a k step (ORD, ffma_ij), bit 4 the next step's fragment
      * loads written after the FFMAs instead of before (LATE) */
-    constexpr int VAR = CF::var(TRANS_A, TRANS_B), ORD = VAR & 7;
-    constexpr bool LATE = (VAR & 8) != 0;
+    constexpr int VAR = CF::var(TRANS_A, TRANS_B), ORD = VAR & 15;
+    constexpr bool LATE = (VAR & 16) != 0;
 
     /* stage s: A tile at smem + s*STAGE_FLOATS (BK rows of SA), B tile right after it */
     const uint32_t s_base = smem_addr(smem);
@@ -405,7 +429,7 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
             } else {
 #pragma unroll
                 for (int x = 0; x < TM * TN; ++x) {
-                    const int i = ffma_i<ORD, TM, TN>(x), j = ffma_j<ORD, TM, TN>(x);
+                    const int i = ffma_ij<ORD, TM, TN>(x, true), j = ffma_ij<ORD, TM, TN>(x, false);
                     acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
                 }
             }
@@ -645,24 +669,25 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table.
- * v0.15: configuration 7 with each source order of the K loop (BigConfig's VAR: 10 + v has VAR = v
- * for every transpose pair; 10 is configuration 7 itself, the same-build control). */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 0, 0, 0, 0>;
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 1, 1, 1, 1>;
-using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 2, 2, 2, 2>;
-using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 3, 3, 3, 3>;
-using Cand14 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 4, 4, 4, 4>;
-using Cand15 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 5, 5, 5, 5>;
-using Cand16 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 6, 6, 6, 6>;
-using Cand17 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 7, 7, 7, 7>;
-using Cand18 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 8, 8, 8, 8>;
-using Cand19 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 9, 9, 9, 9>;
-using Cand20 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 10, 10, 10, 10>;
-using Cand21 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 11, 11, 11, 11>;
-using Cand22 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 12, 12, 12, 12>;
-using Cand23 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 13, 13, 13, 13>;
-using Cand24 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 14, 14, 14, 14>;
-using Cand25 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 15, 15, 15>;
+ * v0.15 run 2: 10 = the proposed configuration 7 (orders 4 / 4 / 2 / 2 for NN / NT / TN / TT); 11-18 =
+ * configuration 7 in orders 8-15 for every pair; 19-25 = 10 with B's copies at another k step
+ * (every pair: 2, 5, 6, 8, 10, 12; 25: NN / NT / TN / TT at 3 / 4 / 4 / 3). */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 4, 4, 2, 2>;
+using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 8, 8, 8, 8>;
+using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 9, 9, 9, 9>;
+using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 10, 10, 10, 10>;
+using Cand14 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 11, 11, 11, 11>;
+using Cand15 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 12, 12, 12, 12>;
+using Cand16 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 13, 13, 13, 13>;
+using Cand17 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 14, 14, 14, 14>;
+using Cand18 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 15, 15, 15>;
+using Cand19 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 2, 2, 2, 2, 4, 4, 2, 2>;
+using Cand20 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 5, 5, 5, 5, 4, 4, 2, 2>;
+using Cand21 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 6, 6, 6, 6, 4, 4, 2, 2>;
+using Cand22 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 8, 8, 8, 8, 4, 4, 2, 2>;
+using Cand23 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 10, 10, 10, 10, 4, 4, 2, 2>;
+using Cand24 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 12, 12, 12, 12, 4, 4, 2, 2>;
+using Cand25 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 3, 4, 4, 3, 4, 4, 2, 2>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
