@@ -68,7 +68,7 @@ constexpr int PAD = 4;
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
           int PF_ = 0, int BS_NN_ = 0, int BS_NT_ = 0, int BS_TN_ = 0, int BS_TT_ = 0, int VAR_NN_ = 0,
-          int VAR_NT_ = 0, int VAR_TN_ = 0, int VAR_TT_ = 0>
+          int VAR_NT_ = 0, int VAR_TN_ = 0, int VAR_TT_ = 0, int TAG_ = 0>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
@@ -669,25 +669,15 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table.
- * v0.15 run 2: 10 = the proposed configuration 7 (orders 4 / 4 / 2 / 2 for NN / NT / TN / TT); 11-18 =
- * configuration 7 in orders 8-15 for every pair; 19-25 = 10 with B's copies at another k step
- * (every pair: 2, 5, 6, 8, 10, 12; 25: NN / NT / TN / TT at 3 / 4 / 4 / 3). */
+ * v0.15 run 3 (the same SASS at other addresses?): 10 = orders 4 / 4 / 2 / 2 (run 2's 10); 11 = 10
+ * under another name (TAG: the same code); 12 = configuration 7 under another name; 13 = order 4 for
+ * every pair (run 1's 14), 14 = order 2 (run 1's 12); 15 = 13 under another name. */
 using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 4, 4, 2, 2>;
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 8, 8, 8, 8>;
-using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 9, 9, 9, 9>;
-using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 10, 10, 10, 10>;
-using Cand14 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 11, 11, 11, 11>;
-using Cand15 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 12, 12, 12, 12>;
-using Cand16 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 13, 13, 13, 13>;
-using Cand17 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 14, 14, 14, 14>;
-using Cand18 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 15, 15, 15>;
-using Cand19 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 2, 2, 2, 2, 4, 4, 2, 2>;
-using Cand20 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 5, 5, 5, 5, 4, 4, 2, 2>;
-using Cand21 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 6, 6, 6, 6, 4, 4, 2, 2>;
-using Cand22 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 8, 8, 8, 8, 4, 4, 2, 2>;
-using Cand23 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 10, 10, 10, 10, 4, 4, 2, 2>;
-using Cand24 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 12, 12, 12, 12, 4, 4, 2, 2>;
-using Cand25 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 3, 4, 4, 3, 4, 4, 2, 2>;
+using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 4, 4, 2, 2, 1>;
+using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 0, 0, 0, 0, 2>;
+using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 4, 4, 4, 4>;
+using Cand14 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 2, 2, 2, 2>;
+using Cand15 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 4, 4, 4, 4, 3>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
@@ -700,26 +690,6 @@ KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand14(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand15(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand15(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand16(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand16(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand17(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand17(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand18(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand18(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand19(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand19(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand20(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand20(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand21(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand21(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand22(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand22(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand23(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand23(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand24(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand24(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand25(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand25(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

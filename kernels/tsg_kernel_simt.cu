@@ -156,11 +156,6 @@ const ConfigRow k_configs[] = {
     TSG_BIG_ROW(Cand10, cand10, 0.689), TSG_BIG_ROW(Cand11, cand11, 0.689),
     TSG_BIG_ROW(Cand12, cand12, 0.689), TSG_BIG_ROW(Cand13, cand13, 0.689),
     TSG_BIG_ROW(Cand14, cand14, 0.689), TSG_BIG_ROW(Cand15, cand15, 0.689),
-    TSG_BIG_ROW(Cand16, cand16, 0.689), TSG_BIG_ROW(Cand17, cand17, 0.689),
-    TSG_BIG_ROW(Cand18, cand18, 0.689), TSG_BIG_ROW(Cand19, cand19, 0.689),
-    TSG_BIG_ROW(Cand20, cand20, 0.689), TSG_BIG_ROW(Cand21, cand21, 0.689),
-    TSG_BIG_ROW(Cand22, cand22, 0.689), TSG_BIG_ROW(Cand23, cand23, 0.689),
-    TSG_BIG_ROW(Cand24, cand24, 0.689), TSG_BIG_ROW(Cand25, cand25, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW
