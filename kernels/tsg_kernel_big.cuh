@@ -274,31 +274,16 @@ struct TailPlan {
  * allocates the accumulators' registers after it, so the order decides the register banks and
  * the reuse flags of the loop (docs/NOTES.md "v0.15").
  */
-template <int TM, int TN, int BI, int BJ, bool BCOL, bool ICOL, bool ISERP, bool BSERP>
-static __device__ __forceinline__ constexpr int ffma_blocked(int x, bool want_i)
-{
-    constexpr int NBI = TM / BI, NBJ = TN / BJ;
-    const int b = x / (BI * BJ), r = x % (BI * BJ);
-    int bi = BCOL ? b % NBI : b / NBJ, bj = BCOL ? b / NBI : b % NBJ;
-    if (BSERP && BCOL && bj % 2) bi = NBI - 1 - bi;
-    if (BSERP && !BCOL && bi % 2) bj = NBJ - 1 - bj;
-    int ii = ICOL ? r % BI : r / BJ, jj = ICOL ? r / BI : r % BJ;
-    if (ISERP && ICOL && jj % 2) ii = BI - 1 - ii;
-    if (ISERP && !ICOL && ii % 2) jj = BJ - 1 - jj;
-    return want_i ? bi * BI + ii : bj * BJ + jj;
-}
 template <int ORD, int TM, int TN>
 static __device__ __forceinline__ constexpr int ffma_ij(int x, bool want_i)
 {
-    if constexpr (ORD == 8) return ffma_blocked<TM, TN, 4, 4, true, false, false, false>(x, want_i);
-    else if constexpr (ORD == 9) return ffma_blocked<TM, TN, 4, 4, false, true, false, false>(x, want_i);
-    else if constexpr (ORD == 10) return ffma_blocked<TM, TN, 4, 4, false, false, true, false>(x, want_i);
-    else if constexpr (ORD == 11) return ffma_blocked<TM, TN, 4, 8, false, false, false, false>(x, want_i);
-    else if constexpr (ORD == 12) return ffma_blocked<TM, TN, 8, 4, false, false, false, false>(x, want_i);
-    else if constexpr (ORD == 13) return ffma_blocked<TM, TN, 4, 4, false, false, false, true>(x, want_i);
-    else if constexpr (ORD == 14) return ffma_blocked<TM, TN, 2, 4, false, false, false, false>(x, want_i);
-    else if constexpr (ORD == 15) return ffma_blocked<TM, TN, 2, 8, false, false, false, false>(x, want_i);
-    else if (want_i)
+    if constexpr (ORD >= 8) { /* serpentine rows (j reversed on odd n, 9/11/13/15: on even n) in a row order */
+        const int n = x / TN, e = x % TN, s = ORD % 2 ? n % 2 == 0 : n % 2 == 1;
+        const int jj = s ? TN - 1 - e : e;
+        if (want_i)
+            return ORD < 10 ? TM - 1 - n : ORD < 12 ? n ^ 1 : ORD < 14 ? (n % (TM / 2)) * 2 + n / (TM / 2) : n;
+        return ORD < 14 ? jj : (jj + TN / 2) % TN;
+    } else if (want_i)
         return ORD == 1 ? x % TM
              : ORD == 3 ? ((x / TM) % 2 ? TM - 1 - x % TM : x % TM)
              : ORD == 4 ? (x / (4 * TN)) * 4 + (x % 16) / 4
@@ -644,7 +629,7 @@ TailFn pick_tail(bool ta, bool tb, bool va, bool vb)
  * 3): NT's B copies at step 3 — NT 4096^3 / 8192^3 0.934 / 0.915 -> 0.946 / 0.927 of cuBLAS in one
  * process; steps 1 and 2 lost (0.921 / 0.904, 0.884 / 0.866), as NN's step 2 did in v0.8.
  */
-using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4>;
+using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 5, 5, 2, 3>;
 /*
  * Cfg8 / Cfg9: the same warp (64 x 64, lanes 8 x 4, 8 x 16 accumulators per lane), BK = 16 and
  * 3 stages in 128-thread blocks of 256 x 64 / 64 x 256 (61.5 KB of shared memory, two blocks per
@@ -669,15 +654,11 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table.
- * v0.15 run 3 (the same SASS at other addresses?): 10 = orders 4 / 4 / 2 / 2 (run 2's 10); 11 = 10
- * under another name (TAG: the same code); 12 = configuration 7 under another name; 13 = order 4 for
- * every pair (run 1's 14), 14 = order 2 (run 1's 12); 15 = 13 under another name. */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 4, 4, 2, 2>;
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 4, 4, 2, 2, 1>;
-using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 0, 0, 0, 0, 2>;
-using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 4, 4, 4, 4>;
-using Cand14 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 2, 2, 2, 2>;
-using Cand15 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 4, 4, 4, 4, 3>;
+ * v0.15 run 4: configuration 7 in the serpentine orders 8, 10, 13 and 15 for every pair. */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 8, 8, 8, 8>;
+using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 10, 10, 10, 10>;
+using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 13, 13, 13, 13>;
+using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 15, 15, 15>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
@@ -686,10 +667,6 @@ KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand12(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand13(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand14(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand15(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand15(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

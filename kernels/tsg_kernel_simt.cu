@@ -155,7 +155,6 @@ const ConfigRow k_configs[] = {
                               * varies; the rule never picks one (NADOPTED) */
     TSG_BIG_ROW(Cand10, cand10, 0.689), TSG_BIG_ROW(Cand11, cand11, 0.689),
     TSG_BIG_ROW(Cand12, cand12, 0.689), TSG_BIG_ROW(Cand13, cand13, 0.689),
-    TSG_BIG_ROW(Cand14, cand14, 0.689), TSG_BIG_ROW(Cand15, cand15, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW
