@@ -65,18 +65,20 @@ constexpr int PAD = 4;
  * line, so that its other half is in L2 when the next slice asks for it).
  * BS_NN, BS_NT, BS_TN, BS_TT: per transpose pair, the k step of a slice at which B's copies (of
  * the slice STAGES - 1 ahead) are issued; A's go at step 0 (0: B's with them).
+ * ORD_NN, ORD_NT, ORD_TN, ORD_TT: per transpose pair, the order of the FFMAs within a k step
+ * (ffma_ij; the same results in every order).
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
-          int PF_ = 0, int BS_NN_ = 0, int BS_NT_ = 0, int BS_TN_ = 0, int BS_TT_ = 0, int VAR_NN_ = 0,
-          int VAR_NT_ = 0, int VAR_TN_ = 0, int VAR_TT_ = 0, int TAG_ = 0>
+          int PF_ = 0, int BS_NN_ = 0, int BS_NT_ = 0, int BS_TN_ = 0, int BS_TT_ = 0, int ORD_NN_ = 0,
+          int ORD_NT_ = 0, int ORD_TN_ = 0, int ORD_TT_ = 0>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
     static constexpr int SWZ = SWZ_, PF = PF_;
     static constexpr int BS_NN = BS_NN_, BS_NT = BS_NT_, BS_TN = BS_TN_, BS_TT = BS_TT_;
     static constexpr int bstep(bool ta, bool tb) { return ta ? (tb ? BS_TT : BS_TN) : (tb ? BS_NT : BS_NN); }
-    static constexpr int VAR_NN = VAR_NN_, VAR_NT = VAR_NT_, VAR_TN = VAR_TN_, VAR_TT = VAR_TT_;
-    static constexpr int var(bool ta, bool tb) { return ta ? (tb ? VAR_TT : VAR_TN) : (tb ? VAR_NT : VAR_NN); }
+    static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
+    static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
@@ -86,6 +88,9 @@ struct BigConfig {
     static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
                   "lane tiles are made of 4 x 4 sub-tiles");
     static_assert(STAGES >= 2, "at least two stages");
+    static_assert(ORD_NN >= 0 && ORD_NN < 16 && ORD_NT >= 0 && ORD_NT < 16 && ORD_TN >= 0 && ORD_TN < 16 &&
+                      ORD_TT >= 0 && ORD_TT < 16,
+                  "FFMA orders 0-15 (ffma_ij)");
     static_assert(PF == 0 || PF == 128, "PF: 0 or 128 bytes");
     static_assert(BS_NN >= 0 && BS_NN < BK - 1 && BS_NT >= 0 && BS_NT < BK - 1 && BS_TN >= 0 &&
                       BS_TN < BK - 1 && BS_TT >= 0 && BS_TT < BK - 1,
@@ -263,16 +268,19 @@ struct TailPlan {
 };
 
 /*
- * The x-th FFMA of a k step (x < TM * TN) in source order ORD: it updates acc[ffma_i][ffma_j].
- * 0: i outer, j inner; 1: j outer; 2: i outer, j reversed on odd i (serpentine); 3: j outer, i
- * serpentine; 4: 4 x 4 blocks, i outer inside; 5: as 2, j reversed on even i; 6: i outer, j in
- * the order 0, 4, 8, 12, 1, 5, ...; 7: as 2 with i in the order 0, 4, 1, 5, ...; 8-15: blocks
- * (ffma_blocked) — 8: 4 x 4, blocks column by column; 9: 4 x 4, j outer inside; 10: 4 x 4, j
- * serpentine inside; 11: 4 x 8; 12: 8 x 4; 13: 4 x 4, blocks serpentine; 14: 2 x 4; 15: 2 x 8.
- * Every order does the same FFMAs on each accumulator in the same k order: the results are the
- * same bits. ptxas keeps the order's broad shape (which operand a run of FFMAs shares) and
- * allocates the accumulators' registers after it, so the order decides the register banks and
- * the reuse flags of the loop (docs/NOTES.md "v0.15").
+ * The x-th FFMA of a k step (x < TM * TN) in source order ORD: it updates acc[i][j], i =
+ * ffma_ij(x, true), j = ffma_ij(x, false). 0: i outer, j inner; 1: j outer, i inner; 2: i outer,
+ * j reversed on odd rows (serpentine); 3: j outer, i reversed on odd columns; 4: 4 x 4 blocks, i
+ * outer inside; 5: as 2, j reversed on even rows; 6: i outer, j in the order 0, 4, 8, 12, 1, 5, ...;
+ * 7: as 2, rows in the order 0, 4, 1, 5, ...; 8-15: serpentine rows in other row orders — 8 and 9:
+ * rows 7 down to 0; 10 and 11: rows 1, 0, 3, 2, ...; 12 and 13: rows 0, 2, 4, 6, 1, 3, 5, 7; 14
+ * and 15: rows 0 to 7 with each row's j rotated by TN / 2 (even ORD: j reversed on odd rows, odd
+ * ORD: on even rows). Every order does the same FFMAs on each accumulator in the same k order, so
+ * the results are the same bits; what changes is the SASS: ptxas allocates the accumulators'
+ * registers and sets the operand-reuse flags after the order, and so the number of FFMAs whose
+ * two register-file reads fall in one register bank (scripts/sass-loops.py's "bank2": 195-237
+ * in orders 2 and 5, 290-300 in 0, 560-600 in 4), which tracked the speed of the 16 orders
+ * measured (v0.15 runs 1-2, docs/NOTES.md "v0.15").
  */
 template <int ORD, int TM, int TN>
 static __device__ __forceinline__ constexpr int ffma_ij(int x, bool want_i)
@@ -320,11 +328,8 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
     constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
     /* the k step of a slice at which B's copies are issued (A's: step 0) */
     constexpr int BSTEP = CF::bstep(TRANS_A, TRANS_B);
-    /* the K loop's source order (CF::var; the same sums in the same order per element, so the same
-     * results): bits 0-3 the FFMAs' order within a k step (ORD, ffma_ij), bit 4 the next step's fragment
-     * loads written after the FFMAs instead of before (LATE) */
-    constexpr int VAR = CF::var(TRANS_A, TRANS_B), ORD = VAR & 15;
-    constexpr bool LATE = (VAR & 16) != 0;
+    /* the order of the FFMAs within a k step (ffma_ij) */
+    constexpr int ORD = CF::ord(TRANS_A, TRANS_B);
 
     /* stage s: A tile at smem + s*STAGE_FLOATS (BK rows of SA), B tile right after it */
     const uint32_t s_base = smem_addr(smem);
@@ -391,7 +396,7 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
                 rs = rs + 1 == S ? 0 : rs + 1;
             }
             /* next step's fragments (the first of slice kt+1 at the last step) */
-            if (!LATE && (kk < BK - 1 || kt + 1 < ktiles)) load_frag((kk + 1) % 2, rs, (kk + 1) % BK);
+            if (kk < BK - 1 || kt + 1 < ktiles) load_frag((kk + 1) % 2, rs, (kk + 1) % BK);
             /* slice kt+S-1 into the stage read in iteration kt-1: all its reads happened
              * before the barrier at the end of iteration kt-1. A's copies at step 0, B's at
              * step BSTEP; the slice's commit group closes after both. */
@@ -418,7 +423,6 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
                     acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
                 }
             }
-            if (LATE && (kk < BK - 1 || kt + 1 < ktiles)) load_frag((kk + 1) % 2, rs, (kk + 1) % BK);
         }
     }
     cp_async_wait<0>(); /* only empty groups remain; leaves nothing in flight for the next unit */
@@ -628,6 +632,11 @@ TailFn pick_tail(bool ta, bool tb, bool va, bool vb)
  * lost; NT (both operands in 16-byte copies) lost 2% at step 4. v0.10 (docs/NOTES.md "v0.10", run
  * 3): NT's B copies at step 3 — NT 4096^3 / 8192^3 0.934 / 0.915 -> 0.946 / 0.927 of cuBLAS in one
  * process; steps 1 and 2 lost (0.921 / 0.904, 0.884 / 0.866), as NN's step 2 did in v0.8.
+ * v0.15 (docs/NOTES.md "v0.15", runs 1-4): the FFMAs of a k step in serpentine order (ffma_ij;
+ * NN and NT order 5, TN 2, TT 3, the best of 16 orders per pair in runs 1-2, two passes each) —
+ * 4096^3 NN / NT / TN 0.932 / 0.941 / 0.915 -> 0.944 / 0.954 / 0.924 of cuBLAS in one process (run
+ * 1), NN / NT / TN 8192^3 0.949 / 0.932 / 0.916 -> 0.962 / 0.945 / 0.922; run 4, the code as it
+ * lands: 0.946 / 0.960 / 0.935, 8192^3 0.969 / 0.945 / 0.928.
  */
 using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 5, 5, 2, 3>;
 /*
@@ -654,7 +663,10 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table.
- * v0.15 run 4: configuration 7 in the serpentine orders 8, 10, 13 and 15 for every pair. */
+ * Open (after v0.15 run 4, one pass of 12, not yet under the sanitizers): configuration 7 in the
+ * serpentine orders 8, 10, 13 and 15 for every pair — NN 15 (4096^3 / 8192^3 / 16384^3 0.950 /
+ * 0.977 / 0.951 against configuration 7's 0.945 / 0.969 / 0.945), NT 10 (0.967 / 0.953 against
+ * 0.964 / 0.945) and TN 13 (0.943 / 0.931 against 0.934 / 0.927) measured ahead. */
 using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 8, 8, 8, 8>;
 using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 10, 10, 10, 10>;
 using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 13, 13, 13, 13>;
