@@ -7,12 +7,15 @@ BINARY: an object file, libtsgemm.so or anything cuobjdump reads (built for one 
 e.g. -DCMAKE_CUDA_ARCHITECTURES=90). For each big_kernel / big_tail_kernel instance (transpose
 pair TA TB, vector widths VA VB) it prints the K loop's length in instructions, its FFMA and LDS
 count, how close the fragment loads (LDS) come to the first instruction that reads them (the
-fewest instructions, and how many loads are under 32 apart: ptxas's schedule of this loop moved
-by several percent of the kernel's speed with changes that left the source's meaning alone,
-docs/NOTES.md "v0.14"), and a hash of the loop's op sequence. With BINARY2, each instance's
-loops are compared: "same" when the op sequences match. Needs cuobjdump (CUDA toolkit, or PyPI's
-nvidia-cuda-cuobjdump) on PATH. The build path matters: with -lineinfo (CMake's flags) ptxas's
-schedule depends on the source file's path, so compare builds made from the same directory.
+fewest instructions, and how many loads are under 32 apart), how many FFMAs read two (bank2) or
+three (bank3) of their source registers from one register bank (bank = register number mod 2;
+operands served by the reuse cache do not count), and a hash of the loop's op sequence. ptxas's
+schedule and register assignment of this loop move by several percent of the kernel's speed with
+changes that leave the source's meaning alone; over 16 orders of the FFMAs bank2 ranked their
+speed (rank correlation -0.92, NN 4096^3) and close fragment loads cost too (docs/NOTES.md
+"v0.14", "v0.15"). With BINARY2, each instance's loops are compared: "same" when the op sequences
+match. Needs cuobjdump (CUDA toolkit, or PyPI's nvidia-cuda-cuobjdump) on PATH. Build with CMake's
+flags: with -DTSGEMM_LINEINFO=ON the schedule also depends on the source directory's path.
 """
 import hashlib
 import re
