@@ -306,6 +306,30 @@ static __device__ __forceinline__ constexpr int ffma_ij(int x, bool want_i)
              : x % TN;
 }
 
+/* Whether order ORD visits every (i, j) of a TM x TN lane tile exactly once: checked at compile
+ * time for every order at the family's lane tile and for each configuration's own (tile_product),
+ * so that a wrong order fails the build rather than a GPU test. */
+template <int ORD, int TM, int TN>
+constexpr bool ffma_order_is_permutation()
+{
+    bool seen[TM * TN] = {};
+    for (int x = 0; x < TM * TN; ++x) {
+        const int i = ffma_ij<ORD, TM, TN>(x, true), j = ffma_ij<ORD, TM, TN>(x, false);
+        if (i < 0 || i >= TM || j < 0 || j >= TN || seen[i * TN + j]) return false;
+        seen[i * TN + j] = true;
+    }
+    return true;
+}
+template <int... ORD>
+struct int_seq {};
+template <int... ORD>
+constexpr bool ffma_orders_are_permutations(int_seq<ORD...>)
+{
+    return (ffma_order_is_permutation<ORD, 8, 16>() && ...);
+}
+static_assert(ffma_orders_are_permutations(int_seq<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>{}),
+              "every FFMA order is a permutation of the 8 x 16 lane tile");
+
 /*
  * The product of one tile over one range of K: acc (this lane's TM x TN accumulators, set here) =
  * op(A)(m0 .. m0 + BM, 0 .. klen) op(B)(0 .. klen, n0 .. n0 + BN), with A and B already at the
@@ -330,6 +354,7 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
     constexpr int BSTEP = CF::bstep(TRANS_A, TRANS_B);
     /* the order of the FFMAs within a k step (ffma_ij) */
     constexpr int ORD = CF::ord(TRANS_A, TRANS_B);
+    static_assert(ffma_order_is_permutation<ORD, TM, TN>(), "the FFMA order covers the lane tile once");
 
     /* stage s: A tile at smem + s*STAGE_FLOATS (BK rows of SA), B tile right after it */
     const uint32_t s_base = smem_addr(smem);
