@@ -88,20 +88,17 @@ def bank_reads(seg):
     two = three = 0
     prev = []
     for _, op, args in seg:
-        slots = [x.strip() for x in args.split(',')][1:] if op == 'FFMA' else []
-        reads = []
-        for i, x in enumerate(slots):
-            m = re.match(r'-?\|?R(\d+)', x)
-            if not m or x.startswith('RZ'):
-                continue
-            if i < len(prev) and prev[i] == (int(m.group(1)), True):
-                continue
-            reads.append(int(m.group(1)) % 2)
-        if reads:
-            worst = max(reads.count(0), reads.count(1))
-            two += worst >= 2
-            three += worst >= 3
-        prev = [(int(m.group(1)), '.reuse' in x) if (m := re.match(r'-?\|?R(\d+)', x)) else None for x in slots]
+        # the source slots as (register or None, flagged .reuse)
+        cur = []
+        for x in (args.split(',')[1:] if op == 'FFMA' else []):
+            m = re.match(r'-?\|?R(\d+)', x.strip())
+            cur.append((int(m.group(1)) if m else None, '.reuse' in x))
+        reads = [r % 2 for k, (r, _) in enumerate(cur)
+                 if r is not None and not (k < len(prev) and prev[k] == (r, True))]
+        worst = max(reads.count(0), reads.count(1)) if reads else 0
+        two += worst >= 2
+        three += worst >= 3
+        prev = cur
     return two, three
 
 
