@@ -663,7 +663,7 @@ TailFn pick_tail(bool ta, bool tb, bool va, bool vb)
  * 1), NN / NT / TN 8192^3 0.949 / 0.932 / 0.916 -> 0.962 / 0.945 / 0.922; run 4, the code as it
  * lands: 0.946 / 0.960 / 0.935, 8192^3 0.969 / 0.945 / 0.928.
  */
-using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 5, 5, 2, 3>;
+using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 10, 13, 3>;
 /*
  * Cfg8 / Cfg9: the same warp (64 x 64, lanes 8 x 4, 8 x 16 accumulators per lane), BK = 16 and
  * 3 stages in 128-thread blocks of 256 x 64 / 64 x 256 (61.5 KB of shared memory, two blocks per
@@ -688,14 +688,20 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table.
- * Open (after v0.15 run 4, one pass of 12, not yet under the sanitizers): configuration 7 in the
- * serpentine orders 8, 10, 13 and 15 for every pair — NN 15 (4096^3 / 8192^3 / 16384^3 0.950 /
- * 0.977 / 0.951 against configuration 7's 0.945 / 0.969 / 0.945), NT 10 (0.967 / 0.953 against
- * 0.964 / 0.945) and TN 13 (0.943 / 0.931 against 0.934 / 0.927) measured ahead. */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 8, 8, 8, 8>;
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 10, 10, 10, 10>;
-using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 13, 13, 13, 13>;
-using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 15, 15, 15>;
+ * Open (v0.16): 10, configuration 7 as v0.15 landed it (orders 5 / 5 / 2 / 3), the anchor of the
+ * new orders in the same run; 11-13, configuration 8 in serpentine orders 5, 10 and 15 for every
+ * pair; 14-16, configuration 9 in the same three (both run order 0; their bank2 falls from 290 to
+ * 193-202 in these orders, sass-loops.py); 17 and 18, configuration 7 with TN's B copies at k step
+ * 4 and 2 instead of 3 under TN's new order. */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 5, 5, 2, 3>;
+using Cand11 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 5, 5, 5, 5>;
+using Cand12 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 10, 10, 10, 10>;
+using Cand13 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 15, 15, 15, 15>;
+using Cand14 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 5, 5, 5, 5>;
+using Cand15 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 10, 10, 10, 10>;
+using Cand16 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 15, 15, 15, 15>;
+using Cand17 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 4, 4, 15, 10, 13, 3>;
+using Cand18 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 2, 4, 15, 10, 13, 3>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
@@ -704,6 +710,16 @@ KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand12(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand13(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand14(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand15(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand15(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand16(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand16(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand17(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand17(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand18(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_cand18(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

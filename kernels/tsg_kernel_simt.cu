@@ -153,8 +153,11 @@ const ConfigRow k_configs[] = {
     TSG_BIG_ROW(Cfg9, cfg9, 0.609),
 #ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
                               * varies; the rule never picks one (NADOPTED) */
-    TSG_BIG_ROW(Cand10, cand10, 0.689), TSG_BIG_ROW(Cand11, cand11, 0.689),
-    TSG_BIG_ROW(Cand12, cand12, 0.689), TSG_BIG_ROW(Cand13, cand13, 0.689),
+    TSG_BIG_ROW(Cand10, cand10, 0.689), TSG_BIG_ROW(Cand11, cand11, 0.669),
+    TSG_BIG_ROW(Cand12, cand12, 0.669), TSG_BIG_ROW(Cand13, cand13, 0.669),
+    TSG_BIG_ROW(Cand14, cand14, 0.609), TSG_BIG_ROW(Cand15, cand15, 0.609),
+    TSG_BIG_ROW(Cand16, cand16, 0.609), TSG_BIG_ROW(Cand17, cand17, 0.689),
+    TSG_BIG_ROW(Cand18, cand18, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW
