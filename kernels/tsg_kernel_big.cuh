@@ -675,8 +675,8 @@ using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 1
  * step 4 except NT's since v0.8 (run 4: 65536 x 64 x 4096 0.927 -> 0.982 on Cfg8, 64 x 65536 x 4096
  * 0.829 -> 0.858 on Cfg9).
  */
-using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4>;
-using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4>;
+using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 15, 0, 0, 0>;
+using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 0, 0, 0, 10>;
 
 KernelFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cfg7(bool ta, bool tb, bool va, bool vb);
