@@ -91,7 +91,7 @@ struct BigConfig {
     static_assert(ORD_NN >= 0 && ORD_NN < 16 && ORD_NT >= 0 && ORD_NT < 16 && ORD_TN >= 0 && ORD_TN < 16 &&
                       ORD_TT >= 0 && ORD_TT < 16,
                   "FFMA orders 0-15 (ffma_ij)");
-    static_assert(PF == 0 || PF == 128, "PF: 0 or 128 bytes");
+    static_assert(PF == 0 || PF == 128 || PF == 256, "PF: 0, 128 or 256 bytes");
     static_assert(BS_NN >= 0 && BS_NN < BK - 1 && BS_NT >= 0 && BS_NT < BK - 1 && BS_TN >= 0 &&
                       BS_TN < BK - 1 && BS_TT >= 0 && BS_TT < BK - 1,
                   "B's copies at a k step before the slice's barrier");
@@ -105,8 +105,8 @@ static __device__ __forceinline__ uint32_t smem_addr(const void *p)
 }
 
 /* A 16-byte copy bypasses L1 (.cg): a slice of an operand contiguous along m / n uses whole
- * lines. A 4-byte copy allocates in L1 (.ca, the only kind PTX has); PF = 128 adds an L2
- * prefetch of the address's whole 128-byte line (.L2::128B). */
+ * lines. A 4-byte copy allocates in L1 (.ca, the only kind PTX has); PF = 128 / 256 adds an L2
+ * prefetch of the 128- / 256-byte block around the address (.L2::128B / .L2::256B). */
 template <int BYTES, int PF = 0>
 static __device__ __forceinline__ void cp_async(uint32_t dst, const float *src, int src_bytes)
 {
@@ -116,6 +116,7 @@ static __device__ __forceinline__ void cp_async(uint32_t dst, const float *src, 
     asm volatile(op " [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(BYTES), "r"(src_bytes) : "memory")
     if constexpr (BYTES == 16) TSG_CP_ASYNC("cp.async.cg.shared.global");
     else if constexpr (PF == 128) TSG_CP_ASYNC("cp.async.ca.shared.global.L2::128B");
+    else if constexpr (PF == 256) TSG_CP_ASYNC("cp.async.ca.shared.global.L2::256B");
     else TSG_CP_ASYNC("cp.async.ca.shared.global");
 #undef TSG_CP_ASYNC
 #else
@@ -688,20 +689,13 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table.
- * Open (v0.16): 10, configuration 7 as v0.15 landed it (orders 5 / 5 / 2 / 3), the anchor of the
- * new orders in the same run; 11-13, configuration 8 in serpentine orders 5, 10 and 15 for every
- * pair; 14-16, configuration 9 in the same three (both run order 0; their bank2 falls from 290 to
- * 193-202 in these orders, sass-loops.py); 17 and 18, configuration 7 with TN's B copies at k step
- * 4 and 2 instead of 3 under TN's new order. */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 5, 5, 2, 3>;
-using Cand11 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 5, 5, 5, 5>;
-using Cand12 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 10, 10, 10, 10>;
-using Cand13 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 15, 15, 15, 15>;
-using Cand14 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 5, 5, 5, 5>;
-using Cand15 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 10, 10, 10, 10>;
-using Cand16 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 15, 15, 15, 15>;
-using Cand17 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 4, 4, 15, 10, 13, 3>;
-using Cand18 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 2, 4, 15, 10, 13, 3>;
+ * Open (v0.16 run 4): configuration 7's loader for TN, whose two operands go as 4-byte copies —
+ * 10: the L2 prefetch of 256 bytes (two slices of a column ahead at BK = 16); 11: 4 stages
+ * (98 KB of shared memory); 12: both; 13: no L2 prefetch. */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 3>;
+using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 4, 1, 2, 128, 4, 3, 3, 4, 15, 10, 13, 3>;
+using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 4, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 3>;
+using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 0, 4, 3, 3, 4, 15, 10, 13, 3>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
@@ -710,16 +704,6 @@ KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand12(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand13(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand14(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand15(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand15(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand16(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand16(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand17(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand17(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand18(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand18(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

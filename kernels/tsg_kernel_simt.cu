@@ -153,11 +153,8 @@ const ConfigRow k_configs[] = {
     TSG_BIG_ROW(Cfg9, cfg9, 0.609),
 #ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
                               * varies; the rule never picks one (NADOPTED) */
-    TSG_BIG_ROW(Cand10, cand10, 0.689), TSG_BIG_ROW(Cand11, cand11, 0.669),
-    TSG_BIG_ROW(Cand12, cand12, 0.669), TSG_BIG_ROW(Cand13, cand13, 0.669),
-    TSG_BIG_ROW(Cand14, cand14, 0.609), TSG_BIG_ROW(Cand15, cand15, 0.609),
-    TSG_BIG_ROW(Cand16, cand16, 0.609), TSG_BIG_ROW(Cand17, cand17, 0.689),
-    TSG_BIG_ROW(Cand18, cand18, 0.689),
+    TSG_BIG_ROW(Cand10, cand10, 0.689), TSG_BIG_ROW(Cand11, cand11, 0.689),
+    TSG_BIG_ROW(Cand12, cand12, 0.689), TSG_BIG_ROW(Cand13, cand13, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW
@@ -468,7 +465,7 @@ int kernel_describe(int config, char *buf, size_t len)
         return (int)e;
     }
     char more[96] = "";
-    snprintf(more, sizeof more, "%s", r.pf ? ", L2 prefetch 128 B" : "");
+    if (r.pf) snprintf(more, sizeof more, ", L2 prefetch %d B", r.pf);
     if (r.bstep[0] || r.bstep[1] || r.bstep[2] || r.bstep[3])
         snprintf(more + strlen(more), sizeof more - strlen(more), ", B copies at step %d/%d/%d/%d (NN/NT/TN/TT)",
                  r.bstep[0], r.bstep[1], r.bstep[2], r.bstep[3]);
