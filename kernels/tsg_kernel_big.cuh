@@ -62,7 +62,7 @@ constexpr int PAD = 4;
  * register budget is compiled for (1: up to 255 registers per thread).
  * For an operand contiguous along k (A transposed, B not): SWZ (bit 0: A, bit 1: B) lands it
  * swizzled in shared memory; PF: the L2 prefetch of the 4-byte copies (0: none; 128: the whole
- * line, so that its other half is in L2 when the next slice asks for it).
+ * line, so that its other half is in L2 when the next slice asks for it; 256: two lines).
  * BS_NN, BS_NT, BS_TN, BS_TT: per transpose pair, the k step of a slice at which B's copies (of
  * the slice STAGES - 1 ahead) are issued; A's go at step 0 (0: B's with them).
  * ORD_NN, ORD_NT, ORD_TN, ORD_TT: per transpose pair, the order of the FFMAs within a k step
@@ -662,7 +662,11 @@ TailFn pick_tail(bool ta, bool tb, bool va, bool vb)
  * NN and NT order 5, TN 2, TT 3, the best of 16 orders per pair in runs 1-2, two passes each) —
  * 4096^3 NN / NT / TN 0.932 / 0.941 / 0.915 -> 0.944 / 0.954 / 0.924 of cuBLAS in one process (run
  * 1), NN / NT / TN 8192^3 0.949 / 0.932 / 0.916 -> 0.962 / 0.945 / 0.922; run 4, the code as it
- * lands: 0.946 / 0.960 / 0.935, 8192^3 0.969 / 0.945 / 0.928.
+ * lands: 0.946 / 0.960 / 0.935, 8192^3 0.969 / 0.945 / 0.928. v0.16 (docs/NOTES.md "v0.16", runs
+ * 1-2): NN in order 15, NT in 10, TN in 13 (v0.15 run 4's candidates) — against v0.15's orders in
+ * the same process (run 1, two passes), NN / NT / TN 4096^3 0.947-0.956 / 0.952-0.956 /
+ * 0.923-0.925 -> 0.955-0.964 / 0.959-0.964 / 0.925-0.927, NN / NT 8192^3 0.964-0.968 /
+ * 0.942-0.945 -> 0.973-0.977 / 0.949-0.952, NN 16384^3 0.964-0.969 -> 0.971-0.976.
  */
 using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 10, 13, 3>;
 /*
@@ -674,7 +678,11 @@ using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 1
  * 64 x 65536 x 4096 0.843 on Cfg9 against 0.833; NN 4096^3 44.78 / 40.76 TFLOP/s (eff 0.669 /
  * 0.609 of the 66.9 peak). B swizzled as Cfg7's since v0.7 (run 3: 0.938 / 0.824). B's copies at
  * step 4 except NT's since v0.8 (run 4: 65536 x 64 x 4096 0.927 -> 0.982 on Cfg8, 64 x 65536 x 4096
- * 0.829 -> 0.858 on Cfg9).
+ * 0.829 -> 0.858 on Cfg9). v0.16 run 1 (two passes; orders 5, 10 and 15 for every pair measured):
+ * configuration 8's NN in order 15 (65536 x 64 x 4096 0.981-0.999 -> 0.996-1.014 of cuBLAS),
+ * configuration 9's TT in order 10 (TT 4096^3 / 8192^3, the rule's TT tile: 0.977-0.978 /
+ * 0.967 -> 0.982 / 0.971-0.972); the other pairs keep order 0 (no order gained on 64 x 65536 x
+ * 4096 beyond 0.2%, and the rest were not timed).
  */
 using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 15, 0, 0, 0>;
 using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 0, 0, 0, 10>;
@@ -689,21 +697,14 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table.
- * Open (v0.16 run 4): configuration 7's loader for TN, whose two operands go as 4-byte copies —
- * 10: the L2 prefetch of 256 bytes (two slices of a column ahead at BK = 16); 11: 4 stages
- * (98 KB of shared memory); 12: both; 13: no L2 prefetch. */
+ * Open (after v0.16 run 4, two passes, never under the sanitizers): configuration 7 with an L2
+ * prefetch of 256 bytes on its 4-byte copies — TN 4096^3 / 8192^3 +0.2% / +0.3% against
+ * configuration 7 in the same process, the other pairs within 0.3% either way except
+ * configuration 7's TT (+0.7%, a pair the rule runs on configuration 9). 4 stages (NN -2%, TN -1%)
+ * and no prefetch (TN 8192^3 -1.5%) lost and were removed. */
 using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 3>;
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 4, 1, 2, 128, 4, 3, 3, 4, 15, 10, 13, 3>;
-using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 4, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 3>;
-using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 0, 4, 3, 3, 4, 15, 10, 13, 3>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand11(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand12(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand13(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

@@ -153,8 +153,7 @@ const ConfigRow k_configs[] = {
     TSG_BIG_ROW(Cfg9, cfg9, 0.609),
 #ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
                               * varies; the rule never picks one (NADOPTED) */
-    TSG_BIG_ROW(Cand10, cand10, 0.689), TSG_BIG_ROW(Cand11, cand11, 0.689),
-    TSG_BIG_ROW(Cand12, cand12, 0.689), TSG_BIG_ROW(Cand13, cand13, 0.689),
+    TSG_BIG_ROW(Cand10, cand10, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW
