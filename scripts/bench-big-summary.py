@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """bench-big-summary.py — the ratio tables of `test_gpu_kernel --bench-big`, read by column name.
 
-    scripts/bench-big-summary.py [--against COL] [--shapes TEXT] FILE [FILE ...]
+    scripts/bench-big-summary.py [--against COL] [--shapes 'A|B'] FILE [FILE ...]
 
 FILE: anything holding one or more of the tables that `--bench-big` prints last ("ratio to
 cuBLAS ..." then a header line "shape cuBLAS rule no-tail cfg7 ..." and one row per shape): the
 bench's own output, or a docs/results file with several passes in it. Each table is one pass. For
 every shape and column it prints the median of the passes (the ratio of tsgemm's median TFLOP/s
 to cuBLAS's in the same process; the cuBLAS column in TFLOP/s) and, with two passes or more, the
-range. With --against COL (e.g. cfg7) it then ranks every other configuration column by the
-geometric mean, over all shapes and passes, of its ratio to COL's in the same pass and row (pairs
-only: a column missing from a pass is left out of that pass), and says per shape which column led.
+range. With --against COL (e.g. cfg7) it then ranks every other configuration column (cfgN; not
+rule / no-tail) by the geometric mean, over all shapes and passes, of its ratio to COL's in the
+same pass and row (pairs only: a column missing from a pass is left out of that pass), with the
+smallest and largest of those ratios, and says per shape which configuration led (4 decimals, so
+near-ties show). The mean is only a verdict between configurations of the same tile: a tall tile
+against configuration 7 on a tall shape reads 1.9x and swamps every other row, so narrow the
+shapes with --shapes ('|'-separated texts a shape name must contain, e.g. '^3' for the cubes).
 
 Why a script: a device run's A/B is decided on these tables, and reading them by eye went wrong
 twice (v0.15 run 2 took one column for its neighbour; v0.16 run 4's inline awk read the second
@@ -51,10 +55,10 @@ def tables(lines):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('files', nargs='+')
-    ap.add_argument('--against', help='rank the configuration columns against this one (e.g. cfg7)')
-    ap.add_argument('--shapes', help="only shapes containing one of these '|'-separated texts")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('files', nargs='+', metavar='FILE', help='bench output or results file with ratio tables')
+    ap.add_argument('--against', metavar='COL', help='rank the configuration columns against this one (e.g. cfg7)')
+    ap.add_argument('--shapes', metavar='A|B', help="only shapes containing one of these '|'-separated texts")
     a = ap.parse_args(argv)
     passes = []
     for f in a.files:
@@ -77,7 +81,8 @@ def main(argv=None):
     print(f'{len(passes)} pass(es); median' + (' [min-max]' if len(passes) > 1 else '') +
           ' of each column (cuBLAS: TFLOP/s; the rest: ratio to cuBLAS)')
     w = max(len(s) for s in shapes) + 2
-    print('shape'.ljust(w) + ''.join(c.rjust(8 if len(passes) == 1 else 20) for c in cols))
+    cw = 9 if len(passes) == 1 else 24
+    print('shape'.ljust(w) + ''.join(c.rjust(cw) for c in cols))
     for s in shapes:
         cells = []
         for c in cols:
@@ -88,7 +93,7 @@ def main(argv=None):
                 cells.append(f'{statistics.median(v):.3f}')
             else:
                 cells.append(f'{statistics.median(v):.3f} [{min(v):.3f}-{max(v):.3f}]')
-        print(s.ljust(w) + ''.join(x.rjust(8 if len(passes) == 1 else 20) for x in cells))
+        print(s.ljust(w) + ''.join(x.rjust(cw) for x in cells))
     if not a.against:
         return 0
     if a.against not in cols:
@@ -104,13 +109,15 @@ def main(argv=None):
     print(f'\nagainst {a.against}: geometric mean over shapes and passes of the ratio in the same row')
     for c in sorted(logs, key=lambda c: -sum(logs[c]) / len(logs[c]) if logs[c] else 0):
         if logs[c]:
-            print(f'  {c:8s} {math.exp(sum(logs[c]) / len(logs[c])):.4f}  ({len(logs[c])} pairs)')
+            lo, hi = math.exp(min(logs[c])), math.exp(max(logs[c]))
+            print(f'  {c:8s} {math.exp(sum(logs[c]) / len(logs[c])):.4f}  ({len(logs[c])} pairs, {lo:.3f}-{hi:.3f})'
+                  + ('  <- rows differ by more than 20%: other tiles? narrow with --shapes' if lo < 0.8 or hi > 1.25 else ''))
     print('leader per shape (median over passes):')
     for s in shapes:
         med = {c: statistics.median(vals[(s, c)]) for c in cols if c.startswith('cfg') and vals[(s, c)]}
         if med:
             best = max(med, key=med.get)
-            print(f'  {s.ljust(w)}{best} {med[best]:.3f}  ({a.against} {med.get(a.against, float("nan")):.3f})')
+            print(f'  {s.ljust(w)}{best} {med[best]:.4f}  ({a.against} {med.get(a.against, float("nan")):.4f})')
     return 0
 
 

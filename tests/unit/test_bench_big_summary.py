@@ -57,7 +57,19 @@ class Summary(unittest.TestCase):
         self.assertIn('0.970 [0.960-0.980]', line)
         # geometric mean of cfg10 / cfg7 over 4 pairs: (0.98/0.95 * 0.96/0.97 * 0.95/0.9 * 0.95/0.9) ** 0.25
         gm = (0.98 / 0.95 * 0.96 / 0.97 * (0.95 / 0.9) ** 2) ** 0.25
-        self.assertIn(f'cfg10    {gm:.4f}  (4 pairs)', out)
+        self.assertIn(f'cfg10    {gm:.4f}  (4 pairs, {0.96 / 0.97:.3f}-{0.95 / 0.9:.3f})', out)
+        self.assertNotIn('rows differ by more than 20%', out)
+        # the leader per shape in 4 decimals: cfg10's median 0.9700 against cfg7's 0.9600
+        self.assertIn('cfg10 0.9700  (cfg7 0.9600)', out)
+
+    def test_mixed_tiles_flagged(self):
+        # a tall tile against configuration 7 on a tall shape (v0.16 run 1: 0.999 against 0.527)
+        rc, out = run(['--against', 'cfg7', os.path.join(ROOT, 'docs', 'results', 'h200-2026-12-03-v0.16-run1.txt')])
+        self.assertEqual(rc, 0)
+        cfg8 = next(l for l in out.splitlines() if l.strip().startswith('cfg8 '))
+        self.assertIn('rows differ by more than 20%', cfg8)
+        rc, out = run(['--against', 'cfg7', '--shapes', '^3', os.path.join(ROOT, 'docs', 'results', 'h200-2026-12-03-v0.16-run1.txt')])
+        self.assertNotIn('65536x64', out)
 
     def test_stored_results(self):
         rc, out = run(['--against', 'cfg7', os.path.join(ROOT, 'docs', 'results', 'h200-2026-12-03-v0.16-run4.txt')])
