@@ -49,6 +49,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "tsg_kernel_simt.cuh" /* KernelFn, tile_coords, KALIGN */
 
 namespace tsg {
@@ -67,10 +69,13 @@ constexpr int PAD = 4;
  * the slice STAGES - 1 ahead) are issued; A's go at step 0 (0: B's with them).
  * ORD_NN, ORD_NT, ORD_TN, ORD_TT: per transpose pair, the order of the FFMAs within a k step
  * (ffma_ij; the same results in every order).
+ * AKC: a transposed A (contiguous along k) whose base and lda allow 16-byte copies goes as 16-byte
+ * copies into a k-contiguous shared tile (KLoader) and its fragments are read AKC k at a time
+ * (4: LDS.128, 2: LDS.64; 0: off, the 4-byte copies of AsyncLoader).
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
           int PF_ = 0, int BS_NN_ = 0, int BS_NT_ = 0, int BS_TN_ = 0, int BS_TT_ = 0, int ORD_NN_ = 0,
-          int ORD_NT_ = 0, int ORD_TN_ = 0, int ORD_TT_ = 0>
+          int ORD_NT_ = 0, int ORD_TN_ = 0, int ORD_TT_ = 0, int AKC_ = 0>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
@@ -79,10 +84,13 @@ struct BigConfig {
     static constexpr int bstep(bool ta, bool tb) { return ta ? (tb ? BS_TT : BS_TN) : (tb ? BS_NT : BS_NN); }
     static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
     static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
+    static constexpr int AKC = AKC_;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
-    static constexpr int STAGE_FLOATS = BK * (SA + SB);
+    /* A's part of a stage: BK rows of SA, or (AKC) room for KLoader's tile of BM rows of BK */
+    static constexpr int A_FLOATS = AKC != 0 && BM * BK + BM > BK * SA ? BM * BK + BM : BK * SA;
+    static constexpr int STAGE_FLOATS = A_FLOATS + BK * SB;
     static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * 4;   /* dynamic shared memory */
     static_assert(BM % WM == 0 && BN % WN == 0 && 32 % LM == 0, "warps and lanes tile the block");
     static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
@@ -92,6 +100,8 @@ struct BigConfig {
                       ORD_TT >= 0 && ORD_TT < 16,
                   "FFMA orders 0-15 (ffma_ij)");
     static_assert(PF == 0 || PF == 128 || PF == 256, "PF: 0, 128 or 256 bytes");
+    static_assert((AKC == 0 || AKC == 2 || AKC == 4) && (AKC == 0 || BK % (2 * AKC) == 0),
+                  "AKC: 0, 2 or 4 k per fragment read; a slice holds an even number of them");
     static_assert(BS_NN >= 0 && BS_NN < BK - 1 && BS_NT >= 0 && BS_NT < BK - 1 && BS_TN >= 0 &&
                       BS_TN < BK - 1 && BS_TT >= 0 && BS_TT < BK - 1,
                   "B's copies at a k step before the slice's barrier");
@@ -236,6 +246,73 @@ struct AsyncLoader {
 };
 
 /*
+ * Copies BK x W slices [k0, k0 + BK) x [mn0, mn0 + W) of an operand contiguous along k
+ * (op(X)(mn, kk) = x[kk + mn*ld]; x 16-byte aligned and ld % 4 == 0) as 16-byte copies into a
+ * k-contiguous shared tile: row mn (BK floats) at float offset row(mn) = mn BK + 4 (mn / 4),
+ * i.e. 16 bytes of padding after every 4 rows (TILE_FLOATS in all). The padding is there for
+ * the readers: a warp's LDS.128 of one group of 4 k reads rows a_col + c (lanes lm = 0..7 at
+ * rows 4 lm apart, LM <= 8); 4 rows are 16 BK bytes, a multiple of 128 (all 32 banks), so
+ * without padding the 8 lanes' 16 bytes would share 4 banks (8 wavefronts); with it lane lm's
+ * are lm 16-byte slots further on: 8 distinct slots, one wavefront. Every offset a lane reads is
+ * its a_col's plus a compile-time constant (no swizzle to undo). The copies: thread t owns chunk
+ * t mod V (V = BK / 4 chunks per row) of rows t / V + q RSTEP (q < PASSES); 8 consecutive
+ * threads own 128 contiguous bytes (32 / BK whole rows of one group of 4), so a quarter warp's
+ * 16-byte stores hit 8 distinct slots too. The tile is the transposed A of a TN or TT product
+ * (BigConfig::AKC): the alternative to AsyncLoader's 4-byte copies that land it transposed. Zero
+ * fill as AsyncLoader's: rows past mn_end with src-size 0, a chunk that k_end cuts with src-size
+ * 4 * (valid k); the source address of a zero-size copy is x. The bank argument holds for
+ * LDS.64 reads of 2 k as well: lane lm's 8 bytes lie 2 lm 8-byte slots on.
+ */
+template <int W, int BK, int THREADS>
+struct KLoader {
+    static constexpr int V = BK / 4;           /* chunks per row */
+    static constexpr int RSTEP = THREADS / V;  /* rows between a thread's passes */
+    static constexpr int PASSES = W / RSTEP;
+    static constexpr int TILE_FLOATS = W * BK + W;
+    static_assert(BK % 4 == 0 && THREADS % V == 0 && W % RSTEP == 0 && PASSES >= 1 && W % 4 == 0,
+                  "the threads cover the slice");
+    static_assert((V == 2 || V == 4 || V == 8) && RSTEP % 4 == 0,
+                  "8 threads own whole rows of one group of 4; a pass moves by whole groups");
+    static constexpr __host__ __device__ int row(int mn) { return mn * BK + 4 * (mn / 4); }
+
+    const float *x;  /* the operand's first element (a valid address for zero-size copies) */
+    const float *p;  /* this thread's first chunk of the current slice */
+    int64_t pstep;   /* address step from one pass to the next: RSTEP rows, ld apart */
+    int64_t k_left;  /* k_end minus this thread's first k in the current slice */
+    int mn_lim;      /* valid rows from this thread's first (0..W) */
+    uint32_t s_off;  /* byte offset of this thread's first chunk in a stage's tile */
+
+    __device__ __forceinline__ KLoader(const float *x_, int64_t ld, int64_t mn0, int64_t mn_end, int64_t k_end)
+    {
+        const int t = threadIdx.x, v = t % V, r = t / V;
+        x = x_;
+        p = x_ + (mn0 + r) * ld + 4 * v; /* 64-bit: row times ld */
+        pstep = (int64_t)RSTEP * ld;
+        k_left = k_end - 4 * v;
+        const int64_t left = mn_end - (mn0 + r);
+        mn_lim = (int)(left < 0 ? 0 : left > W ? W : left);
+        s_off = (uint32_t)(row(r) + 4 * v) * 4;
+    }
+
+    /* As AsyncLoader::issue: this thread's copies of the current slice into the tile at shared
+     * address s_tile, then the next slice; FULL: the block-uniform promise that no element of the
+     * slice lies outside the operand. */
+    template <bool FULL>
+    __device__ __forceinline__ void issue(uint32_t s_tile)
+    {
+#pragma unroll
+        for (int q = 0; q < PASSES; ++q) {
+            int bytes = 16;
+            if (!FULL) bytes = mn_lim > q * RSTEP ? (k_left <= 0 ? 0 : k_left >= 4 ? 16 : (int)k_left * 4) : 0;
+            const float *src = FULL || bytes ? p + q * pstep : x;
+            cp_async<16>(s_tile + s_off + row(q * RSTEP) * 4, src, bytes); /* row(r + q RSTEP) = row(r) + row(q RSTEP) */
+        }
+        p += BK;
+        k_left -= BK;
+    }
+};
+
+/*
  * The stream-K tail (docs/NOTES.md "v0.14"). A grid of T tiles on G resident blocks runs in
  * ceil(T / G) rounds; when T is not a multiple of G the last round keeps rem = T mod G blocks
  * busy and G - rem idle for a whole tile's time (4096^3 on configuration 7: 512 tiles, 132
@@ -346,11 +423,18 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
 {
     constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, TM = CF::TM, TN = CF::TN;
     constexpr int LM = CF::LM, LN = CF::LN, S = CF::STAGES;
-    /* A not transposed is contiguous along m; B transposed is contiguous along n. */
-    using LoadA = AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF>;
+    /* A not transposed is contiguous along m; B transposed is contiguous along n. AK: A
+     * transposed in 16-byte copies into a k-contiguous tile (BigConfig::AKC; VA = 4 only for such
+     * a configuration's transposed A), read AG = AKC k at a time. */
+    constexpr bool AK = TRANS_A && CF::AKC != 0 && VA == 4;
+    constexpr int AG = AK ? CF::AKC : 1;
+    using LoadA = std::conditional_t<
+        AK, KLoader<BM, BK, CF::THREADS>,
+        AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF>>;
     using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF>;
+    if constexpr (AK) static_assert(LoadA::TILE_FLOATS <= CF::A_FLOATS, "the k-contiguous A tile fits A's part of a stage");
     /* whether the compute loop undoes a swizzle: that operand is contiguous along k and swizzled */
-    constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
+    constexpr bool SWA = TRANS_A && (CF::SWZ & 1) && !AK, SWB = !TRANS_B && (CF::SWZ & 2);
     /* the k step of a slice at which B's copies are issued (A's: step 0) */
     constexpr int BSTEP = CF::bstep(TRANS_A, TRANS_B);
     /* the order of the FFMAs within a k step (ffma_ij) */
@@ -359,7 +443,7 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
 
     /* stage s: A tile at smem + s*STAGE_FLOATS (BK rows of SA), B tile right after it */
     const uint32_t s_base = smem_addr(smem);
-    constexpr uint32_t STAGE_B = CF::STAGE_FLOATS * 4, B_OFF = BK * CF::SA * 4;
+    constexpr uint32_t STAGE_B = CF::STAGE_FLOATS * 4, B_OFF = CF::A_FLOATS * 4;
     (void)BM, (void)BN, (void)TM, (void)TN;
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int lm = lane % LM, ln = lane / LM;
@@ -402,13 +486,31 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
     int rs = 0, ws = S - 1; /* stage read now, stage written next */
     auto load_frag = [&](int buf, int stage, int kk) {
         const float *sa = smem + stage * CF::STAGE_FLOATS + kk * CF::SA + a_col;
-        const float *sb = smem + stage * CF::STAGE_FLOATS + BK * CF::SA + kk * CF::SB + b_col;
+        const float *sb = smem + stage * CF::STAGE_FLOATS + CF::A_FLOATS + kk * CF::SB + b_col;
+        if constexpr (!AK) {
 #pragma unroll
-        for (int g = 0; g < TM / 4; ++g) fa[buf][g] = *reinterpret_cast<const float4 *>(sa + 4 * LM * g);
+            for (int g = 0; g < TM / 4; ++g) fa[buf][g] = *reinterpret_cast<const float4 *>(sa + 4 * LM * g);
+        }
 #pragma unroll
         for (int g = 0; g < TN / 4; ++g) fb[buf][g] = *reinterpret_cast<const float4 *>(sb + 4 * LN * g);
     };
+    /* AK: row i of this lane's A fragment (the lane tile's row i) for AG k, group kq of a slice
+     * (k = AG kq .. AG kq + AG - 1): one LDS.128 (AG = 4) or LDS.64 (AG = 2) per row; two buffers,
+     * the group of k steps AG kq.. in buffer kq % 2 (BK / AG is even). Row a_col + r' lies at
+     * KLoader::row(a_col) + row(r') when r' % 4 == 0: a compile-time offset from the lane's first
+     * row. */
+    using AV = std::conditional_t<AG == 4, float4, std::conditional_t<AG == 2, float2, float>>;
+    AV a4[2][AK ? TM : 1];
+    auto load_a4 = [&](int buf, int stage, int kq) {
+        if constexpr (AK) {
+            const float *sa = smem + stage * CF::STAGE_FLOATS + LoadA::row(a_col) + AG * kq;
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+                a4[buf][i] = *reinterpret_cast<const AV *>(sa + LoadA::row(4 * LM * (i / 4)) + (i % 4) * BK);
+        }
+    };
     load_frag(0, 0, 0);
+    load_a4(0, 0, 0);
 
     for (int64_t kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
@@ -423,6 +525,9 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
             }
             /* next step's fragments (the first of slice kt+1 at the last step) */
             if (kk < BK - 1 || kt + 1 < ktiles) load_frag((kk + 1) % 2, rs, (kk + 1) % BK);
+            /* AK: the next group's A at a group's last step (the next slice's first at BK - 1) */
+            if (AK && kk % AG == AG - 1 && (kk < BK - 1 || kt + 1 < ktiles))
+                load_a4((kk / AG + 1) % 2, rs, (kk + 1) % BK / AG);
             /* slice kt+S-1 into the stage read in iteration kt-1: all its reads happened
              * before the barrier at the end of iteration kt-1. A's copies at step 0, B's at
              * step BSTEP; the slice's commit group closes after both. */
@@ -432,21 +537,31 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
                 cp_async_commit();
                 ws = ws + 1 == S ? 0 : ws + 1;
             }
-            const float *av = reinterpret_cast<const float *>(fa[kk % 2]);
             const float *bv = reinterpret_cast<const float *>(fb[kk % 2]);
-            /* a swizzled row holds column c of an aligned group of 4 in component
-             * c ^ kswz(kk): a compile-time choice of register */
-            const int sa = SWA ? LoadA::kswz(kk) : 0, sb = SWB ? LoadB::kswz(kk) : 0;
-            if constexpr (ORD == 0) {
-#pragma unroll
-                for (int i = 0; i < TM; ++i)
-#pragma unroll
-                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
-            } else {
+            if constexpr (AK) { /* A's value of row i at this k: component kk % AG of a4[..][i] */
+                const float *av = reinterpret_cast<const float *>(a4[kk / AG % 2]);
+                const int sb = SWB ? LoadB::kswz(kk) : 0;
 #pragma unroll
                 for (int x = 0; x < TM * TN; ++x) {
                     const int i = ffma_ij<ORD, TM, TN>(x, true), j = ffma_ij<ORD, TM, TN>(x, false);
-                    acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
+                    acc[i][j] = fmaf(av[AG * i + kk % AG], bv[j ^ sb], acc[i][j]);
+                }
+            } else {
+                const float *av = reinterpret_cast<const float *>(fa[kk % 2]);
+                /* a swizzled row holds column c of an aligned group of 4 in component
+                 * c ^ kswz(kk): a compile-time choice of register */
+                const int sa = SWA ? LoadA::kswz(kk) : 0, sb = SWB ? LoadB::kswz(kk) : 0;
+                if constexpr (ORD == 0) {
+#pragma unroll
+                    for (int i = 0; i < TM; ++i)
+#pragma unroll
+                        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
+                } else {
+#pragma unroll
+                    for (int x = 0; x < TM * TN; ++x) {
+                        const int i = ffma_ij<ORD, TM, TN>(x, true), j = ffma_ij<ORD, TM, TN>(x, false);
+                        acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
+                    }
                 }
             }
         }
@@ -617,11 +732,20 @@ using TailFn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t
                         float, float *, int64_t, TailPlan, float *);
 
 /* The instance for a transpose pair and the operands' alignment (va/vb: 16-byte copies possible).
- * Alignment only matters for an operand copied in vectors (contiguous along m / n), so TN has
- * one instance, NN two, TT two, NT four. */
+ * Alignment only matters for an operand copied in vectors (contiguous along m / n, or A
+ * transposed in a configuration with AKC), so TN has one instance (AKC: two), NN two, TT two
+ * (AKC: four), NT four. */
 #define TSG_BIG_PICK(K)                                                                            \
-    if (ta && !tb) return K<CF, true, false, 1, 1>;                                                \
-    if (ta) return vb ? K<CF, true, true, 1, 4> : K<CF, true, true, 1, 1>;                         \
+    if (ta && !tb) {                                                                               \
+        if constexpr (CF::AKC != 0)                                                                \
+            if (va) return K<CF, true, false, 4, 1>;                                               \
+        return K<CF, true, false, 1, 1>;                                                           \
+    }                                                                                              \
+    if (ta) {                                                                                      \
+        if constexpr (CF::AKC != 0)                                                                \
+            if (va) return vb ? K<CF, true, true, 4, 4> : K<CF, true, true, 4, 1>;                 \
+        return vb ? K<CF, true, true, 1, 4> : K<CF, true, true, 1, 1>;                             \
+    }                                                                                              \
     if (!tb) return va ? K<CF, false, false, 4, 1> : K<CF, false, false, 1, 1>;                    \
     return va ? (vb ? K<CF, false, true, 4, 4> : K<CF, false, true, 4, 1>)                         \
               : (vb ? K<CF, false, true, 1, 4> : K<CF, false, true, 1, 1>);
@@ -705,6 +829,27 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 3>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
+/* v0.17 (docs/NOTES.md "v0.17"): a transposed A in 16-byte copies into a k-contiguous tile
+ * (AKC, KLoader) for TN and TT. 11 / 12: configuration 7 with A read 4 / 2 k at a time (TT in
+ * order 15: a row-serpentine order, A's register parity now follows k); 13 / 14: the same with
+ * TN in NN's order and B step (15, 4: its copies are now NN's kinds); 15 / 16: configuration 9
+ * (TT's tile) with A read 4 / 2 k at a time. */
+using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 10, 13, 15, 4>;
+using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 10, 13, 15, 2>;
+using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 4, 4, 15, 10, 15, 15, 4>;
+using Cand14 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 4, 4, 15, 10, 15, 15, 2>;
+using Cand15 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 0, 0, 0, 10, 4>;
+using Cand16 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 0, 0, 0, 10, 2>;
+#define TSG_BIG_CAND_DECL(N)                                                                       \
+    KernelFn pick_cand##N(bool ta, bool tb, bool va, bool vb);                                     \
+    big::TailFn pick_tail_cand##N(bool ta, bool tb, bool va, bool vb);
+TSG_BIG_CAND_DECL(11)
+TSG_BIG_CAND_DECL(12)
+TSG_BIG_CAND_DECL(13)
+TSG_BIG_CAND_DECL(14)
+TSG_BIG_CAND_DECL(15)
+TSG_BIG_CAND_DECL(16)
+#undef TSG_BIG_CAND_DECL
 
 } /* namespace tsg */
 

@@ -266,6 +266,19 @@ static void edge_grid(int small)
                 kcase c = {TR[t / 2], TR[t % 2], 129, 67, k, alphas[v / 3], betas[v % 3], 1, 1, 1};
                 run_case(&c, seed++, 0);
             }
+    /* a transposed A (TN, TT) with a 16-byte aligned base and lda % 4 == 0: the 16-byte copies
+     * into a k-contiguous tile of configurations with BigConfig::AKC (the sample above hits it in
+     * about one case of eight); k cuts a 4-float chunk in every way, m a warp's and a tile's rows */
+    static const int64_t ks_full[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65},
+                         ks_few[] = {1, 3, 4, 17, 33};
+    for (int t = 2; t < 4; ++t)
+        for (int i = 0; i < (small ? 5 : 15); ++i) {
+            const int64_t k = small ? ks_few[i] : ks_full[i], m = small ? (i % 2 ? 17 : 33) : (i % 2 ? 257 : 65);
+            const int v = (int)(seed % 9);
+            kcase c = {TR[t / 2], TR[t % 2], m, small ? 31 : 65, k, alphas[v / 3], betas[v % 3],
+                       (int)((4 - k % 4) % 4), 0, (int)(seed % 2)};
+            run_case(&c, seed++, 0);
+        }
     /* a random sample of the full cartesian product */
     tt_rng r;
     tt_seed(&r, 5);
