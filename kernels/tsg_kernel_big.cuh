@@ -791,8 +791,13 @@ TailFn pick_tail(bool ta, bool tb, bool va, bool vb)
  * the same process (run 1, two passes), NN / NT / TN 4096^3 0.947-0.956 / 0.952-0.956 /
  * 0.923-0.925 -> 0.955-0.964 / 0.959-0.964 / 0.925-0.927, NN / NT 8192^3 0.964-0.968 /
  * 0.942-0.945 -> 0.973-0.977 / 0.949-0.952, NN 16384^3 0.964-0.969 -> 0.971-0.976.
+ * v0.17 (docs/NOTES.md "v0.17"): the 4-byte copies' L2 prefetch 128 -> 256 bytes (v0.16's
+ * candidate 10): TN 4096^3 / 8192^3 +0.2-0.3% against PF 128 in the same process in each of four
+ * passes (v0.16 run 4, v0.17 run 2: 0.935 -> 0.9375, 0.931 -> 0.933 in run 2's medians), the
+ * geometric mean over NN / NT / TN / TT at 4096^3 and 8192^3 +0.12%; memcheck, racecheck,
+ * initcheck and synccheck 0 on it (v0.17 run 2).
  */
-using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 10, 13, 3>;
+using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 3>;
 /*
  * Cfg8 / Cfg9: the same warp (64 x 64, lanes 8 x 4, 8 x 16 accumulators per lane), BK = 16 and
  * 3 stages in 128-thread blocks of 256 x 64 / 64 x 256 (61.5 KB of shared memory, two blocks per
@@ -821,35 +826,19 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
  * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table.
- * Open (after v0.16 run 4, two passes, never under the sanitizers): configuration 7 with an L2
- * prefetch of 256 bytes on its 4-byte copies — TN 4096^3 / 8192^3 +0.2% / +0.3% against
- * configuration 7 in the same process, the other pairs within 0.3% either way except
- * configuration 7's TT (+0.7%, a pair the rule runs on configuration 9). 4 stages (NN -2%, TN -1%)
- * and no prefetch (TN 8192^3 -1.5%) lost and were removed. */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 3>;
+ * Open (docs/NOTES.md "v0.17", runs 1-2): configuration 7 with a transposed A in 16-byte copies
+ * into a k-contiguous tile, read 2 k at a time (AKC = 2; TT in order 15) — TN 4096^3 / 8192^3
+ * 0.864 / 0.865 of cuBLAS against configuration 7's 0.932 / 0.939 (run 1, two passes, with PF
+ * 128). ncu (run 2, TN 4096^3): its copies stall less than configuration 7's (long scoreboard 0.07
+ * against 0.12 warps per issued instruction, LSU throttle 0.00 against 0.02) but its FFMAs wait
+ * on dispatch (0.38 against 0.14): A's register parity follows k now (a fragment's components are
+ * consecutive k), and ptxas's schedule leaves 600-700 FFMAs per slice with two register reads in
+ * one bank (scripts/sass-loops.py's bank2; 239 in configuration 7's TN), in every one of the 16
+ * FFMA orders. Reading 4 k at a time (LDS.128) lost more (0.817 / 0.821), and so did
+ * configuration 9 with either (TT 0.85-0.90 against 0.97-0.99). */
+using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 15, 2>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
-/* v0.17 (docs/NOTES.md "v0.17"): a transposed A in 16-byte copies into a k-contiguous tile
- * (AKC, KLoader) for TN and TT. 11 / 12: configuration 7 with A read 4 / 2 k at a time (TT in
- * order 15: a row-serpentine order, A's register parity now follows k); 13 / 14: the same with
- * TN in NN's order and B step (15, 4: its copies are now NN's kinds); 15 / 16: configuration 9
- * (TT's tile) with A read 4 / 2 k at a time. */
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 10, 13, 15, 4>;
-using Cand12 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 3, 4, 15, 10, 13, 15, 2>;
-using Cand13 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 4, 4, 15, 10, 15, 15, 4>;
-using Cand14 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 128, 4, 3, 4, 4, 15, 10, 15, 15, 2>;
-using Cand15 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 0, 0, 0, 10, 4>;
-using Cand16 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 0, 0, 0, 10, 2>;
-#define TSG_BIG_CAND_DECL(N)                                                                       \
-    KernelFn pick_cand##N(bool ta, bool tb, bool va, bool vb);                                     \
-    big::TailFn pick_tail_cand##N(bool ta, bool tb, bool va, bool vb);
-TSG_BIG_CAND_DECL(11)
-TSG_BIG_CAND_DECL(12)
-TSG_BIG_CAND_DECL(13)
-TSG_BIG_CAND_DECL(14)
-TSG_BIG_CAND_DECL(15)
-TSG_BIG_CAND_DECL(16)
-#undef TSG_BIG_CAND_DECL
 
 } /* namespace tsg */
 

@@ -155,9 +155,6 @@ const ConfigRow k_configs[] = {
 #ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
                               * varies; the rule never picks one (NADOPTED) */
     TSG_BIG_ROW(Cand10, cand10, 0.689),
-    TSG_BIG_ROW(Cand11, cand11, 0.689), TSG_BIG_ROW(Cand12, cand12, 0.689),
-    TSG_BIG_ROW(Cand13, cand13, 0.689), TSG_BIG_ROW(Cand14, cand14, 0.689),
-    TSG_BIG_ROW(Cand15, cand15, 0.609), TSG_BIG_ROW(Cand16, cand16, 0.609),
 #endif
 };
 #undef TSG_SIMT_ROW
@@ -470,8 +467,8 @@ int kernel_describe(int config, char *buf, size_t len)
     char more[192] = "";
     if (r.pf) snprintf(more, sizeof more, ", L2 prefetch %d B", r.pf);
     if (r.akc)
-        snprintf(more + strlen(more), sizeof more - strlen(more), ", A^T k-contiguous in 16-byte copies%s",
-                 r.akc == 2 ? " (L2 prefetch 128 B)" : "");
+        snprintf(more + strlen(more), sizeof more - strlen(more),
+                 ", A^T in 16-byte copies k-contiguous, read %d k at a time", r.akc);
     if (r.bstep[0] || r.bstep[1] || r.bstep[2] || r.bstep[3])
         snprintf(more + strlen(more), sizeof more - strlen(more), ", B copies at step %d/%d/%d/%d (NN/NT/TN/TT)",
                  r.bstep[0], r.bstep[1], r.bstep[2], r.bstep[3]);
