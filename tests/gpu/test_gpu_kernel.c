@@ -4,7 +4,8 @@
  * leading dimensions, pointers offset by 1-3 floats, alpha in {0, 1, -1.5}, beta in {0 over NaN,
  * 1, 0.5}, integer inputs bit for bit and uniform inputs within the element bound, nothing outside
  * C's window written and A/B untouched (whole buffers with sentinels and guard bands are copied to
- * the device and back), split-K shapes, grids beyond 65535 tiles, bit-identical repeats, and the
+ * the device and back), TN and TT with a 16-byte aligned transposed A (the k-contiguous 16-byte
+ * loader of BigConfig::AKC), split-K shapes, grids beyond 65535 tiles, bit-identical repeats, and the
  * accuracy ratio to cuBLAS at n = 4096 (TESTING.md: ratio <= 1.5).
  * Every configuration of the kernel family (issue 11) runs the edge grid, the split-K shapes and
  * the repeat check, forced through tsgemm_set_kernel_config: with the rule's split and with 3
