@@ -30,7 +30,10 @@
  *    4-byte copies, BK consecutive threads on BK consecutive k of one column (64 bytes at
  *    BK = 16), each landing transposed in the k-major shared tile: the transpose is the loader's
  *    coordinate swap, plus, where the configuration swizzles that operand (SWZ), a permutation
- *    inside groups of 4 columns that the compute loop undoes in its register indices.
+ *    inside groups of 4 columns that the compute loop undoes in its register indices. (A
+ *    configuration with BigConfig::AKC copies an aligned transposed A 16 bytes at a time into a
+ *    k-contiguous tile instead (KLoader); no adopted configuration does: it lost on register
+ *    banks, docs/NOTES.md "v0.17".)
  *  - the next k step's A and B fragments are read from shared memory while the current one's
  *    FFMAs run (two register fragments).
  * Shared tiles: As[stage][k][BM + PAD], Bs[stage][k][BN + PAD], k-major; PAD = 4 floats keeps
