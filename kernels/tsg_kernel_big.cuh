@@ -75,18 +75,10 @@ constexpr int PAD = 4;
  * AKC: a transposed A (contiguous along k) whose base and lda allow 16-byte copies goes as 16-byte
  * copies into a k-contiguous shared tile (KLoader) and its fragments are read AKC k at a time
  * (4: LDS.128, 2: LDS.64; 0: off, the 4-byte copies of AsyncLoader).
- * XT (bit 0: a transposed A, bit 1: a B not transposed; the operand contiguous along k, with a
- * 16-byte aligned base and ld): 16-byte copies into a staging area of the stage, which the copying
- * thread itself stores transposed into the usual k-major tile once they have landed (XLoader), at
- * k step XS of the slice before (0: the step after B's copies) and the steps after it, one 16-byte
- * chunk a step (XT bit 2: all of them at XS, each loaded and stored in turn; bits 2 and 3: every
- * load, then every store; bit 4: a warp's copies cover 8 rows x 64 bytes, not 16 x 32; bit 5: A's
- * rows 8-15 of a slice with their column's bit 3 flipped, read back so; bit 6: the copies with
- * PF's L2 prefetch); the FFMA loop is unchanged but for bit 5's read addresses.
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
           int PF_ = 0, int BS_NN_ = 0, int BS_NT_ = 0, int BS_TN_ = 0, int BS_TT_ = 0, int ORD_NN_ = 0,
-          int ORD_NT_ = 0, int ORD_TN_ = 0, int ORD_TT_ = 0, int AKC_ = 0, int XT_ = 0, int XS_ = 0>
+          int ORD_NT_ = 0, int ORD_TN_ = 0, int ORD_TT_ = 0, int AKC_ = 0>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
@@ -95,17 +87,13 @@ struct BigConfig {
     static constexpr int bstep(bool ta, bool tb) { return ta ? (tb ? BS_TT : BS_TN) : (tb ? BS_NT : BS_NN); }
     static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
     static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
-    static constexpr int AKC = AKC_, XT = XT_;
-    static constexpr int xstep(bool ta, bool tb) { return XS_ ? XS_ : bstep(ta, tb) + 1; }
+    static constexpr int AKC = AKC_;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
     /* A's part of a stage: BK rows of SA, or (AKC) room for KLoader's tile of BM rows of BK */
     static constexpr int A_FLOATS = AKC != 0 && BM * BK + BM > BK * SA ? BM * BK + BM : BK * SA;
-    /* XT's staging areas, after the B tile: A's (BM x BK) then B's (BN x BK) */
-    static constexpr int RAW_A = XT & 1 ? BM * BK : 0, RAW_B = XT & 2 ? BN * BK : 0;
-    static constexpr int RA_OFF = A_FLOATS + BK * SB, RB_OFF = RA_OFF + RAW_A;
-    static constexpr int STAGE_FLOATS = A_FLOATS + BK * SB + RAW_A + RAW_B;
+    static constexpr int STAGE_FLOATS = A_FLOATS + BK * SB;
     static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * 4;   /* dynamic shared memory */
     static_assert(BM % WM == 0 && BN % WN == 0 && 32 % LM == 0, "warps and lanes tile the block");
     static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
@@ -117,9 +105,6 @@ struct BigConfig {
     static_assert(PF == 0 || PF == 128 || PF == 256, "PF: 0, 128 or 256 bytes");
     static_assert((AKC == 0 || AKC == 2 || AKC == 4) && (AKC == 0 || BK % (2 * AKC) == 0),
                   "AKC: 0, 2 or 4 k per fragment read; a slice holds an even number of them");
-    static_assert(XT >= 0 && XT < 128 && (AKC == 0 || !(XT & 1)) && (!(XT & 32) || (XT & 16)),
-                  "XT: bits for A and B (and 4, 8, 16, 32, 64); A in one way only; 32 needs 16");
-    static_assert(XS_ >= 0 && XS_ < BK, "XT's stores at a k step of the slice");
     static_assert(BS_NN >= 0 && BS_NN < BK - 1 && BS_NT >= 0 && BS_NT < BK - 1 && BS_TN >= 0 &&
                       BS_TN < BK - 1 && BS_TT >= 0 && BS_TT < BK - 1,
                   "B's copies at a k step before the slice's barrier");
@@ -150,23 +135,6 @@ static __device__ __forceinline__ void cp_async(uint32_t dst, const float *src, 
 #else
     (void)dst, (void)src, (void)src_bytes;
     __trap(); /* the family is built for sm_80 and up only (CMake's architecture list) */
-#endif
-}
-
-/* A 16-byte copy (.cg) with an L2 prefetch of the PF-byte block around it (0: none): XLoader's. */
-template <int PF>
-static __device__ __forceinline__ void cp_async16_pf(uint32_t dst, const float *src, int src_bytes)
-{
-    static_assert(PF == 0 || PF == 128 || PF == 256, "PF: 0, 128 or 256 bytes");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if constexpr (PF == 0) cp_async<16>(dst, src, src_bytes);
-    else if constexpr (PF == 128)
-        asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
-    else
-        asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
-#else
-    (void)dst, (void)src, (void)src_bytes;
-    __trap();
 #endif
 }
 
@@ -348,90 +316,6 @@ struct KLoader {
 };
 
 /*
- * Copies BK x W slices of an operand contiguous along k (op(X)(mn, kk) = x[kk + mn*ld]; x 16-byte
- * aligned and ld % 4 == 0) as 16-byte copies into a staging area, and stores them, once landed, into
- * the k-major tile s[kk][mn] (row stride W + PAD) that AsyncLoader's 4-byte copies would have
- * filled (BigConfig::XT): a quarter of the copies for four shared-memory stores per 16 bytes. The
- * transpose is the stores' coordinate swap, done by the thread that issued the copy, so its own
- * cp.async.wait_group is all the synchronisation the staging area needs, and the barrier that
- * ends the slice before publishes the tile as it publishes the copies. BK = 16: 4 chunks of 4 k per
- * row. Thread t's chunk in pass q (q < PASSES) is number u = t + THREADS q; the 32 chunks of u / 32
- * are 16 consecutive rows x 2 consecutive chunks (32 contiguous bytes of each row, one sector when
- * aligned): row 16 (u / 64) + lane % 16, chunk 2 ((u / 32) % 2) + lane / 16 — with an even number
- * of warps the chunk is the same in every pass and the row moves by RSTEP = THREADS / 4. The
- * stores of component c write rows 4 chunk + c of the tile at those 16 rows x 2 chunks: with W +
- * PAD = 4 (mod 32) floats per row, banks 16 (lane / 16) + lane % 16 + const, one wavefront. The
- * staging area holds thread t's chunk of pass q at float4 q THREADS + t: its copies and its reads
- * are 512 contiguous bytes a warp. Zero fill as KLoader's: rows past mn_end with src-size 0, a
- * chunk that k_end cuts with src-size 4 * (valid k), and the stores carry the zeros into the tile.
- */
-template <int W, int BK, int THREADS, bool ROWS8 = false, bool SW8 = false, int PF = 0>
-struct XLoader {
-    static constexpr int V = BK / 4;                  /* chunks per row */
-    static constexpr int PASSES = W * V / THREADS;    /* chunks per thread */
-    static constexpr int RSTEP = THREADS / 4;         /* rows between a thread's passes */
-    static constexpr int SROW = W + PAD;
-    static_assert(BK == 16 && W % 16 == 0 && THREADS % 64 == 0 && (W * V) % THREADS == 0 && PASSES >= 1,
-                  "16 rows x 2 chunks a warp, an even number of warps, whole passes");
-    static_assert(SROW % 32 == 4, "the tile's rows 4 floats apart in banks: the stores' bank argument");
-    static constexpr __host__ __device__ int kswz(int) { return 0; } /* the tile is not swizzled */
-
-    const float *x;  /* the operand's first element (a valid address for zero-size copies) */
-    const float *p;  /* this thread's chunk of the current slice, pass 0 */
-    int64_t pstep;   /* address step from one pass to the next: RSTEP rows, ld apart */
-    int64_t k_left;  /* k_end minus this thread's first k in the current slice */
-    int mn_lim;      /* valid rows from this thread's first (0..W) */
-    int t_off;       /* float offset of this thread's component 0, pass 0, in the k-major tile */
-
-    __device__ __forceinline__ XLoader(const float *x_, int64_t ld, int64_t mn0, int64_t mn_end, int64_t k_end)
-    {
-        const int t = threadIdx.x, lane = t % 32;
-        /* ROWS8: a warp's 32 chunks are 8 rows x 4 chunks (64 contiguous bytes of each row; its
-         * stores then hit each bank twice) */
-        const int r = ROWS8 ? 8 * (t / 32) + lane / 4 : 16 * (t / 64) + lane % 16;
-        const int v = ROWS8 ? lane % 4 : 2 * ((t / 32) % 2) + lane / 16;
-        x = x_;
-        p = x_ + (mn0 + r) * ld + 4 * v; /* 64-bit: row times ld */
-        pstep = (int64_t)RSTEP * ld;
-        k_left = k_end - 4 * v;
-        const int64_t left = mn_end - (mn0 + r);
-        mn_lim = (int)(left < 0 ? 0 : left > W ? W : left);
-        /* SW8: rows 8-15 of a slice (chunks 2, 3) land with their column's bit 3 flipped, so that
-         * ROWS8's stores hit every bank once; the compute loop reads those rows at a_col ^ 8 */
-        t_off = 4 * v * SROW + (SW8 ? r ^ (8 * (v / 2)) : r);
-    }
-
-    /* This thread's copies of the current slice into the staging area at shared address s_raw,
-     * then the next slice; FULL: the block-uniform promise that the slice lies inside the operand. */
-    template <bool FULL>
-    __device__ __forceinline__ void issue(uint32_t s_raw)
-    {
-#pragma unroll
-        for (int q = 0; q < PASSES; ++q) {
-            int bytes = 16;
-            if (!FULL) bytes = mn_lim > q * RSTEP ? (k_left <= 0 ? 0 : k_left >= 4 ? 16 : (int)k_left * 4) : 0;
-            const float *src = FULL || bytes ? p + q * pstep : x;
-            cp_async16_pf<PF>(s_raw + (q * THREADS + threadIdx.x) * 16, src, bytes);
-        }
-        p += BK;
-        k_left -= BK;
-    }
-
-    /* This thread's landed chunk of pass q in the staging area raw (the caller has waited for
-     * the copies: cp.async.wait_group) ... */
-    __device__ __forceinline__ float4 load_chunk(const float *raw, int q) const
-    {
-        return reinterpret_cast<const float4 *>(raw)[q * THREADS + threadIdx.x];
-    }
-    /* ... and its four stores into the tile (free: no thread reads it until the next barrier). */
-    __device__ __forceinline__ void store_chunk(float *tile, int q, float4 c) const
-    {
-        float *d = tile + t_off + q * RSTEP;
-        d[0] = c.x, d[SROW] = c.y, d[2 * SROW] = c.z, d[3 * SROW] = c.w;
-    }
-};
-
-/*
  * The stream-K tail (docs/NOTES.md "v0.14"). A grid of T tiles on G resident blocks runs in
  * ceil(T / G) rounds; when T is not a multiple of G the last round keeps rem = T mod G blocks
  * busy and G - rem idle for a whole tile's time (4096^3 on configuration 7: 512 tiles, 132
@@ -547,31 +431,18 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
      * a configuration's transposed A), read AG = AKC k at a time. */
     constexpr bool AK = TRANS_A && CF::AKC != 0 && VA == 4;
     constexpr int AG = AK ? CF::AKC : 1;
-    /* XA / XB: the operand contiguous along k in 16-byte copies, stored transposed by the copying
-     * thread (BigConfig::XT; VA / VB = 4 only for such a configuration's aligned operand) */
-    constexpr bool XA = TRANS_A && (CF::XT & 1) && VA == 4, XB = !TRANS_B && (CF::XT & 2) && VB == 4;
     using LoadA = std::conditional_t<
         AK, KLoader<BM, BK, CF::THREADS>,
-        std::conditional_t<XA, XLoader<BM, BK, CF::THREADS, (CF::XT & 16) != 0, (CF::XT & 32) != 0, (CF::XT & 64) ? CF::PF : 0>,
-                           AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF>>>;
-    using LoadB = std::conditional_t<XB, XLoader<BN, BK, CF::THREADS, (CF::XT & 16) != 0, false, (CF::XT & 64) ? CF::PF : 0>,
-                                     AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF>>;
+        AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF>>;
+    using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF>;
     if constexpr (AK) static_assert(LoadA::TILE_FLOATS <= CF::A_FLOATS, "the k-contiguous A tile fits A's part of a stage");
     /* whether the compute loop undoes a swizzle: that operand is contiguous along k and swizzled */
-    constexpr bool SWA = TRANS_A && (CF::SWZ & 1) && !AK && !XA, SWB = !TRANS_B && (CF::SWZ & 2) && !XB;
+    constexpr bool SWA = TRANS_A && (CF::SWZ & 1) && !AK, SWB = !TRANS_B && (CF::SWZ & 2);
     /* the k step of a slice at which B's copies are issued (A's: step 0) */
     constexpr int BSTEP = CF::bstep(TRANS_A, TRANS_B);
     /* the order of the FFMAs within a k step (ffma_ij) */
     constexpr int ORD = CF::ord(TRANS_A, TRANS_B);
     static_assert(ffma_order_is_permutation<ORD, TM, TN>(), "the FFMA order covers the lane tile once");
-    /* XA / XB: the k step at which a thread waits for the next slice's copies and stores its chunks
-     * of them into their tiles (after B's copies of the slice STAGES - 1 ahead are committed) */
-    constexpr int XSTEP = CF::xstep(TRANS_A, TRANS_B);
-    /* ... one chunk (16 bytes) per k step: A's chunks, then B's, each read at one step and stored at
-     * the next, so that a step's FFMAs cover the shared load's latency */
-    constexpr int XNA = XA ? LoadA::PASSES : 0, XN = XNA + (XB ? LoadB::PASSES : 0);
-    static_assert(XN == 0 || (XSTEP > BSTEP && XSTEP + ((CF::XT & 4) ? 0 : XN) <= BK - 1),
-                  "XT's stores after B's copies, before the barrier");
 
     /* stage s: A tile at smem + s*STAGE_FLOATS (BK rows of SA), B tile right after it */
     const uint32_t s_base = smem_addr(smem);
@@ -598,29 +469,12 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
     const bool a_in = m0 + BM <= m, b_in = n0 + BN <= n;
     const int64_t kfull = klen / BK;
     auto issue_a = [&](int64_t slice, uint32_t stage_addr) {
-        if constexpr (XA) stage_addr += CF::RA_OFF * 4; /* into the staging area */
         if (a_in && slice < kfull) la.template issue<true>(stage_addr);
         else la.template issue<false>(stage_addr);
     };
     auto issue_b = [&](int64_t slice, uint32_t stage_addr) {
-        constexpr uint32_t off = XB ? CF::RB_OFF * 4 : B_OFF;
-        if (b_in && slice < kfull) lb.template issue<true>(stage_addr + off);
-        else lb.template issue<false>(stage_addr + off);
-    };
-    /* XA / XB: chunk c of this thread's (A's first) from the staging areas of stage src, and its
-     * stores into the tiles of stage dst */
-    auto x_load = [&](int src, int c) {
-        const float *stage = smem + src * CF::STAGE_FLOATS;
-        if constexpr (XA)
-            if (c < XNA) return la.load_chunk(stage + CF::RA_OFF, c);
-        if constexpr (XB) return lb.load_chunk(stage + CF::RB_OFF, c - XNA);
-        return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    };
-    auto x_store = [&](int dst, int c, float4 v) {
-        float *stage = smem + dst * CF::STAGE_FLOATS;
-        if constexpr (XA)
-            if (c < XNA) return la.store_chunk(stage, c, v);
-        if constexpr (XB) lb.store_chunk(stage + CF::A_FLOATS, c - XNA, v);
+        if (b_in && slice < kfull) lb.template issue<true>(stage_addr + B_OFF);
+        else lb.template issue<false>(stage_addr + B_OFF);
     };
     /* prologue: slices 0 .. S-2 in flight, one commit group each (empty past the end) */
 #pragma unroll
@@ -629,26 +483,12 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
         cp_async_commit();
     }
     cp_async_wait<S - 2>(); /* this thread's copies of slice 0 have landed */
-    if constexpr (XN > 0)
-        if (ktiles > 0)
-#pragma unroll
-            for (int c = 0; c < XN; ++c) x_store(0, c, x_load(0, c));
     __syncthreads();        /* ... and everyone's */
 
     float4 fa[2][TM / 4], fb[2][TN / 4];
     int rs = 0, ws = S - 1; /* stage read now, stage written next */
-    /* XT: the chunk in flight between its load and its stores; the stage whose tiles the stores
-     * fill (slice kt+1's) and the one whose staging areas the loads read (the same, or past the
-     * last slice the current one's, landed and harmless: its stores land in a stage never read) */
-    float4 xv;
-    int xdst = 0, xsrc = 0;
-    (void)xv, (void)xdst, (void)xsrc;
-    /* XA with XT bit 5: rows 8-15 of each slice are stored with column bit 3 flipped (XLoader) */
-    constexpr bool XSW = XA && (CF::XT & 32);
-    const int a_colx = XSW ? a_col ^ 8 : a_col;
-    (void)a_colx;
     auto load_frag = [&](int buf, int stage, int kk) {
-        const float *sa = smem + stage * CF::STAGE_FLOATS + kk * CF::SA + (XSW && kk % BK >= 8 ? a_colx : a_col);
+        const float *sa = smem + stage * CF::STAGE_FLOATS + kk * CF::SA + a_col;
         const float *sb = smem + stage * CF::STAGE_FLOATS + CF::A_FLOATS + kk * CF::SB + b_col;
         if constexpr (!AK) {
 #pragma unroll
@@ -678,38 +518,11 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
     for (int64_t kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
-            if constexpr (XN > 0) {
-                if (kk == XSTEP) {
-                    /* this thread's copies of slice kt+1 have landed (its commit group is S-2
-                     * behind the one just closed at BSTEP); its stage's tiles were last read in
-                     * iteration kt+1-S, before the barrier that ended it */
-                    cp_async_wait<S - 2>();
-                    xdst = rs + 1 == S ? 0 : rs + 1;
-                    xsrc = kt + 1 < ktiles ? xdst : rs;
-                }
-                if constexpr (CF::XT & 4) { /* every chunk at XSTEP, skipped past the last slice */
-                    if (kk == XSTEP && kt + 1 < ktiles) {
-                        if constexpr (CF::XT & 8) { /* every load, then every store */
-                            float4 v[XN];
-#pragma unroll
-                            for (int c = 0; c < XN; ++c) v[c] = x_load(xdst, c);
-#pragma unroll
-                            for (int c = 0; c < XN; ++c) x_store(xdst, c, v[c]);
-                        } else {
-#pragma unroll
-                            for (int c = 0; c < XN; ++c) x_store(xdst, c, x_load(xdst, c));
-                        }
-                    }
-                } else {
-                    if (kk > XSTEP && kk <= XSTEP + XN) x_store(xdst, kk - XSTEP - 1, xv);
-                    if (kk >= XSTEP && kk < XSTEP + XN) xv = x_load(xsrc, kk - XSTEP);
-                }
-            }
             if (kk == BK - 1) {
                 /* slice kt+1 has landed (S-2 groups may still fly) and every thread has read
                  * its last fragment of slice kt-1: one barrier per slice. Every thread
                  * reaches it: the trip count is the block's. */
-                if constexpr (XN == 0) cp_async_wait<S - 2>();
+                cp_async_wait<S - 2>();
                 __syncthreads();
                 rs = rs + 1 == S ? 0 : rs + 1;
             }
@@ -922,25 +735,23 @@ using TailFn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t
                         float, float *, int64_t, TailPlan, float *);
 
 /* The instance for a transpose pair and the operands' alignment (va/vb: 16-byte copies possible).
- * Alignment only matters for an operand copied in vectors (contiguous along m / n, or contiguous
- * along k in a configuration with AKC or XT), so without those TN has one instance, NN two, TT
- * two, NT four; AKC / XT add the aligned instances of the operands they cover. */
-#define TSG_BIG_PAIR(K, TA, TB)                                                                    \
-    {                                                                                              \
-        constexpr bool CA = !(TA) || CF::AKC != 0 || (CF::XT & 1), CB = (TB) || (CF::XT & 2);    \
-        if constexpr (CA && CB)                                                                    \
-            if (va && vb) return K<CF, TA, TB, 4, 4>;                                              \
-        if constexpr (CA)                                                                          \
-            if (va) return K<CF, TA, TB, 4, 1>;                                                    \
-        if constexpr (CB)                                                                          \
-            if (vb) return K<CF, TA, TB, 1, 4>;                                                    \
-        return K<CF, TA, TB, 1, 1>;                                                                \
-    }
+ * Alignment only matters for an operand copied in vectors (contiguous along m / n, or A
+ * transposed in a configuration with AKC), so TN has one instance (AKC: two), NN two, TT two
+ * (AKC: four), NT four. */
 #define TSG_BIG_PICK(K)                                                                            \
-    if (ta && !tb) TSG_BIG_PAIR(K, true, false)                                                    \
-    if (ta) TSG_BIG_PAIR(K, true, true)                                                            \
-    if (!tb) TSG_BIG_PAIR(K, false, false)                                                         \
-    TSG_BIG_PAIR(K, false, true)
+    if (ta && !tb) {                                                                               \
+        if constexpr (CF::AKC != 0)                                                                \
+            if (va) return K<CF, true, false, 4, 1>;                                               \
+        return K<CF, true, false, 1, 1>;                                                           \
+    }                                                                                              \
+    if (ta) {                                                                                      \
+        if constexpr (CF::AKC != 0)                                                                \
+            if (va) return vb ? K<CF, true, true, 4, 4> : K<CF, true, true, 4, 1>;                 \
+        return vb ? K<CF, true, true, 1, 4> : K<CF, true, true, 1, 1>;                             \
+    }                                                                                              \
+    if (!tb) return va ? K<CF, false, false, 4, 1> : K<CF, false, false, 1, 1>;                    \
+    return va ? (vb ? K<CF, false, true, 4, 4> : K<CF, false, true, 4, 1>)                         \
+              : (vb ? K<CF, false, true, 1, 4> : K<CF, false, true, 1, 1>);
 template <class CF>
 KernelFn pick_big(bool ta, bool tb, bool va, bool vb)
 {
@@ -952,7 +763,6 @@ TailFn pick_tail(bool ta, bool tb, bool va, bool vb)
     TSG_BIG_PICK(big_tail_kernel)
 }
 #undef TSG_BIG_PICK
-#undef TSG_BIG_PAIR
 
 } /* namespace big */
 
@@ -1032,15 +842,6 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 15, 2>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
-/* Open (docs/NOTES.md "v0.18", runs 1-4): configuration 7 with a transposed A in 16-byte copies
- * stored transposed by the copying thread (BigConfig::XT = 93: A's, every load first, a warp's
- * copies 8 rows x 64 bytes, with the L2 prefetch; the wait and the stores at the step after B's
- * copies; TN in order 10) — TN 4096^3 / 8192^3 0.904-0.919 / 0.904-0.909 of cuBLAS against
- * configuration 7's 0.928-0.944 / 0.927-0.933 in the same process (run 3, three passes), the best
- * of 17 XT variants measured. */
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 10, 3, 0, 93>;
-KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand11(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

@@ -128,7 +128,6 @@ struct ConfigRow {
     int pf;    /* L2 prefetch bytes of the 4-byte copies (BigConfig::PF) */
     int bstep[4]; /* k step of a slice at which B's copies are issued, NN NT TN TT (BigConfig::BS_*) */
     int akc;   /* a transposed A in 16-byte copies into a k-contiguous tile (BigConfig::AKC) */
-    int xt;    /* operands contiguous along k in 16-byte copies, stored transposed (BigConfig::XT) */
 };
 
 constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice worth a unit of its own */
@@ -140,10 +139,10 @@ constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice 
 constexpr int64_t BIG_SPLIT_MIN_K = 2048;
 
 #define TSG_SIMT_ROW(CF, PICK, EFF)                                                                \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, nullptr, EFF, 2, 0, SPLIT_MIN_K, 0, 0, {0, 0, 0, 0}, 0, 0}
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, nullptr, EFF, 2, 0, SPLIT_MIN_K, 0, 0, {0, 0, 0, 0}, 0}
 #define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
     {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, pick_##PICK, pick_tail_##PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
-     {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC, CF::XT}
+     {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC}
 /* The big family (issues 10-11): configuration 7's eff = 46.08 / 66.9 TFLOP/s (NN 4096^3, v0.4
  * run 1); 8 and 9: 44.78 and 40.76 TFLOP/s (NN 4096^3, v0.5 run 2, its candidates 12 and 13). */
 const ConfigRow k_configs[] = {
@@ -156,7 +155,6 @@ const ConfigRow k_configs[] = {
 #ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
                               * varies; the rule never picks one (NADOPTED) */
     TSG_BIG_ROW(Cand10, cand10, 0.689),
-    TSG_BIG_ROW(Cand11, cand11, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW
@@ -466,18 +464,11 @@ int kernel_describe(int config, char *buf, size_t len)
         snprintf(buf, len, "%s", cudaGetErrorString(e));
         return (int)e;
     }
-    char more[320] = "";
+    char more[192] = "";
     if (r.pf) snprintf(more, sizeof more, ", L2 prefetch %d B", r.pf);
     if (r.akc)
         snprintf(more + strlen(more), sizeof more - strlen(more),
                  ", A^T in 16-byte copies k-contiguous, read %d k at a time", r.akc);
-    if (r.xt & 3)
-        snprintf(more + strlen(more), sizeof more - strlen(more), ", %s in 16-byte copies stored transposed%s",
-                 (r.xt & 3) == 3 ? "A^T and B" : r.xt & 1 ? "A^T" : "B",
-                 r.xt & 8 ? " (loads first)" : r.xt & 4 ? "" : " (a chunk a step)");
-    if (r.xt & 16) snprintf(more + strlen(more), sizeof more - strlen(more), " (8 rows a warp)");
-    if (r.xt & 32) snprintf(more + strlen(more), sizeof more - strlen(more), " (A rows 8-15 swizzled)");
-    if (r.xt & 64) snprintf(more + strlen(more), sizeof more - strlen(more), " (with the L2 prefetch)");
     if (r.bstep[0] || r.bstep[1] || r.bstep[2] || r.bstep[3])
         snprintf(more + strlen(more), sizeof more - strlen(more), ", B copies at step %d/%d/%d/%d (NN/NT/TN/TT)",
                  r.bstep[0], r.bstep[1], r.bstep[2], r.bstep[3]);
