@@ -75,12 +75,10 @@ constexpr int PAD = 4;
  * AKC: a transposed A (contiguous along k) whose base and lda allow 16-byte copies goes as 16-byte
  * copies into a k-contiguous shared tile (KLoader) and its fragments are read AKC k at a time
  * (4: LDS.128, 2: LDS.64; 0: off, the 4-byte copies of AsyncLoader).
- * KADV: the k step of a slice at which the 4-byte copies of an operand contiguous along k advance
- * their pointer to the next slice (0: right after the copies, in AsyncLoader::issue).
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
           int PF_ = 0, int BS_NN_ = 0, int BS_NT_ = 0, int BS_TN_ = 0, int BS_TT_ = 0, int ORD_NN_ = 0,
-          int ORD_NT_ = 0, int ORD_TN_ = 0, int ORD_TT_ = 0, int AKC_ = 0, int KADV_ = 0>
+          int ORD_NT_ = 0, int ORD_TN_ = 0, int ORD_TT_ = 0, int AKC_ = 0>
 struct BigConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
@@ -89,7 +87,7 @@ struct BigConfig {
     static constexpr int bstep(bool ta, bool tb) { return ta ? (tb ? BS_TT : BS_TN) : (tb ? BS_NT : BS_NN); }
     static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
     static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
-    static constexpr int AKC = AKC_, KADV = KADV_;
+    static constexpr int AKC = AKC_;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
@@ -175,7 +173,7 @@ static __device__ __forceinline__ void cp_async_wait()
  * (compile-time) register indices.
  * PF: the L2 prefetch size of the 4-byte copies (cp_async).
  */
-template <int W, int BK, int THREADS, bool CONTIG_MN, int VW, bool SWZ = false, int PF = 0, bool DEFER = false>
+template <int W, int BK, int THREADS, bool CONTIG_MN, int VW, bool SWZ = false, int PF = 0>
 struct AsyncLoader {
     static constexpr int LC = CONTIG_MN ? W : BK; /* contiguous extent of a slice */
     static constexpr int LO = CONTIG_MN ? BK : W; /* the other extent */
@@ -245,15 +243,6 @@ struct AsyncLoader {
                 cp_async<VW * 4, PF>(s_tile + s_off + q * SPASS + j * TV * VW * 4, src, bytes);
             }
         }
-        if constexpr (!DEFER) advance();
-    }
-
-    /* The next slice. DEFER: the caller calls it, some k steps after issue(): the copies read p
-     * when they leave the queue, so an increment of p right after them waits for the last one
-     * (Nsight Compute's per-instruction sampling put NN's and TN's largest long-scoreboard stall on
-     * that increment, docs/NOTES.md "v0.18"). */
-    __device__ __forceinline__ void advance()
-    {
         p += step;
         k_left -= BK;
     }
@@ -444,10 +433,8 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
     constexpr int AG = AK ? CF::AKC : 1;
     using LoadA = std::conditional_t<
         AK, KLoader<BM, BK, CF::THREADS>,
-        AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF, TRANS_A && CF::KADV != 0>>;
-    using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF, !TRANS_B && CF::KADV != 0>;
-    /* KADV: the 4-byte copies of an operand contiguous along k advance at that k step (DEFER) */
-    constexpr bool DA = TRANS_A && CF::KADV != 0 && !AK, DB = !TRANS_B && CF::KADV != 0;
+        AsyncLoader<BM, BK, CF::THREADS, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF>>;
+    using LoadB = AsyncLoader<BN, BK, CF::THREADS, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF>;
     if constexpr (AK) static_assert(LoadA::TILE_FLOATS <= CF::A_FLOATS, "the k-contiguous A tile fits A's part of a stage");
     /* whether the compute loop undoes a swizzle: that operand is contiguous along k and swizzled */
     constexpr bool SWA = TRANS_A && (CF::SWZ & 1) && !AK, SWB = !TRANS_B && (CF::SWZ & 2);
@@ -493,8 +480,6 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
 #pragma unroll
     for (int s = 0; s < S - 1; ++s) {
         if (s < ktiles) issue_a(s, s_base + s * STAGE_B), issue_b(s, s_base + s * STAGE_B);
-        if constexpr (DA) la.advance();
-        if constexpr (DB) lb.advance();
         cp_async_commit();
     }
     cp_async_wait<S - 2>(); /* this thread's copies of slice 0 have landed */
@@ -554,13 +539,6 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
                 if (kt + S - 1 < ktiles) issue_b(kt + S - 1, s_base + ws * STAGE_B);
                 cp_async_commit();
                 ws = ws + 1 == S ? 0 : ws + 1;
-            }
-            if constexpr (DA || DB) {
-                static_assert(!(DA || DB) || (CF::KADV > BSTEP && CF::KADV < BK), "KADV: after B's copies");
-                if (kk == CF::KADV) {
-                    if constexpr (DA) la.advance();
-                    if constexpr (DB) lb.advance();
-                }
             }
             const float *bv = reinterpret_cast<const float *>(fb[kk % 2]);
             if constexpr (AK) { /* A's value of row i at this k: component kk % AG of a4[..][i] */
@@ -864,15 +842,6 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 15, 2>;
 KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
 big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
-/* Open (docs/NOTES.md "v0.18", run 7): configurations 7 (11) and 9 (12) with the 4-byte
- * copies of an operand contiguous along k advancing their pointer at k step 10 (KADV) rather than
- * right after the copies. */
-using Cand11 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 3, 0, 10>;
-using Cand12 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 0, 0, 0, 10, 0, 10>;
-KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand11(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand12(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

@@ -155,7 +155,6 @@ const ConfigRow k_configs[] = {
 #ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
                               * varies; the rule never picks one (NADOPTED) */
     TSG_BIG_ROW(Cand10, cand10, 0.689),
-    TSG_BIG_ROW(Cand11, cand11, 0.689), TSG_BIG_ROW(Cand12, cand12, 0.609),
 #endif
 };
 #undef TSG_SIMT_ROW
