@@ -205,8 +205,15 @@ struct AsyncLoader {
 
     __device__ __forceinline__ AsyncLoader(const float *x_, int64_t ld, int64_t mn0, int64_t mn_end,
                                            int64_t k_end)
+        : AsyncLoader(x_, ld, mn0, mn_end, k_end, (int)threadIdx.x)
     {
-        const int t = threadIdx.x, c = (t % TV) * VW, r = t / TV;
+    }
+    /* t: this thread's number among the THREADS that copy (a warp-specialized block's producers
+     * count from 0; tsg_kernel_ws.cuh) */
+    __device__ __forceinline__ AsyncLoader(const float *x_, int64_t ld, int64_t mn0, int64_t mn_end,
+                                           int64_t k_end, int t)
+    {
+        const int c = (t % TV) * VW, r = t / TV;
         const int64_t mn = CONTIG_MN ? mn0 + c : mn0 + r;
         const int64_t kk = CONTIG_MN ? r : c;
         x = x_;

@@ -14,6 +14,9 @@
 
 #include "tsg_kernel.h"
 #include "tsg_kernel_big.cuh"
+#ifdef TSG_KERNEL_CANDIDATES
+#include "tsg_kernel_ws.cuh"
+#endif
 #include "tsg_kernel_simt.cuh"
 
 namespace tsg {
@@ -143,6 +146,9 @@ constexpr int64_t BIG_SPLIT_MIN_K = 2048;
 #define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
     {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, pick_##PICK, pick_tail_##PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
      {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC}
+#define TSG_WS_ROW(CF, PICK, EFF)                                                                  \
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, pick_##PICK, nullptr, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
+     {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC}
 /* The big family (issues 10-11): configuration 7's eff = 46.08 / 66.9 TFLOP/s (NN 4096^3, v0.4
  * run 1); 8 and 9: 44.78 and 40.76 TFLOP/s (NN 4096^3, v0.5 run 2, its candidates 12 and 13). */
 const ConfigRow k_configs[] = {
@@ -155,10 +161,19 @@ const ConfigRow k_configs[] = {
 #ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
                               * varies; the rule never picks one (NADOPTED) */
     TSG_BIG_ROW(Cand10, cand10, 0.689),
+    /* the warp-specialized family (tsg_kernel_ws.cuh, sm_90a): no stream-K tail */
+    TSG_WS_ROW(Cand11, cand11, 0.689),
+    TSG_WS_ROW(Cand12, cand12, 0.689),
+    TSG_WS_ROW(Cand13, cand13, 0.689),
+    TSG_WS_ROW(Cand14, cand14, 0.689),
+    TSG_WS_ROW(Cand15, cand15, 0.689),
+    TSG_WS_ROW(Cand16, cand16, 0.689),
+    TSG_WS_ROW(Cand17, cand17, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW
 #undef TSG_BIG_ROW
+#undef TSG_WS_ROW
 /* the SIMT family's configurations (NCONFIGS), then the big family's 7, 8, 9 (and candidates) */
 constexpr int NALL = (int)(sizeof k_configs / sizeof k_configs[0]);
 /* the rule chooses among the adopted configurations only; candidates run when forced */

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""sass-loops.py — the K loop of every big-family kernel instance in a CUDA binary, as SASS.
+"""sass-loops.py — the K loop of every big-family (and warp-specialized family) kernel instance in a CUDA binary, as SASS.
 
     scripts/sass-loops.py BINARY [BINARY2]
 
 BINARY: an object file, libtsgemm.so or anything cuobjdump reads (built for one architecture,
-e.g. -DCMAKE_CUDA_ARCHITECTURES=90). For each big_kernel / big_tail_kernel instance (transpose
+e.g. -DCMAKE_CUDA_ARCHITECTURES=90). For each big_kernel / big_tail_kernel / ws_kernel instance (transpose
 pair TA TB, vector widths VA VB) it prints the K loop's length in instructions, its FFMA and LDS
 count, how close the fragment loads (LDS) come to the first instruction that reads them (the
 fewest instructions, and how many loads are under 32 apart), how many FFMAs read two (bank2) or
@@ -33,7 +33,7 @@ def functions(binary):
     for line in out.splitlines():
         m = re.search(r'Function : (\S+)', line)
         if m:
-            cur = m.group(1) if 'big_kernel' in m.group(1) or 'big_tail_kernel' in m.group(1) else None
+            cur = m.group(1) if any(x in m.group(1) for x in ('big_kernel', 'big_tail_kernel', 'ws_kernel')) else None
             if cur:
                 funcs[cur] = []
             continue
@@ -103,8 +103,8 @@ def bank_reads(seg):
 
 
 def label(name):
-    kind = 'tail' if 'big_tail_kernel' in name else 'big '
-    cfg = re.search(r'BigConfigILi(\d+)ELi(\d+)E', name)
+    kind = 'tail' if 'big_tail_kernel' in name else 'ws  ' if 'ws_kernel' in name else 'big '
+    cfg = re.search(r'(?:Big|Ws)ConfigILi(\d+)ELi(\d+)E', name)
     m = re.search(r'ELb(\d)ELb(\d)ELi(\d)ELi(\d)', name)
     pair = ('T' if m.group(1) == '1' else 'N') + ('T' if m.group(2) == '1' else 'N')
     return '%s %sx%s %s VA%s VB%s' % (kind, cfg.group(1), cfg.group(2), pair, m.group(3), m.group(4))

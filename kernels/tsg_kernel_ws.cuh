@@ -1,0 +1,373 @@
+/*
+ * tsg_kernel_ws.cuh — tsgemm's warp-specialized SGEMM kernel family for Hopper (issue 10): FP32
+ * SIMT, the big family's tile, warp tiles, fragment layout and FFMA orders (tsg_kernel_big.cuh),
+ * but every global -> shared copy is issued by a producer warpgroup and the stages are handed over
+ * by mbarriers instead of __syncthreads; `setmaxnreg` moves the producer's registers to the
+ * consumers. Needs sm_90a (setmaxnreg): its instance files are compiled for that target only
+ * (CMakeLists.txt) and the launcher offers it on a compute capability 9.0 device only.
+ * Same launch signature, split-K semantics and tile order (tile_coords) as the other families.
+ *
+ * Owns: this family's kernel and its mbarrier helpers, under the kernel contract of DESIGN.md.
+ * Must not: know about host memory, CBLAS, or anything but device pointers and the canonical
+ * problem. Borrows from tsg_kernel_big.cuh the cp.async wrappers, AsyncLoader (zero fill, the
+ * transposing coordinate swap, B's swizzle), ffma_ij and write_tile.
+ *
+ * Why (docs/NOTES.md "v0.19"): configuration 7's 8 warps issue their own copies (TN: 24 LDGSTS.32
+ * per thread and slice, with their address arithmetic; NN 12, NT 6) and meet at one __syncthreads
+ * per 16-k slice; ncu (v0.18 run 6) put TN's extra stalls on those copies — write-after-read on
+ * the registers of queued LDGSTS and the LSU queue. v0.13's warp-specialized candidate (one
+ * producer warp, 288 threads) lost 20-25% because 9 warps cap every thread at 168 registers (a
+ * scheduler's quarter of the register file holds 3 warps), which left no room for two fragment
+ * buffers. Here, with sm_90a:
+ *  - THREADS = CTHREADS + 128: warps 0 .. CWARPS-1 (two warpgroups at CWARPS = 8) are the
+ *    consumers, laid out exactly as big_kernel's warps; the last warpgroup (4 warps, one per
+ *    scheduler) is the producer. __launch_bounds__(THREADS, 1) caps every thread at 168
+ *    registers at entry; the producer then gives registers back (setmaxnreg.dec to PREG) and the
+ *    consumers take them (setmaxnreg.inc to CREG): 128 PREG + CTHREADS CREG <= 65536, and per
+ *    scheduler 32 PREG + 64 CREG <= 16384 (CREG 232, PREG 40: 16128).
+ *  - the producer walks the consumers' sequence of work units and slices; slice g of the block
+ *    (g counts across units) goes to stage g mod STAGES. Per slice each producer thread waits
+ *    until the stage is empty, issues its copies (AsyncLoader over 128 threads: a transposed
+ *    operand's 16 k of 8 columns per pass) and cp.async.mbarrier.arrive.noinc on the stage's
+ *    "full" barrier (128 arrivals, each when that thread's copies have landed).
+ *  - a consumer thread waits on "full" before its first fragment read of a slice (during the
+ *    previous slice's last k step, as big_kernel's barrier), and arrives on "empty" at the
+ *    slice's last k step, when its last read of the stage (the fragments of that step, loaded
+ *    one step earlier) is behind it (CTHREADS arrivals: every consumer thread, so that no read
+ *    reaches the producer's writes through a warp barrier only).
+ *  - phase parity of use u of a stage: "full" completes its u-th phase, waited with parity u & 1;
+ *    the producer's u-th fill waits for the (u-1)-th completion of "empty", parity (u & 1) ^ 1,
+ *    which for u = 0 a fresh barrier reports complete at once (PTX ISA, mbarrier.try_wait: the
+ *    phase before the current one counts as completed).
+ *  - no __syncthreads after the barriers' initialisation but one at the very end that every
+ *    thread reaches; none between units, so the producer fills the next unit's stages while the
+ *    consumers write C back.
+ *  - zero fill, the transposes and B's swizzle are AsyncLoader's (tsg_kernel_big.cuh): out-of-range
+ *    elements are copied with src-size 0 (or a partial 16-byte vector) from the operand's first
+ *    element; the store to shared memory is never skipped.
+ * Sources of the ideas: producer / consumer warp specialisation with per-stage full / empty
+ * barriers and register reallocation between warpgroups as described in NVIDIA's Hopper tuning
+ * guide and the CUTLASS pipeline documentation (the pattern only; no code taken from them); the
+ * PTX ISA's mbarrier, cp.async.mbarrier.arrive and setmaxnreg sections for the primitives.
+ */
+#ifndef TSG_KERNEL_WS_CUH
+#define TSG_KERNEL_WS_CUH
+
+#include <stdint.h>
+
+#include "tsg_kernel_big.cuh" /* big::AsyncLoader, cp_async, ffma_ij, write_tile; KernelFn, tile_coords */
+
+namespace tsg {
+namespace ws {
+
+using big::PAD;
+
+/*
+ * One configuration: C tile BM x BN, consumer warp tile WM x WN, lanes LM along m, K step BK,
+ * STAGES shared buffers, SWZ / PF as BigConfig's (B swizzled when contiguous along k; the 4-byte
+ * copies' L2 prefetch), CREG / PREG the consumers' / producer's registers per thread after
+ * setmaxnreg (multiples of 8, 24..256), ORD_* the FFMA order per transpose pair (ffma_ij). One
+ * block per SM. BS_* and AKC exist for the launcher's table and are 0: the producer issues a
+ * slice's copies as soon as its stage is empty.
+ */
+template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int SWZ_, int PF_, int CREG_,
+          int PREG_, int ORD_NN_, int ORD_NT_, int ORD_TN_, int ORD_TT_>
+struct WsConfig {
+    static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
+    static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = 1;
+    static constexpr int SWZ = SWZ_, PF = PF_, CREG = CREG_, PREG = PREG_;
+    static constexpr int BS_NN = 0, BS_NT = 0, BS_TN = 0, BS_TT = 0, AKC = 0;
+    static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
+    static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
+    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, CWARPS = WARPS_M * WARPS_N;
+    static constexpr int PTHREADS = 128;                            /* the producer warpgroup */
+    static constexpr int CTHREADS = 32 * CWARPS, THREADS = CTHREADS + PTHREADS;
+    static constexpr int TM = WM / LM, TN = WN / LN;
+    static constexpr int SA = BM + PAD, SB = BN + PAD;              /* shared row strides, floats */
+    static constexpr int A_FLOATS = BK * SA, STAGE_FLOATS = A_FLOATS + BK * SB;
+    static constexpr int BAR_OFF = STAGES * STAGE_FLOATS * 4;       /* full[STAGES], empty[STAGES] */
+    static constexpr int SMEM_BYTES = BAR_OFF + 2 * STAGES * 8;     /* dynamic shared memory */
+    static_assert(BM % WM == 0 && BN % WN == 0 && 32 % LM == 0, "warps and lanes tile the block");
+    static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
+                  "lane tiles are made of 4 x 4 sub-tiles");
+    static_assert(CWARPS % 4 == 0, "the consumers are whole warpgroups (setmaxnreg acts per warpgroup)");
+    static_assert(BK == 8 || BK == 16 || BK == 32, "BK: 8, 16 or 32");
+    static_assert(STAGES >= 2, "at least two stages");
+    static_assert(BAR_OFF % 8 == 0, "mbarriers are 8-byte aligned");
+    static_assert(CREG % 8 == 0 && PREG % 8 == 0 && PREG >= 24 && CREG <= 256 &&
+                      PTHREADS * PREG + CTHREADS * CREG <= 65536 && 32 * PREG + 32 * (CWARPS / 4) * CREG <= 16384,
+                  "setmaxnreg: multiples of 8 that fit the register file and each scheduler's quarter of it");
+};
+
+/* ---- mbarriers and register reallocation (sm_90; setmaxnreg sm_90a) ---- */
+
+static __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+#else
+    (void)bar, (void)count;
+    __trap();
+#endif
+}
+
+/* makes the initialisations visible to the other threads' barrier operations (with the
+ * __syncthreads that follows it) */
+static __device__ __forceinline__ void mbar_init_fence()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+
+/* one arrival (release at CTA scope: this thread's earlier shared-memory reads are ordered
+ * before it) */
+static __device__ __forceinline__ void mbar_arrive(uint32_t bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.release.cta.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar)
+                 : "memory");
+#else
+    (void)bar;
+    __trap();
+#endif
+}
+
+/* an arrival triggered once all of this thread's earlier cp.async copies have landed; .noinc:
+ * it counts against the barrier's initial count (one per producer thread) */
+static __device__ __forceinline__ void mbar_arrive_cp_async(uint32_t bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+#else
+    (void)bar;
+    __trap();
+#endif
+}
+
+/* Waits until the phase of parity `parity` has completed (acquire at CTA scope). asm volatile
+ * with a memory clobber: no shared-memory access after it is hoisted above it. */
+static __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("{\n.reg .pred p;\nTSG_WAIT_%=:\n"
+                 "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%0], %1;\n"
+                 "@!p bra TSG_WAIT_%=;\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+#else
+    (void)bar, (void)parity;
+    __trap();
+#endif
+}
+
+/* this warpgroup's registers per thread from here on (sm_90a; elsewhere the kernel is not built) */
+template <int R>
+static __device__ __forceinline__ void regs_inc()
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+#endif
+}
+template <int R>
+static __device__ __forceinline__ void regs_dec()
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+#endif
+}
+
+/*
+ * The kernel: one launch covers all work units (a 1-D grid striding over ceil(m/BM) *
+ * ceil(n/BN) tiles times `splits` slices of K; split s of a tile computes the k range
+ * [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then passes alpha = 1,
+ * beta = 0 and a workspace as C). VA / VB: the vector width of A's / B's copies when that operand
+ * is contiguous along m / n (4: 16-byte aligned base and ld % 4 == 0; 1: any). Dynamic shared
+ * memory: CF::SMEM_BYTES (STAGES stages of As[BK][SA] then Bs[BK][SB], then 2 STAGES mbarriers).
+ */
+template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB>
+__global__ void __launch_bounds__(CF::THREADS, 1)
+ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float alpha,
+          const float *__restrict__ A, int64_t lda, const float *__restrict__ B, int64_t ldb,
+          float beta, float *__restrict__ C, int64_t ldc, int64_t split_stride)
+{
+    constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, TM = CF::TM, TN = CF::TN;
+    constexpr int LM = CF::LM, LN = CF::LN, S = CF::STAGES, P = CF::PTHREADS;
+    /* A not transposed is contiguous along m; B transposed is contiguous along n. */
+    using LoadA = big::AsyncLoader<BM, BK, P, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF>;
+    using LoadB = big::AsyncLoader<BN, BK, P, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF>;
+    /* whether the compute loop undoes a swizzle: that operand is contiguous along k and swizzled */
+    constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
+    constexpr int ORD = CF::ord(TRANS_A, TRANS_B);
+    static_assert(big::ffma_order_is_permutation<ORD, TM, TN>(), "the FFMA order covers the lane tile once");
+    (void)LN;
+
+    extern __shared__ __align__(16) float smem[];
+    const uint32_t s_base = big::smem_addr(smem);
+    constexpr uint32_t STAGE_B = CF::STAGE_FLOATS * 4, B_OFF = CF::A_FLOATS * 4;
+    /* full[s] at bar_full + 8 s, empty[s] at bar_empty + 8 s */
+    const uint32_t bar_full = s_base + CF::BAR_OFF, bar_empty = bar_full + 8 * S;
+
+    const int t = threadIdx.x;
+    if (t == 0) {
+#pragma unroll
+        for (int s = 0; s < S; ++s) {
+            mbar_init(bar_full + 8 * s, P);              /* one arrival per producer thread */
+            mbar_init(bar_empty + 8 * s, CF::CTHREADS);  /* one per consumer thread */
+        }
+        mbar_init_fence();
+    }
+    __syncthreads(); /* the only barrier before the roles split: everyone sees initialised mbarriers */
+
+    const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
+    const int64_t tiles = tiles_m * tiles_n;
+
+    if (t >= CF::CTHREADS) {
+        /* ---- producer: every slice of every unit of this block, in the consumers' order ---- */
+        regs_dec<CF::PREG>();
+        const int pt = t - CF::CTHREADS;
+        int ws = 0;         /* the stage written next */
+        uint32_t wph = 0;   /* parity of this use of stage ws (its fill count mod 2) */
+        for (int64_t unit = blockIdx.x; unit < tiles * splits; unit += gridDim.x) {
+            const int64_t split = unit / tiles;
+            int64_t bm, bn;
+            tile_coords(unit - split * tiles, tiles_m, tiles_n, &bm, &bn);
+            const int64_t m0 = bm * BM, n0 = bn * BN;
+            const int64_t kb = split * kchunk;
+            const int64_t klen = k - kb < kchunk ? k - kb : kchunk;
+            const int64_t ktiles = (klen + BK - 1) / BK;
+            LoadA la(A + (TRANS_A ? kb : kb * lda), lda, m0, m, klen, pt);
+            LoadB lb(B + (TRANS_B ? kb * ldb : kb), ldb, n0, n, klen, pt);
+            /* block-uniform: the tile lies inside op(A) along m / op(B) along n; slices below
+             * kfull lie inside along k */
+            const bool a_in = m0 + BM <= m, b_in = n0 + BN <= n;
+            const int64_t kfull = klen / BK;
+            for (int64_t kt = 0; kt < ktiles; ++kt) {
+                mbar_wait(bar_empty + 8 * ws, wph ^ 1); /* the consumers released use u - 1 */
+                const uint32_t st = s_base + ws * STAGE_B;
+                if (a_in && kt < kfull) la.template issue<true>(st);
+                else la.template issue<false>(st);
+                if (b_in && kt < kfull) lb.template issue<true>(st + B_OFF);
+                else lb.template issue<false>(st + B_OFF);
+                mbar_arrive_cp_async(bar_full + 8 * ws);
+                if (++ws == S) ws = 0, wph ^= 1;
+            }
+        }
+        big::cp_async_wait<0>(); /* nothing of this thread's in flight when it leaves its loop */
+    } else {
+        /* ---- consumers: big_kernel's warp and lane layout and K loop ---- */
+        regs_inc<CF::CREG>();
+        const int lane = t % 32, warp = t / 32;
+        const int lm = lane % LM, ln = lane / LM;
+        const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
+        const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
+        int rs = 0;        /* the stage read now */
+        uint32_t rph = 0;  /* parity of this use of stage rs */
+
+        float4 fa[2][TM / 4], fb[2][TN / 4];
+        auto load_frag = [&](int buf, int stage, int kk) {
+            const float *sa = smem + stage * CF::STAGE_FLOATS + kk * CF::SA + a_col;
+            const float *sb = smem + stage * CF::STAGE_FLOATS + CF::A_FLOATS + kk * CF::SB + b_col;
+#pragma unroll
+            for (int g = 0; g < TM / 4; ++g) fa[buf][g] = *reinterpret_cast<const float4 *>(sa + 4 * LM * g);
+#pragma unroll
+            for (int g = 0; g < TN / 4; ++g) fb[buf][g] = *reinterpret_cast<const float4 *>(sb + 4 * LN * g);
+        };
+
+        for (int64_t unit = blockIdx.x; unit < tiles * splits; unit += gridDim.x) {
+            const int64_t split = unit / tiles;
+            const int64_t kb = split * kchunk;
+            const int64_t klen = k - kb < kchunk ? k - kb : kchunk;
+            const int64_t ktiles = (klen + BK - 1) / BK;
+
+            float acc[TM][TN];
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+            if (ktiles > 0) {
+                mbar_wait(bar_full + 8 * rs, rph); /* the unit's first slice has landed */
+                load_frag(0, rs, 0);
+            }
+            for (int64_t kt = 0; kt < ktiles; ++kt) {
+                const bool more = kt + 1 < ktiles;
+                const int ns = rs + 1 == S ? 0 : rs + 1;
+                const uint32_t nph = ns == 0 ? rph ^ 1 : rph;
+#pragma unroll
+                for (int kk = 0; kk < BK; ++kk) {
+                    if (kk == BK - 1) {
+                        /* the fragments of this last step were read one step ago: the stage
+                         * goes back to the producer; the next slice's must have landed */
+                        mbar_arrive(bar_empty + 8 * rs);
+                        if (more) mbar_wait(bar_full + 8 * ns, nph);
+                    }
+                    if (kk < BK - 1) load_frag((kk + 1) % 2, rs, kk + 1);
+                    else if (more) load_frag(0, ns, 0);
+                    const float *av = reinterpret_cast<const float *>(fa[kk % 2]);
+                    const float *bv = reinterpret_cast<const float *>(fb[kk % 2]);
+                    /* a swizzled row holds column c of an aligned group of 4 in component
+                     * c ^ kswz(kk): a compile-time choice of register */
+                    const int sa = SWA ? LoadA::kswz(kk) : 0, sb = SWB ? LoadB::kswz(kk) : 0;
+#pragma unroll
+                    for (int x = 0; x < TM * TN; ++x) {
+                        const int i = big::ffma_ij<ORD, TM, TN>(x, true), j = big::ffma_ij<ORD, TM, TN>(x, false);
+                        acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
+                    }
+                }
+                rs = ns, rph = nph;
+            }
+
+            int64_t bm, bn;
+            tile_coords(unit - split * tiles, tiles_m, tiles_n, &bm, &bn);
+            big::write_tile<CF>(acc, C + split * split_stride, ldc, m, n, bm * BM, bn * BN, a_col, b_col, alpha,
+                                beta);
+        }
+    }
+    /* every thread of the block, both roles, once: no warp leaves while another may still wait on
+     * a barrier it arrives on */
+    __syncthreads();
+}
+
+/* The instance for a transpose pair and the operands' alignment (as big::pick_big: TN one
+ * instance, NN two, TT two, NT four). */
+template <class CF>
+KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
+{
+    if (ta && !tb) return ws_kernel<CF, true, false, 1, 1>;
+    if (ta) return vb ? ws_kernel<CF, true, true, 1, 4> : ws_kernel<CF, true, true, 1, 1>;
+    if (!tb) return va ? ws_kernel<CF, false, false, 4, 1> : ws_kernel<CF, false, false, 1, 1>;
+    return va ? (vb ? ws_kernel<CF, false, true, 4, 4> : ws_kernel<CF, false, true, 4, 1>)
+              : (vb ? ws_kernel<CF, false, true, 1, 4> : ws_kernel<CF, false, true, 1, 1>);
+}
+
+} /* namespace ws */
+
+/*
+ * Candidates (built only with -DTSGEMM_KERNEL_CANDIDATES=ON, for sm_90a; kernels/tsg_kernel_ws_cand*.cu):
+ * configuration 7's tile (256 x 128, 8 consumer warps of 64 x 64, lanes 8 x 4, 8 x 16
+ * accumulators per lane, 256-byte L2 prefetch on the 4-byte copies, configuration 7's FFMA orders)
+ * with a producer warpgroup; consumers at 232 registers, the producer at 40. v0.19 run 1
+ * (docs/NOTES.md): BK = 16, B swizzled, in 4 / 6 / 3 stages, all ahead of configuration 7 on
+ * every pair, 6 stages the best on TN (0.942-0.946 of cuBLAS). Run 2's set: 11 = 6 stages (run 1's
+ * best); 12 = 11 with A swizzled too; 13 / 14 = BK 32, both swizzled, 4 / 3 stages; 15 = 8 stages;
+ * 16 = 12 with a 128-byte prefetch; 17 = 11 with TN in FFMA order 3.
+ */
+using Cand11 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>;
+using Cand12 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 256, 232, 40, 15, 10, 13, 3>;
+using Cand13 = ws::WsConfig<256, 128, 64, 64, 8, 32, 4, 3, 256, 232, 40, 15, 10, 13, 3>;
+using Cand14 = ws::WsConfig<256, 128, 64, 64, 8, 32, 3, 3, 256, 232, 40, 15, 10, 13, 3>;
+using Cand15 = ws::WsConfig<256, 128, 64, 64, 8, 16, 8, 2, 256, 232, 40, 15, 10, 13, 3>;
+using Cand16 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 128, 232, 40, 15, 10, 13, 3>;
+using Cand17 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 3, 3>;
+KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand15(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand16(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand17(bool ta, bool tb, bool va, bool vb);
+
+} /* namespace tsg */
+
+#endif /* TSG_KERNEL_WS_CUH */
