@@ -169,6 +169,7 @@ const ConfigRow k_configs[] = {
     TSG_WS_ROW(Cand15, cand15, 0.689),
     TSG_WS_ROW(Cand16, cand16, 0.689),
     TSG_WS_ROW(Cand17, cand17, 0.689),
+    TSG_WS_ROW(Cand18, cand18, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW

@@ -349,17 +349,19 @@ KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
  * accumulators per lane, 256-byte L2 prefetch on the 4-byte copies, configuration 7's FFMA orders)
  * with a producer warpgroup; consumers at 232 registers, the producer at 40. v0.19 run 1
  * (docs/NOTES.md): BK = 16, B swizzled, in 4 / 6 / 3 stages, all ahead of configuration 7 on
- * every pair, 6 stages the best on TN (0.942-0.946 of cuBLAS). Run 2's set: 11 = 6 stages (run 1's
- * best); 12 = 11 with A swizzled too; 13 / 14 = BK 32, both swizzled, 4 / 3 stages; 15 = 8 stages;
- * 16 = 12 with a 128-byte prefetch; 17 = 11 with TN in FFMA order 3.
+ * every pair, 6 stages the best on TN (0.942-0.946 of cuBLAS). Run 2 (docs/NOTES.md): 6 stages
+ * best on NN / TN, A swizzled best on TT, BK 32 best on NT 8192^3. Run 3's set, all 6 stages and
+ * B swizzled: 11 = run 2's 11; 12-16 = TN in FFMA orders 10, 15, 2, 5, 0; 17 = a 128-byte
+ * prefetch; 18 = consumers at 240 registers, the producer at 24.
  */
 using Cand11 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>;
-using Cand12 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 256, 232, 40, 15, 10, 13, 3>;
-using Cand13 = ws::WsConfig<256, 128, 64, 64, 8, 32, 4, 3, 256, 232, 40, 15, 10, 13, 3>;
-using Cand14 = ws::WsConfig<256, 128, 64, 64, 8, 32, 3, 3, 256, 232, 40, 15, 10, 13, 3>;
-using Cand15 = ws::WsConfig<256, 128, 64, 64, 8, 16, 8, 2, 256, 232, 40, 15, 10, 13, 3>;
-using Cand16 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 128, 232, 40, 15, 10, 13, 3>;
-using Cand17 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 3, 3>;
+using Cand12 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 10, 3>;
+using Cand13 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 15, 3>;
+using Cand14 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 2, 3>;
+using Cand15 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 5, 3>;
+using Cand16 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 0, 3>;
+using Cand17 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 128, 232, 40, 15, 10, 13, 3>;
+using Cand18 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 240, 24, 15, 10, 13, 3>;
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
@@ -367,6 +369,7 @@ KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand15(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand16(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand17(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand18(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 
