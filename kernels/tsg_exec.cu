@@ -1714,6 +1714,7 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_touch = cfg ? cfg->touch : 0;
     g_beta_device = cfg && cfg->beta_on_device;
     g_comp_streams = cfg && cfg->compute_streams == 1 ? 1 : 2;
+    tsg::kernel_set_ws(!(cfg && cfg->no_ws));
     const bool poll = cfg && cfg->poll == 1   ? false
                       : cfg && cfg->poll == 2 ? true
                                               : POLL_IN_CALLS && cpus >= g_copy_threads + POLL_SPARE_CPUS;

@@ -75,6 +75,9 @@ typedef struct tsg_gpu_config {
                             even inside a pipelined call (v0.10), 2 they poll inside one
                             (tsg_pool_burst_begin); 0 = the executor's rule (POLL_IN_CALLS in
                             kernels/tsg_exec.cu)                                              */
+    int no_ws;           /* TSGEMM_TEST_WS=0 (tuning A/B): the rule plans without the
+                            warp-specialized configuration 10 (kernels/tsg_kernel.h
+                            kernel_set_ws); 0 = the rule                                     */
 } tsg_gpu_config;
 
 /*

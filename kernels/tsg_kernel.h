@@ -22,17 +22,28 @@ namespace tsg {
 int kernel_tile_m();
 int kernel_tile_n();
 
-/* Number of configurations of both families; configuration numbers are 0 .. kernel_configs()-1. */
+/* Number of configurations of the three families (SIMT 0-6, big 7-9, warp-specialized 10, then
+ * candidates); configuration numbers are 0 .. kernel_configs()-1. */
 int kernel_configs();
 
 /* Measures (occupancy API) the resident blocks per SM of every configuration on the current
- * device and keeps them for kernel_plan; *per_sm receives configuration 0's. Call once, at
- * initialisation, before any kernel_plan. */
+ * device and keeps them for kernel_plan; *per_sm receives configuration 0's. A configuration of
+ * sm_90a code (10) that this device cannot load is marked unavailable, not an error. Call once,
+ * at initialisation, before any kernel_plan. Returns 0 or a cudaError_t. */
 int kernel_blocks_per_sm(int *per_sm);
 
 /* Unit tests only: sets the occupancy table (count entries) kernel_plan uses, as
- * kernel_blocks_per_sm would measure it, so the rule can be checked on a machine with no GPU. */
+ * kernel_blocks_per_sm would measure it, so the rule can be checked on a machine with no GPU; an
+ * sm_90a configuration counts as available where its entry is > 0. */
 void kernel_set_blocks_per_sm(const int *per_config, int count);
+
+/* on = 0: the rule never takes the warp-specialized configuration 10 (TSGEMM_TEST_WS=0, the A/B
+ * knob; kernels/tsg_gpu.h no_ws); 1 (the default): it takes it where available (kernel_plan). */
+void kernel_set_ws(int on);
+
+/* Whether configuration `config` runs its own kernels on this device (false for 10 where no
+ * sm_90a code loads: kernel_sgemm then runs configuration 7, the same tile). */
+bool kernel_available(int config);
 
 /* A configuration and a split of K for one launch. */
 struct KernelPlan {
@@ -53,6 +64,8 @@ struct KernelPlan {
  * by max_ws_floats): the test knob that runs the edge grid on every configuration.
  * transa / transb ('N' or 'T', op(A) and op(B) as in kernel_sgemm): the rule's one pair-dependent
  * choice, TT on configuration 9 where 7 would run unsplit (tsg_kernel_simt.cu, TT_EFF).
+ * Where configuration 10 is available (sm_90a; kernel_set_ws), it replaces 7 wherever 7 would
+ * run unsplit without a tail (docs/NOTES.md "v0.19").
  * tail: the stream-K tail of an unsplit big-family plan (docs/NOTES.md "v0.14"): 0 the rule's
  * (where the grid's last round of resident blocks is part-empty and a tail models at least 5%
  * faster than the same configuration without, the partial tiles' traffic included; weighed in

@@ -835,20 +835,11 @@ big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
 
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
  * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
- * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table.
- * Open (docs/NOTES.md "v0.17", runs 1-2): configuration 7 with a transposed A in 16-byte copies
- * into a k-contiguous tile, read 2 k at a time (AKC = 2; TT in order 15) — TN 4096^3 / 8192^3
- * 0.864 / 0.865 of cuBLAS against configuration 7's 0.932 / 0.939 (run 1, two passes, with PF
- * 128). ncu (run 2, TN 4096^3): its copies stall less than configuration 7's (long scoreboard 0.07
- * against 0.12 warps per issued instruction, LSU throttle 0.00 against 0.02) but its FFMAs wait
- * on dispatch (0.38 against 0.14): A's register parity follows k now (a fragment's components are
- * consecutive k), and ptxas's schedule leaves 600-700 FFMAs per slice with two register reads in
- * one bank (scripts/sass-loops.py's bank2; 239 in configuration 7's TN), in every one of the 16
- * FFMA orders. Reading 4 k at a time (LDS.128) lost more (0.817 / 0.821), and so did
- * configuration 9 with either (TT 0.85-0.90 against 0.97-0.99). */
-using Cand10 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 15, 2>;
-KernelFn pick_cand10(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cand10(bool ta, bool tb, bool va, bool vb);
+ * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table. None open:
+ * v0.17's candidate 10 (configuration 7 with AKC = 2: a transposed A in 16-byte copies into a
+ * k-contiguous tile, TN 4096^3 / 8192^3 0.864 / 0.865 of cuBLAS against 7's 0.932 / 0.939, its
+ * FFMAs waiting on register banks) was removed in v0.19, when configuration 10 took its number;
+ * BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 15, 2> rebuilds it. */
 
 } /* namespace tsg */
 

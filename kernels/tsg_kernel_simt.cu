@@ -14,12 +14,16 @@
 
 #include "tsg_kernel.h"
 #include "tsg_kernel_big.cuh"
-#ifdef TSG_KERNEL_CANDIDATES
 #include "tsg_kernel_ws.cuh"
-#endif
 #include "tsg_kernel_simt.cuh"
 
 namespace tsg {
+
+#ifndef TSG_HAVE_WS
+/* Built by an nvcc without sm_90a (before 12.0; CMakeLists.txt): configuration 10 has no
+ * instances, so its row is never available (kernel_blocks_per_sm) and never launched. */
+KernelFn pick_cfg10(bool, bool, bool, bool) { return nullptr; }
+#endif
 namespace {
 
 /* C = alpha * sum over s of W[s] + beta * C, summing the splits in a fixed order (bit-identical
@@ -131,6 +135,7 @@ struct ConfigRow {
     int pf;    /* L2 prefetch bytes of the 4-byte copies (BigConfig::PF) */
     int bstep[4]; /* k step of a slice at which B's copies are issued, NN NT TN TT (BigConfig::BS_*) */
     int akc;   /* a transposed A in 16-byte copies into a k-contiguous tile (BigConfig::AKC) */
+    int sm90a; /* sm_90a code only (the warp-specialized family): available where it loads */
 };
 
 constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice worth a unit of its own */
@@ -142,13 +147,13 @@ constexpr int64_t SPLIT_MIN_K = 256;   /* the SIMT family: the shortest K slice 
 constexpr int64_t BIG_SPLIT_MIN_K = 2048;
 
 #define TSG_SIMT_ROW(CF, PICK, EFF)                                                                \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, nullptr, EFF, 2, 0, SPLIT_MIN_K, 0, 0, {0, 0, 0, 0}, 0}
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, nullptr, EFF, 2, 0, SPLIT_MIN_K, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
     {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, pick_##PICK, pick_tail_##PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
-     {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC}
+     {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC, 0}
 #define TSG_WS_ROW(CF, PICK, EFF)                                                                  \
     {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, pick_##PICK, nullptr, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
-     {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC}
+     {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC, 1}
 /* The big family (issues 10-11): configuration 7's eff = 46.08 / 66.9 TFLOP/s (NN 4096^3, v0.4
  * run 1); 8 and 9: 44.78 and 40.76 TFLOP/s (NN 4096^3, v0.5 run 2, its candidates 12 and 13). */
 const ConfigRow k_configs[] = {
@@ -158,27 +163,21 @@ const ConfigRow k_configs[] = {
     TSG_SIMT_ROW(Cfg6, pick_cfg6, 0.560),
     TSG_BIG_ROW(Cfg7, cfg7, 0.689), TSG_BIG_ROW(Cfg8, cfg8, 0.669),
     TSG_BIG_ROW(Cfg9, cfg9, 0.609),
-#ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh): the eff of the configuration each
-                              * varies; the rule never picks one (NADOPTED) */
-    TSG_BIG_ROW(Cand10, cand10, 0.689),
-    /* the warp-specialized family (tsg_kernel_ws.cuh, sm_90a): no stream-K tail */
-    TSG_WS_ROW(Cand11, cand11, 0.689),
-    TSG_WS_ROW(Cand12, cand12, 0.689),
-    TSG_WS_ROW(Cand13, cand13, 0.689),
-    TSG_WS_ROW(Cand14, cand14, 0.689),
-    TSG_WS_ROW(Cand15, cand15, 0.689),
-    TSG_WS_ROW(Cand16, cand16, 0.689),
-    TSG_WS_ROW(Cand17, cand17, 0.689),
-    TSG_WS_ROW(Cand18, cand18, 0.689),
+    /* the warp-specialized family (tsg_kernel_ws.cuh, sm_90a; no stream-K tail): configuration 7's
+     * tile, so its eff is 7's; the rule takes it in 7's place (kernel_plan) */
+    TSG_WS_ROW(CfgWs, cfg10, 0.689),
+#ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh, tsg_kernel_ws.cuh): the eff of the
+                              * configuration each varies; the rule never picks one (NADOPTED) */
 #endif
 };
 #undef TSG_SIMT_ROW
 #undef TSG_BIG_ROW
 #undef TSG_WS_ROW
-/* the SIMT family's configurations (NCONFIGS), then the big family's 7, 8, 9 (and candidates) */
+/* the SIMT family's configurations (NCONFIGS), then the big family's 7, 8, 9, the
+ * warp-specialized 10 (and candidates) */
 constexpr int NALL = (int)(sizeof k_configs / sizeof k_configs[0]);
 /* the rule chooses among the adopted configurations only; candidates run when forced */
-constexpr int NADOPTED = NCONFIGS + 3;
+constexpr int NADOPTED = NCONFIGS + 4;
 static_assert(NALL >= NADOPTED, "every configuration has its row");
 
 /* Resident blocks per SM of each configuration (kernel_blocks_per_sm; 1 until measured). */
@@ -187,6 +186,19 @@ int g_bps[NALL];
     for (int &b : g_bps) b = 1;
     return true;
 }();
+
+/* Whether each configuration can run on this device: a row of sm_90a code only where its kernel
+ * loads (kernel_blocks_per_sm: a compute capability 9.0 device and an nvcc that built it), or
+ * where the occupancy table given says so (kernel_set_blocks_per_sm); every other row always.
+ * g_ws_on: the TSGEMM_TEST_WS knob (kernel_set_ws). */
+bool g_avail[NALL];
+[[maybe_unused]] const bool g_avail_set = [] {
+    for (int c = 0; c < NALL; ++c) g_avail[c] = !k_configs[c].sm90a;
+    return true;
+}();
+bool g_ws_on = true;
+constexpr int CFG_WS = NCONFIGS + 3; /* configuration 10 */
+static_assert(CFG_WS < NADOPTED, "the warp-specialized configuration is adopted");
 
 /* A block of the big family may take more than 48 KB of dynamic shared memory only once its
  * kernel's limit is raised (per kernel; cheap, and idempotent, so done before every launch and
@@ -250,6 +262,9 @@ double model_time(int c, int64_t m, int64_t n, int64_t k, int64_t splits, int64_
  * keeps 7 (9: 43.6 TFLOP/s), as do NT and TN (46.5 / 43.0 on 9 against 48.3 / 46.4 on 7).
  */
 constexpr double TT_EFF7 = 47.37 / 66.9, TT_EFF9 = 48.38 / 66.9;
+/* configuration 10's TT rate: 1.036 x cuBLAS's 47.95 TFLOP/s at 4096^3 (v0.19 run 2, its candidate
+ * 12, the TT configuration CfgWs adopted; configuration 9 read 1.002 in the same run) */
+constexpr double TT_EFF_WS = 49.67 / 66.9;
 constexpr int CFG_BIG = NCONFIGS, CFG_WIDE = NCONFIGS + 2; /* configurations 7 and 9 */
 
 } /* namespace */
@@ -262,11 +277,17 @@ int kernel_blocks_per_sm(int *per_sm)
 {
     for (int c = 0; c < NALL; ++c) {
         int b = 0;
-        const void *fn = (const void *)k_configs[c].pick(false, false, true, true);
-        cudaError_t e = prepare(k_configs[c], fn);
-        if (e == cudaSuccess)
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fn, k_configs[c].threads,
-                                                              k_configs[c].smem);
+        const ConfigRow &r = k_configs[c];
+        const void *fn = (const void *)r.pick(false, false, true, true);
+        cudaError_t e = fn ? prepare(r, fn) : cudaErrorInvalidDeviceFunction;
+        if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fn, r.threads, r.smem);
+        if (r.sm90a) { /* no sm_90a image for this device (or none built): unavailable, not an error */
+            g_avail[c] = e == cudaSuccess && b > 0;
+            if (!g_avail[c]) {
+                (void)cudaGetLastError();
+                e = cudaSuccess;
+            }
+        }
         if (e != cudaSuccess) return (int)e;
         g_bps[c] = std::max(1, b);
     }
@@ -276,8 +297,15 @@ int kernel_blocks_per_sm(int *per_sm)
 
 void kernel_set_blocks_per_sm(const int *per_config, int count)
 {
-    for (int c = 0; c < NALL && c < count; ++c) g_bps[c] = std::max(1, per_config[c]);
+    for (int c = 0; c < NALL && c < count; ++c) {
+        g_bps[c] = std::max(1, per_config[c]);
+        if (k_configs[c].sm90a) g_avail[c] = per_config[c] > 0;
+    }
 }
+
+void kernel_set_ws(int on) { g_ws_on = on != 0; }
+
+bool kernel_available(int config) { return config >= 0 && config < NALL && g_avail[config]; }
 
 namespace {
 
@@ -379,6 +407,7 @@ KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k
     double tbest = 0;
     bool have = false;
     for (int c = forced ? config : 0; c < (forced ? config + 1 : NADOPTED); ++c) {
+        if (!forced && c == CFG_WS) continue; /* 7's tile: taken in 7's place below */
         const int64_t smax = std::max<int64_t>(
             1, std::min<int64_t>({MAX_SPLITS, k / k_configs[c].split_min_k, ws_max}));
         for (int64_t s = 1; s <= smax; ++s) {
@@ -399,15 +428,26 @@ KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k
             }
         }
     }
+    /* Where the device runs sm_90a code (and TSGEMM_TEST_WS is not 0): the warp-specialized
+     * configuration 10 in place of 7 wherever 7 would run unsplit and without a stream-K tail
+     * (its tile, 2-4% faster on every pair: docs/NOTES.md "v0.19"; it has no tail kernel, and
+     * where the rule takes a tail, 7's tail gains more). */
+    const bool ws = !forced && g_ws_on && g_avail[CFG_WS];
     /* TT: configuration 9 in place of an unsplit 7 when its modelled time at its TT rate is no
-     * longer than 7's at 7's (its grid has as few idle SMs; TT_EFF), tails included */
+     * longer than 7's at 7's (its grid has as few idle SMs; TT_EFF) — or, where 7 would become
+     * 10, than 10's at 10's — tails included */
     int64_t r7, g7, r9, g9;
-    if (!forced && transa == 'T' && transb == 'T' && best.config == CFG_BIG && best.splits == 1 &&
-        unsplit_time(CFG_WIDE, m, n, k, sms, max_ws_floats, rule_tail, &r9, &g9, TT_EFF9) <=
-            unsplit_time(CFG_BIG, m, n, k, sms, max_ws_floats, rule_tail, &r7, &g7, TT_EFF7)) {
-        best = {CFG_WIDE, 1, k};
-        best.tail_tiles = r9, best.tail_blocks = g9;
+    if (!forced && transa == 'T' && transb == 'T' && best.config == CFG_BIG && best.splits == 1) {
+        const bool to_ws = ws && best.tail_tiles == 0;
+        const double t9 = unsplit_time(CFG_WIDE, m, n, k, sms, max_ws_floats, rule_tail, &r9, &g9, TT_EFF9);
+        const double t7 = to_ws ? unsplit_time(CFG_WS, m, n, k, sms, max_ws_floats, -1, &r7, &g7, TT_EFF_WS)
+                                : unsplit_time(CFG_BIG, m, n, k, sms, max_ws_floats, rule_tail, &r7, &g7, TT_EFF7);
+        if (t9 <= t7) {
+            best = {CFG_WIDE, 1, k};
+            best.tail_tiles = r9, best.tail_blocks = g9;
+        }
     }
+    if (ws && best.config == CFG_BIG && best.splits == 1 && best.tail_tiles == 0) best.config = CFG_WS;
     if (tail > 0) force_tail(best, m, n, max_ws_floats, tail);
     return best;
 }
@@ -418,6 +458,7 @@ int kernel_sgemm(int config, char transa, char transb, int64_t m, int64_t n, int
                  int64_t ldc, float *W, void *stream)
 {
     if (config < 0 || config >= NALL) config = 0;
+    if (!g_avail[config]) config = CFG_BIG; /* sm_90a code this device cannot run: 7, the same tile */
     const ConfigRow &r = k_configs[config];
     cudaStream_t s = (cudaStream_t)stream;
     const int64_t tiles = cdiv(m, r.bm) * cdiv(n, r.bn);
@@ -474,6 +515,11 @@ int kernel_describe(int config, char *buf, size_t len)
         return (int)cudaErrorInvalidValue;
     }
     const ConfigRow &r = k_configs[config];
+    if (!g_avail[config]) {
+        snprintf(buf, len, "config %d: tile %dx%d, %d threads, warp-specialized (sm_90a code): not on this "
+                 "device, runs configuration %d", config, r.bm, r.bn, r.threads, CFG_BIG);
+        return 0;
+    }
     cudaFuncAttributes attr;
     cudaError_t e = cudaFuncGetAttributes(&attr, (const void *)r.pick(false, false, true, true));
     if (e != cudaSuccess) {
@@ -481,7 +527,8 @@ int kernel_describe(int config, char *buf, size_t len)
         return (int)e;
     }
     char more[192] = "";
-    if (r.pf) snprintf(more, sizeof more, ", L2 prefetch %d B", r.pf);
+    if (r.sm90a) snprintf(more, sizeof more, ", warp-specialized (%d producer threads), per-pair BK/stages", ws::PRODUCERS);
+    if (r.pf) snprintf(more + strlen(more), sizeof more - strlen(more), ", L2 prefetch %d B", r.pf);
     if (r.akc)
         snprintf(more + strlen(more), sizeof more - strlen(more),
                  ", A^T in 16-byte copies k-contiguous, read %d k at a time", r.akc);

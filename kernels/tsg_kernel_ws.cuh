@@ -61,6 +61,7 @@ namespace tsg {
 namespace ws {
 
 using big::PAD;
+constexpr int PRODUCERS = 128; /* the producer warpgroup's threads */
 
 /*
  * One configuration: C tile BM x BN, consumer warp tile WM x WN, lanes LM along m, K step BK,
@@ -80,7 +81,7 @@ struct WsConfig {
     static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
     static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, CWARPS = WARPS_M * WARPS_N;
-    static constexpr int PTHREADS = 128;                            /* the producer warpgroup */
+    static constexpr int PTHREADS = PRODUCERS;                      /* the producer warpgroup */
     static constexpr int CTHREADS = 32 * CWARPS, THREADS = CTHREADS + PTHREADS;
     static constexpr int TM = WM / LM, TN = WN / LN;
     static constexpr int SA = BM + PAD, SB = BN + PAD;              /* shared row strides, floats */
@@ -329,47 +330,79 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
     __syncthreads();
 }
 
+/*
+ * A configuration per transpose pair (each a WsConfig of the same tile, warps and threads): the
+ * launcher's table has one row for the set (its BK, STAGES, SWZ and PF are NN's, for the
+ * description; its dynamic shared memory the largest of the four, so that every instance gets
+ * what it needs).
+ */
+template <class NN_, class NT_, class TN_, class TT_>
+struct WsSet {
+    using PNN = NN_; /* the configuration of each pair */
+    using PNT = NT_;
+    using PTN = TN_;
+    using PTT = TT_;
+    static constexpr int BM = NN_::BM, BN = NN_::BN, TM = NN_::TM, TN = NN_::TN, THREADS = NN_::THREADS;
+    static constexpr int BK = NN_::BK, STAGES = NN_::STAGES, SWZ = NN_::SWZ, PF = NN_::PF;
+    static constexpr int BS_NN = 0, BS_NT = 0, BS_TN = 0, BS_TT = 0, AKC = 0;
+    static constexpr int max2(int a, int b) { return a > b ? a : b; }
+    static constexpr int SMEM_BYTES =
+        max2(max2(NN_::SMEM_BYTES, NT_::SMEM_BYTES), max2(TN_::SMEM_BYTES, TT_::SMEM_BYTES));
+    template <class X>
+    static constexpr bool same_tile()
+    {
+        return X::BM == BM && X::BN == BN && X::WM == NN_::WM && X::WN == NN_::WN && X::LM == NN_::LM &&
+               X::THREADS == THREADS;
+    }
+    static_assert(same_tile<NT_>() && same_tile<TN_>() && same_tile<TT_>(),
+                  "one tile, warp layout and block for all pairs");
+};
+
 /* The instance for a transpose pair and the operands' alignment (as big::pick_big: TN one
  * instance, NN two, TT two, NT four). */
-template <class CF>
+template <class SET>
 KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
 {
-    if (ta && !tb) return ws_kernel<CF, true, false, 1, 1>;
-    if (ta) return vb ? ws_kernel<CF, true, true, 1, 4> : ws_kernel<CF, true, true, 1, 1>;
-    if (!tb) return va ? ws_kernel<CF, false, false, 4, 1> : ws_kernel<CF, false, false, 1, 1>;
-    return va ? (vb ? ws_kernel<CF, false, true, 4, 4> : ws_kernel<CF, false, true, 4, 1>)
-              : (vb ? ws_kernel<CF, false, true, 1, 4> : ws_kernel<CF, false, true, 1, 1>);
+    using NN = typename SET::PNN;
+    using NT = typename SET::PNT;
+    using TN = typename SET::PTN;
+    using TT = typename SET::PTT;
+    if (ta && !tb) return ws_kernel<TN, true, false, 1, 1>;
+    if (ta) return vb ? ws_kernel<TT, true, true, 1, 4> : ws_kernel<TT, true, true, 1, 1>;
+    if (!tb) return va ? ws_kernel<NN, false, false, 4, 1> : ws_kernel<NN, false, false, 1, 1>;
+    return va ? (vb ? ws_kernel<NT, false, true, 4, 4> : ws_kernel<NT, false, true, 4, 1>)
+              : (vb ? ws_kernel<NT, false, true, 1, 4> : ws_kernel<NT, false, true, 1, 1>);
 }
 
 } /* namespace ws */
 
 /*
- * Candidates (built only with -DTSGEMM_KERNEL_CANDIDATES=ON, for sm_90a; kernels/tsg_kernel_ws_cand*.cu):
- * configuration 7's tile (256 x 128, 8 consumer warps of 64 x 64, lanes 8 x 4, 8 x 16
- * accumulators per lane, 256-byte L2 prefetch on the 4-byte copies, configuration 7's FFMA orders)
- * with a producer warpgroup; consumers at 232 registers, the producer at 40. v0.19 run 1
- * (docs/NOTES.md): BK = 16, B swizzled, in 4 / 6 / 3 stages, all ahead of configuration 7 on
- * every pair, 6 stages the best on TN (0.942-0.946 of cuBLAS). Run 2 (docs/NOTES.md): 6 stages
- * best on NN / TN, A swizzled best on TT, BK 32 best on NT 8192^3. Run 3's set, all 6 stages and
- * B swizzled: 11 = run 2's 11; 12-16 = TN in FFMA orders 10, 15, 2, 5, 0; 17 = a 128-byte
- * prefetch; 18 = consumers at 240 registers, the producer at 24.
+ * Configuration 10 (CfgWs): configuration 7's tile (256 x 128, 8 consumer warps of 64 x 64, lanes
+ * 8 x 4, 8 x 16 accumulators per lane) with a producer warpgroup (384 threads), consumers at 232
+ * registers and the producer at 40, a 256-byte L2 prefetch on the 4-byte copies, B swizzled where
+ * it is contiguous along k; per pair, the best of v0.19's runs 1-3 (docs/NOTES.md "v0.19"; ratios
+ * to cuBLAS in the same process, run 2, two passes, against configuration 7's):
+ *  - NN: BK 16, 6 stages (147 KB), FFMA order 15 — 4096^3 0.992-0.994 (7: 0.968-0.969), 8192^3
+ *    0.994-0.998 (0.974-0.975), 16384^3 0.986 (0.970);
+ *  - NT: BK 32, 3 stages (147 KB), order 10 — 4096^3 0.949-0.955 (0.953-0.962), 8192^3 0.983-0.984
+ *    (0.948-0.952): BK 16 read 0.964-0.970 and 0.950-0.954;
+ *  - TN: BK 16, 6 stages, order 13 — 4096^3 0.943-0.952 (0.925-0.938), 8192^3 0.946 (0.933-0.934);
+ *    orders 10, 15, 2, 5, 0, a 128-byte prefetch and consumers at 240 registers all read lower in
+ *    run 3, and A swizzled lost 4%;
+ *  - TT: BK 16, 6 stages, A swizzled too, order 3 — 4096^3 1.027-1.041 (configuration 9, the rule's
+ *    before: 0.997-1.003), 8192^3 1.000-1.006 (0.969-0.974).
+ * On a device that cannot run sm_90a code the configuration is unavailable: the rule never takes it
+ * and a forced launch runs configuration 7 (tsg_kernel_simt.cu).
  */
-using Cand11 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>;
-using Cand12 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 10, 3>;
-using Cand13 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 15, 3>;
-using Cand14 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 2, 3>;
-using Cand15 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 5, 3>;
-using Cand16 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 0, 3>;
-using Cand17 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 128, 232, 40, 15, 10, 13, 3>;
-using Cand18 = ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 240, 24, 15, 10, 13, 3>;
-KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand15(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand16(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand17(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand18(bool ta, bool tb, bool va, bool vb);
+using CfgWs = ws::WsSet<ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>,
+                        ws::WsConfig<256, 128, 64, 64, 8, 32, 3, 2, 256, 232, 40, 15, 10, 13, 3>,
+                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>,
+                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 256, 232, 40, 15, 10, 13, 3>>;
+KernelFn pick_cfg10(bool ta, bool tb, bool va, bool vb);
+
+/* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_ws_cand*.cu, for sm_90a, and
+ * numbers them after the big family's; a candidate is a WsSet here, a file with its picker and a
+ * TSG_WS_ROW in tsg_kernel_simt.cu). None open. */
 
 } /* namespace tsg */
 

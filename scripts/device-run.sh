@@ -13,7 +13,7 @@
 #             small shape set (edge tiles, all transposes, K remainders, split-K, host path), the
 #             pipeline's small cases under caps (many pieces) and the CUDA-caller cases; memcheck
 #             also over 400 fuzzed calls with the GPU forced (TSGEMM_SAN_FUZZ_COUNT); the kernel
-#             part runs configuration groups "0,1,2,3,4,5,6 7 8,9" (TSGEMM_SAN_KERNEL_GROUPS;
+#             part runs configuration groups "0,1,2,3,4,5,6 7 8,9 10" (TSGEMM_SAN_KERNEL_GROUPS;
 #             "none": the pipeline and the CUDA callers only, as v0.11 run 3 did by hand);
 #             TSGEMM_SAN_TOOLS picks the tools and their order
 #   pipe      the pipeline's figures: device operands vs the kernel alone, a tiny call's cost in a
@@ -145,7 +145,7 @@ if want sanitize 300; then
     kt=${TSGEMM_SAN_KTIMEOUT:-110}; [ $tool = racecheck ] && kt=${TSGEMM_SAN_KTIMEOUT:-240}
     : > "$log"; rc=0
     mode=--small
-    groups=${TSGEMM_SAN_KERNEL_GROUPS:-0,1,2,3,4,5,6 7 8,9}; [ "$groups" = none ] && groups=
+    groups=${TSGEMM_SAN_KERNEL_GROUPS:-0,1,2,3,4,5,6 7 8,9 10}; [ "$groups" = none ] && groups=
     for cfgs in $groups; do
       TSGEMM_KERNEL_CONFIG=$cfgs timeout "$kt" "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
         "$B/tests/gpu/test_gpu_kernel" $mode >> "$log" 2>&1 || rc=$((rc ? rc : $?))

@@ -278,6 +278,7 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
         cfg->test_touch = !strcmp(v, "off") ? -1 : !strcmp(v, "small") ? -2 : atoi(v) > 0 && atoi(v) <= 64 ? atoi(v) : 0;
     if ((v = lookup("TSGEMM_TEST_BETA", ctx)) && *v) cfg->test_beta = !strcmp(v, "device");
     if ((v = lookup("TSGEMM_TEST_STREAMS", ctx)) && *v) cfg->test_streams = !strcmp(v, "1");
+    if ((v = lookup("TSGEMM_TEST_WS", ctx)) && *v) cfg->test_ws = !strcmp(v, "0");
     if ((v = lookup("TSGEMM_TEST_POLL", ctx)) && *v)
         cfg->test_poll = !strcmp(v, "0") ? 1 : !strcmp(v, "1") ? 2 : 0;
     if ((v = lookup("TSGEMM_TEST_COPY", ctx)) && *v)

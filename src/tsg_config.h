@@ -68,6 +68,10 @@ typedef struct tsg_config {
                              idle (v0.10), 1 they poll while a pipelined call is in flight
                              (kernels/tsg_pool.h bursts); stored as the value + 1; 0 = the
                              rule                                                       */
+    int test_ws;          /* TSGEMM_TEST_WS=0 (tuning A/B): the rule never takes the
+                             warp-specialized configuration 10 (kernels/tsg_kernel_ws.cuh) and
+                             plans configurations 7 and 9 as before v0.19; stored as 1; 0 = the
+                             rule (configuration 10 on a device that runs sm_90a code)        */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
 } tsg_config;

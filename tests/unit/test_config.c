@@ -327,6 +327,11 @@ static void test_tuning_knobs(void **state)
     assert_int_equal(parse(poll_two).test_poll, 0);
     const char *poll_bad[] = {"TSGEMM_TEST_POLL=on", NULL};
     assert_int_equal(parse(poll_bad).test_poll, 0);
+    assert_int_equal(c.test_ws, 0); /* unset: the rule */
+    const char *ws_off[] = {"TSGEMM_TEST_WS=0", NULL};
+    assert_int_equal(parse(ws_off).test_ws, 1);
+    const char *ws_on[] = {"TSGEMM_TEST_WS=1", NULL}; /* the rule's */
+    assert_int_equal(parse(ws_on).test_ws, 0);
     assert_int_equal(c.test_streams, 0);
     const char *one[] = {"TSGEMM_TEST_STREAMS=1", NULL};
     c = parse(one);

@@ -84,9 +84,12 @@ int main()
      * v0.5 run 2: configurations 8 and 9 (its candidates 12 and 13, two blocks per SM) */
     const int h200[] = {2, 3, 3, 6, 2, 8, 1, 1, 2, 2};
     tsg::kernel_set_blocks_per_sm(h200, (int)(sizeof h200 / sizeof h200[0]));
-    /* 10 adopted configurations (more in a -DTSGEMM_KERNEL_CANDIDATES=ON build: the candidates
-     * come after them and tie with configuration 7, so the picks below stay) */
-    EXPECT(tsg::kernel_configs() >= 10, "%d configurations", tsg::kernel_configs());
+    /* 11 adopted configurations (more in a -DTSGEMM_KERNEL_CANDIDATES=ON build: the candidates
+     * come after them and tie with configuration 7, so the picks below stay); the table above
+     * has no entry for the warp-specialized 10, so it counts as unavailable (a device without
+     * sm_90a code) until the section that gives it one */
+    EXPECT(tsg::kernel_configs() >= 11, "%d configurations", tsg::kernel_configs());
+    EXPECT(!tsg::kernel_available(10) && tsg::kernel_available(7), "availability without sm_90a");
 
     const Expect expect[] = {
         /* v0.4 (issue 10): the big family's configuration 7 where run 1 measured it fastest */
@@ -226,6 +229,51 @@ int main()
         EXPECT(f.splits == 3 && f.tail_tiles == 0, "forced tail on a split plan: %lld", (long long)f.tail_tiles);
         f = tsg::kernel_plan('N', 'T', 300, 200, 50, SMS, WS, 0, 0, 3); /* the SIMT family */
         EXPECT(f.tail_tiles == 0, "forced tail on configuration 0: %lld", (long long)f.tail_tiles);
+    }
+
+    /* v0.19: where sm_90a code runs (the occupancy table gives configuration 10 its block per SM),
+     * configuration 10 takes 7's place wherever 7 would run unsplit without a tail, on every
+     * pair, and TT's too where 9 took it only for its rate (runs 2-3: TT 4096^3 / 8192^3 1.03 /
+     * 1.00 of cuBLAS on 10, 1.00 / 0.97 on 9); 7 keeps its tails and its splits, 9 the grids
+     * it fits better; TSGEMM_TEST_WS=0 (kernel_set_ws(0)) gives v0.18's plans back */
+    {
+        const int h200ws[] = {2, 3, 3, 6, 2, 8, 1, 1, 2, 2, 1};
+        tsg::kernel_set_blocks_per_sm(h200ws, (int)(sizeof h200ws / sizeof h200ws[0]));
+        EXPECT(tsg::kernel_available(10), "configuration 10 available with its table entry");
+        const Expect ws[] = {
+            {4096, 4096, 4096, 10, 1}, {8192, 8192, 8192, 10, 1}, {16384, 16384, 16384, 10, 1},
+            {4095, 4095, 4095, 10, 1}, {2048, 2048, 2048, 10, 1},
+            {512, 512, 65536, 7, 16},  /* split along K: 7 */
+            {5120, 5120, 5120, 7, 1},  /* a stream-K tail: 7 (800 tiles, a seventh round of 8) */
+            {3000, 3000, 3000, 7, 1},  {65536, 64, 4096, 8, 1}, {64, 65536, 4096, 9, 1},
+            {1024, 1024, 1024, 4, 1},
+        };
+        for (char ta : {'N', 'T'})
+            for (char tb : {'N', 'T'})
+                if (ta == 'N' || tb == 'N') check_picks(ta, tb, ws);
+        const Expect tt[] = {
+            {4096, 4096, 4096, 10, 1}, {8192, 8192, 8192, 10, 1}, {16384, 16384, 16384, 10, 1},
+            {64, 65536, 4096, 9, 1},   {65536, 64, 4096, 8, 1},   {512, 512, 65536, 7, 16},
+        };
+        check_picks('T', 'T', tt);
+        const tsg::KernelPlan t5 = tsg::kernel_plan('N', 'N', 5120, 5120, 5120, SMS, WS, -1, 0);
+        EXPECT(t5.tail_tiles == 800 % 132, "5120^3 keeps 7's tail: %lld", (long long)t5.tail_tiles);
+        /* the pipeline's launches (no workspace: no tail, no split) take 10 where 7's tile wins */
+        EXPECT(tsg::kernel_plan('N', 'N', 5120, 5120, 5120, SMS, 0, -1, 0).config == 10, "5120^3 without workspace");
+        /* the knob: v0.18's plans */
+        tsg::kernel_set_ws(0);
+        EXPECT(tsg::kernel_plan('N', 'N', 4096, 4096, 4096, SMS, WS, -1, 0).config == 7, "knob off: NN 4096^3");
+        EXPECT(tsg::kernel_plan('T', 'T', 4096, 4096, 4096, SMS, WS, -1, 0).config == 9, "knob off: TT 4096^3");
+        tsg::kernel_set_ws(1);
+        /* forced: 10 when asked for (kernel_sgemm runs 7 in its place where it is unavailable) */
+        EXPECT(tsg::kernel_plan('N', 'N', 4096, 4096, 4096, SMS, WS, 10, 0).config == 10, "forced 10");
+        EXPECT(tsg::kernel_plan('N', 'N', 4096, 4096, 4096, SMS, WS, 7, 0).config == 7, "forced 7");
+        /* back to a table without sm_90a */
+        int h200no[11];
+        for (int c = 0; c < 11; ++c) h200no[c] = c < 10 ? h200[c] : 0;
+        tsg::kernel_set_blocks_per_sm(h200no, 11);
+        EXPECT(!tsg::kernel_available(10), "configuration 10 unavailable again");
+        EXPECT(tsg::kernel_plan('N', 'N', 4096, 4096, 4096, SMS, WS, -1, 0).config == 7, "without sm_90a: 7");
     }
 
     /* a grid of shapes: well formed, deterministic */
