@@ -23,11 +23,14 @@
  *                              8192^3 in all four transpose pairs, 16384^3, 2048^3, 4095^3
  *                              unaligned): cuBLAS, the rule and each listed configuration
  *                              (comma-separated; default: every configuration from 7 on, and 0)
+ *   test_gpu_kernel --accuracy only the accuracy lines (below): cuBLAS, the rule and every
+ *                              configuration forced, NN at each n
  *   TSGEMM_KERNEL_CONFIG=N[,N] (test knob) force configurations N only instead of each in turn
  *   TSGEMM_BENCH_SHAPES=a|b    --bench-big: only the shapes whose name contains one of the
  *                              '|'-separated texts (e.g. "4096^3|TN"): a profiler run
  *                              (scripts/ncu-run.sh) on a few kernels, or a shorter A/B
- *   TSGEMM_ACCURACY_N="1024 4096 16384"   the accuracy ratio at these n (default 4096)
+ *   TSGEMM_ACCURACY_N="1024 4096 16384"   the accuracy ratio at these n (default 4096; the gpu
+ *                              tier and --accuracy)
  *
  * References: a double loop on the host for small shapes; cuBLAS DGEMM on the upcast inputs (and
  * on |A|, |B| for the bound) for large ones.
@@ -764,6 +767,20 @@ static void tail_shapes(int small)
     tsgemm_set_kernel_tail(3);
 }
 
+/* The accuracy lines (accuracy_ratio) at TSGEMM_ACCURACY_N's sizes (n^3, NN; 4096 when unset). */
+static void accuracy_sizes(void)
+{
+    const char *sizes = getenv("TSGEMM_ACCURACY_N");
+    if (!sizes || !*sizes) accuracy_ratio(4096);
+    for (const char *p = sizes; p && *p;) {
+        char *end;
+        const long v = strtol(p, &end, 10);
+        if (end == p) break;
+        if (v > 0 && v <= 16384) accuracy_ratio((int)v);
+        p = end;
+    }
+}
+
 /* Each configuration forced in turn (TSGEMM_KERNEL_CONFIG=N[,N...]: those only): the edge grid with
  * the rule's split for that configuration and with 3 slices of K, the split-K shapes, repeats. */
 static void every_config(int small)
@@ -806,6 +823,7 @@ int main(int argc, char **argv)
     int small = forced_only || (argc > 1 && !strcmp(argv[1], "--small"));
     int do_bench = argc > 1 && !strcmp(argv[1], "--bench");
     int do_big = argc > 1 && !strcmp(argv[1], "--bench-big");
+    const int do_acc = argc > 1 && !strcmp(argv[1], "--accuracy"); /* the accuracy lines only */
     char info[256];
     if (tsgemm_kernel_info(info, sizeof info) != 0) {
         printf("SKIP: %s\n", info);
@@ -813,7 +831,10 @@ int main(int argc, char **argv)
     }
     printf("kernel: %s\n", info);
     if (!small) CB(cublasCreate(&g_cublas));
-    if (do_big) {
+    if (do_acc) {
+        accuracy_sizes();
+        printf("%d checks, %d failures\n", g_checks, g_fail);
+    } else if (do_big) {
         bench_big(argc > 2 ? atoi(argv[2]) : 10, argc > 3 ? argv[3] : NULL);
     } else if (do_bench) {
         bench(argc > 2 ? atoi(argv[2]) : 20);
@@ -825,17 +846,7 @@ int main(int argc, char **argv)
             special_shapes(small);
             repeats(small);
             host_path();
-            if (!small) {
-                const char *sizes = getenv("TSGEMM_ACCURACY_N");
-                if (!sizes || !*sizes) accuracy_ratio(4096);
-                for (const char *p = sizes; p && *p;) {
-                    char *end;
-                    const long v = strtol(p, &end, 10);
-                    if (end == p) break;
-                    if (v > 0 && v <= 16384) accuracy_ratio((int)v);
-                    p = end;
-                }
-            }
+            if (!small) accuracy_sizes();
         }
         printf("%d checks, %d failures\n", g_checks, g_fail);
     }
