@@ -384,8 +384,10 @@ KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
  * to cuBLAS in the same process, run 2, two passes, against configuration 7's):
  *  - NN: BK 16, 6 stages (147 KB), FFMA order 15 — 4096^3 0.992-0.994 (7: 0.968-0.969), 8192^3
  *    0.994-0.998 (0.974-0.975), 16384^3 0.986 (0.970);
- *  - NT: BK 32, 3 stages (147 KB), order 10 — 4096^3 0.949-0.955 (0.953-0.962), 8192^3 0.983-0.984
- *    (0.948-0.952): BK 16 read 0.964-0.970 and 0.950-0.954;
+ *  - NT: as NN, order 10 — 4096^3 0.964-0.970 (0.953-0.962), 8192^3 0.950-0.954 (0.948-0.952).
+ *    BK 32 in 3 stages read 0.949-0.955 and 0.983-0.984 in run 2 and was adopted first, but runs
+ *    4-5 (three more passes) put it under configuration 7 at 4096^3 (0.936-0.957 against
+ *    0.960-0.969): the gain at 8192^3 does not carry to 4096^3, and BK 16 keeps both at or above 7;
  *  - TN: BK 16, 6 stages, order 13 — 4096^3 0.943-0.952 (0.925-0.938), 8192^3 0.946 (0.933-0.934);
  *    orders 10, 15, 2, 5, 0, a 128-byte prefetch and consumers at 240 registers all read lower in
  *    run 3, and A swizzled lost 4%;
@@ -395,7 +397,7 @@ KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
  * and a forced launch runs configuration 7 (tsg_kernel_simt.cu).
  */
 using CfgWs = ws::WsSet<ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 32, 3, 2, 256, 232, 40, 15, 10, 13, 3>,
+                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>,
                         ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>,
                         ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 256, 232, 40, 15, 10, 13, 3>>;
 KernelFn pick_cfg10(bool ta, bool tb, bool va, bool vb);
