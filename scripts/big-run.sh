@@ -6,7 +6,7 @@
 # racecheck, synccheck and initcheck over the small edge grid of each forced (--small-forced;
 # SAN_CONFIGS narrows the last three); a short table last.
 #   DEVKIT   the devkit tarball (default .devkit.tar.xz; unpacked unless .devkit/env.sh exists)
-#   CONFIGS  the configurations under test (default 7,8,9: the big family); BENCH_CONFIGS: bench list
+#   CONFIGS  the configurations under test (default 7,8,9,10: the big and warp-specialized families); BENCH_CONFIGS: bench list
 #            (default 0 and CONFIGS)
 #   BUDGET   seconds the whole call may take (default 300); REPS bench repetitions (default 10)
 #   CANDIDATES=ON  also build the candidate configurations (kernels/tsg_kernel_big_cand*.cu),
@@ -19,7 +19,7 @@ set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 BUDGET=${BUDGET:-300}
-CONFIGS=${CONFIGS:-7,8,9}
+CONFIGS=${CONFIGS:-7,8,9,10}
 t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 left() { echo $(( BUDGET - $(el) - $1 )); }
 # A step runs only with more than 5 seconds of its budget left (timeout 0 would mean no limit);
