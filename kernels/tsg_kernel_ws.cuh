@@ -178,6 +178,23 @@ static __device__ __forceinline__ void regs_dec()
 #endif
 }
 
+/* Work unit `unit` of the grid, as in every family: tile unit mod tiles (tile_coords' order) over
+ * K range split = unit / tiles, [kb, kb + klen). The producer's decoding; the consumers decode
+ * the tile only after their K loop, so that nothing of it stays live through the loop. */
+struct Unit {
+    int64_t m0, n0, kb, klen;
+};
+template <int BM, int BN>
+static __device__ __forceinline__ Unit unit_of(int64_t unit, int64_t tiles, int64_t tiles_m, int64_t tiles_n,
+                                               int64_t k, int64_t kchunk)
+{
+    const int64_t split = unit / tiles;
+    int64_t bm, bn;
+    tile_coords(unit - split * tiles, tiles_m, tiles_n, &bm, &bn);
+    const int64_t kb = split * kchunk;
+    return Unit{bm * BM, bn * BN, kb, k - kb < kchunk ? k - kb : kchunk};
+}
+
 /*
  * The kernel: one launch covers all work units (a 1-D grid striding over ceil(m/BM) *
  * ceil(n/BN) tiles times `splits` slices of K; split s of a tile computes the k range
@@ -230,12 +247,8 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
         int ws = 0;         /* the stage written next */
         uint32_t wph = 0;   /* parity of this use of stage ws (its fill count mod 2) */
         for (int64_t unit = blockIdx.x; unit < tiles * splits; unit += gridDim.x) {
-            const int64_t split = unit / tiles;
-            int64_t bm, bn;
-            tile_coords(unit - split * tiles, tiles_m, tiles_n, &bm, &bn);
-            const int64_t m0 = bm * BM, n0 = bn * BN;
-            const int64_t kb = split * kchunk;
-            const int64_t klen = k - kb < kchunk ? k - kb : kchunk;
+            const Unit u = unit_of<BM, BN>(unit, tiles, tiles_m, tiles_n, k, kchunk);
+            const int64_t m0 = u.m0, n0 = u.n0, kb = u.kb, klen = u.klen;
             const int64_t ktiles = (klen + BK - 1) / BK;
             LoadA la(A + (TRANS_A ? kb : kb * lda), lda, m0, m, klen, pt);
             LoadB lb(B + (TRANS_B ? kb * ldb : kb), ldb, n0, n, klen, pt);
