@@ -10,7 +10,8 @@
  * Owns: this family's kernel and its mbarrier helpers, under the kernel contract of DESIGN.md.
  * Must not: know about host memory, CBLAS, or anything but device pointers and the canonical
  * problem. Borrows from tsg_kernel_big.cuh the cp.async wrappers, AsyncLoader (zero fill, the
- * transposing coordinate swap, B's swizzle), ffma_ij and write_tile.
+ * transposing coordinate swap, the swizzle of an operand contiguous along k), ffma_ij and
+ * write_tile.
  *
  * Why (docs/NOTES.md "v0.19"): configuration 7's 8 warps issue their own copies (TN: 24 LDGSTS.32
  * per thread and slice, with their address arithmetic; NN 12, NT 6) and meet at one __syncthreads
@@ -42,7 +43,7 @@
  *  - no __syncthreads after the barriers' initialisation but one at the very end that every
  *    thread reaches; none between units, so the producer fills the next unit's stages while the
  *    consumers write C back.
- *  - zero fill, the transposes and B's swizzle are AsyncLoader's (tsg_kernel_big.cuh): out-of-range
+ *  - zero fill, the transposes and the swizzles are AsyncLoader's (tsg_kernel_big.cuh): out-of-range
  *    elements are copied with src-size 0 (or a partial 16-byte vector) from the operand's first
  *    element; the store to shared memory is never skipped.
  * Sources of the ideas: producer / consumer warp specialisation with per-stage full / empty
