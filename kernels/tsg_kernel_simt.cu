@@ -148,12 +148,13 @@ constexpr int64_t BIG_SPLIT_MIN_K = 2048;
 
 #define TSG_SIMT_ROW(CF, PICK, EFF)                                                                \
     {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, nullptr, EFF, 2, 0, SPLIT_MIN_K, 0, 0, {0, 0, 0, 0}, 0, 0}
-#define TSG_BIG_ROW(CF, PICK, EFF)                                                                 \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, pick_##PICK, pick_tail_##PICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
-     {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC, 0}
-#define TSG_WS_ROW(CF, PICK, EFF)                                                                  \
-    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, pick_##PICK, nullptr, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
-     {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC, 1}
+/* the big family's and the warp-specialized family's rows: TPICK the tail kernels (or nullptr),
+ * SM90A whether the instances are sm_90a code */
+#define TSG_TILED_ROW(CF, PICK, TPICK, EFF, SM90A)                                                 \
+    {CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, PICK, TPICK, EFF, CF::STAGES, CF::SMEM_BYTES, BIG_SPLIT_MIN_K, CF::SWZ, CF::PF, \
+     {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC, SM90A}
+#define TSG_BIG_ROW(CF, PICK, EFF) TSG_TILED_ROW(CF, pick_##PICK, pick_tail_##PICK, EFF, 0)
+#define TSG_WS_ROW(CF, PICK, EFF) TSG_TILED_ROW(CF, pick_##PICK, nullptr, EFF, 1)
 /* The big family (issues 10-11): configuration 7's eff = 46.08 / 66.9 TFLOP/s (NN 4096^3, v0.4
  * run 1); 8 and 9: 44.78 and 40.76 TFLOP/s (NN 4096^3, v0.5 run 2, its candidates 12 and 13). */
 const ConfigRow k_configs[] = {
@@ -166,13 +167,14 @@ const ConfigRow k_configs[] = {
     /* the warp-specialized family (tsg_kernel_ws.cuh, sm_90a; no stream-K tail): configuration 7's
      * tile, so its eff is 7's; the rule takes it in 7's place (kernel_plan) */
     TSG_WS_ROW(CfgWs, cfg10, 0.689),
-#ifdef TSG_KERNEL_CANDIDATES /* candidates (tsg_kernel_big.cuh, tsg_kernel_ws.cuh): the eff of the
-                              * configuration each varies; the rule never picks one (NADOPTED) */
-#endif
+    /* candidates go here, under #ifdef TSG_KERNEL_CANDIDATES (tsg_kernel_big.cuh,
+     * tsg_kernel_ws.cuh): the eff of the configuration each varies; the rule never picks one
+     * (NADOPTED). None open. */
 };
 #undef TSG_SIMT_ROW
 #undef TSG_BIG_ROW
 #undef TSG_WS_ROW
+#undef TSG_TILED_ROW
 /* the SIMT family's configurations (NCONFIGS), then the big family's 7, 8, 9, the
  * warp-specialized 10 (and candidates) */
 constexpr int NALL = (int)(sizeof k_configs / sizeof k_configs[0]);
@@ -527,7 +529,8 @@ int kernel_describe(int config, char *buf, size_t len)
         return (int)e;
     }
     char more[192] = "";
-    if (r.sm90a) snprintf(more, sizeof more, ", warp-specialized (%d producer threads), per-pair BK/stages", ws::PRODUCERS);
+    if (r.sm90a) snprintf(more, sizeof more, ", warp-specialized (%d producer threads), one WsConfig per pair (the figures: NN's)",
+                          ws::PRODUCERS);
     if (r.pf) snprintf(more + strlen(more), sizeof more - strlen(more), ", L2 prefetch %d B", r.pf);
     if (r.akc)
         snprintf(more + strlen(more), sizeof more - strlen(more),
