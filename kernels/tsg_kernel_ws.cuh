@@ -56,6 +56,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "tsg_kernel_big.cuh" /* big::AsyncLoader, cp_async, ffma_ij, write_tile; KernelFn, tile_coords */
 
 namespace tsg {
@@ -68,16 +70,17 @@ constexpr int PRODUCERS = 128; /* the producer warpgroup's threads */
  * One configuration: C tile BM x BN, consumer warp tile WM x WN, lanes LM along m, K step BK,
  * STAGES shared buffers, SWZ / PF as BigConfig's (B swizzled when contiguous along k; the 4-byte
  * copies' L2 prefetch), CREG / PREG the consumers' / producer's registers per thread after
- * setmaxnreg (multiples of 8, 24..256), ORD_* the FFMA order per transpose pair (ffma_ij). One
+ * setmaxnreg (multiples of 8, 24..256), ORD_* the FFMA order per transpose pair (ffma_ij), KROW
+ * which loader copies an operand contiguous along k (0: AsyncLoader, 1: RowLoader). One
  * block per SM. BS_* and AKC exist for the launcher's table and are 0: the producer issues a
  * slice's copies as soon as its stage is empty.
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int SWZ_, int PF_, int CREG_,
-          int PREG_, int ORD_NN_, int ORD_NT_, int ORD_TN_, int ORD_TT_>
+          int PREG_, int ORD_NN_, int ORD_NT_, int ORD_TN_, int ORD_TT_, int KROW_ = 0>
 struct WsConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = 1;
-    static constexpr int SWZ = SWZ_, PF = PF_, CREG = CREG_, PREG = PREG_;
+    static constexpr int SWZ = SWZ_, PF = PF_, CREG = CREG_, PREG = PREG_, KROW = KROW_;
     static constexpr int BS_NN = 0, BS_NT = 0, BS_TN = 0, BS_TT = 0, AKC = 0;
     static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
     static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
@@ -94,6 +97,7 @@ struct WsConfig {
                   "lane tiles are made of 4 x 4 sub-tiles");
     static_assert(CWARPS % 4 == 0, "the consumers are whole warpgroups (setmaxnreg acts per warpgroup)");
     static_assert(BK == 8 || BK == 16 || BK == 32, "BK: 8, 16 or 32");
+    static_assert(KROW == 0 || KROW == 1, "KROW: AsyncLoader (0) or RowLoader (1)");
     static_assert(STAGES >= 2, "at least two stages");
     static_assert(BAR_OFF % 8 == 0, "mbarriers are 8-byte aligned");
     static_assert(CREG % 8 == 0 && PREG % 8 == 0 && PREG >= 24 && CREG <= 256 &&
@@ -197,6 +201,93 @@ static __device__ __forceinline__ Unit unit_of(int64_t unit, int64_t tiles, int6
 }
 
 /*
+ * Copies BK x W slices [k0, k0 + BK) x [mn0, mn0 + W) of an operand contiguous along k
+ * (op(X)(mn, kk) = x[kk + mn*ld]; any base, any ld) into the tile AsyncLoader<W, BK, 128, false,
+ * 1, SWZ, PF> writes — row kk of W + PAD floats, element mn at column mn, or mn ^ kswz(kk) when
+ * swizzled — with the same 4-byte cp.async copies and the same zero fill (src-size 0 from x for
+ * an element past mn_end or k_end), by the producer warpgroup's 128 threads in another mapping:
+ * lane l of producer warp w copies k = l % 4 + 4 j (j < BK / 4) of rows r0 + 32 q (q < W / 32),
+ * r0 = 4 w + (l / 4) % 4 + 16 (l / 16).
+ *  - instructions: a thread's copies of one pass are one row pointer plus compile-time offsets
+ *    (4 j floats in global memory, 4 j rows in shared), one 64-bit add per pass. AsyncLoader's
+ *    mapping (16 lanes on one row's 16 k, 2 rows per warp) moves to a new row, ld away, with every
+ *    copy, whose 64-bit address took ptxas 4-6 instructions: the TN producer issued 323
+ *    instructions per slice and warp on its FULL path, NN's 146, NT's 86 (docs/NOTES.md "v0.20"),
+ *    issue slots its scheduler's two consumer warps (2183 each) share with it.
+ *  - banks: one copy instruction's 32 stores fall in k rows kq = 0..3 (+ 4 j; a row is W + 4
+ *    floats, 4 banks on mod 32 when W % 32 == 0) at columns 4 w + {0..3, 16..19} (+ 32 q), the
+ *    swizzle permuting within aligned groups of 4: bank 4 kq + column mod 32 takes each of the 32
+ *    values once, no conflict (AsyncLoader's mapping: 2-way unless swizzled).
+ *  - global memory: an instruction reads 16 contiguous bytes of each of 8 rows; the instruction
+ *    of j ^ 1 reads the other half of those 32-byte sectors (through L1: 4-byte copies are .ca).
+ */
+template <int W, int BK, bool SWZ, int PF>
+struct RowLoader {
+    static constexpr int KQ = 4;               /* lanes along k */
+    static constexpr int RSTEP = PRODUCERS / KQ; /* rows per pass: 32 */
+    static constexpr int PASSES = W / RSTEP, KSTEPS = BK / KQ;
+    static constexpr int SROW = W + PAD;
+    static_assert(PRODUCERS == 128 && W % RSTEP == 0 && BK % KQ == 0 && SROW % 32 == 4,
+                  "four warps of 8 rows x 4 k; the bank argument needs rows 4 banks apart");
+    /* the column swizzle of row kk, AsyncLoader::kswz's (the consumers undo it through LoadX::kswz;
+     * ws_kernel checks that the two agree) */
+    static constexpr __host__ __device__ int kswz(int kk) { return SWZ ? (kk % BK / 8) * (32 / BK) : 0; }
+
+    const float *x;  /* the operand's first element (a valid address for zero-size copies) */
+    const float *p;  /* this thread's first element of the current slice (k = kq, row r0) */
+    int64_t pstep;   /* address step from one pass to the next: RSTEP rows, ld apart */
+    int64_t k_left;  /* k_end minus this thread's first k (kq) in the current slice */
+    int mn_lim;      /* valid rows from r0 (0..W) */
+    int r0;          /* this thread's first row of the tile */
+    uint32_t s_off;  /* byte offset of row kq in a stage's tile */
+
+    __device__ __forceinline__ RowLoader(const float *x_, int64_t ld, int64_t mn0, int64_t mn_end, int64_t k_end,
+                                         int t)
+    {
+        const int w = t / 32, l = t % 32, kq = l % KQ;
+        r0 = 4 * w + (l / 4) % 4 + 16 * (l / 16);
+        x = x_;
+        p = x_ + (mn0 + r0) * ld + kq; /* 64-bit: row times ld */
+        pstep = (int64_t)RSTEP * ld;
+        k_left = k_end - kq;
+        const int64_t left = mn_end - (mn0 + r0);
+        mn_lim = (int)(left < 0 ? 0 : left > W ? W : left);
+        s_off = (uint32_t)(kq * SROW) * 4;
+    }
+
+    /* As AsyncLoader::issue: this thread's copies of the current slice into the tile at shared
+     * address s_tile, then the next slice; FULL: the block-uniform promise that no element of
+     * the slice lies outside the operand. */
+    template <bool FULL>
+    __device__ __forceinline__ void issue(uint32_t s_tile)
+    {
+        const float *r = p;
+#pragma unroll
+        for (int q = 0; q < PASSES; ++q) {
+#pragma unroll
+            for (int j = 0; j < KSTEPS; ++j) {
+                /* k = kq + 4 j: kswz depends on k / 8 only, the same for every kq < 4 */
+                const uint32_t col = (uint32_t)((r0 ^ kswz(4 * j)) + q * RSTEP);
+                const bool ok = FULL || (mn_lim > q * RSTEP && k_left > 4 * j);
+                big::cp_async<4, PF>(s_tile + s_off + (4 * j * SROW + col) * 4, ok ? r + 4 * j : x, ok ? 4 : 0);
+            }
+            r += pstep;
+        }
+        p += BK;
+        k_left -= BK;
+    }
+};
+
+/* whether loaders X and Y swizzle every row of a slice alike */
+template <class X, class Y, int BK>
+constexpr bool same_swizzle()
+{
+    for (int kk = 0; kk < BK; ++kk)
+        if (X::kswz(kk) != Y::kswz(kk)) return false;
+    return true;
+}
+
+/*
  * The kernel: one launch covers all work units (a 1-D grid striding over ceil(m/BM) *
  * ceil(n/BN) tiles times `splits` slices of K; split s of a tile computes the k range
  * [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then passes alpha = 1,
@@ -213,10 +304,16 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
     constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, TM = CF::TM, TN = CF::TN;
     constexpr int LM = CF::LM, LN = CF::LN, S = CF::STAGES, P = CF::PTHREADS;
     /* A not transposed is contiguous along m; B transposed is contiguous along n. */
-    using LoadA = big::AsyncLoader<BM, BK, P, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF>;
-    using LoadB = big::AsyncLoader<BN, BK, P, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF>;
+    using LoadA = std::conditional_t<TRANS_A && CF::KROW, RowLoader<BM, BK, (CF::SWZ & 1) != 0, CF::PF>,
+                                     big::AsyncLoader<BM, BK, P, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF>>;
+    using LoadB = std::conditional_t<!TRANS_B && CF::KROW, RowLoader<BN, BK, (CF::SWZ & 2) != 0, CF::PF>,
+                                     big::AsyncLoader<BN, BK, P, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF>>;
     /* whether the compute loop undoes a swizzle: that operand is contiguous along k and swizzled */
     constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
+    static_assert(!SWA || same_swizzle<LoadA, big::AsyncLoader<BM, BK, P, false, 1, true, CF::PF>, BK>(),
+                  "both loaders swizzle alike");
+    static_assert(!SWB || same_swizzle<LoadB, big::AsyncLoader<BN, BK, P, false, 1, true, CF::PF>, BK>(),
+                  "both loaders swizzle alike");
     constexpr int ORD = CF::ord(TRANS_A, TRANS_B);
     static_assert(big::ffma_order_is_permutation<ORD, TM, TN>(), "the FFMA order covers the lane tile once");
     (void)LN;
@@ -418,7 +515,20 @@ KernelFn pick_cfg10(bool ta, bool tb, bool va, bool vb);
 
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_ws_cand*.cu, for sm_90a, and
  * numbers them after the big family's; a candidate is a WsSet here, a file with its picker and a
- * TSG_WS_ROW in tsg_kernel_simt.cu). None open. */
+ * TSG_WS_ROW in tsg_kernel_simt.cu). v0.20: RowLoader for every operand contiguous along k (NN's
+ * B, TN's A and B, TT's A) — 11 on configuration 10 as it is, 12 with TN's B not swizzled, 13 with
+ * TN's A swizzled too. */
+template <int SWZ_TN>
+using WsKrow = ws::WsSet<ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3, 1>,
+                         ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3, 1>,
+                         ws::WsConfig<256, 128, 64, 64, 8, 16, 6, SWZ_TN, 256, 232, 40, 15, 10, 13, 3, 1>,
+                         ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 256, 232, 40, 15, 10, 13, 3, 1>>;
+using Cand11 = WsKrow<2>;
+using Cand12 = WsKrow<0>;
+using Cand13 = WsKrow<3>;
+KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 
