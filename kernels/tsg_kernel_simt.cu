@@ -27,6 +27,7 @@ KernelFn pick_cfg10(bool, bool, bool, bool) { return nullptr; }
 KernelFn pick_cand11(bool, bool, bool, bool) { return nullptr; }
 KernelFn pick_cand12(bool, bool, bool, bool) { return nullptr; }
 KernelFn pick_cand13(bool, bool, bool, bool) { return nullptr; }
+KernelFn pick_cand14(bool, bool, bool, bool) { return nullptr; }
 #endif
 #endif
 namespace {
@@ -177,6 +178,7 @@ const ConfigRow k_configs[] = {
      * (NADOPTED). */
 #ifdef TSG_KERNEL_CANDIDATES
     TSG_WS_ROW(Cand11, cand11, 0.689), TSG_WS_ROW(Cand12, cand12, 0.689), TSG_WS_ROW(Cand13, cand13, 0.689),
+    TSG_WS_ROW(Cand14, cand14, 0.689),
 #endif
 };
 #undef TSG_SIMT_ROW

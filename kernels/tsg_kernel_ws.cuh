@@ -9,9 +9,9 @@
  *
  * Owns: this family's kernel and its mbarrier helpers, under the kernel contract of DESIGN.md.
  * Must not: know about host memory, CBLAS, or anything but device pointers and the canonical
- * problem. Borrows from tsg_kernel_big.cuh the cp.async wrappers, AsyncLoader (zero fill, the
- * transposing coordinate swap, the swizzle of an operand contiguous along k), ffma_ij and
- * write_tile.
+ * problem. Borrows from tsg_kernel_big.cuh the cp.async wrappers, AsyncLoader (for operands
+ * contiguous along m / n), ffma_ij and write_tile; its own RowLoader copies an operand contiguous
+ * along k (the transposing copies, zero fill and swizzle as AsyncLoader's, a cheaper thread mapping).
  *
  * Why (docs/NOTES.md "v0.19"): configuration 7's 8 warps issue their own copies (TN: 24 LDGSTS.32
  * per thread and slice, with their address arithmetic; NN 12, NT 6) and meet at one __syncthreads
@@ -28,8 +28,8 @@
  *    scheduler 32 PREG + 64 CREG <= 16384 (CREG 232, PREG 40: 16128).
  *  - the producer walks the consumers' sequence of work units and slices; slice g of the block
  *    (g counts across units) goes to stage g mod STAGES. Per slice each producer thread waits
- *    until the stage is empty, issues its copies (AsyncLoader over 128 threads: a transposed
- *    operand's 16 k of 8 columns per pass) and cp.async.mbarrier.arrive.noinc on the stage's
+ *    until the stage is empty, issues its copies (AsyncLoader or RowLoader over 128
+ *    threads) and cp.async.mbarrier.arrive.noinc on the stage's
  *    "full" barrier (128 arrivals, each when that thread's copies have landed).
  *  - a consumer thread waits on "full" before its first fragment read of a slice (during the
  *    previous slice's last k step, as big_kernel's barrier), and arrives on "empty" at the
@@ -43,8 +43,8 @@
  *  - no __syncthreads after the barriers' initialisation but one at the very end that every
  *    thread reaches; none between units, so the producer fills the next unit's stages while the
  *    consumers write C back.
- *  - zero fill, the transposes and the swizzles are AsyncLoader's (tsg_kernel_big.cuh): out-of-range
- *    elements are copied with src-size 0 (or a partial 16-byte vector) from the operand's first
+ *  - zero fill, the transposes and the swizzles are AsyncLoader's (tsg_kernel_big.cuh; RowLoader
+ *    keeps them): out-of-range elements are copied with src-size 0 (or a partial 16-byte vector) from the operand's first
  *    element; the store to shared memory is never skipped.
  * Sources of the ideas: producer / consumer warp specialisation with per-stage full / empty
  * barriers and register reallocation between warpgroups as described in NVIDIA's Hopper tuning
@@ -70,17 +70,16 @@ constexpr int PRODUCERS = 128; /* the producer warpgroup's threads */
  * One configuration: C tile BM x BN, consumer warp tile WM x WN, lanes LM along m, K step BK,
  * STAGES shared buffers, SWZ / PF as BigConfig's (B swizzled when contiguous along k; the 4-byte
  * copies' L2 prefetch), CREG / PREG the consumers' / producer's registers per thread after
- * setmaxnreg (multiples of 8, 24..256), ORD_* the FFMA order per transpose pair (ffma_ij), KROW
- * which loader copies an operand contiguous along k (0: AsyncLoader, 1: RowLoader). One
+ * setmaxnreg (multiples of 8, 24..256), ORD_* the FFMA order per transpose pair (ffma_ij). One
  * block per SM. BS_* and AKC exist for the launcher's table and are 0: the producer issues a
  * slice's copies as soon as its stage is empty.
  */
 template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int SWZ_, int PF_, int CREG_,
-          int PREG_, int ORD_NN_, int ORD_NT_, int ORD_TN_, int ORD_TT_, int KROW_ = 0>
+          int PREG_, int ORD_NN_, int ORD_NT_, int ORD_TN_, int ORD_TT_>
 struct WsConfig {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = 1;
-    static constexpr int SWZ = SWZ_, PF = PF_, CREG = CREG_, PREG = PREG_, KROW = KROW_;
+    static constexpr int SWZ = SWZ_, PF = PF_, CREG = CREG_, PREG = PREG_;
     static constexpr int BS_NN = 0, BS_NT = 0, BS_TN = 0, BS_TT = 0, AKC = 0;
     static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
     static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
@@ -97,7 +96,6 @@ struct WsConfig {
                   "lane tiles are made of 4 x 4 sub-tiles");
     static_assert(CWARPS % 4 == 0, "the consumers are whole warpgroups (setmaxnreg acts per warpgroup)");
     static_assert(BK == 8 || BK == 16 || BK == 32, "BK: 8, 16 or 32");
-    static_assert(KROW == 0 || KROW == 1, "KROW: AsyncLoader (0) or RowLoader (1)");
     static_assert(STAGES >= 2, "at least two stages");
     static_assert(BAR_OFF % 8 == 0, "mbarriers are 8-byte aligned");
     static_assert(CREG % 8 == 0 && PREG % 8 == 0 && PREG >= 24 && CREG <= 256 &&
@@ -303,11 +301,12 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
 {
     constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, TM = CF::TM, TN = CF::TN;
     constexpr int LM = CF::LM, LN = CF::LN, S = CF::STAGES, P = CF::PTHREADS;
-    /* A not transposed is contiguous along m; B transposed is contiguous along n. */
-    using LoadA = std::conditional_t<TRANS_A && CF::KROW, RowLoader<BM, BK, (CF::SWZ & 1) != 0, CF::PF>,
-                                     big::AsyncLoader<BM, BK, P, !TRANS_A, TRANS_A ? 1 : VA, (CF::SWZ & 1) != 0, CF::PF>>;
-    using LoadB = std::conditional_t<!TRANS_B && CF::KROW, RowLoader<BN, BK, (CF::SWZ & 2) != 0, CF::PF>,
-                                     big::AsyncLoader<BN, BK, P, TRANS_B, TRANS_B ? VB : 1, (CF::SWZ & 2) != 0, CF::PF>>;
+    /* A not transposed is contiguous along m; B transposed is contiguous along n: AsyncLoader's
+     * copies. An operand contiguous along k: RowLoader's. */
+    using LoadA = std::conditional_t<TRANS_A, RowLoader<BM, BK, (CF::SWZ & 1) != 0, CF::PF>,
+                                     big::AsyncLoader<BM, BK, P, true, VA, false, CF::PF>>;
+    using LoadB = std::conditional_t<TRANS_B, big::AsyncLoader<BN, BK, P, true, VB, false, CF::PF>,
+                                     RowLoader<BN, BK, (CF::SWZ & 2) != 0, CF::PF>>;
     /* whether the compute loop undoes a swizzle: that operand is contiguous along k and swizzled */
     constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
     static_assert(!SWA || same_swizzle<LoadA, big::AsyncLoader<BM, BK, P, false, 1, true, CF::PF>, BK>(),
@@ -490,18 +489,21 @@ KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
 /*
  * Configuration 10 (CfgWs): configuration 7's tile (256 x 128, 8 consumer warps of 64 x 64, lanes
  * 8 x 4, 8 x 16 accumulators per lane) with a producer warpgroup (384 threads), consumers at 232
- * registers and the producer at 40, a 256-byte L2 prefetch on the 4-byte copies, B swizzled where
- * it is contiguous along k; per pair, the best of v0.19's runs 1-3 (docs/NOTES.md "v0.19"; ratios
- * to cuBLAS in the same process, run 2, two passes, against configuration 7's):
+ * registers and the producer at 40, a 256-byte L2 prefetch on the 4-byte copies, RowLoader for
+ * an operand contiguous along k; per pair, the best of v0.19's runs 1-3 and v0.20's run 1
+ * (docs/NOTES.md "v0.19", "v0.20"; ratios to cuBLAS in the same process, v0.19 run 2 two passes
+ * and v0.20 run 1 three, against configuration 7's):
  *  - NN: BK 16, 6 stages (147 KB), FFMA order 15 — 4096^3 0.992-0.994 (7: 0.968-0.969), 8192^3
  *    0.994-0.998 (0.974-0.975), 16384^3 0.986 (0.970);
  *  - NT: as NN, order 10 — 4096^3 0.964-0.970 (0.953-0.962), 8192^3 0.950-0.954 (0.948-0.952).
  *    BK 32 in 3 stages read 0.949-0.955 and 0.983-0.984 in run 2 and was adopted first, but runs
  *    4-5 (three more passes) put it under configuration 7 at 4096^3 (0.936-0.957 against
  *    0.960-0.969): the gain at 8192^3 does not carry to 4096^3, and BK 16 keeps both at or above 7;
- *  - TN: BK 16, 6 stages, order 13 — 4096^3 0.943-0.952 (0.925-0.938), 8192^3 0.946 (0.933-0.934);
- *    orders 10, 15, 2, 5, 0, a 128-byte prefetch and consumers at 240 registers all read lower in
- *    run 3, and A swizzled lost 4%;
+ *  - TN: BK 16, 6 stages, order 13, neither operand swizzled — v0.20 run 1: 4096^3 0.984-0.988
+ *    (7: 0.927-0.933; with AsyncLoader's copies 0.942-0.946), 8192^3 0.980-0.983 (0.929-0.934;
+ *    0.942-0.946); B swizzled as in v0.19 0.963-0.969, A swizzled too 0.959-0.963. (v0.19, with
+ *    AsyncLoader: orders 10, 15, 2, 5, 0, a 128-byte prefetch and consumers at 240 registers read
+ *    lower, A swizzled lost 4%.)
  *  - TT: BK 16, 6 stages, A swizzled too, order 3 — 4096^3 1.027-1.041 (configuration 9, the rule's
  *    before: 0.997-1.003), 8192^3 1.000-1.006 (0.969-0.974).
  * On a device that cannot run sm_90a code the configuration is unavailable: the rule never takes it
@@ -509,26 +511,27 @@ KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
  */
 using CfgWs = ws::WsSet<ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>,
                         ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>,
+                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 0, 256, 232, 40, 15, 10, 13, 3>,
                         ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 256, 232, 40, 15, 10, 13, 3>>;
 KernelFn pick_cfg10(bool ta, bool tb, bool va, bool vb);
 
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_ws_cand*.cu, for sm_90a, and
  * numbers them after the big family's; a candidate is a WsSet here, a file with its picker and a
- * TSG_WS_ROW in tsg_kernel_simt.cu). v0.20: RowLoader for every operand contiguous along k (NN's
- * B, TN's A and B, TT's A) — 11 on configuration 10 as it is, 12 with TN's B not swizzled, 13 with
- * TN's A swizzled too. */
-template <int SWZ_TN>
-using WsKrow = ws::WsSet<ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3, 1>,
-                         ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3, 1>,
-                         ws::WsConfig<256, 128, 64, 64, 8, 16, 6, SWZ_TN, 256, 232, 40, 15, 10, 13, 3, 1>,
-                         ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 256, 232, 40, 15, 10, 13, 3, 1>>;
-using Cand11 = WsKrow<2>;
-using Cand12 = WsKrow<0>;
-using Cand13 = WsKrow<3>;
+ * TSG_WS_ROW in tsg_kernel_simt.cu). v0.20 run 2, configuration 10 but: 11 NN's B not swizzled;
+ * 12 TT's A not swizzled; 13 TN in FFMA order 10; 14 TN in order 15. */
+template <int SWZ_NN, int SWZ_TT, int ORD_TN>
+using WsVar = ws::WsSet<ws::WsConfig<256, 128, 64, 64, 8, 16, 6, SWZ_NN, 256, 232, 40, 15, 10, ORD_TN, 3>,
+                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, ORD_TN, 3>,
+                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 0, 256, 232, 40, 15, 10, ORD_TN, 3>,
+                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, SWZ_TT, 256, 232, 40, 15, 10, ORD_TN, 3>>;
+using Cand11 = WsVar<0, 3, 13>;
+using Cand12 = WsVar<2, 0, 13>;
+using Cand13 = WsVar<2, 3, 10>;
+using Cand14 = WsVar<2, 3, 15>;
 KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
 KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 
