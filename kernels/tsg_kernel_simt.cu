@@ -23,12 +23,6 @@ namespace tsg {
 /* Built by an nvcc without sm_90a (before 12.0; CMakeLists.txt): configuration 10 has no
  * instances, so its row is never available (kernel_blocks_per_sm) and never launched. */
 KernelFn pick_cfg10(bool, bool, bool, bool) { return nullptr; }
-#ifdef TSG_KERNEL_CANDIDATES
-KernelFn pick_cand11(bool, bool, bool, bool) { return nullptr; }
-KernelFn pick_cand12(bool, bool, bool, bool) { return nullptr; }
-KernelFn pick_cand13(bool, bool, bool, bool) { return nullptr; }
-KernelFn pick_cand14(bool, bool, bool, bool) { return nullptr; }
-#endif
 #endif
 namespace {
 
@@ -175,11 +169,7 @@ const ConfigRow k_configs[] = {
     TSG_WS_ROW(CfgWs, cfg10, 0.689),
     /* candidates go here, under #ifdef TSG_KERNEL_CANDIDATES (tsg_kernel_big.cuh,
      * tsg_kernel_ws.cuh): the eff of the configuration each varies; the rule never picks one
-     * (NADOPTED). */
-#ifdef TSG_KERNEL_CANDIDATES
-    TSG_WS_ROW(Cand11, cand11, 0.689), TSG_WS_ROW(Cand12, cand12, 0.689), TSG_WS_ROW(Cand13, cand13, 0.689),
-    TSG_WS_ROW(Cand14, cand14, 0.689),
-#endif
+     * (NADOPTED). None open. */
 };
 #undef TSG_SIMT_ROW
 #undef TSG_BIG_ROW

@@ -499,39 +499,26 @@ KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
  *    BK 32 in 3 stages read 0.949-0.955 and 0.983-0.984 in run 2 and was adopted first, but runs
  *    4-5 (three more passes) put it under configuration 7 at 4096^3 (0.936-0.957 against
  *    0.960-0.969): the gain at 8192^3 does not carry to 4096^3, and BK 16 keeps both at or above 7;
- *  - TN: BK 16, 6 stages, order 13, neither operand swizzled — v0.20 run 1: 4096^3 0.984-0.988
- *    (7: 0.927-0.933; with AsyncLoader's copies 0.942-0.946), 8192^3 0.980-0.983 (0.929-0.934;
- *    0.942-0.946); B swizzled as in v0.19 0.963-0.969, A swizzled too 0.959-0.963. (v0.19, with
- *    AsyncLoader: orders 10, 15, 2, 5, 0, a 128-byte prefetch and consumers at 240 registers read
- *    lower, A swizzled lost 4%.)
+ *  - TN: BK 16, 6 stages, neither operand swizzled, order 15 — v0.20 run 2: 4096^3 0.991-0.994
+ *    (7: 0.927-0.932), 8192^3 1.018-1.029 (0.953-0.958); in order 13 0.982-0.983 and 1.013-1.018,
+ *    in order 10 0.966-0.968 and 0.993-0.995. Run 1 (order 13): with AsyncLoader's copies
+ *    0.942-0.946 at both sizes, RowLoader with B swizzled as in v0.19 0.963-0.969, A swizzled too
+ *    0.959-0.963. (v0.19, with AsyncLoader: orders 10, 15, 2, 5, 0, a 128-byte prefetch and
+ *    consumers at 240 registers read lower than 13, A swizzled lost 4%.)
  *  - TT: BK 16, 6 stages, A swizzled too, order 3 — 4096^3 1.027-1.041 (configuration 9, the rule's
  *    before: 0.997-1.003), 8192^3 1.000-1.006 (0.969-0.974).
  * On a device that cannot run sm_90a code the configuration is unavailable: the rule never takes it
  * and a forced launch runs configuration 7 (tsg_kernel_simt.cu).
  */
-using CfgWs = ws::WsSet<ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 13, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 0, 256, 232, 40, 15, 10, 13, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 256, 232, 40, 15, 10, 13, 3>>;
+using CfgWs = ws::WsSet<ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 15, 3>,
+                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 15, 3>,
+                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 0, 256, 232, 40, 15, 10, 15, 3>,
+                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 256, 232, 40, 15, 10, 15, 3>>;
 KernelFn pick_cfg10(bool ta, bool tb, bool va, bool vb);
 
 /* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_ws_cand*.cu, for sm_90a, and
  * numbers them after the big family's; a candidate is a WsSet here, a file with its picker and a
- * TSG_WS_ROW in tsg_kernel_simt.cu). v0.20 run 2, configuration 10 but: 11 NN's B not swizzled;
- * 12 TT's A not swizzled; 13 TN in FFMA order 10; 14 TN in order 15. */
-template <int SWZ_NN, int SWZ_TT, int ORD_TN>
-using WsVar = ws::WsSet<ws::WsConfig<256, 128, 64, 64, 8, 16, 6, SWZ_NN, 256, 232, 40, 15, 10, ORD_TN, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, ORD_TN, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 0, 256, 232, 40, 15, 10, ORD_TN, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, SWZ_TT, 256, 232, 40, 15, 10, ORD_TN, 3>>;
-using Cand11 = WsVar<0, 3, 13>;
-using Cand12 = WsVar<2, 0, 13>;
-using Cand13 = WsVar<2, 3, 10>;
-using Cand14 = WsVar<2, 3, 15>;
-KernelFn pick_cand11(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand12(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand13(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cand14(bool ta, bool tb, bool va, bool vb);
+ * TSG_WS_ROW in tsg_kernel_simt.cu). None open. */
 
 } /* namespace tsg */
 
