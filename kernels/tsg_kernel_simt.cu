@@ -264,9 +264,10 @@ double model_time(int c, int64_t m, int64_t n, int64_t k, int64_t splits, int64_
  * keeps 7 (9: 43.6 TFLOP/s), as do NT and TN (46.5 / 43.0 on 9 against 48.3 / 46.4 on 7).
  */
 constexpr double TT_EFF7 = 47.37 / 66.9, TT_EFF9 = 48.38 / 66.9;
-/* configuration 10's TT rate: 1.036 x cuBLAS's 47.95 TFLOP/s at 4096^3 (v0.19 run 2, its candidate
- * 12, the TT configuration CfgWs adopted; configuration 9 read 1.002 in the same run) */
-constexpr double TT_EFF_WS = 49.67 / 66.9;
+/* configuration 10's TT rate: 51.07 TFLOP/s, 1.052 x cuBLAS's at 4096^3 (v0.20 run 2, the median of
+ * three passes of configuration 10 forced, its producer on RowLoader; v0.19 run 2, with
+ * AsyncLoader's copies: 49.67) */
+constexpr double TT_EFF_WS = 51.07 / 66.9;
 constexpr int CFG_BIG = NCONFIGS, CFG_WIDE = NCONFIGS + 2; /* configurations 7 and 9 */
 
 } /* namespace */
@@ -432,7 +433,8 @@ KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k
     }
     /* Where the device runs sm_90a code (and TSGEMM_TEST_WS is not 0): the warp-specialized
      * configuration 10 in place of 7 wherever 7 would run unsplit and without a stream-K tail
-     * (its tile, 2-4% faster on every pair: docs/NOTES.md "v0.19"; it has no tail kernel, and
+     * (its tile; faster on every pair, NT by 0.2-1%, NN 2-3%, TN and TT 6-8%: docs/NOTES.md
+     * "v0.19", "v0.20"; it has no tail kernel, and
      * where the rule takes a tail, 7's tail gains more). */
     const bool ws = !forced && g_ws_on && g_avail[CFG_WS];
     /* TT: configuration 9 in place of an unsplit 7 when its modelled time at its TT rate is no
