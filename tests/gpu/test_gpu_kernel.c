@@ -29,6 +29,8 @@
  *   TSGEMM_BENCH_SHAPES=a|b    --bench-big: only the shapes whose name contains one of the
  *                              '|'-separated texts (e.g. "4096^3|TN"): a profiler run
  *                              (scripts/ncu-run.sh) on a few kernels, or a shorter A/B
+ *   TSGEMM_BENCH_INTERLEAVE=1  --bench-big: the columns timed round-robin, one call of each per
+ *                              repetition, instead of one column's repetitions after another's
  *   TSGEMM_ACCURACY_N="1024 4096 16384"   the accuracy ratio at these n (default 4096; the gpu
  *                              tier and --accuracy)
  *
@@ -482,36 +484,72 @@ typedef struct btime {
 static float *g_bA, *g_bB, *g_bC;
 static cudaEvent_t g_e0, g_e1;
 
-/* Median (and extremes) of reps timed calls after 3 warm-ups; impl 0 tsgemm, 1 cuBLAS. */
-static btime time_shape(const bshape *b, int impl, int reps)
+/* One call timed by events around it (ms): impl 0 tsgemm as configured now, 1 cuBLAS. */
+static float time_call(const bshape *b, int impl)
 {
     const int64_t ar = b->ta == 'N' ? b->m : b->k, br = b->tb == 'N' ? b->k : b->n;
     const int64_t lda = ar + b->ld_extra, ldb = br + b->ld_extra, ldc = b->m + b->ld_extra;
     const float *A = g_bA + b->off, *B = g_bB + b->off;
     float *C = g_bC + b->off;
-    float *times = malloc(sizeof(float) * (size_t)reps);
-    for (int rep = -3; rep < reps; ++rep) {
-        CK(cudaEventRecord(g_e0, 0));
-        if (impl == 0) {
-            if (tsgemm_sgemm_device(b->ta, b->tb, b->m, b->n, b->k, 1.0f, A, lda, B, ldb, 0.0f, C,
-                                    ldc, NULL))
-                failf("bench %s: tsgemm call failed", b->name);
-        } else {
-            const float one = 1, zero = 0;
-            CB(cublasSgemm(g_cublas, b->ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T,
-                           b->tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, (int)b->m, (int)b->n,
-                           (int)b->k, &one, A, (int)lda, B, (int)ldb, &zero, C, (int)ldc));
-        }
-        CK(cudaEventRecord(g_e1, 0));
-        CK(cudaEventSynchronize(g_e1));
-        if (rep >= 0) CK(cudaEventElapsedTime(&times[rep], g_e0, g_e1));
+    float ms = 0;
+    CK(cudaEventRecord(g_e0, 0));
+    if (impl == 0) {
+        if (tsgemm_sgemm_device(b->ta, b->tb, b->m, b->n, b->k, 1.0f, A, lda, B, ldb, 0.0f, C, ldc, NULL))
+            failf("bench %s: tsgemm call failed", b->name);
+    } else {
+        const float one = 1, zero = 0;
+        CB(cublasSgemm(g_cublas, b->ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, b->tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T,
+                       (int)b->m, (int)b->n, (int)b->k, &one, A, (int)lda, B, (int)ldb, &zero, C, (int)ldc));
     }
+    CK(cudaEventRecord(g_e1, 0));
+    CK(cudaEventSynchronize(g_e1));
+    CK(cudaEventElapsedTime(&ms, g_e0, g_e1));
+    return ms;
+}
+
+/* TFLOP/s of the median, slowest and fastest of reps times (ms; sorted in place). */
+static btime rates(const bshape *b, float *times, int reps)
+{
     qsort(times, (size_t)reps, sizeof(float), cmp_float);
     const double fl = 2.0 * (double)b->m * (double)b->n * (double)b->k;
     btime t = {fl / (times[reps / 2] * 1e-3) * 1e-12, fl / (times[reps - 1] * 1e-3) * 1e-12,
                fl / (times[0] * 1e-3) * 1e-12};
+    return t;
+}
+
+/* Median (and extremes) of reps timed calls after 3 warm-ups; impl 0 tsgemm, 1 cuBLAS. */
+static btime time_shape(const bshape *b, int impl, int reps)
+{
+    float *times = malloc(sizeof(float) * (size_t)reps);
+    for (int rep = -3; rep < reps; ++rep) {
+        const float ms = time_call(b, impl);
+        if (rep >= 0) times[rep] = ms;
+    }
+    const btime t = rates(b, times, reps);
     free(times);
     return t;
+}
+
+/* --bench-big's columns timed round-robin (TSGEMM_BENCH_INTERLEAVE=1): every repetition times
+ * cuBLAS, the rule, the rule without its tail and each configuration of cfgs once, in that order
+ * (3 warm-up rounds first), so that a drift of the clocks over the shape's run (power, heat)
+ * reaches every column alike instead of the ones measured first or last (docs/NOTES.md "v0.20",
+ * run 4). out[0] cuBLAS, out[1] the rule, out[2] no tail, out[3 + i] configuration cfgs[i]. */
+static void time_interleaved(const bshape *b, int reps, int nc, const int *cfgs, btime *out)
+{
+    const int ncol = 3 + nc;
+    float *times = malloc(sizeof(float) * (size_t)reps * (size_t)ncol);
+    for (int rep = -3; rep < reps; ++rep)
+        for (int c = 0; c < ncol; ++c) {
+            tsgemm_set_kernel_config(c >= 3 ? cfgs[c - 3] : -1, 0);
+            tsgemm_set_kernel_tail(c == 2 ? -1 : 0);
+            const float ms = time_call(b, c == 0);
+            if (rep >= 0) times[(size_t)c * (size_t)reps + (size_t)rep] = ms;
+        }
+    tsgemm_set_kernel_config(-1, 0);
+    tsgemm_set_kernel_tail(0);
+    for (int c = 0; c < ncol; ++c) out[c] = rates(b, times + (size_t)c * (size_t)reps, reps);
+    free(times);
 }
 
 /* The benches' device buffers: A and B of na floats (uniform values from one host chunk, B's
@@ -686,6 +724,9 @@ static void bench_big(int reps, const char *list)
     }
     double ratio[32][35]; /* cuBLAS, the rule, up to 32 configurations, the rule without its tail */
     const char *only = getenv("TSGEMM_BENCH_SHAPES");
+    const char *il = getenv("TSGEMM_BENCH_INTERLEAVE");
+    const int interleave = il && !strcmp(il, "1");
+    if (interleave) printf("columns timed round-robin, one call each per repetition (TSGEMM_BENCH_INTERLEAVE=1)\n");
     int run[32];
     for (int s = 0; s < nshapes; ++s) run[s] = name_matches(shapes[s].name, only);
     for (int s = 0; s < nshapes; ++s) {
@@ -698,12 +739,17 @@ static void bench_big(int reps, const char *list)
         tsgemm_kernel_plan(b->ta, b->tb, b->m, b->n, b->k, &pc, &ps);
         int64_t tt = 0, tbk = 0;
         tsgemm_kernel_tail(b->ta, b->tb, b->m, b->n, b->k, &tt, &tbk);
-        const btime cub = time_shape(b, 1, rp);
-        const btime rule = time_shape(b, 0, rp);
-        /* the same plan without its stream-K tail (v0.14), in the same process */
-        tsgemm_set_kernel_tail(-1);
-        const btime plain = time_shape(b, 0, rp);
-        tsgemm_set_kernel_tail(0);
+        btime col[35]; /* cuBLAS, the rule, no tail, then cfgs[] */
+        if (interleave) time_interleaved(b, rp, nc, cfgs, col);
+        else {
+            col[0] = time_shape(b, 1, rp);
+            col[1] = time_shape(b, 0, rp);
+            /* the same plan without its stream-K tail (v0.14), in the same process */
+            tsgemm_set_kernel_tail(-1);
+            col[2] = time_shape(b, 0, rp);
+            tsgemm_set_kernel_tail(0);
+        }
+        const btime cub = col[0], rule = col[1], plain = col[2];
         printf("%-20s cuBLAS %6.2f  rule(%d/%lld tail %lld/%lld) %6.2f %.3f  no tail %6.2f %.3f", b->name, cub.med, pc,
                (long long)ps, (long long)tt, (long long)tbk, rule.med, rule.med / cub.med, plain.med,
                plain.med / cub.med);
@@ -711,7 +757,7 @@ static void bench_big(int reps, const char *list)
         for (int i = 0; i < nc; ++i) {
             tsgemm_set_kernel_config(cfgs[i], 0);
             tsgemm_kernel_plan(b->ta, b->tb, b->m, b->n, b->k, &pc, &ps);
-            const btime t = time_shape(b, 0, rp);
+            const btime t = interleave ? col[3 + i] : time_shape(b, 0, rp);
             ratio[s][2 + i] = t.med / cub.med;
             if (ps > 1) printf("  c%d/%lld %6.2f %.3f", cfgs[i], (long long)ps, t.med, t.med / cub.med);
             else printf("  c%d %6.2f %.3f", cfgs[i], t.med, t.med / cub.med);
