@@ -531,16 +531,18 @@ static btime time_shape(const bshape *b, int impl, int reps)
 }
 
 /* --bench-big's columns timed round-robin (TSGEMM_BENCH_INTERLEAVE=1): every repetition times
- * cuBLAS, the rule, the rule without its tail and each configuration of cfgs once, in that order
- * (3 warm-up rounds first), so that a drift of the clocks over the shape's run (power, heat)
- * reaches every column alike instead of the ones measured first or last (docs/NOTES.md "v0.20",
- * run 4). out[0] cuBLAS, out[1] the rule, out[2] no tail, out[3 + i] configuration cfgs[i]. */
+ * cuBLAS, the rule, the rule without its tail and each configuration of cfgs once (3 warm-up
+ * rounds first), starting one column further on at each repetition, so that a drift of the clocks
+ * over the shape's run (power, heat) and whatever the call before leaves behind reach every
+ * column alike instead of the ones measured first or last (docs/NOTES.md "v0.20", runs 4-6).
+ * out[0] cuBLAS, out[1] the rule, out[2] no tail, out[3 + i] configuration cfgs[i]. */
 static void time_interleaved(const bshape *b, int reps, int nc, const int *cfgs, btime *out)
 {
     const int ncol = 3 + nc;
     float *times = malloc(sizeof(float) * (size_t)reps * (size_t)ncol);
     for (int rep = -3; rep < reps; ++rep)
-        for (int c = 0; c < ncol; ++c) {
+        for (int j = 0; j < ncol; ++j) {
+            const int c = (j + rep + 3) % ncol;
             tsgemm_set_kernel_config(c >= 3 ? cfgs[c - 3] : -1, 0);
             tsgemm_set_kernel_tail(c == 2 ? -1 : 0);
             const float ms = time_call(b, c == 0);
