@@ -30,7 +30,8 @@
  *                              '|'-separated texts (e.g. "4096^3|TN"): a profiler run
  *                              (scripts/ncu-run.sh) on a few kernels, or a shorter A/B
  *   TSGEMM_BENCH_INTERLEAVE=1  --bench-big: the columns timed round-robin, one call of each per
- *                              repetition, instead of one column's repetitions after another's
+ *                              repetition in a shuffled order, instead of one column's
+ *                              repetitions after another's
  *   TSGEMM_ACCURACY_N="1024 4096 16384"   the accuracy ratio at these n (default 4096; the gpu
  *                              tier and --accuracy)
  *
@@ -532,22 +533,32 @@ static btime time_shape(const bshape *b, int impl, int reps)
 
 /* --bench-big's columns timed round-robin (TSGEMM_BENCH_INTERLEAVE=1): every repetition times
  * cuBLAS, the rule, the rule without its tail and each configuration of cfgs once (3 warm-up
- * rounds first), starting one column further on at each repetition, so that a drift of the clocks
- * over the shape's run (power, heat) and whatever the call before leaves behind reach every
- * column alike instead of the ones measured first or last (docs/NOTES.md "v0.20", runs 4-6).
- * out[0] cuBLAS, out[1] the rule, out[2] no tail, out[3 + i] configuration cfgs[i]. */
+ * rounds first), in an order shuffled afresh each repetition (a fixed seed: the same orders every
+ * run), so that a drift of the clocks over the shape's run and what the call before leaves behind
+ * (a slower kernel before it lets the clocks recover: docs/NOTES.md "v0.20", runs 4-8) reach
+ * every column alike instead of depending on its place. out[0] cuBLAS, out[1] the rule, out[2]
+ * no tail, out[3 + i] configuration cfgs[i]. */
 static void time_interleaved(const bshape *b, int reps, int nc, const int *cfgs, btime *out)
 {
     const int ncol = 3 + nc;
     float *times = malloc(sizeof(float) * (size_t)reps * (size_t)ncol);
-    for (int rep = -3; rep < reps; ++rep)
+    int order[35];
+    tt_rng r;
+    tt_seed(&r, 20261204);
+    for (int rep = -3; rep < reps; ++rep) {
+        for (int j = 0; j < ncol; ++j) order[j] = j;
+        for (int j = ncol - 1; j > 0; --j) { /* Fisher-Yates */
+            const int x = (int)(tt_next(&r) % (uint64_t)(j + 1)), y = order[j];
+            order[j] = order[x], order[x] = y;
+        }
         for (int j = 0; j < ncol; ++j) {
-            const int c = (j + rep + 3) % ncol;
+            const int c = order[j];
             tsgemm_set_kernel_config(c >= 3 ? cfgs[c - 3] : -1, 0);
             tsgemm_set_kernel_tail(c == 2 ? -1 : 0);
             const float ms = time_call(b, c == 0);
             if (rep >= 0) times[(size_t)c * (size_t)reps + (size_t)rep] = ms;
         }
+    }
     tsgemm_set_kernel_config(-1, 0);
     tsgemm_set_kernel_tail(0);
     for (int c = 0; c < ncol; ++c) out[c] = rates(b, times + (size_t)c * (size_t)reps, reps);
@@ -728,7 +739,7 @@ static void bench_big(int reps, const char *list)
     const char *only = getenv("TSGEMM_BENCH_SHAPES");
     const char *il = getenv("TSGEMM_BENCH_INTERLEAVE");
     const int interleave = il && !strcmp(il, "1");
-    if (interleave) printf("columns timed round-robin, one call each per repetition (TSGEMM_BENCH_INTERLEAVE=1)\n");
+    if (interleave) printf("columns timed round-robin, one call each per repetition in a shuffled order (TSGEMM_BENCH_INTERLEAVE=1)\n");
     int run[32];
     for (int s = 0; s < nshapes; ++s) run[s] = name_matches(shapes[s].name, only);
     for (int s = 0; s < nshapes; ++s) {
