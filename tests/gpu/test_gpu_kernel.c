@@ -29,9 +29,11 @@
  *   TSGEMM_BENCH_SHAPES=a|b    --bench-big: only the shapes whose name contains one of the
  *                              '|'-separated texts (e.g. "4096^3|TN"): a profiler run
  *                              (scripts/ncu-run.sh) on a few kernels, or a shorter A/B
- *   TSGEMM_BENCH_INTERLEAVE=1  --bench-big: the columns timed round-robin, one call of each per
- *                              repetition in a shuffled order, instead of one column's
- *                              repetitions after another's
+ *   TSGEMM_BENCH_INTERLEAVE=0  --bench-big: each column's repetitions after the previous
+ *                              column's, as before v0.20 (the default since: round-robin, one
+ *                              call of each column per repetition in a shuffled order; the old
+ *                              order moved 8192^3 columns by up to 4% with their place in it,
+ *                              docs/NOTES.md "v0.20")
  *   TSGEMM_ACCURACY_N="1024 4096 16384"   the accuracy ratio at these n (default 4096; the gpu
  *                              tier and --accuracy)
  *
@@ -531,7 +533,7 @@ static btime time_shape(const bshape *b, int impl, int reps)
     return t;
 }
 
-/* --bench-big's columns timed round-robin (TSGEMM_BENCH_INTERLEAVE=1): every repetition times
+/* --bench-big's columns timed round-robin (unless TSGEMM_BENCH_INTERLEAVE=0): every repetition times
  * cuBLAS, the rule, the rule without its tail and each configuration of cfgs once (3 warm-up
  * rounds first), in an order shuffled afresh each repetition (a fixed seed: the same orders every
  * run), so that a drift of the clocks over the shape's run and what the call before leaves behind
@@ -738,8 +740,9 @@ static void bench_big(int reps, const char *list)
     double ratio[32][35]; /* cuBLAS, the rule, up to 32 configurations, the rule without its tail */
     const char *only = getenv("TSGEMM_BENCH_SHAPES");
     const char *il = getenv("TSGEMM_BENCH_INTERLEAVE");
-    const int interleave = il && !strcmp(il, "1");
-    if (interleave) printf("columns timed round-robin, one call each per repetition in a shuffled order (TSGEMM_BENCH_INTERLEAVE=1)\n");
+    const int interleave = !(il && !strcmp(il, "0"));
+    printf(interleave ? "columns timed round-robin, one call each per repetition in a shuffled order\n"
+                      : "columns timed one after another (TSGEMM_BENCH_INTERLEAVE=0)\n");
     int run[32];
     for (int s = 0; s < nshapes; ++s) run[s] = name_matches(shapes[s].name, only);
     for (int s = 0; s < nshapes; ++s) {
