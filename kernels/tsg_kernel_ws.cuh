@@ -44,8 +44,8 @@
  *    thread reaches; none between units, so the producer fills the next unit's stages while the
  *    consumers write C back.
  *  - zero fill, the transposes and the swizzles are AsyncLoader's (tsg_kernel_big.cuh; RowLoader
- *    keeps them): out-of-range elements are copied with src-size 0 (or a partial 16-byte vector) from the operand's first
- *    element; the store to shared memory is never skipped.
+ *    keeps them): out-of-range elements are copied with src-size 0 (or a partial 16-byte vector)
+ *    from the operand's first element; the store to shared memory is never skipped.
  * Sources of the ideas: producer / consumer warp specialisation with per-stage full / empty
  * barriers and register reallocation between warpgroups as described in NVIDIA's Hopper tuning
  * guide and the CUTLASS pipeline documentation (the pattern only; no code taken from them); the
@@ -490,11 +490,12 @@ KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
  * Configuration 10 (CfgWs): configuration 7's tile (256 x 128, 8 consumer warps of 64 x 64, lanes
  * 8 x 4, 8 x 16 accumulators per lane) with a producer warpgroup (384 threads), consumers at 232
  * registers and the producer at 40, a 256-byte L2 prefetch on the 4-byte copies, RowLoader for
- * an operand contiguous along k; per pair, the best of v0.19's runs 1-3 and v0.20's run 1
- * (docs/NOTES.md "v0.19", "v0.20"; ratios to cuBLAS in the same process, v0.19 run 2 two passes
- * and v0.20 run 1 three, against configuration 7's):
- *  - NN: BK 16, 6 stages (147 KB), FFMA order 15 — 4096^3 0.992-0.994 (7: 0.968-0.969), 8192^3
- *    0.994-0.998 (0.974-0.975), 16384^3 0.986 (0.970);
+ * an operand contiguous along k; per pair, the best of v0.19's runs 1-3 and v0.20's runs 1-2
+ * (docs/NOTES.md "v0.19", "v0.20"; ratios to cuBLAS in the same process, columns timed one after
+ * another, against configuration 7's; v0.20 run 8's fairer figures are in NOTES):
+ *  - NN: BK 16, 6 stages (147 KB), FFMA order 15 — v0.19 run 2: 4096^3 0.992-0.994 (7:
+ *    0.968-0.969), 8192^3 0.994-0.998 (0.974-0.975), 16384^3 0.986 (0.970); v0.20 run 1, with
+ *    RowLoader: 4096^3 0.985-0.991, 8192^3 0.997-1.000;
  *  - NT: as NN, order 10 — 4096^3 0.964-0.970 (0.953-0.962), 8192^3 0.950-0.954 (0.948-0.952).
  *    BK 32 in 3 stages read 0.949-0.955 and 0.983-0.984 in run 2 and was adopted first, but runs
  *    4-5 (three more passes) put it under configuration 7 at 4096^3 (0.936-0.957 against
@@ -505,8 +506,9 @@ KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
  *    0.942-0.946 at both sizes, RowLoader with B swizzled as in v0.19 0.963-0.969, A swizzled too
  *    0.959-0.963. (v0.19, with AsyncLoader: orders 10, 15, 2, 5, 0, a 128-byte prefetch and
  *    consumers at 240 registers read lower than 13, A swizzled lost 4%.)
- *  - TT: BK 16, 6 stages, A swizzled too, order 3 — 4096^3 1.027-1.041 (configuration 9, the rule's
- *    before: 0.997-1.003), 8192^3 1.000-1.006 (0.969-0.974).
+ *  - TT: BK 16, 6 stages, A swizzled too, order 3 — v0.19 run 2: 4096^3 1.027-1.041 (configuration
+ *    9, the rule's before: 0.997-1.003), 8192^3 1.000-1.006 (0.969-0.974); v0.20 run 1, with
+ *    RowLoader: 1.036-1.047 and 1.040-1.047; A not swizzled lost 2-3% (run 2).
  * On a device that cannot run sm_90a code the configuration is unavailable: the rule never takes it
  * and a forced launch runs configuration 7 (tsg_kernel_simt.cu).
  */
