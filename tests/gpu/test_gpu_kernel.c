@@ -533,23 +533,26 @@ static btime time_shape(const bshape *b, int impl, int reps)
     return t;
 }
 
-/* --bench-big's columns timed round-robin (unless TSGEMM_BENCH_INTERLEAVE=0): every repetition times
- * cuBLAS, the rule, the rule without its tail and each configuration of cfgs once (3 warm-up
- * rounds first), in an order shuffled afresh each repetition (a fixed seed: the same orders every
- * run), so that a drift of the clocks over the shape's run and what the call before leaves behind
- * (a slower kernel before it lets the clocks recover: docs/NOTES.md "v0.20", runs 4-8) reach
- * every column alike instead of depending on its place. out[0] cuBLAS, out[1] the rule, out[2]
- * no tail, out[3 + i] configuration cfgs[i]. */
-static void time_interleaved(const bshape *b, int reps, int nc, const int *cfgs, btime *out)
+/* --bench-big's columns: cuBLAS, the rule, the rule without its tail (v0.14) and each
+ * configuration of cfgs forced, reps timed calls of each after 3 warm-ups. interleave (the
+ * default; TSGEMM_BENCH_INTERLEAVE=0 turns it off): round-robin, every repetition one call of each
+ * column in an order shuffled afresh (a fixed seed: the same orders every run), so that a drift of
+ * the clocks over the shape's run and what the call before leaves behind (a slower kernel before
+ * it lets the clocks recover: docs/NOTES.md "v0.20", runs 4-8) reach every column alike; off: each
+ * column's calls after the previous column's, in the order above (before v0.20). out[0] cuBLAS,
+ * out[1] the rule, out[2] no tail, out[3 + i] configuration cfgs[i]. */
+static void time_columns(const bshape *b, int reps, int nc, const int *cfgs, int interleave, btime *out)
 {
     const int ncol = 3 + nc;
     float *times = malloc(sizeof(float) * (size_t)reps * (size_t)ncol);
     int order[35];
     tt_rng r;
     tt_seed(&r, 20261204);
-    for (int rep = -3; rep < reps; ++rep) {
+    /* interleaved: reps + 3 rounds of one call per column; otherwise one round of reps + 3 each */
+    const int rounds = interleave ? reps + 3 : 1, per = interleave ? 1 : reps + 3;
+    for (int round = 0; round < rounds; ++round) {
         for (int j = 0; j < ncol; ++j) order[j] = j;
-        for (int j = ncol - 1; j > 0; --j) { /* Fisher-Yates */
+        for (int j = ncol - 1; interleave && j > 0; --j) { /* Fisher-Yates */
             const int x = (int)(tt_next(&r) % (uint64_t)(j + 1)), y = order[j];
             order[j] = order[x], order[x] = y;
         }
@@ -557,8 +560,11 @@ static void time_interleaved(const bshape *b, int reps, int nc, const int *cfgs,
             const int c = order[j];
             tsgemm_set_kernel_config(c >= 3 ? cfgs[c - 3] : -1, 0);
             tsgemm_set_kernel_tail(c == 2 ? -1 : 0);
-            const float ms = time_call(b, c == 0);
-            if (rep >= 0) times[(size_t)c * (size_t)reps + (size_t)rep] = ms;
+            for (int i = 0; i < per; ++i) {
+                const int rep = (interleave ? round : i) - 3;
+                const float ms = time_call(b, c == 0);
+                if (rep >= 0) times[(size_t)c * (size_t)reps + (size_t)rep] = ms;
+            }
         }
     }
     tsgemm_set_kernel_config(-1, 0);
@@ -756,15 +762,7 @@ static void bench_big(int reps, const char *list)
         int64_t tt = 0, tbk = 0;
         tsgemm_kernel_tail(b->ta, b->tb, b->m, b->n, b->k, &tt, &tbk);
         btime col[35]; /* cuBLAS, the rule, no tail, then cfgs[] */
-        if (interleave) time_interleaved(b, rp, nc, cfgs, col);
-        else {
-            col[0] = time_shape(b, 1, rp);
-            col[1] = time_shape(b, 0, rp);
-            /* the same plan without its stream-K tail (v0.14), in the same process */
-            tsgemm_set_kernel_tail(-1);
-            col[2] = time_shape(b, 0, rp);
-            tsgemm_set_kernel_tail(0);
-        }
+        time_columns(b, rp, nc, cfgs, interleave, col);
         const btime cub = col[0], rule = col[1], plain = col[2];
         printf("%-20s cuBLAS %6.2f  rule(%d/%lld tail %lld/%lld) %6.2f %.3f  no tail %6.2f %.3f", b->name, cub.med, pc,
                (long long)ps, (long long)tt, (long long)tbk, rule.med, rule.med / cub.med, plain.med,
@@ -773,7 +771,7 @@ static void bench_big(int reps, const char *list)
         for (int i = 0; i < nc; ++i) {
             tsgemm_set_kernel_config(cfgs[i], 0);
             tsgemm_kernel_plan(b->ta, b->tb, b->m, b->n, b->k, &pc, &ps);
-            const btime t = interleave ? col[3 + i] : time_shape(b, 0, rp);
+            const btime t = col[3 + i];
             ratio[s][2 + i] = t.med / cub.med;
             if (ps > 1) printf("  c%d/%lld %6.2f %.3f", cfgs[i], (long long)ps, t.med, t.med / cub.med);
             else printf("  c%d %6.2f %.3f", cfgs[i], t.med, t.med / cub.med);
