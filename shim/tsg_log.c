@@ -7,13 +7,26 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 
 static tsg_config g_cfg;
 static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
 
+int tsg_rt_privileged(void)
+{
+    static int secure = -1; /* racing first calls store the same value */
+    int s = __atomic_load_n(&secure, __ATOMIC_RELAXED);
+    if (s < 0) {
+        s = getauxval(AT_SECURE) != 0;
+        __atomic_store_n(&secure, s, __ATOMIC_RELAXED);
+    }
+    return s;
+}
+
 static const char *env_lookup(const char *name, void *ctx)
 {
     (void)ctx;
+    if (tsg_rt_privileged()) return NULL; /* defaults only: no TSGEMM_*, HOME or XDG_* */
     return getenv(name);
 }
 

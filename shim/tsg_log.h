@@ -13,7 +13,16 @@
 
 #include "../src/tsg_config.h"
 
-/* The knobs, parsed from the environment on first use (bad values: one warning line each). */
+/*
+ * 1 in a privileged process: the kernel set AT_SECURE in the auxiliary vector (setuid/setgid
+ * programs, file capabilities, an LSM transition; getauxval(3)). Checked once. Such a process
+ * reads no knob at all (tsg_rt_config gives the defaults), reads and writes no rates cache and
+ * never starts the GPU (README "Privileged programs" says why).
+ */
+int tsg_rt_privileged(void);
+
+/* The knobs, parsed from the environment on first use (bad values: one warning line each); in a
+ * privileged process the defaults, whatever the environment holds. */
 const tsg_config *tsg_rt_config(void);
 
 /* Prints one line "tsgemm: ..." to stderr when TSGEMM_LOG >= level (one write: lines from
