@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "tsg_rates.h"
+
 /* Bytes the pipeline moves: host operands only — A and B at their extents, C down. Device and
  * managed operands count as used in place (a managed C with beta != 0 is in fact staged both
  * ways; the model has always left that out). A host or pinned C never goes up: with beta != 0 the
@@ -48,6 +50,9 @@ static double kernel_s(const tsg_problem *p, const tsg_plan *pl, const tsg_rates
 
 double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
 {
+    /* every divisor and every value cast below is within its physical bounds (tsg_rates.h);
+     * rates that are not cannot price a GPU call: it never looks faster */
+    if (tsg_rates_gpu_check(r, 0) >= 0) return INFINITY;
     double in, out;
     transfer_bytes(p, &in, &out);
     if (!(r->gpu_tile_m >= 1 && r->gpu_tile_n >= 1 && r->gpu_slots >= 1)) /* no shape info */
@@ -75,6 +80,7 @@ double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
 
 double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
 {
+    if (!tsg_rates_cpu_ok(r)) return INFINITY; /* cpu_flops is a divisor below */
     const double f = tsg_flops(p);
     if (!(r->cpu_mid_s > 0)) return r->cpu_latency_s + f / r->cpu_flops;
     /* the measured points, smallest first; a point slower than the next counts as the next */

@@ -4,6 +4,7 @@
  */
 #include "tsg_dispatch.h"
 #include "tsg_multi.h"
+#include "tsg_rates.h"
 
 #include <math.h>
 #include <string.h>
@@ -19,6 +20,8 @@ const char *tsg_why_text(tsg_why why)
 
 double tsg_estimate_gpus_s(const tsg_problem *p, const tsg_rates *r)
 {
+    /* the casts below need bounded fields; rates outside them price no GPU call at all */
+    if (tsg_rates_gpu_check(r, 0) >= 0 || !tsg_rates_cpu_ok(r)) return INFINITY;
     if (!(r->gpu_count > 1)) return tsg_estimate_gpu_s(p, r);
     const tsg_multi_limits lim = {(int64_t)r->gpu_tile_m, (int64_t)r->gpu_tile_n};
     double est = 0;
@@ -27,11 +30,6 @@ double tsg_estimate_gpus_s(const tsg_problem *p, const tsg_rates *r)
 }
 
 
-static int rates_usable(const tsg_rates *r)
-{
-    return r && r->h2d_bps > 0 && r->d2h_bps > 0 && r->gpu_flops > 0 && r->cpu_flops > 0 &&
-           r->gpu_latency_s >= 0 && r->cpu_latency_s >= 0;
-}
 
 int tsg_may_want_gpu(const tsg_problem *p, const tsg_policy *cfg)
 {
@@ -76,7 +74,7 @@ int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
         *why = TSG_WHY_TINY;
         return 0;
     }
-    if (!rates_usable(r)) { /* a GPU with no rates cannot be judged: stay on the safe side */
+    if (!tsg_rates_usable(r)) { /* a GPU with no rates cannot be judged: stay on the safe side */
         *why = TSG_WHY_MODEL_CPU;
         return 0;
     }

@@ -2,6 +2,7 @@
  * tsg_multi.c — panels over several device slots, the count rule and the rounds. See tsg_multi.h.
  */
 #include "tsg_multi.h"
+#include "tsg_rates.h"
 
 #include <math.h>
 #include <string.h>
@@ -108,10 +109,7 @@ double tsg_estimate_multi_gpu_s(const tsg_problem *p, const tsg_rates *r, const 
     return (slowest > host ? slowest : host) + (double)(s->count - 1) * TSG_MULTI_DEVICE_S;
 }
 
-static int rates_ok(const tsg_rates *r)
-{
-    return r && r->h2d_bps > 0 && r->d2h_bps > 0 && r->gpu_flops > 0 && r->gpu_latency_s >= 0;
-}
+static int rates_ok(const tsg_rates *r) { return r && tsg_rates_gpu_check(r, 0) < 0; }
 
 int tsg_multi_devices(const tsg_problem *p, int ndev, const tsg_rates *r,
                       const tsg_multi_limits *lim, double *est)

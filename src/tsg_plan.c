@@ -61,9 +61,10 @@ static void set_chunks(const tsg_problem *p, const tsg_plan_limits *lim, tsg_pla
     pl->nk = cdiv(p->k, kc);
     /* split-K of each launch: a block grid that fills at most half a wave is split into slices of
      * at least split_min_k, enough of them to fill one wave */
-    const int64_t tiles = cdiv(pl->bm, lim->tile_m) * cdiv(pl->bn, lim->tile_n);
+    /* no divisor below is zero whatever the limits hold (a tile of 0 counts as 1) */
+    const int64_t tiles = cdiv(pl->bm, max64(lim->tile_m, 1)) * cdiv(pl->bn, max64(lim->tile_n, 1));
     int64_t s = 1;
-    if (lim->split_min_k > 0 && 2 * tiles <= lim->slots && kc >= 2 * lim->split_min_k)
+    if (lim->split_min_k > 0 && tiles > 0 && 2 * tiles <= lim->slots && kc >= 2 * lim->split_min_k)
         s = min64(lim->slots / tiles, kc / lim->split_min_k);
     pl->split_kc = s > 1 ? round_up(cdiv(kc, s), 8) : kc;
     pl->splits = cdiv(kc, pl->split_kc);

@@ -1,0 +1,98 @@
+/*
+ * tsg_rates.h — the measured rates as untrusted input: the physical bounds of every field, and
+ * the text format of the per-GPU rates cache.
+ *
+ * Owns: which values of struct tsg_rates (src/tsg_cost.h) a GPU and a CPU can really have, and
+ * the cache file's text (one header line naming the format, then "name value" lines). Must not:
+ * open files (shim/tsg_ratecache.c does, with the file-system checks), print or read the
+ * environment. Everything that reaches the cost model from a file or a measurement passes
+ * tsg_rates_gpu_check first, so no value in a cache can make src/ divide by zero, overflow a
+ * cast or disable the GPU by being absurd (issue 34; docs/NOTES.md "2026-12-05 hardening").
+ */
+#ifndef TSG_RATES_H
+#define TSG_RATES_H
+
+#include <stddef.h>
+
+#include "tsg_cost.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The GPU fields the cache holds, in file order (the CPU's are measured in every process). */
+enum { TSG_RATES_GPU_N = 9 };
+
+/*
+ * The cache format's first line. The number changes whenever the meaning of a field or the way
+ * kernels/ measures it changes, so a file written by another version is refused whole and the
+ * GPU measured again.
+ */
+#define TSG_RATES_HEADER "tsgemm-gpu-rates 15"
+
+/* Largest cache file read (bytes): nine short lines are about 300. */
+#define TSG_RATES_FILE_MAX 4096
+
+/*
+ * The bounds of field i (0 <= i < TSG_RATES_GPU_N): name, lowest and highest value, and whether
+ * it must be a whole number. Sources of the bounds (the widest real hardware, with a margin):
+ *   h2d_bps, d2h_bps   1 MB/s .. 4 TB/s: PCIe 6 x16 is 128 GB/s a way, NVLink-C2C (GH200)
+ *                      450 GB/s a way (NVIDIA GH200 datasheet); below 1 MB/s nothing works
+ *   gpu_flops          1 GFLOP/s .. 10 PFLOP/s: H200 FP32 66.9 TFLOP/s, dense TF32 494.7
+ *                      (../PERF.md, NVIDIA H200 datasheet)
+ *   gpu_latency_s      0 .. 1 s: a pipelined call's fixed cost is microseconds (H200: 20-60 us)
+ *   gpu_tile_m/_n      1 .. 4096 whole: a thread block's C tile (ours: 32 .. 256)
+ *   gpu_slots          1 .. 2^20 whole: resident blocks of one wave (132 SMs x a few)
+ *   gpu_split_min_k    0 .. 2^31 whole (0: no split-K)
+ *   gpu_device_bytes   1 MiB .. 2^50 (1 PiB; the H200 has 141 GB)
+ */
+typedef struct tsg_rate_bound {
+    const char *name;
+    double lo, hi;
+    int whole;
+} tsg_rate_bound;
+const tsg_rate_bound *tsg_rates_gpu_bound(int i);
+
+/* Field i of the GPU's cached fields (the order of tsg_rates_gpu_bound). */
+double *tsg_rates_gpu_field(tsg_rates *r, int i);
+
+/*
+ * -1 when every GPU field of r is finite and within its bounds, else the index of the first that
+ * is not. shape = 0 accepts gpu_tile_m, gpu_tile_n and gpu_slots all 0 ("no shape
+ * information": src/tsg_cost.h prices the kernel as flops / rate) as tests and callers without
+ * the executor's tiles do; the cache and the measurement use shape = 1.
+ */
+int tsg_rates_gpu_check(const tsg_rates *r, int shape);
+
+/*
+ * 1 when r's CPU fields are finite and physical: cpu_flops 1 MFLOP/s .. 10 PFLOP/s,
+ * cpu_latency_s, cpu_mid_s and cpu_small_s 0 .. 100 s, gpu_count 0 .. TSG_MAX_DEVICES.
+ */
+int tsg_rates_cpu_ok(const tsg_rates *r);
+
+/* 1 when the model may judge a call with r: GPU fields as tsg_rates_gpu_check(r, 0), CPU fields
+ * as tsg_rates_cpu_ok. */
+int tsg_rates_usable(const tsg_rates *r);
+
+/*
+ * Writes the cache text of r's GPU fields into buf (len bytes): TSG_RATES_HEADER, then one
+ * "name value" line per field, values in %.17g (read back bit for bit). Returns the length
+ * written (< len, NUL-terminated), or -1 when buf is too small or r fails
+ * tsg_rates_gpu_check(r, 1) (an absurd measurement is not cached).
+ */
+int tsg_rates_format(const tsg_rates *r, char *buf, size_t len);
+
+/*
+ * Parses a cache file's text (len bytes, need not be NUL-terminated; at most
+ * TSG_RATES_FILE_MAX) into r's GPU fields. The whole text is refused — -1, r untouched, *why
+ * (static text) set — on anything but exactly: the header line, then each field once, "name
+ * value\n" with one space, the value a plain decimal strtod reads entirely, within its bounds
+ * (tsg_rates_gpu_check(r, 1)). Returns 0 on success.
+ */
+int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TSG_RATES_H */

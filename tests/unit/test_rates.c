@@ -1,0 +1,264 @@
+/*
+ * test_rates.c — the rates as untrusted input (src/tsg_rates.h) and a cost model that no value
+ * can make trap (src/tsg_cost.c, src/tsg_plan.c, src/tsg_dispatch.c).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tsg_dispatch.h"
+#include "tsg_rates.h"
+
+/* Rates of the H200 host as measured (docs/NOTES.md v0.20; CPU side 16 OpenBLAS threads). */
+static tsg_rates good_rates(void)
+{
+    tsg_rates r;
+    memset(&r, 0, sizeof r);
+    r.h2d_bps = 50e9;
+    r.d2h_bps = 47e9;
+    r.gpu_flops = 51e12;
+    r.gpu_latency_s = 40e-6;
+    r.gpu_tile_m = 256;
+    r.gpu_tile_n = 128;
+    r.gpu_slots = 132;
+    r.gpu_split_min_k = 256;
+    r.gpu_device_bytes = 100e9;
+    r.cpu_flops = 1.2e12;
+    r.cpu_latency_s = 5e-6;
+    r.cpu_mid_s = 0.6e-3;
+    r.cpu_small_s = 0.15e-3;
+    r.gpu_count = 1;
+    return r;
+}
+
+static int same_gpu_fields(const tsg_rates *a, const tsg_rates *b)
+{
+    tsg_rates x = *a, y = *b;
+    for (int i = 0; i < TSG_RATES_GPU_N; ++i)
+        if (memcmp(tsg_rates_gpu_field(&x, i), tsg_rates_gpu_field(&y, i), sizeof(double))) return 0;
+    return 1;
+}
+
+static void test_format_round_trip(void **state)
+{
+    (void)state;
+    tsg_rates r = good_rates(), back;
+    r.h2d_bps = 49876543210.123456; /* not a round number: %.17g must carry every bit */
+    char text[TSG_RATES_FILE_MAX];
+    int n = tsg_rates_format(&r, text, sizeof text);
+    assert_true(n > 0 && (size_t)n == strlen(text));
+    assert_memory_equal(text, TSG_RATES_HEADER "\n", strlen(TSG_RATES_HEADER) + 1);
+    memset(&back, 0, sizeof back);
+    const char *why = NULL;
+    assert_int_equal(tsg_rates_parse(text, (size_t)n, &back, &why), 0);
+    assert_true(same_gpu_fields(&r, &back));
+    /* a buffer one byte short fails instead of writing a truncated file */
+    assert_int_equal(tsg_rates_format(&r, text, (size_t)n), -1);
+}
+
+static void test_format_refuses_absurd(void **state)
+{
+    (void)state;
+    char text[TSG_RATES_FILE_MAX];
+    tsg_rates r = good_rates();
+    r.gpu_tile_m = 1e19;
+    assert_int_equal(tsg_rates_format(&r, text, sizeof text), -1);
+    r = good_rates();
+    r.gpu_flops = 0;
+    assert_int_equal(tsg_rates_format(&r, text, sizeof text), -1);
+    r = good_rates();
+    r.h2d_bps = NAN;
+    assert_int_equal(tsg_rates_format(&r, text, sizeof text), -1);
+}
+
+/* The text of a good file with field `field` replaced by value text `v` (NULL: the line left
+ * out). */
+static size_t file_with(char *out, size_t len, int field, const char *v)
+{
+    tsg_rates r = good_rates();
+    size_t pos = (size_t)snprintf(out, len, "%s\n", TSG_RATES_HEADER);
+    for (int i = 0; i < TSG_RATES_GPU_N; ++i) {
+        if (i == field && !v) continue;
+        if (i == field)
+            pos += (size_t)snprintf(out + pos, len - pos, "%s %s\n", tsg_rates_gpu_bound(i)->name, v);
+        else
+            pos += (size_t)snprintf(out + pos, len - pos, "%s %.17g\n", tsg_rates_gpu_bound(i)->name,
+                                    *tsg_rates_gpu_field(&r, i));
+    }
+    return pos;
+}
+
+static void expect_refused(const char *text, size_t len, const char *what)
+{
+    tsg_rates r = good_rates(), before = r;
+    r.h2d_bps = 123.0; /* left untouched on refusal */
+    before.h2d_bps = 123.0;
+    const char *why = NULL;
+    if (tsg_rates_parse(text, len, &r, &why) == 0) fail_msg("accepted: %s", what);
+    assert_non_null(why);
+    assert_true(same_gpu_fields(&r, &before));
+}
+
+static void test_parse_refuses_each_bad_value(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"0", "-1", "-0", "+5", " 5", "5 ", "nan", "NaN", "inf",
+                                      "1e19", "1e-300", "1e400", "0x1p70", "", "5x", "1,5",
+                                      "1e308", "99999999999999999999999"};
+    char text[TSG_RATES_FILE_MAX];
+    for (int f = 0; f < TSG_RATES_GPU_N; ++f)
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+            const tsg_rate_bound *bd = tsg_rates_gpu_bound(f);
+            /* a plain number within this field's bounds is legal (0 or 1e-300 s of latency) */
+            char *end;
+            const double v = strtod(bad[b], &end);
+            if (bad[b][0] >= '0' && bad[b][0] <= '9' && *end == '\0' && bad[b][1] != 'x' &&
+                v >= bd->lo && v <= bd->hi && (!bd->whole || v == floor(v)))
+                continue;
+            char what[128];
+            snprintf(what, sizeof what, "%s = \"%s\"", bd->name, bad[b]);
+            expect_refused(text, file_with(text, sizeof text, f, bad[b]), what);
+        }
+    /* whole-number fields refuse fractions */
+    expect_refused(text, file_with(text, sizeof text, 4, "128.5"), "gpu_tile_m 128.5");
+    expect_refused(text, file_with(text, sizeof text, 6, "4097.25"), "gpu_slots 4097.25");
+    expect_refused(text, file_with(text, sizeof text, 4, "4097"), "gpu_tile_m 4097");
+}
+
+static void test_parse_refuses_bad_files(void **state)
+{
+    (void)state;
+    char text[TSG_RATES_FILE_MAX + 64];
+    size_t n = file_with(text, sizeof text, -1, NULL);
+    tsg_rates r = good_rates();
+    const char *why = NULL;
+    assert_int_equal(tsg_rates_parse(text, n, &r, &why), 0); /* the control: a good file */
+    for (int f = 0; f < TSG_RATES_GPU_N; ++f) /* each field missing */
+        expect_refused(text, file_with(text, sizeof text, f, NULL), "a field missing");
+    n = file_with(text, sizeof text, -1, NULL);
+    for (size_t cut = 0; cut < n; cut += 7) expect_refused(text, cut, "truncated");
+    char other[2 * TSG_RATES_FILE_MAX];
+    n = file_with(text, sizeof text, -1, NULL);
+    snprintf(other, sizeof other, "tsgemm-gpu-rates 14\n%s", strchr(text, '\n') + 1);
+    expect_refused(other, strlen(other), "another version");
+    snprintf(other, sizeof other, "%sh2d_bps 5e10\n", text);
+    expect_refused(other, strlen(other), "a field twice");
+    snprintf(other, sizeof other, "%sevil 1\n", text);
+    expect_refused(other, strlen(other), "an unknown field");
+    snprintf(other, sizeof other, "%s\n", text);
+    expect_refused(other, strlen(other), "an empty line");
+    memcpy(other, text, n);
+    other[5] = '\0';
+    expect_refused(other, n, "a NUL byte");
+    static char huge[TSG_RATES_FILE_MAX + 2];
+    memset(huge, 'x', sizeof huge);
+    expect_refused(huge, sizeof huge, "larger than the limit");
+    expect_refused("", 0, "empty");
+    n = file_with(text, sizeof text, -1, NULL);
+    text[n - 2] = '\r'; /* CRLF-damaged last value */
+    expect_refused(text, n, "a carriage return");
+}
+
+/* Every GPU field at every absurd value, on shapes whose plans have many blocks, split-K and
+ * several devices: no trap (SIGFPE, or UBSan's float-cast-overflow in the sanitizer build), the
+ * GPU estimate infinite (never chosen), the decision on the CPU. */
+static void test_cost_model_never_traps(void **state)
+{
+    (void)state;
+    static const double bad[] = {0.0, -1.0, 1e-300, 1e19, 1e300, INFINITY, -INFINITY, NAN, 0.5};
+    static const int64_t shapes[][3] = {{2048, 2048, 2048}, {8192, 8192, 8192}, {65536, 64, 4096},
+                                        {512, 512, 65536}, {300, 300, 300}, {1, 1 << 20, 64}};
+    const tsg_policy auto_mode = {TSG_MODE_AUTO, 0};
+    for (int f = 0; f < TSG_RATES_GPU_N; ++f)
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b)
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+                for (int dev = 1; dev <= 2; ++dev) {
+                    tsg_rates r = good_rates();
+                    r.gpu_count = dev;
+                    double *field = tsg_rates_gpu_field(&r, f);
+                    *field = bad[b];
+                    const tsg_rate_bound *bd = tsg_rates_gpu_bound(f);
+                    const int legal = bad[b] >= bd->lo && bad[b] <= bd->hi &&
+                                      (!bd->whole || bad[b] == floor(bad[b]));
+                    tsg_problem p = {'N', 'N', shapes[s][0], shapes[s][1], shapes[s][2], 1.0f, 0.0f,
+                                     NULL, shapes[s][0], NULL, shapes[s][2], NULL, shapes[s][0],
+                                     TSG_HOST, TSG_HOST, TSG_HOST};
+                    const double g = tsg_estimate_gpu_s(&p, &r), gs = tsg_estimate_gpus_s(&p, &r);
+                    tsg_why why;
+                    const int gpu = tsg_wants_gpu(&p, &auto_mode, 1, &r, &why);
+                    if (legal) {
+                        assert_true(g > 0 && isfinite(g));
+                        continue;
+                    }
+                    if (!(isinf(g) && g > 0 && isinf(gs) && gs > 0))
+                        fail_msg("%s = %g on %lldx%lldx%lld: GPU estimate %g / %g", bd->name, bad[b],
+                                 (long long)p.m, (long long)p.n, (long long)p.k, g, gs);
+                    assert_int_equal(gpu, 0);
+                    assert_int_equal(why, TSG_WHY_MODEL_CPU);
+                }
+}
+
+/* The CPU side's divisors too: a broken CPU measurement sends nothing anywhere odd. */
+static void test_cpu_rates_checked(void **state)
+{
+    (void)state;
+    static const double bad[] = {0.0, -1.0, INFINITY, NAN, 1e300};
+    const tsg_policy auto_mode = {TSG_MODE_AUTO, 0};
+    tsg_problem p = {'N', 'N', 4096, 4096, 4096, 1.0f, 0.0f, NULL, 4096, NULL, 4096, NULL, 4096,
+                     TSG_HOST, TSG_HOST, TSG_HOST};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+        tsg_rates r = good_rates();
+        r.cpu_flops = bad[b];
+        assert_false(tsg_rates_usable(&r));
+        assert_true(isinf(tsg_estimate_cpu_s(&p, &r)));
+        tsg_why why;
+        assert_int_equal(tsg_wants_gpu(&p, &auto_mode, 1, &r, &why), 0);
+        r = good_rates();
+        r.cpu_mid_s = bad[b];
+        if (bad[b] == 0.0) continue; /* 0 = not measured: legal */
+        assert_false(tsg_rates_usable(&r));
+    }
+    tsg_rates r = good_rates();
+    assert_true(tsg_rates_usable(&r));
+    tsg_why why;
+    assert_int_equal(tsg_wants_gpu(&p, &auto_mode, 1, &r, &why), 1); /* the control */
+    /* no shape information (all three 0) is legal for callers without tiles */
+    r.gpu_tile_m = r.gpu_tile_n = r.gpu_slots = 0;
+    assert_true(tsg_rates_gpu_check(&r, 0) < 0);
+    assert_true(tsg_rates_gpu_check(&r, 1) >= 0);
+    assert_true(isfinite(tsg_estimate_gpu_s(&p, &r)));
+}
+
+/* The plan itself with limits no caller should pass: no division by zero. */
+static void test_plan_zero_limits(void **state)
+{
+    (void)state;
+    tsg_problem p = {'N', 'T', 4096, 4096, 4096, 1.0f, 0.0f, NULL, 4096, NULL, 4096, NULL, 4096,
+                     TSG_HOST, TSG_HOST, TSG_HOST};
+    tsg_plan_limits lim = {1e12, 0, 0, 132, 256, 0, 0, 0};
+    tsg_plan pl;
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+    assert_true(pl.splits >= 1 && pl.kc >= 8 && pl.bm >= 1 && pl.bn >= 1);
+    lim.slots = 0;
+    assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_format_round_trip),
+        cmocka_unit_test(test_format_refuses_absurd),
+        cmocka_unit_test(test_parse_refuses_each_bad_value),
+        cmocka_unit_test(test_parse_refuses_bad_files),
+        cmocka_unit_test(test_cost_model_never_traps),
+        cmocka_unit_test(test_cpu_rates_checked),
+        cmocka_unit_test(test_plan_zero_limits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
