@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,9 +29,11 @@
 #include "../include/tsgemm.h"
 #include "../kernels/tsg_gpu.h"
 #include "../src/tsg_dispatch.h"
+#include "../src/tsg_rates.h"
 #include "../src/tsg_split.h"
 #include "tsg_cpublas.h"
 #include "tsg_log.h"
+#include "tsg_ratecache.h"
 #include "tsg_residency.h"
 #include "tsg_runtime.h"
 #include "tsg_thread.h"
@@ -42,6 +43,24 @@
 
 static void exit_summary(void);
 static void atfork_child(void);
+
+/* Every exported function that may block runs with cancellation disabled (restored on return):
+ * a caller cancelled at a cancellation point inside the library (a condition wait of the copy
+ * threads' pool, a sleep of the cache lock, a write of the log) would leave a mutex, the lock or
+ * a pthread_once half done and the copy threads writing into its dead stack. A cancellation
+ * request made meanwhile acts at the caller's next cancellation point after the call. */
+static inline int cancel_off(void)
+{
+    int old = PTHREAD_CANCEL_ENABLE;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    return old;
+}
+
+static inline void cancel_restore(int old)
+{
+    int ignored;
+    pthread_setcancelstate(old, &ignored);
+}
 
 /* tsgemm_set_mode's override (-1: none, TSGEMM_MODE applies). One int: read relaxed per call. */
 static int g_mode_override = -1;
@@ -174,7 +193,8 @@ static atomic_int g_rates_ok;  /* g_rates holds measured (or cached) rates: rate
 static int g_nslots = 1;       /* device slots (TSGEMM_DEVICE list); written once at GPU start */
 static atomic_int g_warned[8];      /* "first time" flags, one per kind of GPU trouble    */
 
-enum { WARN_FORK, WARN_ENOMEM, WARN_EFAIL, WARN_EFATAL, WARN_FORCED_NO_GPU, WARN_INIT, WARN_CACHE };
+enum { WARN_FORK, WARN_ENOMEM, WARN_EFAIL, WARN_EFATAL, WARN_FORCED_NO_GPU, WARN_INIT, WARN_CACHE,
+       WARN_RATES };
 
 static int first_time(int kind) { return atomic_exchange(&g_warned[kind], 1) == 0; }
 
@@ -242,6 +262,14 @@ static void gpu_init_once(void)
 {
     const tsg_config *cfg = tsg_rt_config();
     char *info = g_gpu_info;
+    if (tsg_rt_privileged()) { /* README "Privileged programs": the CUDA driver reads its own
+                                * environment (libraries to inject, cache folders) */
+        snprintf(info, sizeof g_gpu_info, "privileged process (AT_SECURE): the GPU is not used, "
+                                          "TSGEMM_* and the rates cache are ignored");
+        atomic_store(&g_gpu_state, GPU_ABSENT);
+        tsg_log(2, "%s", info);
+        return;
+    }
     pthread_atfork(NULL, NULL, atfork_child); /* only a process that started the GPU needs it */
     atomic_store(&g_gpu_started, 1);
     const tsg_gpu_config gcfg = {cfg->device_memory, cfg->pinned_memory, cfg->copy_threads,
@@ -283,7 +311,9 @@ static int gpu_usable(void)
             tsg_log(1, "forked child of a process that used the GPU: CPU path from now on");
         return 0;
     }
+    const int c = cancel_off(); /* the public tsgemm_* functions start the GPU through here */
     pthread_once(&g_gpu_once, gpu_init_once);
+    cancel_restore(c);
     return atomic_load(&g_gpu_state) == GPU_READY;
 }
 
@@ -294,114 +324,32 @@ static int gpu_usable(void)
  * load right now, and one unlucky measurement must not stick (a cached 0.1 TFLOP/s once sent
  * 256^3 calls to the GPU; docs/NOTES.md). --- */
 
-enum { NRATES_GPU = 9 }; /* the cached fields: the GPU's (the CPU's are measured per process) */
-static const char *const rate_names[NRATES_GPU] = {
-    "h2d_bps", "d2h_bps", "gpu_flops", "gpu_latency_s", "gpu_tile_m", "gpu_tile_n",
-    "gpu_slots", "gpu_split_min_k", "gpu_device_bytes"};
-
-static double *rate_field(tsg_rates *r, int i)
-{
-    double *f[NRATES_GPU] = {&r->h2d_bps,       &r->d2h_bps,    &r->gpu_flops,
-                             &r->gpu_latency_s, &r->gpu_tile_m, &r->gpu_tile_n,
-                             &r->gpu_slots,     &r->gpu_split_min_k, &r->gpu_device_bytes};
-    return f[i];
-}
-
-static int cache_path(char *buf, size_t len)
+/* The cache file's name in the cache folder: per GPU (its UUID) and per set of knobs the rates
+ * depend on (copy threads, device and pinned budgets). The format's version is the file's first
+ * line (src/tsg_rates.h TSG_RATES_HEADER); the "v15" in the name keeps older tsgemm versions,
+ * which read any file of their name, away from it. Returns 0, or -1 without a cache. */
+static int cache_name(char *buf, size_t len)
 {
     const tsg_config *cfg = tsg_rt_config();
     char uuid[64];
     if (!cfg->cache_dir[0] || tsg_gpu_uuid(uuid, sizeof uuid) != TSG_GPU_OK) return -1;
-    /* v14: the fixed cost is fitted to a 256^3 call (src/tsg_cost.h TSG_GPU_FIT_N, docs/NOTES.md
-     * "v0.12"); v13: the copy threads poll inside a call, the transfer slopes take the best of four calls
-     * (docs/NOTES.md "v0.11"); v12: gathers of 64-160 MiB non-temporal when C is reused, the upload rate's two calls held
-     * to memcpy, the latency and the cost model's CPU side (docs/NOTES.md "v0.10"); v11: gathers into the pinned slots use non-temporal stores (uploads of small calls about
-     * twice as fast: the staging rates and latency changed; docs/NOTES.md "v0.9"); v10: the kernel rate is timed with the rule's configuration (v9: configuration 0); v9:
-     * transfer rates are slopes between two sizes and the latency is a 512^3 call's fixed
-     * cost (v8: one size each and a 64^3 call; v7 held plain pageable cudaMemcpy rates); the
-     * copy threads and the device budget are part of the key, since the rates depend on them */
-    int n = snprintf(buf, len, "%s/gpu-rates-v14-%s-t%d-d%.0f-p%.0f.txt", cfg->cache_dir, uuid,
-                     cfg->copy_threads, cfg->device_memory / (1 << 20), cfg->pinned_memory / (1 << 20));
+    for (const char *c = uuid; *c; ++c) /* a name, never a path */
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '-'))
+            return -1;
+    int n = snprintf(buf, len, "gpu-rates-v15-%s-t%d-d%.0f-p%.0f.txt", uuid, cfg->copy_threads,
+                     cfg->device_memory / (1 << 20), cfg->pinned_memory / (1 << 20));
     return (n > 0 && (size_t)n < len) ? 0 : -1;
 }
 
-static int cache_read(const char *path, tsg_rates *r)
+/* Why the cache was not used, once per process at TSGEMM_LOG >= 1 for what the user should fix
+ * (a folder refused, a file that cannot be written) and at 2 for the rest. */
+static void cache_trouble(int level, const char *why)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    int got = 0;
-    char name[64];
-    double v;
-    while (fscanf(f, "%63s %lf", name, &v) == 2)
-        for (int i = 0; i < NRATES_GPU; ++i)
-            if (!strcmp(name, rate_names[i]) && isfinite(v) && v >= 0) {
-                *rate_field(r, i) = v;
-                got |= 1 << i;
-            }
-    fclose(f);
-    return got == (1 << NRATES_GPU) - 1 ? 0 : -1;
+    if (level <= 1 && !first_time(WARN_CACHE)) return;
+    tsg_log(level, "rates cache: %s; GPU rates are measured in this process", why);
 }
 
-static void mkdir_p(const char *dir)
-{
-    char tmp[TSG_CONFIG_PATH_MAX];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof tmp) return;
-    memcpy(tmp, dir, n + 1);
-    for (char *s = tmp + 1; *s; ++s)
-        if (*s == '/') {
-            *s = '\0';
-            mkdir(tmp, 0755);
-            *s = '/';
-        }
-    mkdir(tmp, 0755);
-}
-
-static void cache_write(const char *path, const tsg_rates *r)
-{
-    mkdir_p(tsg_rt_config()->cache_dir);
-    char tmp[TSG_CONFIG_PATH_MAX + 600];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) { /* no cache is not an error: the GPU is measured again in the next process */
-        if (first_time(WARN_CACHE))
-            tsg_log(1, "cannot write the rates cache %s (%s); GPU rates are measured per process",
-                    tmp, strerror(errno));
-        return;
-    }
-    for (int i = 0; i < NRATES_GPU; ++i)
-        fprintf(f, "%s %.6g\n", rate_names[i], *rate_field((tsg_rates *)r, i));
-    if (fclose(f) == 0 && rename(tmp, path) == 0) return;
-    unlink(tmp);
-}
-
-
-/*
- * Several processes sharing a GPU (MPI ranks, parallel test runs) must not measure at the same
- * time: each would see the others' traffic and cache the slowdown. The measurement holds an
- * exclusive lock on <cache>.lock; a process that finds it taken waits, then reads what the first
- * one cached.
- */
-static int lock_cache(const char *path)
-{
-    char lock[TSG_CONFIG_PATH_MAX + 600];
-    snprintf(lock, sizeof lock, "%s.lock", path);
-    mkdir_p(tsg_rt_config()->cache_dir);
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return -1;
-    while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
-    }
-    return fd;
-}
-
-static void unlock_cache(int fd)
-{
-    if (fd < 0) return;
-    flock(fd, LOCK_UN);
-    close(fd);
-}
-
-static int measure_gpu(const char *path, int have_path, double t0)
+static int measure_gpu(int dirfd, const char *name, double t0)
 {
     tsg_gpu_rates gr;
     char msg[256];
@@ -420,26 +368,53 @@ static int measure_gpu(const char *path, int have_path, double t0)
     g_rates.gpu_device_bytes = gr.device_bytes;
     /* the fixed cost last: it is what the other terms leave of the TSG_GPU_FIT_N^3 call */
     g_rates.gpu_latency_s = tsg_fit_gpu_latency(&g_rates, TSG_GPU_FIT_N, gr.call_s, gr.floor_s);
-    if (have_path) cache_write(path, &g_rates);
+    const int bad = tsg_rates_gpu_check(&g_rates, 1);
+    if (bad >= 0) { /* not cached; the model then keeps auto-mode calls on the CPU */
+        if (first_time(WARN_RATES))
+            tsg_log(1, "GPU measurement gave %s = %g, outside its physical bounds; auto mode runs "
+                       "calls on the CPU BLAS", tsg_rates_gpu_bound(bad)->name,
+                    *tsg_rates_gpu_field(&g_rates, bad));
+    }
+    char why[512] = "";
+    const int cached = bad < 0 && dirfd >= 0 && tsg_cache_write(dirfd, name, &g_rates, why, sizeof why) == 0;
+    if (bad < 0 && dirfd >= 0 && !cached) cache_trouble(1, why);
     tsg_log(2, "GPU rates measured in %.0f ms with %d copy threads%s%s; a %d^3 call %.3g us, a 64^3 "
-            "one %.3g us", (tsg_now_s() - t0) * 1e3, gr.copy_threads, have_path ? ", cached in " : "",
-            have_path ? path : "", TSG_GPU_FIT_N, gr.call_s * 1e6, gr.floor_s * 1e6);
+            "one %.3g us", (tsg_now_s() - t0) * 1e3, gr.copy_threads, cached ? ", cached as " : "",
+            cached ? name : "", TSG_GPU_FIT_N, gr.call_s * 1e6, gr.floor_s * 1e6);
     return 0;
 }
 
+/* Cached rates when a good file is there, else measured (and cached when the folder and the lock
+ * allow). Runs once per process, with cancellation disabled (the entry points disable it), so a
+ * cancelled caller never leaves the lock held. */
 static void rates_once(void)
 {
-    char path[TSG_CONFIG_PATH_MAX + 512];
-    int have_path = cache_path(path, sizeof path) == 0;
+    const tsg_config *cfg = tsg_rt_config();
+    char name[512], why[512];
     double t0 = tsg_now_s();
-    int lock = have_path ? lock_cache(path) : -1;
-    if (have_path && cache_read(path, &g_rates) == 0) {
-        tsg_log(2, "GPU rates from %s", path);
-    } else if (measure_gpu(path, have_path, t0) != 0) {
-        unlock_cache(lock);
-        return;
+    int dirfd = -1, lock = -1;
+    if (cfg->cache_dir[0] && cache_name(name, sizeof name) == 0) {
+        dirfd = tsg_cache_open_dir(cfg->cache_dir, why, sizeof why);
+        if (dirfd < 0) cache_trouble(1, why);
     }
-    unlock_cache(lock);
+    if (dirfd >= 0) {
+        lock = tsg_cache_lock(dirfd, name, TSG_CACHE_LOCK_WAIT_S, why, sizeof why);
+        if (lock < 0) { /* measured without caching: a held lock is no reason to hang */
+            cache_trouble(2, why);
+            close(dirfd);
+            dirfd = -1;
+        }
+    }
+    int from_cache = 0;
+    if (dirfd >= 0) {
+        from_cache = tsg_cache_read(dirfd, name, &g_rates, why, sizeof why) == 0;
+        if (from_cache) tsg_log(2, "GPU rates from %s/%s", cfg->cache_dir, name);
+        else tsg_log(2, "rates cache: %s", why);
+    }
+    const int st = from_cache ? 0 : measure_gpu(dirfd, name, t0);
+    tsg_cache_unlock(lock);
+    if (dirfd >= 0) close(dirfd);
+    if (st != 0) return;
     double t1 = tsg_now_s();
     tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_mid_s, &g_rates.cpu_small_s,
                     &g_rates.cpu_latency_s);
@@ -569,7 +544,16 @@ static void report_refused(tsg_api api, const tsg_report *rep, int device)
             rep->gpu_status != 0 && rep->done.blocks > 0 ? " except the blocks already finished" : "");
 }
 
+static void rt_sgemm(tsg_api api, const tsg_call *call);
+
 void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
+{
+    const int c = cancel_off();
+    rt_sgemm(api, call);
+    cancel_restore(c);
+}
+
+static void rt_sgemm(tsg_api api, const tsg_call *call)
 {
     const tsg_config *cfg = tsg_rt_config();
     tsg_thread *self = tsg_thread_self();
@@ -637,7 +621,9 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
 
 TSG_EXPORT void tsgemm_release(void)
 {
+    const int c = cancel_off();
     if (atomic_load(&g_gpu_started) && !atomic_load(&g_forked)) tsg_gpu_release();
+    cancel_restore(c);
 }
 
 TSG_EXPORT int tsgemm_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k,
@@ -649,8 +635,10 @@ TSG_EXPORT int tsgemm_sgemm_device(char transa, char transb, int64_t m, int64_t 
         return call.info;
     if (!gpu_usable()) return -1;
     char msg[256];
+    const int c = cancel_off();
     int st = tsg_gpu_sgemm_device(call.p.transa, call.p.transb, m, n, k, alpha, A, lda, B, ldb,
                                   beta, C, ldc, stream, msg, sizeof msg);
+    cancel_restore(c);
     if (st == TSG_GPU_OK) return 0;
     if (st == TSG_GPU_EFATAL) atomic_store(&g_gpu_state, GPU_DISABLED);
     tsg_log(1, "tsgemm_sgemm_device failed: %s", msg);
@@ -666,7 +654,9 @@ TSG_EXPORT int tsgemm_set_mode(int mode)
                        (int)TSG_MODE_AUTO == (int)TSGEMM_MODE_AUTO,
                    "mode values");
     int old = __atomic_exchange_n(&g_mode_override, mode, __ATOMIC_SEQ_CST);
+    const int c = cancel_off(); /* refresh_fast may load the CPU BLAS */
     refresh_fast();
+    cancel_restore(c);
     return old >= 0 ? old : (int)tsg_rt_config()->policy.mode;
 }
 
@@ -724,7 +714,13 @@ TSG_EXPORT int tsgemm_kernel_tail(char transa, char transb, int64_t m, int64_t n
     return tsg_gpu_kernel_tail(ta, tb, m, n, k, tiles, blocks) == TSG_GPU_OK ? 0 : -1;
 }
 
-TSG_EXPORT const char *tsgemm_cpu_blas(void) { return tsg_cpu_describe(); }
+TSG_EXPORT const char *tsgemm_cpu_blas(void)
+{
+    const int c = cancel_off(); /* may load the CPU BLAS */
+    const char *d = tsg_cpu_describe();
+    cancel_restore(c);
+    return d;
+}
 
 #ifdef TSG_FAULT_INJECTION
 /* Test builds only (libtsgemm_fi): arms a pipeline failure (kernels/tsg_gpu.h,
