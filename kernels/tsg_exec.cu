@@ -1616,7 +1616,7 @@ void run_round(void *ctx, tsg_multi_task *tasks, int count)
     reserve_ws(ng);
     pthread_t th[TSG_MAX_DEVICES];
     bool started[TSG_MAX_DEVICES] = {};
-    for (int g = 1; g < ng; ++g) started[g] = pthread_create(&th[g], nullptr, group_thread, &groups[g]) == 0;
+    for (int g = 1; g < ng; ++g) started[g] = tsg_pool_spawn(&th[g], nullptr, group_thread, &groups[g]) == 0;
     run_group(&groups[0]);
     for (int g = 1; g < ng; ++g) {
         if (started[g]) pthread_join(th[g], nullptr);

@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
@@ -199,6 +200,16 @@ static void atfork_child(void)
     atomic_store(&g_avail, 0);
 }
 
+int tsg_pool_spawn(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits this mask */
+    const int rc = pthread_create(thread, attr, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 int tsg_pool_start(int nthreads)
 {
     pthread_mutex_lock(&g_pool.mu);
@@ -214,7 +225,7 @@ int tsg_pool_start(int nthreads)
         pthread_attr_setstacksize(&attr, (size_t)256 << 10); /* parts need little stack */
         for (int i = 0; i < nthreads; ++i) {
             pthread_t t;
-            if (pthread_create(&t, &attr, worker, NULL) != 0) break;
+            if (tsg_pool_spawn(&t, &attr, worker, NULL) != 0) break;
             g_pool.threads++;
         }
         pthread_attr_destroy(&attr);

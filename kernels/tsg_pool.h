@@ -23,6 +23,8 @@
 #ifndef TSG_POOL_H
 #define TSG_POOL_H
 
+#include <pthread.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,6 +51,14 @@ typedef struct tsg_job {
  * threads doing the parts).
  */
 int tsg_pool_start(int nthreads);
+
+/*
+ * pthread_create with every signal blocked in the new thread (the caller's mask is unchanged):
+ * the library's threads must never run a program's signal handler (on a 256 KiB stack, in the
+ * middle of a copy), so process-directed signals are always delivered to the program's own
+ * threads. Every thread the library creates starts through here. Returns pthread_create's code.
+ */
+int tsg_pool_spawn(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 /* Workers running now (0 before tsg_pool_start). */
 int tsg_pool_threads(void);

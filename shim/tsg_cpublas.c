@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +84,13 @@ static int find_in_object(struct dl_phdr_info *info, size_t size, void *data)
 /* Loads `name` as the CPU BLAS. On failure returns 0 and says why in why[]. */
 static int try_load(const char *name, char *why, size_t len)
 {
+    /* OpenBLAS starts its worker threads while it loads: with every signal blocked here they
+     * start with every signal blocked too, so none of them runs the program's handlers */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!h) {
         snprintf(why, len, "cannot load it: %s", dlerror());
         return 0;

@@ -139,7 +139,14 @@ int tsg_thread_exit_drain(int max_ms)
      * membarrier the callers' seq_cst exchanges pair with the seq_cst accesses here. */
     if (tsg_thread_asym) membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
     int n = inside_blas();
-    for (int ms = 0; n > 0 && ms < max_ms; ++ms) {
+    /* bounded by the clock, not by a count of sleeps (each sleep takes longer than asked on a
+     * loaded machine, and the registry lock can be slow to get) */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (n > 0) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        const double ms = 1e3 * (double)(t.tv_sec - t0.tv_sec) + 1e-6 * (double)(t.tv_nsec - t0.tv_nsec);
+        if (ms >= (double)max_ms) break;
         struct timespec d = {0, 1000000};
         nanosleep(&d, NULL);
         n = inside_blas();
