@@ -18,7 +18,9 @@
  * argument list. TSGEMM_MODE comes from the environment as usual (the library reads it; here
  * mode cpu also means every computing call must report "cpu"). TSGEMM_TEST_EXPECT=gpu: exit 77
  * without a usable GPU, and every computing call must run on the GPU; TSGEMM_TEST_EXPECT=auto:
- * exit 77 without a GPU. Exit status: 0 clean, 1 failures, 2 usage or setup error.
+ * exit 77 without a GPU, and a run (not --call) that found no other failure fails when no call
+ * ran on the GPU (stats.gpu = 0).
+ * Exit status: 0 clean, 1 failures, 2 usage or setup error.
  *
  * This program defines cblas_xerbla, xerbla_ and RowMajorStrg (linked with -rdynamic), as the
  * netlib testers do, so the library must call them for illegal cblas_sgemm / sgemm_ calls.
@@ -524,7 +526,7 @@ static int path_index(const char *p)
 static char g_dying[2048];
 
 static struct {
-    int expect_gpu, mode_cpu, quiet, verbose;
+    int expect_gpu, expect_auto, mode_cpu, quiet, verbose;
     uint64_t paths[NPATHS], nonfinite, sampled, bitwise, failures;
 } g;
 
@@ -899,6 +901,7 @@ int main(int argc, char **argv)
     const char *expect = getenv("TSGEMM_TEST_EXPECT");
     const char *mode = getenv("TSGEMM_MODE");
     g.expect_gpu = expect && !strcmp(expect, "gpu");
+    g.expect_auto = expect && !strcmp(expect, "auto");
     g.mode_cpu = mode && !strcasecmp(mode, "cpu");
     char info[256] = "not asked (TSGEMM_MODE=cpu)";
     /* starts the GPU when there is one: not in cpu mode, where the library never would */
@@ -950,6 +953,15 @@ int main(int argc, char **argv)
     }
     const double dt = now_s() - t0;
     tsgemm_release();
+    if (g.expect_auto && !have_call && !g.failures) {
+        struct tsgemm_stats st;
+        tsgemm_get_stats(&st);
+        if (st.gpu == 0) {
+            printf("FAIL: TSGEMM_TEST_EXPECT=auto: none of %" PRIu64 " calls ran on the GPU "
+                   "(stats.gpu = 0)\n", done);
+            g.failures++;
+        }
+    }
 
     char per_api[512] = "", per_path[256] = "";
     for (size_t i = 0; i < COUNT_OF(apis); ++i) {

@@ -3,7 +3,8 @@
  * for tuning runs (scripts/device-run.sh pipe): the knobs of the process (TSGEMM_COPY_THREADS,
  * TSGEMM_TEST_UNIT, TSGEMM_TEST_COPY) are read once, so each configuration is one process.
  *
- *   pipe_probe [--after-openblas] [--gap MS] [--beta B] [--fresh] SHAPE...   SHAPE: n, or m,n,k
+ *   pipe_probe [--require-gpu] [--after-openblas] [--gap MS] [--beta B] [--fresh] SHAPE...
+ *                                                                     SHAPE: n, or m,n,k
  *
  * Per shape: pageable operands (malloc, filled, never zero), one warm-up call, then 7 timed
  * calls (host monotonic clock around cblas_sgemm, beta = 0, C poisoned before each); prints the
@@ -13,6 +14,8 @@
  * 0 only): C is malloc'd right before each call and freed after it, as numpy does with every
  * result (above glibc's mmap threshold its pages are new each time: the call pays their first
  * touch). Options apply to the shapes after them. Sampled results are checked against double; a wrong one exits 1.
+ * --require-gpu (the tests): every call of the shapes after it (warm-up and timed) must report
+ * tsgemm_last_path() "gpu" and move stats.gpu by one; one that does not exits 1.
  */
 #define _GNU_SOURCE
 #include <cblas-netlib.h>
@@ -33,7 +36,7 @@ int main(int argc, char **argv)
         printf("SKIP: %s\n", info);
         return 77;
     }
-    int after_openblas = 0, fresh = 0, bad = 0;
+    int after_openblas = 0, fresh = 0, require_gpu = 0, bad = 0;
     double gap_ms = 0;
     float beta = 0.0f;
     float *wa = NULL;
@@ -46,6 +49,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--gap") && i + 1 < argc) {
             gap_ms = atof(argv[++i]);
+            continue;
+        }
+        if (!strcmp(argv[i], "--require-gpu")) {
+            require_gpu = 1;
             continue;
         }
         if (!strcmp(argv[i], "--fresh")) {
@@ -69,6 +76,7 @@ int main(int argc, char **argv)
             for (long j = 0; j < m * n; ++j) c0[j] = tt_uniform(&r);
         enum { R = 7 };
         double t[R];
+        int off_gpu = 0; /* calls of this shape that did not run on the GPU */
         const int fresh_c = fresh && !c0;
         for (int rep = -1; rep < R; ++rep) {
             if (fresh_c) { /* a new C for every call; only the last one is checked */
@@ -87,11 +95,21 @@ int main(int argc, char **argv)
                 }
             }
             tsgemm_set_mode(TSGEMM_MODE_GPU);
+            struct tsgemm_stats s0, s1;
+            tsgemm_get_stats(&s0);
             double t0 = tt_now_s();
             cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a,
                         (int)m, b, (int)k, beta, c, (int)m);
             if (rep >= 0) t[rep] = tt_now_s() - t0;
+            tsgemm_get_stats(&s1);
+            if (strcmp(tsgemm_last_path(), "gpu") || s1.gpu - s0.gpu != 1) {
+                ++off_gpu;
+                if (require_gpu)
+                    fprintf(stderr, "FAIL: %ld x %ld x %ld call %d ran on %s (stats.gpu +%llu)\n", m,
+                            n, k, rep + 1, tsgemm_last_path(), (unsigned long long)(s1.gpu - s0.gpu));
+            }
         }
+        bad += require_gpu && off_gpu;
         int64_t fi, fj;
         size_t wrong = tt_check_sampled('N', 'N', m, n, k, 1.0f, a, m, b, k, beta, c0, m, c, m,
                                         &r, 16, 200, &fi, &fj);

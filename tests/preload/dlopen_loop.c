@@ -9,7 +9,9 @@
  * TSGEMM_LOG=2 the library also registers its exit summary: the process must still exit cleanly
  * after the last dlclose (no handler left pointing at unmapped code).
  *
- * Usage: tsg_dlopen_loop LIBTSGEMM [ROUNDS=50]
+ * Usage: tsg_dlopen_loop [--require-gpu] LIBTSGEMM [ROUNDS=50]
+ *   --require-gpu  (the gpu tier, with TSGEMM_MODE=gpu) every round's call must have run on the
+ *                  GPU: stats.gpu moved by one and tsgemm_last_path() says "gpu"
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -26,11 +28,17 @@ typedef void (*f77_fn)(const char *, const char *, const int *, const int *, con
                        const float *, const float *, const int *, const float *, const int *,
                        const float *, float *, const int *);
 typedef void (*stats_fn)(struct tsgemm_stats *);
+typedef const char *(*path_fn)(void);
 
 int main(int argc, char **argv)
 {
+    int require_gpu = 0;
+    if (argc > 1 && !strcmp(argv[1], "--require-gpu")) {
+        require_gpu = 1;
+        --argc, ++argv;
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: %s LIBTSGEMM [ROUNDS]\n", argv[0]);
+        fprintf(stderr, "usage: tsg_dlopen_loop [--require-gpu] LIBTSGEMM [ROUNDS]\n");
         return 2;
     }
     int rounds = argc > 2 ? atoi(argv[2]) : 50;
@@ -58,11 +66,12 @@ int main(int argc, char **argv)
         cblas_fn cblas = (cblas_fn)dlsym(h, "cblas_sgemm");
         f77_fn f77 = (f77_fn)dlsym(h, "sgemm_");
         stats_fn stats = (stats_fn)dlsym(h, "tsgemm_get_stats");
+        path_fn last_path = (path_fn)dlsym(h, "tsgemm_last_path");
         Dl_info mine, theirs;
-        if (!cblas || !f77 || !stats || !dladdr((void *)stats, &mine) ||
+        if (!cblas || !f77 || !stats || !last_path || !dladdr((void *)stats, &mine) ||
             !dladdr((void *)cblas, &theirs) || mine.dli_fbase != theirs.dli_fbase) {
-            fprintf(stderr, "FAIL: round %d: cblas_sgemm/sgemm_/tsgemm_get_stats missing or not "
-                            "the library's own\n", round);
+            fprintf(stderr, "FAIL: round %d: cblas_sgemm/sgemm_/tsgemm_get_stats/tsgemm_last_path "
+                            "missing or not the library's own\n", round);
             return 1;
         }
         /* column-major, transa N or T by round: the stored A is M x K or K x M */
@@ -93,6 +102,12 @@ int main(int argc, char **argv)
             fprintf(stderr, "FAIL: round %d: counters moved by %llu calls, %llu computed\n", round,
                     (unsigned long long)(s1.calls - s0.calls),
                     (unsigned long long)((s1.cpu + s1.gpu) - (s0.cpu + s0.gpu)));
+            ++failures;
+        }
+        if (require_gpu && (s1.gpu - s0.gpu != 1 || strcmp(last_path(), "gpu"))) {
+            fprintf(stderr, "FAIL: round %d: the call ran on %s (stats.gpu moved by %llu), "
+                            "--require-gpu\n", round, last_path(),
+                    (unsigned long long)(s1.gpu - s0.gpu));
             ++failures;
         }
         if (dlclose(h)) {

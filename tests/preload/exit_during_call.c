@@ -28,9 +28,15 @@
  * CPU BLAS calls finish, bounded, and sends calls that start after exit() began to its portable
  * loop.
  *
- * Usage: tsg_exit_during_call [N=1500] [LIMIT_S=10] [ROUNDS=1]
+ * Usage: tsg_exit_during_call [--require-gpu] [N=1500] [LIMIT_S=10] [ROUNDS=1]
  *   ROUNDS  scenarios run one after the other; all must exit 0 (a crash in exit() depends on
  *           timing: more rounds make a broken library fail more surely; a sound one never does)
+ *   --require-gpu  (the gpu tier, with TSGEMM_MODE=gpu) the call exit() strikes must be a GPU
+ *           call: the checked call must have run on the GPU, and in the scenario calls 0 and 1
+ *           must have run on the GPU (tsgemm_last_path() "gpu") and, when main calls exit(),
+ *           the child's counters must show no call completed on the CPU and no failed GPU
+ *           attempt (call 2 started on the forced GPU path and has not left it); otherwise the
+ *           child exits 11 before exit() and the test fails
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -56,6 +62,8 @@ static float *a, *b, *c;
 static atomic_int calls_started, calls_done;
 static _Atomic double first_call_s;
 static char first_path[32];
+static char call_path[3][32]; /* where calls 0-2 of the worker ran, set before calls_done moves */
+static int require_gpu;
 
 static double now_s(void)
 {
@@ -73,6 +81,7 @@ static void *worker(void *arg)
         atomic_fetch_add(&calls_started, 1);
         double t0 = now_s();
         cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+        snprintf(call_path[i], sizeof call_path[i], "%s", pl_last_path()());
         if (atomic_load(&calls_done) == 1) {
             snprintf(first_path, sizeof first_path, "%s", pl_last_path()());
             atomic_store(&first_call_s, now_s() - t0);
@@ -115,6 +124,7 @@ static void child(void)
         a[i] = (float)((i * 2654435761u) % 2001) / 1000.0f - 1.0f;
         b[i] = (float)((i * 40503u + 7) % 1999) / 999.5f - 1.0f;
     }
+    const struct tsgemm_stats s0 = pl_stats_now();
     pthread_t t;
     if (pthread_create(&t, NULL, worker, NULL)) _exit(3);
     while (atomic_load(&calls_done) < 2) usleep(1000);
@@ -122,6 +132,19 @@ static void child(void)
     while (atomic_load(&calls_started) < 3) usleep(100);
     usleep((useconds_t)(d * 0.33e6));
     int in_call = atomic_load(&calls_done) < 3;
+    if (require_gpu) {
+        const struct tsgemm_stats s1 = pl_stats_now();
+        const unsigned long long gpu = s1.gpu - s0.gpu, cpu = s1.cpu - s0.cpu,
+                                 failed = s1.gpu_failed - s0.gpu_failed;
+        if (strcmp(call_path[0], "gpu") || strcmp(call_path[1], "gpu") || gpu < 2 || cpu ||
+            failed) {
+            fprintf(stderr, "FAIL: --require-gpu: calls 0 and 1 ran on \"%s\" and \"%s\"; "
+                            "counters at exit(): gpu %llu, cpu %llu, gpu_failed %llu (want gpu >= "
+                            "2, cpu 0, gpu_failed 0)\n",
+                    call_path[0], call_path[1], gpu, cpu, failed);
+            _exit(11);
+        }
+    }
     printf("child: call 1 took %.3f s on \"%s\"; calling exit(0) %s\n", d, first_path,
            in_call ? "while the worker is inside call 2" : "after call 2 ended (too late; again)");
     fflush(stdout);
@@ -160,11 +183,15 @@ static void show_threads(pid_t pid)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--require-gpu")) {
+        require_gpu = 1;
+        --argc, ++argv;
+    }
     if (argc > 1) n = atoi(argv[1]);
     double limit = argc > 2 ? atof(argv[2]) : 10.0;
     int rounds = argc > 3 ? atoi(argv[3]) : 1;
     if (n < 64 || limit <= 0 || rounds < 1) {
-        fprintf(stderr, "usage: %s [N>=64] [LIMIT_S] [ROUNDS>=1]\n", argv[0]);
+        fprintf(stderr, "usage: tsg_exit_during_call [--require-gpu] [N>=64] [LIMIT_S] [ROUNDS>=1]\n");
         return 2;
     }
     if (!pl_get_stats()) {
@@ -193,6 +220,10 @@ int main(int argc, char **argv)
             struct tsgemm_stats s1 = pl_stats_now();
             int ok = s1.calls - s0.calls == 1;
             if (!ok) fprintf(stderr, "FAIL: the call did not reach tsgemm\n");
+            if (require_gpu && (s1.gpu - s0.gpu != 1 || strcmp(pl_last_path()(), "gpu"))) {
+                fprintf(stderr, "FAIL: --require-gpu: the checked call ran on %s\n", pl_last_path()());
+                ok = 0;
+            }
             static const int probe[][2] = {{0, 0}, {1, 7}, {17, 3}, {-1, -1}, {-1, 0}, {0, -1}};
             for (int i = 0; i < 6; ++i) {
                 int r = probe[i][0] < 0 ? n - 1 : probe[i][0], q = probe[i][1] < 0 ? n - 1 : probe[i][1];
@@ -267,6 +298,10 @@ int main(int argc, char **argv)
             return 1;
         }
         if (WIFEXITED(status) && WEXITSTATUS(status) == 10 && attempt < 5 * rounds) continue;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 11) {
+            fprintf(stderr, "FAIL: the child's calls were not on the GPU (--require-gpu)\n");
+            return 1;
+        }
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             fprintf(stderr, "FAIL: the child exited with status %d\n", WEXITSTATUS(status));
             return 1;

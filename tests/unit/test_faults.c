@@ -10,7 +10,10 @@
  *   TSGEMM_MODE=cpu                         unit tier: the CPU path
  *   TSGEMM_MODE=gpu TSGEMM_TEST_EXPECT=gpu  gpu tier: every computing call must run on the GPU
  *                                           (exit 77 = skipped when no GPU is usable)
- *   TSGEMM_MODE=auto                        gpu tier: both sides of the threshold, mixed
+ *   TSGEMM_MODE=auto TSGEMM_TEST_EXPECT=auto
+ *                                           gpu tier: both sides of the threshold, mixed; at
+ *                                           least one call of this process must have completed
+ *                                           on the GPU (stats.gpu > 0), else exit 1
  * Results: integer inputs are compared bit for bit, uniform inputs within the element bound of
  * TESTING.md (tt_compare, gamma = TT_GAMMA). Every output starts NaN-poisoned or random, padding
  * and guard bands hold sentinels and are checked bitwise afterwards.
@@ -534,6 +537,24 @@ static void test_long_k_repeats_bit_identical(void **state)
     tt_mat_free(&B);
 }
 
+/* ------------------------------------------------------------------ above the threshold */
+
+/* gpu tier only (TSGEMM_TEST_EXPECT=gpu or auto): calls far above the CPU/GPU crossover, so that
+ * the auto run has calls on the GPU side (every other call here is at most 300^3 or 96 x 80 x
+ * 20011, at or below the crossover of docs/NOTES.md "v0.13", 256^3-420^3). With that section's
+ * rates (CPU 1.04 TFLOP/s, GPU call 129 us, 56 GB/s up) 1031 x 1029 x 515 costs about 1 ms on
+ * the CPU and 0.4 ms on the GPU. Padded lds,
+ * offset pointers, beta != 0, integer data (bitwise); column-major TN and row-major NT (the
+ * reference then reads both operands contiguously). */
+static void test_above_the_threshold(void **state)
+{
+    (void)state;
+    ucall u = {CblasColMajor, 'T', 'N', 1031, 1029, 515, -1.5f, 0.5f, 3, 1, 5, 1, 2, 3, 1, 0};
+    check_call(&u, 5151);
+    u.layout = CblasRowMajor, u.ta = 'N', u.tb = 'T';
+    check_call(&u, 5152);
+}
+
 /* ------------------------------------------------------------------ class 13: fork */
 
 /* In a child: one computing call checked bitwise; exit status 0 = right, 1 = wrong, 2 = path. */
@@ -611,7 +632,8 @@ static int gpu_usable_probe(void)
 int main(void)
 {
     const char *e = getenv("TSGEMM_TEST_EXPECT");
-    /* gpu: every computing call must run on the GPU; auto: only requires that a GPU exists */
+    /* gpu: every computing call must run on the GPU; auto: a GPU must exist, and some call of
+     * this process must have completed on it (checked after the run) */
     if (e && (!strcmp(e, "gpu") || !strcmp(e, "auto")) && !gpu_usable_probe()) return 77;
     const struct CMUnitTest tests[] = {
         /* first: the fork-before-use case needs a process that has not used the GPU yet */
@@ -630,6 +652,22 @@ int main(void)
         cmocka_unit_test(test_long_k_repeats_bit_identical),
     };
     int rc = cmocka_run_group_tests(tests, setup, NULL);
+    if (e && (!strcmp(e, "gpu") || !strcmp(e, "auto"))) {
+        const struct CMUnitTest gpu_tier_tests[] = {
+            cmocka_unit_test(test_above_the_threshold),
+        };
+        rc += cmocka_run_group_tests(gpu_tier_tests, setup, NULL);
+    }
+    if (e && !strcmp(e, "auto")) {
+        struct tsgemm_stats s;
+        tsgemm_get_stats(&s);
+        printf("TSGEMM_TEST_EXPECT=auto: %llu of %llu calls on the GPU, %llu on the CPU\n",
+               (unsigned long long)s.gpu, (unsigned long long)s.calls, (unsigned long long)s.cpu);
+        if (s.gpu == 0) {
+            printf("FAIL: TSGEMM_TEST_EXPECT=auto: no call ran on the GPU\n");
+            rc = 1;
+        }
+    }
     tsgemm_release();
     return rc;
 }
