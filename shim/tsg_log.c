@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
@@ -24,10 +25,16 @@ int tsg_rt_privileged(void)
     return s;
 }
 
+/* The knobs' view of the environment. TSGEMM_TEST_* are the tests' tuning and fault-injection
+ * knobs: only the twin library tsgemm_fi (TSG_FAULT_INJECTION) reads them, so in a release
+ * library a stray or mistyped one cannot change what a call does. */
 static const char *env_lookup(const char *name, void *ctx)
 {
     (void)ctx;
     if (tsg_rt_privileged()) return NULL; /* defaults only: no TSGEMM_*, HOME or XDG_* */
+#ifndef TSG_FAULT_INJECTION
+    if (!strncmp(name, "TSGEMM_TEST_", 12)) return NULL;
+#endif
     return getenv(name);
 }
 

@@ -47,8 +47,10 @@ typedef struct tsg_config {
     double pinned_memory; /* TSGEMM_PINNED_MEMORY=<bytes, K/M/G/T suffix, >= 512K, at most half
                              of physical memory when known>: pinned staging cap              */
     int copy_threads;     /* TSGEMM_COPY_THREADS=<1..256>: host copy threads                   */
-    /* The TSGEMM_TEST_* knobs below: a bad value warns and keeps the rule.                   */
-    char test_fault[64];  /* TSGEMM_TEST_FAULT (read only by the tests' tsgemm_fi library)     */
+    /* The TSGEMM_TEST_* knobs below: the release library's lookup answers NULL for every
+     * TSGEMM_TEST_* name (shim/tsg_log.c), so only the tests' twin tsgemm_fi (built with
+     * TSG_FAULT_INJECTION) ever sees them; a bad value warns and keeps the rule.               */
+    char test_fault[64];  /* TSGEMM_TEST_FAULT                                                 */
     /* sizes of the tuning knobs: K/M/G/T suffix allowed, at most 1T; 0 = the rule            */
     double test_unit;     /* TSGEMM_TEST_UNIT=<bytes>: pipeline unit size (tuning runs only)    */
     double test_block;    /* TSGEMM_TEST_BLOCK=<floats>: C block area of the plan (tuning runs) */
