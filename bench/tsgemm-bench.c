@@ -663,6 +663,19 @@ static void header(FILE *f, bench_run *run, int nshapes)
     for (size_t i = 0; i < sizeof knobs / sizeof *knobs; ++i)
         if (getenv(knobs[i]))
             fprintf(f, "            %s=%s in the environment\n", knobs[i], getenv(knobs[i]));
+    /* TSGEMM_TEST_* (tuning A/Bs) reach only the tests' twin libtsgemm_fi, the one library that
+     * exports tsgemm_test_fault: under the release library such a run would time the rule */
+    const int fi = dlsym(RTLD_DEFAULT, "tsgemm_test_fault") != NULL;
+    int test_knobs = 0;
+    for (char **e = environ; *e; ++e)
+        if (!strncmp(*e, "TSGEMM_TEST_", 12)) {
+            fprintf(f, "            %s in the environment%s\n", *e, fi ? "" : " (ignored)");
+            ++test_knobs;
+        }
+    if (test_knobs && !fi)
+        fprintf(f, "WARNING     TSGEMM_TEST_* knobs are read only by the tests' twin libtsgemm_fi; "
+                   "this\n            library ignores them (run with "
+                   "LD_PRELOAD=<build>/libtsgemm_fi.so)\n");
     if (o->no_gpu) {
         fprintf(f, "gpu         not used (--no-gpu)\n");
     } else {

@@ -55,6 +55,9 @@ constexpr int NB = 16;  /* block events in flight (downloads may lag launches by
 constexpr int RING = 3; /* device pieces of the bounded mode (src/tsg_plan.c counts the same) */
 constexpr size_t SLOT_MAX = (size_t)16 << 20; /* 8-16 MiB slots sustain 50 GB/s (PERF.md) */
 constexpr size_t SLOT_MIN = (size_t)64 << 10; /* one column of the tallest piece (8192 rows) fits */
+/* The most workspaces (calls on the GPU at once) a pinned cap buys: 256 x 160 MiB = 40 GiB of
+ * pinned slots. Bounds the cap's quotient before it becomes an int, whatever the cap. */
+constexpr int MAX_WS = 256;
 constexpr int64_t SPLIT_MIN_K = 256;
 constexpr size_t UNIT_MIN = (size_t)256 << 10;
 /* The call's first RAMP_STEPS upload units are 1/2^RAMP_STEPS, ..., 1/2 of a unit (at least
@@ -1683,10 +1686,12 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_pinned_cap = cfg && cfg->pinned_bytes > 0 ? cfg->pinned_bytes : (double)(512u << 20);
     g_pinned_default = !(cfg && cfg->pinned_bytes > 0);
     const double per_ws = (double)((NS + ND) * SLOT_MAX);
-    g_max_ws = std::max(1, (int)(g_pinned_cap / per_ws));
+    g_max_ws = (int)std::min<double>(MAX_WS, std::max(1.0, std::floor(g_pinned_cap / per_ws)));
     g_slot_bytes = (size_t)std::min<double>((double)SLOT_MAX, g_pinned_cap / (double)((NS + ND) * g_max_ws));
     g_slot_bytes = std::max(SLOT_MIN, g_slot_bytes & ~(size_t)4095);
-    g_device_cap = cfg && cfg->device_bytes > 0 ? cfg->device_bytes : 0.75 * (double)g_prop.totalGlobalMem;
+    /* a cap above the device's memory buys nothing: the device's memory is the bound */
+    g_device_cap = cfg && cfg->device_bytes > 0 ? std::min(cfg->device_bytes, (double)g_prop.totalGlobalMem)
+                                                : 0.75 * (double)g_prop.totalGlobalMem;
     {
         cudaMemPoolProps pp;
         memset(&pp, 0, sizeof pp);

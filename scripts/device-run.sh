@@ -47,7 +47,9 @@
 #             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. Needs the
 #             wheels in .whl/ (README "Tests", the pip download line), installed into /tmp/site; not a default stage
 # TSGEMM_PIPE_SHAPES / _COPY / _THREADS / _UNITS / _BLOCKS / _CHUNKS: the pipe stage's sweep (the
-# TSGEMM_TEST_* tuning knobs; 0 = the library's rule).
+# TSGEMM_TEST_* tuning knobs; 0 = the library's rule). Only the tests' twin libtsgemm_fi reads
+# TSGEMM_TEST_* (a release libtsgemm ignores them): pipe_probe and test_gpu_pipeline link it; a
+# tsgemm-bench A/B of such a knob needs LD_PRELOAD=$B/libtsgemm_fi.so (the bench warns otherwise).
 # TSGEMM_BENCH_ARGS: the bench stage's options (default --quick); TSGEMM_BENCH_MORE: more bench
 # invocations in the same stage, option lists separated by '|' (e.g. "--shapes 4096 --beta 1
 # --reps 7 --no-nvblas|--shapes 4096 --reps 5").

@@ -7,7 +7,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 static tsg_config g_cfg;
 static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
@@ -23,16 +25,30 @@ int tsg_rt_privileged(void)
     return s;
 }
 
+/* The knobs' view of the environment. TSGEMM_TEST_* are the tests' tuning and fault-injection
+ * knobs: only the twin library tsgemm_fi (TSG_FAULT_INJECTION) reads them, so in a release
+ * library a stray or mistyped one cannot change what a call does. */
 static const char *env_lookup(const char *name, void *ctx)
 {
     (void)ctx;
     if (tsg_rt_privileged()) return NULL; /* defaults only: no TSGEMM_*, HOME or XDG_* */
+#ifndef TSG_FAULT_INJECTION
+    if (!strncmp(name, "TSGEMM_TEST_", 12)) return NULL;
+#endif
     return getenv(name);
+}
+
+/* This machine's physical memory in bytes, 0 when sysconf cannot say (the pinned cap's bound). */
+static uint64_t phys_bytes(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0 || (uint64_t)pages > UINT64_MAX / (uint64_t)size) return 0;
+    return (uint64_t)pages * (uint64_t)size;
 }
 
 static void cfg_init(void)
 {
-    tsg_config_parse(&g_cfg, env_lookup, NULL);
+    tsg_config_parse(&g_cfg, env_lookup, NULL, phys_bytes());
     for (int i = 0; i < g_cfg.nwarn; ++i)
         if (g_cfg.log_level >= 1) fprintf(stderr, "tsgemm: %s\n", g_cfg.warn[i]);
 }

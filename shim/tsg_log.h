@@ -22,7 +22,9 @@
 int tsg_rt_privileged(void);
 
 /* The knobs, parsed from the environment on first use (bad values: one warning line each); in a
- * privileged process the defaults, whatever the environment holds. */
+ * privileged process the defaults, whatever the environment holds. TSGEMM_TEST_* are read only
+ * by the tests' twin library tsgemm_fi: a release build parses them as unset. The pinned cap's
+ * bound is this machine's physical memory (sysconf). */
 const tsg_config *tsg_rt_config(void);
 
 /* Prints one line "tsgemm: ..." to stderr when TSGEMM_LOG >= level (one write: lines from

@@ -3,11 +3,8 @@
  */
 #include "tsg_config.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -20,14 +17,12 @@ static void warn(tsg_config *cfg, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Parses a whole decimal integer in [lo, hi]; returns 0 on success. */
+/* A whole number in [lo, hi] by the strict rules of tsg_parse_uint, no suffix; 0 on success. */
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end != '\0' || v < lo || v > hi) return -1;
-    *out = v;
+    uint64_t v;
+    if (lo < 0 || tsg_parse_uint(s, 0, (uint64_t)hi, &v) != TSG_PARSE_OK || v < (uint64_t)lo) return -1;
+    *out = (long)v;
     return 0;
 }
 
@@ -37,7 +32,7 @@ static void copy_path(char *dst, const char *a, const char *b)
     if (n < 0 || n >= TSG_CONFIG_PATH_MAX) dst[0] = '\0'; /* too long: no cache rather than a wrong one */
 }
 
-static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx);
+static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t phys_bytes);
 
 /*
  * Node-local rank variables, innermost launcher first: under `mpirun` inside a Slurm or Flux
@@ -84,9 +79,10 @@ static void parse_local_rank(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
 
 /*
  * TSGEMM_DEVICE: one ordinal (today's knob), a comma-separated list of at most TSG_MAX_DEVICES
- * ordinals (repeats allowed), or "all". Anything else — an empty entry, a sign, a name, too many
- * entries — is refused whole with one warning: the default device rule applies, as for any
- * bad knob value.
+ * ordinals (repeats allowed), or "all". Ordinals follow tsg_parse_uint's rules in both forms
+ * (digits only: "+1" and "01" are refused alone and in a list). Anything else — an empty entry,
+ * a sign, a space, a name, too many entries — is refused whole with one warning: the default
+ * device rule applies, as for any bad knob value.
  */
 static void parse_devices(tsg_config *cfg, const char *v)
 {
@@ -113,7 +109,7 @@ static void parse_devices(tsg_config *cfg, const char *v)
         if (len == 0 || len >= sizeof item || n == TSG_MAX_DEVICES) break;
         memcpy(item, s, len);
         item[len] = '\0';
-        if (item[0] < '0' || item[0] > '9' || parse_long(item, 0, 1023, &l) != 0) break;
+        if (parse_long(item, 0, 1023, &l) != 0) break;
         list[n++] = (int)l;
         if (!comma) { /* the whole value parsed */
             memcpy(cfg->devices, list, sizeof(int) * (size_t)n);
@@ -165,7 +161,7 @@ int tsg_config_device(const tsg_config *cfg, int visible, tsg_device_why *why)
     return 0;
 }
 
-void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
+void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t phys_bytes)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->policy.mode = TSG_MODE_AUTO;
@@ -191,13 +187,11 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
     }
     if ((v = lookup("TSGEMM_DEVICE", ctx)) && *v) parse_devices(cfg, v);
     if ((v = lookup("TSGEMM_GPU_THRESHOLD", ctx)) && *v) {
-        char *end;
-        errno = 0;
-        double d = strtod(v, &end);
-        if (errno == 0 && end != v && *end == '\0' && isfinite(d) && d >= 0)
-            cfg->policy.threshold = d;
+        uint64_t n;
+        if (tsg_parse_uint(v, 0, UINT64_MAX, &n) == TSG_PARSE_OK)
+            cfg->policy.threshold = (double)n;
         else
-            warn(cfg, "TSGEMM_GPU_THRESHOLD=\"%.64s\" is not a size >= 0; using the cost model", v);
+            warn(cfg, "TSGEMM_GPU_THRESHOLD=\"%.64s\" is not a whole number >= 0; using the cost model", v);
     }
     if ((v = lookup("TSGEMM_CPU_BLAS", ctx)) && *v) {
         if (strlen(v) < TSG_CONFIG_PATH_MAX)
@@ -213,43 +207,100 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
         copy_path(cfg->cache_dir, v, "/tsgemm");
     else if ((v = lookup("HOME", ctx)) && *v)
         copy_path(cfg->cache_dir, v, "/.cache/tsgemm");
-    parse_pipeline(cfg, lookup, ctx);
+    parse_pipeline(cfg, lookup, ctx, phys_bytes);
 }
 
-int tsg_parse_bytes(const char *s, double *out)
+int tsg_parse_uint(const char *s, unsigned flags, uint64_t max, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v) || v < 0 || v != floor(v)) return -1;
-    double unit = 1;
-    switch (*end) {
-    case 'k': case 'K': unit = 1024.0, ++end; break;
-    case 'm': case 'M': unit = 1024.0 * 1024.0, ++end; break;
-    case 'g': case 'G': unit = 1024.0 * 1024.0 * 1024.0, ++end; break;
-    default: break;
+    if (!s || *s < '0' || *s > '9') return TSG_PARSE_SYNTAX; /* empty, sign, space, letter */
+    if (s[0] == '0' && s[1] >= '0' && s[1] <= '9') return TSG_PARSE_SYNTAX; /* "01": octal to strtol */
+    uint64_t v = 0;
+    int range = 0;
+    for (; *s >= '0' && *s <= '9'; ++s) {
+        const unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10) range = 1; /* keep scanning: a malformed tail still wins */
+        else v = v * 10 + d;
     }
-    if (unit > 1 && (!strcmp(end, "iB") || !strcmp(end, "B"))) end += strlen(end);
-    if (*end != '\0') return -1;
-    *out = v * unit;
+    unsigned shift = 0;
+    if (flags & TSG_PARSE_SUFFIX) {
+        switch (*s) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        case 't': case 'T': shift = 40; break;
+        default: break;
+        }
+        if (shift) {
+            ++s;
+            if (!strcmp(s, "B") || !strcmp(s, "iB")) s += strlen(s);
+        }
+    }
+    if (*s != '\0') return TSG_PARSE_SYNTAX;
+    if (range || (shift && v > (UINT64_MAX >> shift))) return TSG_PARSE_RANGE;
+    v <<= shift;
+    if (v > max) return TSG_PARSE_RANGE;
+    *out = v;
+    return TSG_PARSE_OK;
+}
+
+/* The tuning knobs' sizes (bytes or floats): at most 1T. */
+#define TEST_SIZE_MAX ((uint64_t)1 << 40)
+
+/* A tuning knob's value that is none of those it takes: one warning, the rule (value 0). */
+static void warn_test(tsg_config *cfg, const char *name, const char *v, const char *takes)
+{
+    warn(cfg, "%s=\"%.64s\" is not %s; using the rule", name, v, takes);
+}
+
+/* A tuning size knob (TSGEMM_TEST_UNIT, _BLOCK, _CHUNK): *dst, or a warning and 0. */
+static void parse_test_size(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, const char *name,
+                            double *dst)
+{
+    const char *v = lookup(name, ctx);
+    uint64_t n;
+    if (!v || !*v) return;
+    if (tsg_parse_uint(v, TSG_PARSE_SUFFIX, TEST_SIZE_MAX, &n) == TSG_PARSE_OK)
+        *dst = (double)n;
+    else
+        warn_test(cfg, name, v, "a size of at most 1T (K/M/G/T suffix)");
+}
+
+/* A tuning knob with a few named values: the index + 1 of v in names[] (NULL-terminated), or a
+ * warning and 0. */
+static int parse_test_word(tsg_config *cfg, const char *name, const char *v,
+                           const char *const *names, const char *takes)
+{
+    for (int i = 0; names[i]; ++i)
+        if (!strcmp(v, names[i])) return i + 1;
+    warn_test(cfg, name, v, takes);
     return 0;
 }
 
 /* The pipeline's knobs (kernels/tsg_gpu.h: tsg_gpu_config). */
-static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
+static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t phys_bytes)
 {
     const char *v;
     long l;
-    double d;
+    uint64_t n;
     if ((v = lookup("TSGEMM_DEVICE_MEMORY", ctx)) && *v) {
-        if (tsg_parse_bytes(v, &d) == 0 && d >= (1 << 20))
-            cfg->device_memory = d;
+        const int st = tsg_parse_uint(v, TSG_PARSE_SUFFIX, TSG_DEVICE_MEMORY_MAX, &n);
+        if (st == TSG_PARSE_OK && n >= (1u << 20))
+            cfg->device_memory = (double)n;
+        else if (st == TSG_PARSE_RANGE)
+            warn(cfg, "TSGEMM_DEVICE_MEMORY=\"%.64s\" is more than 16T; using the default", v);
         else
             warn(cfg, "TSGEMM_DEVICE_MEMORY=\"%.64s\" is not a size of at least 1M; using the default", v);
     }
     if ((v = lookup("TSGEMM_PINNED_MEMORY", ctx)) && *v) {
-        if (tsg_parse_bytes(v, &d) == 0 && d >= (512 << 10))
-            cfg->pinned_memory = d;
+        const uint64_t half = phys_bytes ? phys_bytes / 2 : UINT64_MAX; /* 0: RAM unknown, no cap */
+        const int st = tsg_parse_uint(v, TSG_PARSE_SUFFIX, half, &n);
+        if (st == TSG_PARSE_OK && n >= (512u << 10))
+            cfg->pinned_memory = (double)n;
+        else if (st == TSG_PARSE_RANGE)
+            warn(cfg,
+                 "TSGEMM_PINNED_MEMORY=\"%.64s\" is more than half of this machine's memory "
+                 "(%.0f MiB); using the default",
+                 v, (double)phys_bytes / (1 << 20));
         else
             warn(cfg, "TSGEMM_PINNED_MEMORY=\"%.64s\" is not a size of at least 512K; using the default", v);
     }
@@ -259,30 +310,46 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
         else
             warn(cfg, "TSGEMM_COPY_THREADS=\"%.64s\" is not a number of threads (1..256); using the default", v);
     }
+    /* tuning experiments and fault injection (docs/NOTES.md "v0.3: where a pipelined call's time
+     * goes" and "v0.4: the pipeline's tail"); not user knobs, and never seen by a release library */
     if ((v = lookup("TSGEMM_TEST_FAULT", ctx)) && *v) snprintf(cfg->test_fault, sizeof cfg->test_fault, "%s", v);
-    /* tuning experiments (docs/NOTES.md "v0.3: where a pipelined call's time goes" and "v0.4:
-     * the pipeline's tail"); not user knobs */
-    if ((v = lookup("TSGEMM_TEST_UNIT", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_unit = d;
-    if ((v = lookup("TSGEMM_TEST_BLOCK", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_block = d;
-    if ((v = lookup("TSGEMM_TEST_TIMELINE", ctx)) && *v) cfg->test_timeline = atoi(v) >= 2 ? 2 : atoi(v) > 0;
-    if ((v = lookup("TSGEMM_TEST_RAMP", ctx)) && *v)
-        cfg->test_ramp = !strcmp(v, "0") ? -1 : atoi(v) > 0 && atoi(v) <= 10 ? atoi(v) : 0;
-    if ((v = lookup("TSGEMM_TEST_CHUNK", ctx)) && *v && tsg_parse_bytes(v, &d) == 0) cfg->test_chunk = d;
-    if ((v = lookup("TSGEMM_TEST_ORDER", ctx)) && *v) { /* block, chunk or rounds:R (R >= 0) */
-        char *end = NULL;
-        const long r = !strncmp(v, "rounds:", 7) ? strtol(v + 7, &end, 10) : -1;
-        const int rounds_ok = r >= 0 && r <= 1000000 && end > v + 7 && !*end;
-        cfg->test_order = !strcmp(v, "block") ? 1 : !strcmp(v, "chunk") ? 2 : rounds_ok ? 3 + (int)r : 0;
+    parse_test_size(cfg, lookup, ctx, "TSGEMM_TEST_UNIT", &cfg->test_unit);
+    parse_test_size(cfg, lookup, ctx, "TSGEMM_TEST_BLOCK", &cfg->test_block);
+    parse_test_size(cfg, lookup, ctx, "TSGEMM_TEST_CHUNK", &cfg->test_chunk);
+    if ((v = lookup("TSGEMM_TEST_TIMELINE", ctx)) && *v) {
+        if (parse_long(v, 0, 2, &l) == 0) cfg->test_timeline = (int)l;
+        else warn_test(cfg, "TSGEMM_TEST_TIMELINE", v, "0, 1 or 2");
     }
-    if ((v = lookup("TSGEMM_TEST_TOUCH", ctx)) && *v)
-        cfg->test_touch = !strcmp(v, "off") ? -1 : !strcmp(v, "small") ? -2 : atoi(v) > 0 && atoi(v) <= 64 ? atoi(v) : 0;
-    if ((v = lookup("TSGEMM_TEST_BETA", ctx)) && *v) cfg->test_beta = !strcmp(v, "device");
-    if ((v = lookup("TSGEMM_TEST_STREAMS", ctx)) && *v) cfg->test_streams = !strcmp(v, "1");
-    if ((v = lookup("TSGEMM_TEST_WS", ctx)) && *v) cfg->test_ws = !strcmp(v, "0");
-    if ((v = lookup("TSGEMM_TEST_POLL", ctx)) && *v)
-        cfg->test_poll = !strcmp(v, "0") ? 1 : !strcmp(v, "1") ? 2 : 0;
-    if ((v = lookup("TSGEMM_TEST_COPY", ctx)) && *v)
-        cfg->test_copy = !strcmp(v, "nt") ? 2 : !strcmp(v, "memcpy") ? 1 : 0;
+    if ((v = lookup("TSGEMM_TEST_RAMP", ctx)) && *v) {
+        if (parse_long(v, 0, 10, &l) == 0) cfg->test_ramp = l == 0 ? -1 : (int)l;
+        else warn_test(cfg, "TSGEMM_TEST_RAMP", v, "a number of steps 0..10");
+    }
+    if ((v = lookup("TSGEMM_TEST_ORDER", ctx)) && *v) { /* block, chunk or rounds:R (R >= 0) */
+        if (!strcmp(v, "block")) cfg->test_order = 1;
+        else if (!strcmp(v, "chunk")) cfg->test_order = 2;
+        else if (!strncmp(v, "rounds:", 7) && parse_long(v + 7, 0, 1000000, &l) == 0)
+            cfg->test_order = 3 + (int)l;
+        else warn_test(cfg, "TSGEMM_TEST_ORDER", v, "block, chunk or rounds:R (R 0..1000000)");
+    }
+    if ((v = lookup("TSGEMM_TEST_TOUCH", ctx)) && *v) {
+        if (!strcmp(v, "off")) cfg->test_touch = -1;
+        else if (!strcmp(v, "small")) cfg->test_touch = -2;
+        else if (parse_long(v, 1, 64, &l) == 0) cfg->test_touch = (int)l;
+        else warn_test(cfg, "TSGEMM_TEST_TOUCH", v, "off, small or a number of parts 1..64");
+    }
+    static const char *const beta[] = {"device", NULL}, *const streams[] = {"1", "2", NULL},
+                             *const ws[] = {"0", "1", NULL}, *const poll[] = {"0", "1", NULL},
+                             *const copy[] = {"memcpy", "nt", NULL};
+    if ((v = lookup("TSGEMM_TEST_BETA", ctx)) && *v)
+        cfg->test_beta = parse_test_word(cfg, "TSGEMM_TEST_BETA", v, beta, "device") == 1;
+    if ((v = lookup("TSGEMM_TEST_STREAMS", ctx)) && *v) /* 2 is the rule's count */
+        cfg->test_streams = parse_test_word(cfg, "TSGEMM_TEST_STREAMS", v, streams, "1 or 2") == 1;
+    if ((v = lookup("TSGEMM_TEST_WS", ctx)) && *v) /* 1 is the rule's */
+        cfg->test_ws = parse_test_word(cfg, "TSGEMM_TEST_WS", v, ws, "0 or 1") == 1;
+    if ((v = lookup("TSGEMM_TEST_POLL", ctx)) && *v) /* stored as the value + 1 */
+        cfg->test_poll = parse_test_word(cfg, "TSGEMM_TEST_POLL", v, poll, "0 or 1");
+    if ((v = lookup("TSGEMM_TEST_COPY", ctx)) && *v) /* 1 memcpy, 2 non-temporal */
+        cfg->test_copy = parse_test_word(cfg, "TSGEMM_TEST_COPY", v, copy, "memcpy or nt");
 }
 
 const char *tsg_mode_name(tsg_mode mode)

@@ -7,14 +7,16 @@
 #ifndef TSG_CONFIG_H
 #define TSG_CONFIG_H
 
+#include <stdint.h>
+
 typedef enum tsg_mode { TSG_MODE_AUTO = 0, TSG_MODE_CPU, TSG_MODE_GPU } tsg_mode;
 
 /* The knobs a dispatch decision reads (small: copied per call, since tsgemm_set_mode may change
  * the mode while other threads run). */
 typedef struct tsg_policy {
     tsg_mode mode;    /* TSGEMM_MODE=auto|cpu|gpu                      default auto     */
-    double threshold; /* TSGEMM_GPU_THRESHOLD=<n >= 0>: in auto mode run on the GPU iff
-                         m*n*k >= n^3, instead of the cost model; 0 = use the model     */
+    double threshold; /* TSGEMM_GPU_THRESHOLD=<whole number n >= 0>: in auto mode run on the
+                         GPU iff m*n*k >= n^3, instead of the cost model; 0 = the model */
 } tsg_policy;
 
 enum { TSG_CONFIG_PATH_MAX = 1024, TSG_CONFIG_WARN_MAX = 8, TSG_CONFIG_WARN_LEN = 200 };
@@ -25,7 +27,7 @@ enum { TSG_CONFIG_PATH_MAX = 1024, TSG_CONFIG_WARN_MAX = 8, TSG_CONFIG_WARN_LEN 
 typedef struct tsg_config {
     tsg_policy policy;    /* TSGEMM_MODE, TSGEMM_GPU_THRESHOLD                              */
     int log_level;        /* TSGEMM_LOG=0|1|2|3                            default 1        */
-    int device;           /* TSGEMM_DEVICE=<ordinal >= 0>                  default 0        */
+    int device;           /* TSGEMM_DEVICE=<ordinal 0..1023, digits only>  default 0        */
     int device_set;       /* 1 when TSGEMM_DEVICE gave a valid value: it wins over the rank   */
     /* TSGEMM_DEVICE as a list: "0,1" (a device may repeat: "0,0" runs the several-device code
      * on one GPU) or "all" (every visible GPU). A single ordinal is a list of one. device is
@@ -40,20 +42,26 @@ typedef struct tsg_config {
     char cache_dir[TSG_CONFIG_PATH_MAX]; /* TSGEMM_CACHE_DIR, else $XDG_CACHE_HOME/tsgemm,
                              else $HOME/.cache/tsgemm; "" = no cache                      */
     /* the transfer pipeline's limits (0 = the executor's default, kernels/tsg_gpu.h)          */
-    double device_memory; /* TSGEMM_DEVICE_MEMORY=<bytes, K/M/G suffix>: device memory cap    */
-    double pinned_memory; /* TSGEMM_PINNED_MEMORY=<bytes, K/M/G suffix>: pinned staging cap   */
+    double device_memory; /* TSGEMM_DEVICE_MEMORY=<bytes, K/M/G/T suffix, 1M..16T>: device
+                             memory cap (TSG_DEVICE_MEMORY_MAX)                               */
+    double pinned_memory; /* TSGEMM_PINNED_MEMORY=<bytes, K/M/G/T suffix, >= 512K, at most half
+                             of physical memory when known>: pinned staging cap              */
     int copy_threads;     /* TSGEMM_COPY_THREADS=<1..256>: host copy threads                   */
-    char test_fault[64];  /* TSGEMM_TEST_FAULT (read only by the tests' tsgemm_fi library)     */
+    /* The TSGEMM_TEST_* knobs below: the release library's lookup answers NULL for every
+     * TSGEMM_TEST_* name (shim/tsg_log.c), so only the tests' twin tsgemm_fi (built with
+     * TSG_FAULT_INJECTION) ever sees them; a bad value warns and keeps the rule.               */
+    char test_fault[64];  /* TSGEMM_TEST_FAULT                                                 */
+    /* sizes of the tuning knobs: K/M/G/T suffix allowed, at most 1T; 0 = the rule            */
     double test_unit;     /* TSGEMM_TEST_UNIT=<bytes>: pipeline unit size (tuning runs only)    */
     double test_block;    /* TSGEMM_TEST_BLOCK=<floats>: C block area of the plan (tuning runs) */
-    int test_timeline;    /* TSGEMM_TEST_TIMELINE=1: one timeline line per pipelined call;
-                             2: also every upload unit, launch and download unit's times      */
+    int test_timeline;    /* TSGEMM_TEST_TIMELINE=0|1|2: 1 one timeline line per pipelined
+                             call; 2: also every upload unit, launch and download unit's times */
     int test_copy;        /* TSGEMM_TEST_COPY=memcpy|nt: the copy threads' copy (tuning runs)  */
-    int test_ramp;        /* TSGEMM_TEST_RAMP=0: v0.3's pipeline unit sizes (-1); =N: the first N
-                             upload units ramp up by halves (N); unset: the executor's rule (0)
+    int test_ramp;        /* TSGEMM_TEST_RAMP=0: v0.3's pipeline unit sizes (-1); =N (1..10): the
+                             first N upload units ramp up by halves (N); unset: the rule (0)
                              (tuning runs)                                                      */
     double test_chunk;    /* TSGEMM_TEST_CHUNK=<floats>: A and B floats of a K chunk (tuning)  */
-    int test_order;       /* TSGEMM_TEST_ORDER=block|chunk|rounds:R: the pipeline's piece order
+    int test_order;       /* TSGEMM_TEST_ORDER=block|chunk|rounds:R (R 0..1000000): piece order
                              (tuning): 1, 2, 3 + R (src/tsg_plan.h tsg_plan_rounds' force)    */
     int test_touch;       /* TSGEMM_TEST_TOUCH=off|small|<parts>: a fresh C's first touch
                              (tuning): 0 the rule, -1 off, -2 without the huge-page advice,
@@ -79,13 +87,42 @@ typedef struct tsg_config {
 /* Returns the value of variable `name`, or NULL when it is unset. */
 typedef const char *(*tsg_lookup_fn)(const char *name, void *ctx);
 
-/* Parses a byte count: a whole number with an optional K, M or G (powers of 1024, any case,
- * an optional "iB"/"B" after it). Returns 0 and *out, or -1. */
-int tsg_parse_bytes(const char *s, double *out);
+/*
+ * The one parser of every knob's numbers (sizes, counts, ordinals, levels).
+ *
+ * Shape: one or more decimal digits, then — only when `flags` has TSG_PARSE_SUFFIX — at most one
+ * unit letter K, M, G or T (any case; powers of 1024: 2^10, 2^20, 2^30, 2^40), optionally
+ * followed by exactly "B" or "iB" ("64K", "16MiB", "1gB", "2T"). Nothing else: no sign ("+1",
+ * "-0"), no space before, inside or after, no hex ("0x10"), no exponent ("1e3"), no decimal
+ * point ("1.5"), no leading zero except the number 0 itself ("01", "00" refused: strtol with base
+ * 0 reads "010" as octal 8, so such a value would mean different things to different readers),
+ * no empty string. Integer-only knobs pass flags = 0 and take no suffix.
+ * Units: the value, unit applied, is a count of whatever the knob counts (bytes for the memory
+ * knobs, floats for the plan's tuning knobs, plain numbers otherwise).
+ * Range: digits and scaling are computed in 64-bit unsigned integer arithmetic with overflow
+ * checks, so every value returned is finite and exact; it must be <= max.
+ * Returns TSG_PARSE_OK and sets *out; TSG_PARSE_SYNTAX when s is not of the shape above (*out
+ * untouched); TSG_PARSE_RANGE when it is but the value overflows 64 bits or exceeds max.
+ */
+enum { TSG_PARSE_SUFFIX = 1 };
+enum { TSG_PARSE_OK = 0, TSG_PARSE_SYNTAX = -1, TSG_PARSE_RANGE = -2 };
+int tsg_parse_uint(const char *s, unsigned flags, uint64_t max, uint64_t *out);
 
-/* Fills *cfg from the lookup. Never fails: a bad value keeps the default and adds a warning. */
-void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx);
+/* The largest TSGEMM_DEVICE_MEMORY accepted: 16 TiB, far above any GPU's memory (288 GB in
+ * 2026); it only keeps the value in a sane range — the executor also clamps the cap to the
+ * device's own memory. Larger values get a warning and the default. */
+#define TSG_DEVICE_MEMORY_MAX ((uint64_t)1 << 44)
 
+/*
+ * Fills *cfg from the lookup. Never fails: a bad value keeps the default and adds a warning.
+ * phys_bytes: this machine's physical memory in bytes (the shim passes
+ * sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE)); 0 = unknown. TSGEMM_PINNED_MEMORY above
+ * half of it is refused with a warning that says so and the default is used (pinned pages cannot
+ * be swapped: more than half of RAM starves the rest of the machine); with 0 there is no such cap.
+ */
+void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t phys_bytes);
+
+/* The name of a mode as TSGEMM_MODE spells it: "auto", "cpu" or "gpu". */
 const char *tsg_mode_name(tsg_mode mode);
 
 /* Why tsg_config_device chose its device. */

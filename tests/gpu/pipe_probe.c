@@ -1,7 +1,8 @@
 /*
  * pipe_probe.c — times calls from host memory through the transfer pipeline with the GPU forced,
  * for tuning runs (scripts/device-run.sh pipe): the knobs of the process (TSGEMM_COPY_THREADS,
- * TSGEMM_TEST_UNIT, TSGEMM_TEST_COPY) are read once, so each configuration is one process.
+ * TSGEMM_TEST_UNIT, TSGEMM_TEST_COPY) are read once, so each configuration is one process. It
+ * links libtsgemm_fi, the tests' twin: only that library reads the TSGEMM_TEST_* tuning knobs.
  *
  *   pipe_probe [--require-gpu] [--after-openblas] [--gap MS] [--beta B] [--fresh] SHAPE...
  *                                                                     SHAPE: n, or m,n,k

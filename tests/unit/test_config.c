@@ -23,12 +23,17 @@ static const char *lookup(const char *name, void *ctx)
     return NULL;
 }
 
-static tsg_config parse(const char **env)
+/* This machine's memory as the tests tell it (tsg_config_parse's phys_bytes): 8 GiB. */
+#define PHYS ((uint64_t)8 << 30)
+
+static tsg_config parse_phys(const char **env, uint64_t phys)
 {
     tsg_config c;
-    tsg_config_parse(&c, lookup, env);
+    tsg_config_parse(&c, lookup, env, phys);
     return c;
 }
+
+static tsg_config parse(const char **env) { return parse_phys(env, PHYS); }
 
 static void test_defaults(void **state)
 {
@@ -51,14 +56,14 @@ static void test_good_values(void **state)
 {
     (void)state;
     const char *env[] = {"TSGEMM_MODE=GPU", "TSGEMM_LOG=3", "TSGEMM_DEVICE=2",
-                         "TSGEMM_GPU_THRESHOLD=512.5", "TSGEMM_CPU_BLAS=/opt/blas/libblas.so.3",
+                         "TSGEMM_GPU_THRESHOLD=512", "TSGEMM_CPU_BLAS=/opt/blas/libblas.so.3",
                          "HOME=/home/u", NULL};
     tsg_config c = parse(env);
     assert_int_equal(c.policy.mode, TSG_MODE_GPU);
     assert_int_equal(c.log_level, 3);
     assert_int_equal(c.device, 2);
     assert_int_equal(c.device_set, 1);
-    assert_true(c.policy.threshold == 512.5);
+    assert_true(c.policy.threshold == 512);
     assert_string_equal(c.cpu_blas, "/opt/blas/libblas.so.3");
     assert_string_equal(c.cache_dir, "/home/u/.cache/tsgemm");
     assert_int_equal(c.nwarn, 0);
@@ -100,6 +105,201 @@ static void test_bad_values_warn_and_keep_defaults(void **state)
     c = parse(empty);
     assert_int_equal(c.nwarn, 0);
     assert_int_equal(c.log_level, 1);
+}
+
+/* tsg_parse_uint, the one parser of every knob's numbers: shapes, units, overflow and max. */
+static void test_parse_uint_table(void **state)
+{
+    (void)state;
+    const uint64_t K = 1024, M = K * K, G = M * K, T = G * K, ANY = UINT64_MAX;
+    const struct {
+        const char *s;
+        unsigned flags;
+        uint64_t max;
+        int want;       /* TSG_PARSE_OK, _SYNTAX or _RANGE */
+        uint64_t value; /* when TSG_PARSE_OK */
+    } t[] = {
+        /* good */
+        {"0", 0, ANY, TSG_PARSE_OK, 0},
+        {"7", 0, ANY, TSG_PARSE_OK, 7},
+        {"10", 0, ANY, TSG_PARSE_OK, 10},
+        {"1023", 0, 1023, TSG_PARSE_OK, 1023},
+        {"18446744073709551615", 0, ANY, TSG_PARSE_OK, UINT64_MAX},
+        {"512", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, 512},
+        {"1K", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, K},
+        {"1k", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, K},
+        {"64KiB", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, 64 * K},
+        {"16MB", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, 16 * M},
+        {"24M", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, 24 * M},
+        {"1g", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, G},
+        {"3GiB", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, 3 * G},
+        {"2T", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, 2 * T},
+        {"2tB", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, 2 * T},
+        {"0K", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, 0},
+        {"16777215T", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_OK, 16777215 * T}, /* 2^64 - 2^40 */
+        {"4G", TSG_PARSE_SUFFIX, 4 * G, TSG_PARSE_OK, 4 * G},            /* max itself */
+        /* the issue's bad examples (issue 34, finding 7) */
+        {"1e308G", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"99999999999999999999999G", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_RANGE, 0},
+        {"0x1p70", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"-0", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {" 5", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"5 ", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"+1", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"01", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        /* more bad shapes */
+        {"-1", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"00", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"010", 0, ANY, TSG_PARSE_SYNTAX, 0}, /* strtol base 0: octal 8 */
+        {"08", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"0x10", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"1e3", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"1.5", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"1.0", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {".5", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"inf", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"nan", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"\t5", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"5\n", 0, ANY, TSG_PARSE_SYNTAX, 0},
+        {"1 K", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"1K ", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"K", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"1KK", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"1KBB", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"1Ki", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"1Kib", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"1B", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0}, /* "B" only after a unit */
+        {"1P", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_SYNTAX, 0},
+        {"1K", 0, ANY, TSG_PARSE_SYNTAX, 0}, /* integer-only: no suffix */
+        {"99999999999999999999999x", 0, ANY, TSG_PARSE_SYNTAX, 0}, /* a bad tail wins */
+        /* range: overflow in the digits, in the scaling, above max */
+        {"18446744073709551616", 0, ANY, TSG_PARSE_RANGE, 0},
+        {"16777216T", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_RANGE, 0}, /* 2^64 */
+        {"17179869184G", TSG_PARSE_SUFFIX, ANY, TSG_PARSE_RANGE, 0}, /* 2^64 */
+        {"4", 0, 3, TSG_PARSE_RANGE, 0},
+        {"4294967297", TSG_PARSE_SUFFIX, 4 * G, TSG_PARSE_RANGE, 0},
+        {"5G", TSG_PARSE_SUFFIX, 4 * G, TSG_PARSE_RANGE, 0},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i) {
+        uint64_t v = 12345;
+        const int st = tsg_parse_uint(t[i].s, t[i].flags, t[i].max, &v);
+        if (st != t[i].want)
+            fail_msg("\"%s\" (flags %u): %d, want %d", t[i].s, t[i].flags, st, t[i].want);
+        if (st == TSG_PARSE_OK && v != t[i].value)
+            fail_msg("\"%s\": %llu, want %llu", t[i].s, (unsigned long long)v,
+                     (unsigned long long)t[i].value);
+        if (st != TSG_PARSE_OK && v != 12345) fail_msg("\"%s\": *out written on failure", t[i].s);
+    }
+}
+
+/* Every numeric user knob refuses the issue's bad shapes with one warning and keeps its default. */
+static void test_knobs_strict(void **state)
+{
+    (void)state;
+    static const char *const knobs[] = {"TSGEMM_LOG", "TSGEMM_GPU_THRESHOLD", "TSGEMM_DEVICE",
+                                        "TSGEMM_COPY_THREADS", "TSGEMM_DEVICE_MEMORY",
+                                        "TSGEMM_PINNED_MEMORY"};
+    static const char *const bad[] = {"1e308G", "99999999999999999999999G", "0x1p70", "-0", " 1",
+                                      "1 ",     "+1",   "01",   "1.0", "1e0", "0x1", "2e9", "one"};
+    for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; ++k)
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+            char var[96];
+            snprintf(var, sizeof var, "%s=%s", knobs[k], bad[i]);
+            const char *env[] = {var, NULL};
+            tsg_config c = parse(env);
+            if (c.nwarn != 1) fail_msg("%s: %d warnings", var, c.nwarn);
+            assert_non_null(strstr(c.warn[0], knobs[k]));
+            assert_int_equal(c.log_level, 1);
+            assert_true(c.policy.threshold == 0);
+            assert_int_equal(c.device_set, 0);
+            assert_int_equal(c.ndevices, 0);
+            assert_int_equal(c.copy_threads, 0);
+            assert_true(c.device_memory == 0);
+            assert_true(c.pinned_memory == 0);
+        }
+    /* good values of each, and the range ends */
+    const char *good[] = {"TSGEMM_LOG=0", "TSGEMM_GPU_THRESHOLD=0", "TSGEMM_DEVICE=1023",
+                          "TSGEMM_COPY_THREADS=256", "TSGEMM_DEVICE_MEMORY=1M",
+                          "TSGEMM_PINNED_MEMORY=512KiB", NULL};
+    tsg_config c = parse(good);
+    assert_int_equal(c.nwarn, 0);
+    assert_int_equal(c.log_level, 0);
+    assert_int_equal(c.device, 1023);
+    assert_int_equal(c.copy_threads, 256);
+    assert_true(c.device_memory == 1 << 20);
+    assert_true(c.pinned_memory == 512 << 10);
+    const char *thr[] = {"TSGEMM_GPU_THRESHOLD=18446744073709551615", NULL};
+    c = parse(thr);
+    assert_int_equal(c.nwarn, 0);
+    assert_true(c.policy.threshold == 18446744073709551615.0);
+    const char *out_of_range[] = {"TSGEMM_LOG=4", "TSGEMM_COPY_THREADS=0", "TSGEMM_DEVICE=1024",
+                                  "TSGEMM_DEVICE_MEMORY=1023K", "TSGEMM_PINNED_MEMORY=511K",
+                                  "TSGEMM_GPU_THRESHOLD=512.5", NULL};
+    c = parse(out_of_range);
+    assert_int_equal(c.nwarn, 6);
+    assert_int_equal(c.log_level, 1);
+    assert_int_equal(c.copy_threads, 0);
+    assert_int_equal(c.device_set, 0);
+    assert_true(c.device_memory == 0 && c.pinned_memory == 0 && c.policy.threshold == 0);
+    const char *threads0[] = {"TSGEMM_COPY_THREADS=00", NULL};
+    assert_int_equal(parse(threads0).nwarn, 1);
+    /* the local-rank variables (not ours: no warning) take the same digits only */
+    static const char *const rank_bad[] = {"+1", "01", " 1", "1 ", "0x1", "1e0", "-0"};
+    for (size_t i = 0; i < sizeof rank_bad / sizeof rank_bad[0]; ++i) {
+        char var[64];
+        snprintf(var, sizeof var, "OMPI_COMM_WORLD_LOCAL_RANK=%s", rank_bad[i]);
+        const char *env[] = {var, "SLURM_LOCALID=2", NULL};
+        c = parse(env);
+        assert_int_equal(c.nwarn, 0);
+        assert_int_equal(c.local_rank, 2);
+        assert_string_equal(c.local_rank_var, "SLURM_LOCALID");
+    }
+}
+
+/* The memory caps: pinned staging at most half of physical memory (when known), device memory
+ * at most 16T; over a cap the warning says so and the default is kept. */
+static void test_memory_caps(void **state)
+{
+    (void)state;
+    const char *half[] = {"TSGEMM_PINNED_MEMORY=4G", NULL}; /* PHYS / 2 */
+    tsg_config c = parse(half);
+    assert_int_equal(c.nwarn, 0);
+    assert_true(c.pinned_memory == 4.0 * (1 << 30));
+    const char *over[] = {"TSGEMM_PINNED_MEMORY=4294967297", NULL}; /* PHYS / 2 + 1 */
+    c = parse(over);
+    assert_int_equal(c.nwarn, 1);
+    assert_true(c.pinned_memory == 0);
+    assert_non_null(strstr(c.warn[0], "TSGEMM_PINNED_MEMORY=\"4294967297\""));
+    assert_non_null(strstr(c.warn[0], "more than half of this machine's memory (8192 MiB)"));
+    assert_non_null(strstr(c.warn[0], "using the default"));
+    const char *huge[] = {"TSGEMM_PINNED_MEMORY=1T", NULL};
+    c = parse(huge);
+    assert_int_equal(c.nwarn, 1);
+    assert_non_null(strstr(c.warn[0], "more than half"));
+    c = parse_phys(huge, 0); /* memory unknown: no cap but the parser's own */
+    assert_int_equal(c.nwarn, 0);
+    assert_true(c.pinned_memory == 1099511627776.0);
+    const char *odd[] = {"TSGEMM_PINNED_MEMORY=3M", NULL}; /* an odd machine: 6 MiB + 1 byte */
+    assert_int_equal(parse_phys(odd, (6u << 20) + 1).nwarn, 0);
+    assert_int_equal(parse_phys(odd, (6u << 20) - 1).nwarn, 1);
+
+    const char *dev16[] = {"TSGEMM_DEVICE_MEMORY=16T", NULL};
+    c = parse(dev16);
+    assert_int_equal(c.nwarn, 0);
+    assert_true(c.device_memory == (double)TSG_DEVICE_MEMORY_MAX);
+    const char *dev17[] = {"TSGEMM_DEVICE_MEMORY=17T", NULL};
+    c = parse_phys(dev17, 0); /* not bound by RAM: an absolute ceiling */
+    assert_int_equal(c.nwarn, 1);
+    assert_true(c.device_memory == 0);
+    assert_non_null(strstr(c.warn[0], "more than 16T"));
+    const char *dev_big[] = {"TSGEMM_DEVICE_MEMORY=99999999999999999999999G", NULL};
+    c = parse(dev_big);
+    assert_int_equal(c.nwarn, 1);
+    assert_non_null(strstr(c.warn[0], "more than 16T"));
+    const char *dev_ram[] = {"TSGEMM_DEVICE_MEMORY=141G", NULL}; /* more than RAM: fine */
+    assert_int_equal(parse(dev_ram).nwarn, 0);
 }
 
 /* Each launcher's variable alone gives the local rank and names itself. */
@@ -265,7 +465,8 @@ static void test_device_lists_bad(void **state)
     (void)state;
     const char *bad[] = {"0,",   ",0",  "0,,1", "0,x",   "0,-1", "-1",  "0,1024", "all,0",
                          "0;1",  "0 1", "0,+1", "0, 1",  "allx", "0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7,0",
-                         "0x1,2", "1e0,2"};
+                         "0x1,2", "1e0,2", "+1", "01", "00", " 1", "1 ", "0,01", "01,0",
+                         "1,+0", "0,1 ", "-0"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         char var[128];
         snprintf(var, sizeof var, "TSGEMM_DEVICE=%s", bad[i]);
@@ -342,7 +543,7 @@ static void test_tuning_knobs(void **state)
     assert_int_equal(c.test_timeline, 0);
     const char *tl[][2] = {{"TSGEMM_TEST_TIMELINE=1", NULL}, {"TSGEMM_TEST_TIMELINE=2", NULL},
                            {"TSGEMM_TEST_TIMELINE=7", NULL}, {"TSGEMM_TEST_TIMELINE=0", NULL}};
-    const int want_tl[] = {1, 2, 2, 0};
+    const int want_tl[] = {1, 2, 0, 0}; /* 7: not a level, a warning and off */
     for (int i = 0; i < 4; ++i) {
         c = parse(tl[i]);
         assert_int_equal(c.test_timeline, want_tl[i]);
@@ -353,6 +554,85 @@ static void test_tuning_knobs(void **state)
     const char *bad[] = {"TSGEMM_TEST_TOUCH=65", NULL}; /* outside 1..64: the rule */
     c = parse(bad);
     assert_int_equal(c.test_touch, 0);
+    assert_int_equal(c.nwarn, 1);
+}
+
+/* The tuning knobs through the strict parser: sizes with units, counts as digits only; any other
+ * value gets one warning naming the knob and the rule (0). */
+static void test_tuning_knobs_strict(void **state)
+{
+    (void)state;
+    const char *sizes[] = {"TSGEMM_TEST_UNIT=4M", "TSGEMM_TEST_BLOCK=64K", "TSGEMM_TEST_CHUNK=1T",
+                           NULL};
+    tsg_config c = parse(sizes);
+    assert_int_equal(c.nwarn, 0);
+    assert_true(c.test_unit == 4.0 * (1 << 20));
+    assert_true(c.test_block == 65536.0);
+    assert_true(c.test_chunk == 1099511627776.0);
+    const char *zeros[] = {"TSGEMM_TEST_UNIT=0", "TSGEMM_TEST_BLOCK=0", "TSGEMM_TEST_CHUNK=0", NULL};
+    c = parse(zeros); /* 0 = the rule (scripts/device-run.sh's default sweep) */
+    assert_int_equal(c.nwarn, 0);
+    assert_true(c.test_unit == 0 && c.test_block == 0 && c.test_chunk == 0);
+    static const struct {
+        const char *var;
+        const char *name;
+    } bad[] = {
+        {"TSGEMM_TEST_UNIT=1e308G", "TSGEMM_TEST_UNIT"},
+        {"TSGEMM_TEST_UNIT=2T", "TSGEMM_TEST_UNIT"},
+        {"TSGEMM_TEST_BLOCK=0x1p70", "TSGEMM_TEST_BLOCK"},
+        {"TSGEMM_TEST_BLOCK=-0", "TSGEMM_TEST_BLOCK"},
+        {"TSGEMM_TEST_CHUNK=99999999999999999999999G", "TSGEMM_TEST_CHUNK"},
+        {"TSGEMM_TEST_CHUNK= 5", "TSGEMM_TEST_CHUNK"},
+        {"TSGEMM_TEST_TIMELINE=+1", "TSGEMM_TEST_TIMELINE"},
+        {"TSGEMM_TEST_TIMELINE=01", "TSGEMM_TEST_TIMELINE"},
+        {"TSGEMM_TEST_TIMELINE=1x", "TSGEMM_TEST_TIMELINE"}, /* atoi read 1 */
+        {"TSGEMM_TEST_RAMP=+4", "TSGEMM_TEST_RAMP"},
+        {"TSGEMM_TEST_RAMP=04", "TSGEMM_TEST_RAMP"},
+        {"TSGEMM_TEST_RAMP=11", "TSGEMM_TEST_RAMP"},
+        {"TSGEMM_TEST_RAMP=4 ", "TSGEMM_TEST_RAMP"},
+        {"TSGEMM_TEST_TOUCH=+4", "TSGEMM_TEST_TOUCH"},
+        {"TSGEMM_TEST_TOUCH=04", "TSGEMM_TEST_TOUCH"},
+        {"TSGEMM_TEST_TOUCH=4parts", "TSGEMM_TEST_TOUCH"}, /* atoi read 4 */
+        {"TSGEMM_TEST_ORDER=rounds:+1", "TSGEMM_TEST_ORDER"},
+        {"TSGEMM_TEST_ORDER=rounds:01", "TSGEMM_TEST_ORDER"},
+        {"TSGEMM_TEST_ORDER=rounds: 1", "TSGEMM_TEST_ORDER"},
+        {"TSGEMM_TEST_ORDER=rounds:1000001", "TSGEMM_TEST_ORDER"},
+        {"TSGEMM_TEST_ORDER=rounds:", "TSGEMM_TEST_ORDER"},
+        {"TSGEMM_TEST_ORDER=Block", "TSGEMM_TEST_ORDER"},
+        {"TSGEMM_TEST_BETA=host", "TSGEMM_TEST_BETA"},
+        {"TSGEMM_TEST_STREAMS=01", "TSGEMM_TEST_STREAMS"},
+        {"TSGEMM_TEST_WS=off", "TSGEMM_TEST_WS"},
+        {"TSGEMM_TEST_POLL=2", "TSGEMM_TEST_POLL"},
+        {"TSGEMM_TEST_COPY=fast", "TSGEMM_TEST_COPY"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        const char *env[] = {bad[i].var, NULL};
+        c = parse(env);
+        if (c.nwarn != 1) fail_msg("%s: %d warnings", bad[i].var, c.nwarn);
+        assert_non_null(strstr(c.warn[0], bad[i].name));
+        assert_non_null(strstr(c.warn[0], "using the rule"));
+        assert_true(c.test_unit == 0 && c.test_block == 0 && c.test_chunk == 0);
+        assert_int_equal(c.test_timeline, 0);
+        assert_int_equal(c.test_ramp, 0);
+        assert_int_equal(c.test_touch, 0);
+        assert_int_equal(c.test_order, 0);
+        assert_int_equal(c.test_beta, 0);
+        assert_int_equal(c.test_streams, 0);
+        assert_int_equal(c.test_ws, 0);
+        assert_int_equal(c.test_poll, 0);
+        assert_int_equal(c.test_copy, 0);
+    }
+    const char *good[] = {"TSGEMM_TEST_RAMP=10", "TSGEMM_TEST_TOUCH=64", "TSGEMM_TEST_ORDER=rounds:1000000",
+                          "TSGEMM_TEST_COPY=nt", "TSGEMM_TEST_BETA=device", "TSGEMM_TEST_TIMELINE=0", NULL};
+    c = parse(good);
+    assert_int_equal(c.nwarn, 0);
+    assert_int_equal(c.test_ramp, 10);
+    assert_int_equal(c.test_touch, 64);
+    assert_int_equal(c.test_order, 3 + 1000000);
+    assert_int_equal(c.test_copy, 2);
+    assert_int_equal(c.test_beta, 1);
+    const char *memcpy_[] = {"TSGEMM_TEST_COPY=memcpy", NULL};
+    assert_int_equal(parse(memcpy_).test_copy, 1);
 }
 
 int main(void)
@@ -368,6 +648,10 @@ int main(void)
         cmocka_unit_test(test_device_lists),
         cmocka_unit_test(test_device_lists_bad),
         cmocka_unit_test(test_tuning_knobs),
+        cmocka_unit_test(test_tuning_knobs_strict),
+        cmocka_unit_test(test_parse_uint_table),
+        cmocka_unit_test(test_knobs_strict),
+        cmocka_unit_test(test_memory_caps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
