@@ -56,6 +56,7 @@ int tsg_rates_gpu_check(const tsg_rates *r, int shape)
     const int no_shape = !shape && r->gpu_tile_m == 0 && r->gpu_tile_n == 0 && r->gpu_slots == 0;
     for (int i = 0; i < TSG_RATES_GPU_N; ++i) {
         if (no_shape && (i == 4 || i == 5 || i == 6)) continue;
+        if (!shape && i == 8 && r->gpu_device_bytes == 0) continue; /* 0: no budget known */
         if (!within(*tsg_rates_gpu_field(&copy, i), &g_bounds[i])) return i;
     }
     return -1;

@@ -58,9 +58,10 @@ double *tsg_rates_gpu_field(tsg_rates *r, int i);
 
 /*
  * -1 when every GPU field of r is finite and within its bounds, else the index of the first that
- * is not. shape = 0 accepts gpu_tile_m, gpu_tile_n and gpu_slots all 0 ("no shape
- * information": src/tsg_cost.h prices the kernel as flops / rate) as tests and callers without
- * the executor's tiles do; the cache and the measurement use shape = 1.
+ * is not. shape = 0 also accepts what src/tsg_cost.h documents as "not known": gpu_tile_m,
+ * gpu_tile_n and gpu_slots all 0 (no shape information: the kernel priced as flops / rate) and
+ * gpu_device_bytes 0 (no device budget), as tests and callers without the executor's figures
+ * pass them; the cache and the measurement use shape = 1.
  */
 int tsg_rates_gpu_check(const tsg_rates *r, int shape);
 

@@ -219,7 +219,7 @@ static void test_corrupt_files_refused(void **state)
 static void test_special_files_refused(void **state)
 {
     (void)state;
-    char why[512], p[512], lockp[512], outside[512];
+    char why[512], p[512], lockp[600], outside[512];
     int dfd = tsg_cache_open_dir(g_dir, why, sizeof why);
     assert_true(dfd >= 0);
     path_in(p, sizeof p, NAME);
