@@ -1,0 +1,61 @@
+/*
+ * tsg_kernel_tf32.h — host-side entry points of the tensor-core family (CUDA C++): SGEMM on
+ * Hopper's TF32 tensor cores, either error-compensated (3xTF32: FP32-class accuracy) or plain
+ * (1xTF32: reduced precision, labelled so). Issue 36.
+ * Owns: the interface between the executor (tsg_exec.cu) and the family's kernels
+ * (kernels/tf32/). The executor never sees a template, a grid or a tile.
+ *
+ * Layout and arithmetic: column-major like kernel_sgemm (kernels/tsg_kernel.h):
+ * C = alpha*op(A)*op(B) + beta*C on device pointers, op(A) m x k, op(B) k x n, C m x n with leading
+ * dimension ldc >= m; transa / transb 'N' or 'T' (op(X) = X or X^T; transposes handled by the
+ * loader, not by a transpose pass); beta == 0 never reads C. Results are a pure function of the
+ * inputs and the shape (fixed reduction order: bit-identical repeats).
+ *
+ * 3xTF32: each operand x is split into big = x rounded to nearest TF32 and small = x - big
+ * (exact in FP32, then rounded to TF32); the product is small*big + big*small + big*big with the
+ * tensor-core partial sums promoted into FP32 registers at short k intervals. Error: see the
+ * doc comment of tsgemm_set_math in include/tsgemm.h and docs/NOTES.md. Non-finite inputs: the
+ * family does not take a call it cannot answer as the FP32 kernels would; the executor checks
+ * (tf32_takes) and runs the FP32 family instead.
+ */
+#ifndef TSG_KERNEL_TF32_H
+#define TSG_KERNEL_TF32_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace tsg {
+
+/* The math of a call (TSGEMM_MATH / tsgemm_set_math): the values match include/tsgemm.h. */
+enum TensorMath { MATH_FP32 = 0, MATH_3XTF32 = 1, MATH_TF32 = 2 };
+
+/* Whether this device runs the family's code (sm_90a image loaded: Hopper). Measured once at
+ * initialisation (tf32_init); false before it and in builds without the family. */
+bool tf32_available();
+
+/* Call once per device at initialisation, with that device current: checks that the family's
+ * kernels load (cudaFuncGetAttributes), sets their shared-memory attributes. Returns 0 (also
+ * when the family is simply not present for this device: tf32_available() then says false) or
+ * a cudaError_t for a real CUDA failure. */
+int tf32_init();
+
+/* Whether the family takes this call as given (the executor otherwise runs the FP32 family):
+ * math is MATH_3XTF32 or MATH_TF32, tf32_available(), and the operands meet the loader's
+ * alignment (pointers and leading dimensions as the family's doc comment says). Pure apart from
+ * tf32_available(). */
+bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                const float *A, int64_t lda, const float *B, int64_t ldb, const float *C,
+                int64_t ldc);
+
+/* Enqueues the product on `stream` (a cudaStream_t) and returns the launch's cudaError_t as
+ * int; m, n, k >= 1, alpha != 0, and tf32_takes() true for the same arguments. No workspace. */
+int tf32_sgemm(int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+               const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+               int64_t ldc, void *stream);
+
+/* The family's kernel for `math` as text (tile, threads, shared memory, registers). */
+int tf32_describe(int math, char *buf, size_t len);
+
+} /* namespace tsg */
+
+#endif /* TSG_KERNEL_TF32_H */
