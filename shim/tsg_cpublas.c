@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "../src/tsg_cost.h" /* TSG_CPU_SMALL_N, TSG_CPU_MID_N, TSG_CPU_BIG_N */
@@ -389,13 +390,13 @@ void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *late
         return;
     }
     for (size_t i = 0; i < 3u * N * N; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
-    tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N, TSG_HOST, TSG_HOST, TSG_HOST};
+    tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N, TSG_HOST, TSG_HOST, TSG_HOST, 0};
     *flops = tsg_flops(&p) / median_call(&p, 5);
-    tsg_problem mid = {'N', 'N', M, M, M, 1.0f, 0.0f, buf, M, buf + N * N, M, buf + 2 * N * N, M, TSG_HOST, TSG_HOST, TSG_HOST};
+    tsg_problem mid = {'N', 'N', M, M, M, 1.0f, 0.0f, buf, M, buf + N * N, M, buf + 2 * N * N, M, TSG_HOST, TSG_HOST, TSG_HOST, 0};
     *mid_s = median_call(&mid, 7);
-    tsg_problem quarter = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + N * N, Q, buf + 2 * N * N, Q, TSG_HOST, TSG_HOST, TSG_HOST};
+    tsg_problem quarter = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + N * N, Q, buf + 2 * N * N, Q, TSG_HOST, TSG_HOST, TSG_HOST, 0};
     *small_s = mean_call(&quarter, 15);
-    tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S, TSG_HOST, TSG_HOST, TSG_HOST};
+    tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S, TSG_HOST, TSG_HOST, TSG_HOST, 0};
     double lat = 1e30;
     for (int r = 0; r < 5; ++r) {
         double t = time_call(&small);
@@ -403,4 +404,20 @@ void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *late
     }
     *latency_s = lat;
     free(buf);
+}
+
+double tsg_cpu_touch_bps(void)
+{
+    enum { BYTES = 4 << 20, STEP = 4096 };
+    double best = 0;
+    for (int r = 0; r < 3; ++r) {
+        char *m = mmap(NULL, BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) break;
+        const double t0 = tsg_now_s();
+        for (size_t i = 0; i < BYTES; i += STEP) ((volatile char *)m)[i] = 1;
+        const double t = tsg_now_s() - t0;
+        munmap(m, BYTES);
+        if (t > 0 && BYTES / t > best) best = BYTES / t;
+    }
+    return best >= 1e6 && best <= 1e13 ? best : 0;
 }

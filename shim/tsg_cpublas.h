@@ -58,4 +58,10 @@ const char *tsg_cpu_describe(void);
  * for the operands: a modest rate and *mid_s = *small_s = 0. */
 void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *latency_s);
 
+/* The first-touch rate of fresh anonymous memory by this thread, bytes/s (src/tsg_cost.h
+ * cpu_touch_bps): the fastest of 3 writes of one float per 4 KiB over a new 4 MiB mapping (no
+ * madvise: the machine's default page size policy, as a malloc'd C gets), ~1-5 ms. 0 when no
+ * mapping can be had. */
+double tsg_cpu_touch_bps(void);
+
 #endif /* TSG_CPUBLAS_H */

@@ -37,7 +37,9 @@
 #include "tsg_residency.h"
 #include "tsg_runtime.h"
 #include "tsg_thread.h"
+#include "tsg_tracer.h"
 #include "tsg_xerbla.h"
+#include "../src/tsg_trace.h"
 
 #define TSG_EXPORT __attribute__((visibility("default")))
 
@@ -86,11 +88,13 @@ static void refresh_fast(void)
     tsg_cblas_sgemm_fn cblas = NULL;
     tsg_f77_sgemm_fn f77 = NULL;
     if (cfg->log_level < 2) tsg_cpu_entry_points(&cblas, &f77);
+    /* a traced process takes the full path for every call (tiny ones are recorded there) */
+    const int tracing = tsg_tracer_on();
     pthread_mutex_lock(&g_fast_lock);
     tsg_mode mode = current_mode();
     /* the tiny path's entry mark needs membarrier's asymmetric barrier (tsg_thread.h); the first
      * call enrolled this thread, so the answer is known */
-    int ok = cfg->log_level < 2 && (cblas || f77) && tsg_thread_self() &&
+    int ok = cfg->log_level < 2 && !tracing && (cblas || f77) && tsg_thread_self() &&
              tsg_thread_asymmetric() &&
              (mode == TSG_MODE_CPU || (mode == TSG_MODE_AUTO && cfg->policy.threshold <= 0));
     atomic_store_explicit(&tsg_rt_fast.cblas, ok ? cblas : NULL, memory_order_release);
@@ -418,6 +422,7 @@ static void rates_once(void)
     double t1 = tsg_now_s();
     tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_mid_s, &g_rates.cpu_small_s,
                     &g_rates.cpu_latency_s);
+    g_rates.cpu_touch_bps = tsg_cpu_touch_bps(); /* a fresh C's first touch (src/tsg_cost.h) */
     g_rates.gpu_count = g_nslots; /* the first device's rates stand for every slot */
     atomic_store(&g_rates_ok, 1);
     tsg_log(2, "CPU rate measured in %.0f ms; rates measured in %.0f ms in all", (tsg_now_s() - t1) * 1e3,
@@ -425,11 +430,11 @@ static void rates_once(void)
     tsg_log(2,
             "rates: upload %.3g GB/s, download %.3g GB/s (pipeline, sustained), kernel %.3g TFLOP/s, "
             "GPU call %.3g us; CPU BLAS %.3g TFLOP/s at %d^3, %.3g ms at %d^3, %.3g ms at %d^3, "
-            "call %.3g us (%s)",
+            "call %.3g us, first touch %.3g GB/s (%s)",
             g_rates.h2d_bps * 1e-9, g_rates.d2h_bps * 1e-9, g_rates.gpu_flops * 1e-12,
             g_rates.gpu_latency_s * 1e6, g_rates.cpu_flops * 1e-12, TSG_CPU_BIG_N,
             g_rates.cpu_mid_s * 1e3, TSG_CPU_MID_N, g_rates.cpu_small_s * 1e3, TSG_CPU_SMALL_N,
-            g_rates.cpu_latency_s * 1e6,
+            g_rates.cpu_latency_s * 1e6, g_rates.cpu_touch_bps * 1e-9,
             tsg_cpu_describe());
 }
 
@@ -580,6 +585,19 @@ static void rt_sgemm(tsg_api api, const tsg_call *call)
     tsg_policy now = {current_mode(), cfg->policy.threshold}; /* tsgemm_set_mode may change it */
     if (cfg->log_level >= 2) pthread_once(&g_summary_once, register_summary);
     const double flops = tsg_flops(p);
+    const int tracing = tsg_tracer_on();
+    const uint64_t t0_ns = tracing ? tsg_tracer_now_ns() : 0;
+    /* C's freshness where it is read: the trace, and the cost model's first-touch term (auto
+     * mode, a call above the GPU floor, beta = 0 on host memory, a GPU not known absent) */
+    if (tracing || (now.mode == TSG_MODE_AUTO && now.threshold <= 0 && flops >= TSG_GPU_FLOOR_FLOPS &&
+                    p->beta == 0.0f && p->where_c == TSG_HOST &&
+                    atomic_load(&g_gpu_state) != GPU_ABSENT && atomic_load(&g_gpu_state) != GPU_DISABLED)) {
+        if (p != &classified) {
+            classified = *p;
+            p = &classified;
+        }
+        classified.fresh_c = (unsigned char)tsg_c_fresh(p);
+    }
     const int timed = cfg->log_level >= 2 || flops >= TSG_GPU_FLOOR_FLOPS;
     double t0 = timed ? tsg_now_s() : 0;
     const tsg_backends backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, &api};
@@ -614,6 +632,19 @@ static void rt_sgemm(tsg_api api, const tsg_call *call)
         }
     }
     if (cfg->log_level >= 3) trace(api, call, p, &rep, dt);
+    if (tracing) {
+        const int path = rep.path == TSG_PATH_GPU        ? TSG_TRACE_PATH_GPU
+                         : rep.path == TSG_PATH_CPU_RETRY ? TSG_TRACE_RETRY
+                         : rep.path == TSG_PATH_REFUSED   ? TSG_TRACE_REFUSED
+                         : rep.path == TSG_PATH_NONE      ? TSG_TRACE_QUICK
+                         : flops < TSG_GPU_FLOOR_FLOPS    ? TSG_TRACE_TINY
+                                                          : TSG_TRACE_PATH_CPU;
+        _Static_assert((int)TSG_API_SCIPY_F77 == (int)TSG_TRACE_SCIPY_F77 &&
+                           (int)TSG_API_COUNT == (int)TSG_TRACE_DEVICE,
+                       "tsg_trace_entry follows tsg_api");
+        tsg_tracer_record((int)api, tsg_api_is_cblas(api) && call->row_major, p, path, t0_ns,
+                          tsg_tracer_now_ns());
+    }
     if (!atomic_load_explicit(&g_fast_known, memory_order_relaxed)) refresh_fast();
 }
 
@@ -636,8 +667,16 @@ TSG_EXPORT int tsgemm_sgemm_device(char transa, char transb, int64_t m, int64_t 
     if (!gpu_usable()) return -1;
     char msg[256];
     const int c = cancel_off();
+    const int tracing = tsg_tracer_on();
+    const uint64_t t0_ns = tracing ? tsg_tracer_now_ns() : 0;
     int st = tsg_gpu_sgemm_device(call.p.transa, call.p.transb, m, n, k, alpha, A, lda, B, ldb,
                                   beta, C, ldc, stream, msg, sizeof msg);
+    if (tracing) { /* device operands by the API's contract (not classified); enqueue time */
+        call.p.where_a = call.p.where_b = call.p.where_c = TSG_DEVICE;
+        tsg_tracer_record(TSG_TRACE_DEVICE, 0, &call.p,
+                          st == TSG_GPU_OK ? TSG_TRACE_PATH_GPU : TSG_TRACE_REFUSED, t0_ns,
+                          tsg_tracer_now_ns());
+    }
     cancel_restore(c);
     if (st == TSG_GPU_OK) return 0;
     if (st == TSG_GPU_EFATAL) atomic_store(&g_gpu_state, GPU_DISABLED);

@@ -201,6 +201,12 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t
                  TSG_CONFIG_PATH_MAX - 1);
     }
     parse_local_rank(cfg, lookup, ctx);
+    if ((v = lookup("TSGEMM_TRACE", ctx)) && *v) {
+        if (strlen(v) < TSG_CONFIG_PATH_MAX)
+            copy_path(cfg->trace_path, v, "");
+        else
+            warn(cfg, "TSGEMM_TRACE is longer than %d characters; no trace", TSG_CONFIG_PATH_MAX - 1);
+    }
     if ((v = lookup("TSGEMM_CACHE_DIR", ctx)) && *v)
         copy_path(cfg->cache_dir, v, "");
     else if ((v = lookup("XDG_CACHE_HOME", ctx)) && *v == '/') /* XDG: relative paths are ignored */

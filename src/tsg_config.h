@@ -41,6 +41,8 @@ typedef struct tsg_config {
     char cpu_blas[TSG_CONFIG_PATH_MAX]; /* TSGEMM_CPU_BLAS=<path or soname>  "" = default  */
     char cache_dir[TSG_CONFIG_PATH_MAX]; /* TSGEMM_CACHE_DIR, else $XDG_CACHE_HOME/tsgemm,
                              else $HOME/.cache/tsgemm; "" = no cache                      */
+    char trace_path[TSG_CONFIG_PATH_MAX]; /* TSGEMM_TRACE=<file>: append one line per call
+                             (src/tsg_trace.h; "%p" in the name is the process id); "" = off */
     /* the transfer pipeline's limits (0 = the executor's default, kernels/tsg_gpu.h)          */
     double device_memory; /* TSGEMM_DEVICE_MEMORY=<bytes, K/M/G/T suffix, 1M..16T>: device
                              memory cap (TSG_DEVICE_MEMORY_MAX)                               */

@@ -73,14 +73,30 @@ double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
                             (moves(p->where_b) ? 4.0 * (double)pl.bn * (double)pl.kc : 0.0);
     const double first = (first_in < in ? first_in : in) / r->h2d_bps;
     const double last = down / (double)(pl.gm * pl.gn);
-    double body = up > kernel ? up : kernel;
+    const double touch = tsg_first_touch_s(p, r);
+    double body = up + touch > kernel ? up + touch : kernel;
     if (down > body) body = down;
     return r->gpu_latency_s + first + body + last;
 }
 
+double tsg_first_touch_s(const tsg_problem *p, const tsg_rates *r)
+{
+    if (!p->fresh_c || p->where_c != TSG_HOST || p->beta != 0.0f || p->m <= 0 || p->n <= 0)
+        return 0.0;
+    if (!(r->cpu_touch_bps >= 1e6 && r->cpu_touch_bps <= 1e13)) return 0.0; /* 0: not measured */
+    return 4.0 * (double)tsg_extent(p->m, p->n, p->ldc) / r->cpu_touch_bps;
+}
+
+static double cpu_compute_s(const tsg_problem *p, const tsg_rates *r);
+
 double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
 {
     if (!tsg_rates_cpu_ok(r)) return INFINITY; /* cpu_flops is a divisor below */
+    return cpu_compute_s(p, r) + tsg_first_touch_s(p, r);
+}
+
+static double cpu_compute_s(const tsg_problem *p, const tsg_rates *r)
+{
     const double f = tsg_flops(p);
     if (!(r->cpu_mid_s > 0)) return r->cpu_latency_s + f / r->cpu_flops;
     /* the measured points, smallest first; a point slower than the next counts as the next */
@@ -117,7 +133,7 @@ double tsg_mean_less_slowest(double *t, int n)
 double tsg_fit_gpu_latency(const tsg_rates *r, int64_t n, double call_s, double floor_s)
 {
     tsg_problem p = {'N', 'N', n, n, n, 1.0f, 0.0f, NULL, n, NULL, n, NULL, n,
-                     TSG_HOST, TSG_HOST, TSG_HOST};
+                     TSG_HOST, TSG_HOST, TSG_HOST, 0};
     tsg_rates z = *r;
     z.gpu_latency_s = 0;
     const double rest = tsg_estimate_gpu_s(&p, &z);

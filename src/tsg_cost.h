@@ -43,6 +43,10 @@ typedef struct tsg_rates {
     double cpu_small_s;    /* seconds of one TSG_CPU_SMALL_N^3 CPU BLAS call (a mean less the
                               slowest call, see TSG_CPU_SMALL_N); 0 = not measured: the CPU
                               estimate is then linear from (0, latency) to the TSG_CPU_MID_N^3 point */
+    double cpu_touch_bps;  /* bytes/s of one thread's first touch of fresh anonymous memory
+                              (page faults, zeroing, 4 KiB pages; the shim times a write over a
+                              new 8 MiB mapping); 0 = not measured: a fresh C costs nothing
+                              extra (see tsg_estimate_cpu_s)                                  */
 } tsg_rates;
 
 /* The sizes of the CPU BLAS measurement (shim/tsg_cpublas.c tsg_cpu_measure): cpu_mid_s is a
@@ -89,6 +93,22 @@ typedef struct tsg_rates {
  */
 double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r);
 double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r);
+
+/*
+ * The first touch of a fresh C (p->fresh_c, host memory, beta = 0: the result lands in pages the
+ * process has never written): seconds of faulting C's extent in at cpu_touch_bps, or 0 when C is
+ * not fresh, not host memory, beta != 0 (the program wrote C before, so its pages are in), or the
+ * rate was not measured. Both sides pay it, differently:
+ *   CPU: added to the estimate — OpenBLAS's threads fault the pages as they write C, inside the
+ *        call (the rates above were measured on a reused C, so they leave it out);
+ *   GPU: added to the pipeline's upload side, inside the max() of tsg_estimate_gpu_s — the copy
+ *        threads first-touch C (kernels/tsg_exec.cu, MADV_POPULATE_WRITE) beside their gathers,
+ *        while the kernels run; it shows only where the host side is the bottleneck.
+ * The GPU side is priced at the same one-thread 4 KiB rate although the executor touches in
+ * parallel parts with huge pages: an upper bound until a device run measures it (the replays of
+ * bench/traces hold fresh C; docs/NOTES.md "2026-12-05 traces").
+ */
+double tsg_first_touch_s(const tsg_problem *p, const tsg_rates *r);
 
 /*
  * The GPU's fixed cost (seconds) that makes tsg_estimate_gpu_s price an NN n^3 call on host

@@ -45,6 +45,10 @@ typedef struct tsg_problem {
     int64_t ldc;
     /* residency of A, B, C (tsg_where); all TSG_HOST unless the shim found otherwise */
     unsigned char where_a, where_b, where_c;
+    /* 1 when C is fresh: host memory this process has not passed as C before, whose pages the
+     * call's writes will fault in first (shim/tsg_tracer.h tsg_c_fresh says exactly when; the
+     * shim sets it only where the trace or the cost model reads it); 0 otherwise or unknown */
+    unsigned char fresh_c;
 } tsg_problem;
 
 /* 1 when some operand that the call would read or write is device memory (CPU cannot run it). */

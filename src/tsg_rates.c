@@ -67,7 +67,8 @@ int tsg_rates_cpu_ok(const tsg_rates *r)
     return r->cpu_flops >= 1e6 && r->cpu_flops <= 1e16 && r->cpu_latency_s >= 0 &&
            r->cpu_latency_s <= 100 && r->cpu_mid_s >= 0 && r->cpu_mid_s <= 100 &&
            r->cpu_small_s >= 0 && r->cpu_small_s <= 100 && r->gpu_count >= 0 &&
-           r->gpu_count <= TSG_MAX_DEVICES;
+           r->gpu_count <= TSG_MAX_DEVICES &&
+           (r->cpu_touch_bps == 0 || (r->cpu_touch_bps >= 1e6 && r->cpu_touch_bps <= 1e13));
 }
 
 int tsg_rates_usable(const tsg_rates *r)

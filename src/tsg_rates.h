@@ -67,7 +67,8 @@ int tsg_rates_gpu_check(const tsg_rates *r, int shape);
 
 /*
  * 1 when r's CPU fields are finite and physical: cpu_flops 1 MFLOP/s .. 10 PFLOP/s,
- * cpu_latency_s, cpu_mid_s and cpu_small_s 0 .. 100 s, gpu_count 0 .. TSG_MAX_DEVICES.
+ * cpu_latency_s, cpu_mid_s and cpu_small_s 0 .. 100 s, gpu_count 0 .. TSG_MAX_DEVICES,
+ * cpu_touch_bps 0 (not measured) or 1 MB/s .. 10 TB/s.
  */
 int tsg_rates_cpu_ok(const tsg_rates *r);
 
