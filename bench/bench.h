@@ -186,6 +186,7 @@ typedef struct bench_opts {
     const char *worker_config; /* hidden --nvblas-worker CONFIG                             */
     int worker_impl;           /* hidden --worker-impl: BI_NVBLAS or BI_NVBLAS_TUNED         */
     char *shapes_text;
+    const char *replay;        /* --replay FILE                                             */
 } bench_opts;
 
 /* ------------------------------------------------------------------ bench_cpu.c */
@@ -313,7 +314,22 @@ int bench_csv_read(const char *path, bench_shape **shapes, int *nshapes, bench_r
 int bench_plot(const char *png, const char *title, const bench_shape *shapes, int nshapes,
                const bench_result *res, char *why, size_t len);
 
+/* ------------------------------------------------------------------ bench_replay.c */
+
+/*
+ * --replay FILE: replays a TSGEMM_TRACE file (src/tsg_trace.h) with its gaps and fresh C's on
+ * OpenBLAS (cpu->sgemm), tsgemm auto and, when gpu_ok, tsgemm with the GPU forced (else one line
+ * with gpu_why), every result checked (bench_replay.c says how). Prints the per-trace totals and
+ * the per-class table on stdout. Returns 0, 1 when a result was wrong (or no memory), 2 when the
+ * trace cannot be read or is not a valid trace (the line and the reason on stderr).
+ */
+int bench_replay(const char *path, const bench_opts *o, const bench_cpu *cpu, int gpu_ok,
+                 const char *gpu_why);
+
 /* ------------------------------------------------------------------ misc */
+
+/* Fills x[0..n) with uniform values in (-1, 1), never 0, deterministic in seed. */
+void bench_fill_uniform(float *x, size_t n, uint64_t seed);
 
 /* Monotonic clock in seconds. */
 double bench_now(void);

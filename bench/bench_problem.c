@@ -240,6 +240,8 @@ static void fill_uniform(float *x, size_t n, uint64_t seed)
     }
 }
 
+void bench_fill_uniform(float *x, size_t n, uint64_t seed) { fill_uniform(x, n, seed); }
+
 int bench_data_make(bench_data *d, const bench_shape *s, float alpha, float beta, uint64_t seed,
                     int index)
 {

@@ -61,6 +61,10 @@ static void usage(FILE *f)
 "  --alpha A --beta B  scalars (default 1 and 0; beta != 0 also uploads C)\n"
 "  --seed N            input seed (default 42)\n"
 "  --tol X             error bound on max|c-ref|/max|ref| (default 1e-4, x sqrt(k/65536) above)\n"
+"  --replay FILE       no sweep: replay a TSGEMM_TRACE file with its gaps and fresh C's on\n"
+"                      OpenBLAS, tsgemm auto and tsgemm with the GPU forced (skipped without a\n"
+"                      GPU), every result checked; totals and a per-call-class table (no\n"
+"                      --settle/--rewarm between its calls); exit 1 on a wrong result\n"
 "  --csv FILE          one row per shape x implementation\n"
 "  --plot FILE.png     TFLOP/s plots (needs gnuplot; the CSV is written anyway)\n"
 "  --plot-from CSV     no benchmark: print the tables of an earlier CSV (and --plot it)\n"
@@ -80,7 +84,7 @@ enum {
     OPT_CSV, OPT_PLOT, OPT_PLOT_FROM, OPT_NO_NVBLAS, OPT_NO_CUBLAS, OPT_NO_KERNEL, OPT_NO_GPU,
     OPT_OPENBLAS, OPT_NVBLAS_LIB, OPT_KEEP_TMP, OPT_WORKER, OPT_WORKER_IMPL, OPT_BUDGET, OPT_QUICK,
     OPT_SETTLE,
-    OPT_REWARM
+    OPT_REWARM, OPT_REPLAY
 };
 
 static int parse_int(const char *s, const char *what, int lo, int *out)
@@ -120,6 +124,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"settle", required_argument, NULL, OPT_SETTLE},
         {"rewarm", required_argument, NULL, OPT_REWARM},
+        {"replay", required_argument, NULL, OPT_REPLAY},
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"beta", required_argument, NULL, OPT_BETA},
         {"seed", required_argument, NULL, OPT_SEED},
@@ -189,6 +194,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
         case OPT_BUDGET:
             if (parse_double(optarg, "--budget", &o->budget_s)) return -1;
             break;
+        case OPT_REPLAY: o->replay = optarg; break;
         case OPT_CSV: o->csv = optarg; break;
         case OPT_PLOT: o->plot = optarg; break;
         case OPT_PLOT_FROM: o->plot_from = optarg; break;
@@ -877,6 +883,22 @@ int main(int argc, char **argv)
         return rc;
     }
 
+    if (o.replay) { /* a recorded program instead of the sweep */
+        bench_cpu cpu;
+        memset(&cpu, 0, sizeof cpu);
+        if (bench_cpu_load(&cpu, o.openblas) != 0) {
+            fprintf(stderr, "tsgemm-bench: cannot load OpenBLAS: %s\n", cpu.why);
+            return 1;
+        }
+        char info[512] = "", why[600];
+        const int gpu_ok = !o.no_gpu && tsgemm_kernel_info(info, (int)sizeof info) == 0;
+        snprintf(why, sizeof why, "%s", o.no_gpu ? "--no-gpu" : info);
+        printf("tsgemm-bench %s --replay: OpenBLAS %s (%d threads), tsgemm %s\n", tsgemm_version(),
+               cpu.path, cpu.threads, gpu_ok ? info : "without a GPU");
+        int rc = bench_replay(o.replay, &o, &cpu, gpu_ok, why);
+        tsgemm_release();
+        return rc;
+    }
     const char *text = o.shapes_text ? o.shapes_text : bench_default_shapes(o.quick);
     if (bench_parse_shapes(text, &shapes, &nshapes, err, sizeof err) != 0 || nshapes == 0) {
         fprintf(stderr, "tsgemm-bench: --shapes: %s\n", nshapes == 0 && !err[0] ? "no shapes" : err);

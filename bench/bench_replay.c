@@ -1,0 +1,473 @@
+/*
+ * bench_replay.c — tsgemm-bench --replay FILE: a recorded trace (TSGEMM_TRACE, src/tsg_trace.h)
+ * replayed in this process three ways: OpenBLAS (its own handle), tsgemm auto, tsgemm with the
+ * GPU forced (skipped, with a line saying so, when no GPU is usable).
+ *
+ * Per pass, the calls run in the trace's order with the recorded gaps between them (the end of
+ * one call to the start of the next: nanosleep for all but the last 200 us, then a spin; the
+ * replayer's own work between calls — checking the last result, preparing the next C — counts
+ * inside the gap) and the recorded freshness: a fresh C is a new anonymous mapping (pages never
+ * touched, unmapped after its check), any other C lies in one reused buffer that the first call
+ * touched. A and B lie in two buffers of uniform (-1, 1) values sized for the largest operand.
+ * No settle pause and no rewarm: the calls meet OpenBLAS's spinning workers, the copy threads and
+ * the clocks as the program did. Every result is checked: up to 16 elements of C (the four
+ * corners among them) against a double-precision dot product of the very operands, error
+ * max|c - ref| / max|ref| within bench_tolerance(k); with beta != 0 the sampled elements' inputs
+ * are read before the call. A wrong or non-finite result marks the pass WRONG and the run exits 1.
+ *
+ * Replayed as: every CBLAS-style entry through cblas_sgemm, every Fortran-style one through
+ * sgemm_ (tsgemm's, the bench links it; OpenBLAS's pass through its cblas_sgemm, column-major
+ * for Fortran entries), with the recorded layout, transposes, sizes and leading dimensions,
+ * alpha/beta 0, 1 or 0.75 / -0.5 for the class "other". Calls of tsgemm_sgemm_device, calls with
+ * a non-host operand, and sizes beyond 32 bits are skipped (counted).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "bench.h"
+#include "tsg_trace.h"
+#include "tsgemm.h"
+
+void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float alpha,
+                 const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+            const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
+            const float *beta, float *c, const int *ldc);
+
+enum { PASS_OPENBLAS = 0, PASS_AUTO, PASS_GPU, PASSES };
+static const char *const pass_names[PASSES] = {"openblas", "tsgemm", "tsgemm-gpu"};
+enum { SAMPLES = 16 };
+#define REPLAY_MAX_CALLS 2000000
+#define REPLAY_MAX_BYTES ((double)(8ull << 30)) /* per operand buffer */
+
+typedef struct call {
+    tsg_trace_rec r;
+    int cls;         /* index into the class table */
+    int skip;        /* not replayable here (device entry or operand, > 32-bit sizes) */
+} call;
+
+typedef struct cls {
+    tsg_trace_rec key;
+    int calls;
+    double rec_s;            /* recorded time */
+    double s[PASSES];        /* replayed time */
+    int gpu[PASSES];         /* calls tsgemm ran on the GPU (stats delta) */
+} cls;
+
+typedef struct replay {
+    call *calls;
+    int ncalls, nskip;
+    cls *classes;
+    int nclasses;
+    float *a, *b, *c;        /* operand buffers; c: the reused C */
+    size_t na, nb, nc;       /* their floats */
+    bench_cblas_sgemm_fn openblas;
+    double tol;
+} replay;
+
+/* ------------------------------------------------------------------ reading the trace */
+
+static int same_class(const tsg_trace_rec *x, const tsg_trace_rec *y)
+{
+    return x->entry == y->entry && x->row_major == y->row_major && x->transa == y->transa &&
+           x->transb == y->transb && x->m == y->m && x->n == y->n && x->k == y->k;
+}
+
+/* the caller's stored operand shapes (rows x cols in the caller's layout order) */
+static void stored(const tsg_trace_rec *r, int64_t *ea, int64_t *eb, int64_t *ec)
+{
+    const int na = r->transa == 'N', nb = r->transb == 'N';
+    /* outer dimension (cols for column-major, rows for row-major) of A, B, C */
+    int64_t oa, ob, oc, ia, ib, ic; /* outer count, inner (contiguous) count */
+    if (!r->row_major) {
+        ia = na ? r->m : r->k, oa = na ? r->k : r->m;
+        ib = nb ? r->k : r->n, ob = nb ? r->n : r->k;
+        ic = r->m, oc = r->n;
+    } else {
+        ia = na ? r->k : r->m, oa = na ? r->m : r->k;
+        ib = nb ? r->n : r->k, ob = nb ? r->k : r->n;
+        ic = r->n, oc = r->m;
+    }
+    *ea = oa > 0 && ia > 0 ? (oa - 1) * r->lda + ia : 0;
+    *eb = ob > 0 && ib > 0 ? (ob - 1) * r->ldb + ib : 0;
+    *ec = oc > 0 && ic > 0 ? (oc - 1) * r->ldc + ic : 0;
+}
+
+static int read_trace(const char *path, replay *rp)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        fprintf(stderr, "tsgemm-bench: --replay %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char line[TSG_TRACE_LINE_MAX + 2];
+    int lineno = 0, cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        size_t len = strlen(line);
+        ++lineno;
+        if (len == 0 || line[len - 1] != '\n') {
+            fprintf(stderr, "tsgemm-bench: %s:%d: line longer than %d bytes or unterminated\n",
+                    path, lineno, TSG_TRACE_LINE_MAX);
+            goto bad;
+        }
+        line[--len] = 0;
+        if (lineno == 1 && !tsg_trace_is_header(line, len)) {
+            fprintf(stderr, "tsgemm-bench: %s: the first line is not \"%s\"\n", path, TSG_TRACE_HEADER);
+            goto bad;
+        }
+        tsg_trace_rec r;
+        const char *why = "";
+        const int kind = tsg_trace_parse_line(line, len, &r, &why);
+        if (kind == TSG_TRACE_BAD) {
+            fprintf(stderr, "tsgemm-bench: %s:%d: %s\n", path, lineno, why);
+            goto bad;
+        }
+        if (kind == TSG_TRACE_COMMENT) continue;
+        if (rp->ncalls >= REPLAY_MAX_CALLS) {
+            fprintf(stderr, "tsgemm-bench: %s: more than %d calls\n", path, REPLAY_MAX_CALLS);
+            goto bad;
+        }
+        if (rp->ncalls == cap) {
+            cap = cap ? 2 * cap : 1024;
+            call *c = realloc(rp->calls, (size_t)cap * sizeof *c);
+            if (!c) goto bad;
+            rp->calls = c;
+        }
+        call *c = &rp->calls[rp->ncalls++];
+        memset(c, 0, sizeof *c);
+        c->r = r;
+        int64_t ea, eb, ec;
+        stored(&r, &ea, &eb, &ec);
+        c->skip = r.entry == TSG_TRACE_DEVICE || r.where_a != 'h' || r.where_b != 'h' ||
+                  r.where_c != 'h' || r.m > INT32_MAX || r.n > INT32_MAX || r.k > INT32_MAX ||
+                  r.lda > INT32_MAX || r.ldb > INT32_MAX || r.ldc > INT32_MAX ||
+                  4.0 * (double)ea > REPLAY_MAX_BYTES || 4.0 * (double)eb > REPLAY_MAX_BYTES ||
+                  4.0 * (double)ec > REPLAY_MAX_BYTES;
+        if (c->skip) {
+            ++rp->nskip;
+            continue;
+        }
+        if ((size_t)ea > rp->na) rp->na = (size_t)ea;
+        if ((size_t)eb > rp->nb) rp->nb = (size_t)eb;
+        if ((size_t)ec > rp->nc) rp->nc = (size_t)ec;
+        int k = 0;
+        while (k < rp->nclasses && !same_class(&rp->classes[k].key, &r)) ++k;
+        if (k == rp->nclasses) {
+            cls *t = realloc(rp->classes, (size_t)(k + 1) * sizeof *t);
+            if (!t) goto bad;
+            rp->classes = t;
+            memset(&t[k], 0, sizeof t[k]);
+            t[k].key = r;
+            ++rp->nclasses;
+        }
+        c->cls = k;
+        rp->classes[k].calls++;
+        rp->classes[k].rec_s += (double)r.time_ns * 1e-9;
+    }
+    if (ferror(f) || lineno == 0) {
+        fprintf(stderr, "tsgemm-bench: %s: %s\n", path, lineno ? "read error" : "empty file");
+        goto bad;
+    }
+    fclose(f);
+    return 0;
+bad:
+    fclose(f);
+    return -1;
+}
+
+/* ------------------------------------------------------------------ one call */
+
+static float scalar(int cls, int is_beta)
+{
+    return cls == TSG_TRACE_ZERO ? 0.0f : cls == TSG_TRACE_ONE ? 1.0f : is_beta ? -0.5f : 0.75f;
+}
+
+/* element (i, j) of op(X) in the caller's layout: X stored with leading dimension ld */
+static double at(const float *x, int64_t ld, int row_major, int trans, int64_t i, int64_t j)
+{
+    if (trans) { int64_t t = i; i = j; j = t; }
+    return row_major ? x[i * ld + j] : x[i + j * ld];
+}
+
+typedef struct samples {
+    int n;
+    int64_t i[SAMPLES], j[SAMPLES];
+    double c0[SAMPLES]; /* C's input there (beta != 0) */
+} samples;
+
+static size_t cidx(const tsg_trace_rec *r, int64_t i, int64_t j)
+{
+    return (size_t)(r->row_major ? i * r->ldc + j : i + j * r->ldc);
+}
+
+static void pick(const tsg_trace_rec *r, samples *s, uint64_t *seed)
+{
+    s->n = 0;
+    if (r->m == 0 || r->n == 0) return;
+    const int64_t ci[4] = {0, r->m - 1, 0, r->m - 1}, cj[4] = {0, 0, r->n - 1, r->n - 1};
+    for (int q = 0; q < SAMPLES; ++q) {
+        int64_t i, j;
+        if (q < 4) {
+            i = ci[q], j = cj[q];
+        } else {
+            *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+            i = (int64_t)((*seed >> 33) % (uint64_t)r->m);
+            j = (int64_t)((*seed >> 13) % (uint64_t)r->n);
+        }
+        s->i[s->n] = i, s->j[s->n] = j;
+        ++s->n;
+    }
+}
+
+/* max relative error over the samples; NaN when a sample is not finite */
+static double check(const tsg_trace_rec *r, const float *a, const float *b, const float *c,
+                    const samples *s)
+{
+    const float alpha = scalar(r->alpha, 0), beta = scalar(r->beta, 1);
+    double maxerr = 0, maxref = 0;
+    for (int q = 0; q < s->n; ++q) {
+        double ref = 0;
+        if (alpha != 0.0f)
+            for (int64_t l = 0; l < r->k; ++l)
+                ref += at(a, r->lda, r->row_major, r->transa != 'N', s->i[q], l) *
+                       at(b, r->ldb, r->row_major, r->transb != 'N', l, s->j[q]);
+        ref = alpha * ref + (beta != 0.0f ? beta * s->c0[q] : 0.0);
+        const double got = c[cidx(r, s->i[q], s->j[q])];
+        if (!isfinite(got)) return NAN;
+        if (fabs(got - ref) > maxerr) maxerr = fabs(got - ref);
+        if (fabs(ref) > maxref) maxref = fabs(ref);
+    }
+    return maxref > 0 ? maxerr / maxref : maxerr; /* all-zero refs (alpha = beta = 0): exact */
+}
+
+static void run_call(int pass, const replay *rp, const tsg_trace_rec *r, float *c)
+{
+    const float alpha = scalar(r->alpha, 0), beta = scalar(r->beta, 1);
+    const int m = (int)r->m, n = (int)r->n, k = (int)r->k;
+    const int lda = (int)r->lda, ldb = (int)r->ldb, ldc = (int)r->ldc;
+    const int ta = r->transa == 'N' ? 111 : r->transa == 'T' ? 112 : 113;
+    const int tb = r->transb == 'N' ? 111 : r->transb == 'T' ? 112 : 113;
+    if (pass == PASS_OPENBLAS) {
+        rp->openblas(r->row_major ? 101 : 102, ta, tb, m, n, k, alpha, rp->a, lda, rp->b, ldb, beta,
+                     c, ldc);
+    } else if (tsg_trace_entry_is_cblas(r->entry)) {
+        cblas_sgemm(r->row_major ? 101 : 102, ta, tb, m, n, k, alpha, rp->a, lda, rp->b, ldb, beta,
+                    c, ldc);
+    } else {
+        const char cta = r->transa, ctb = r->transb;
+        sgemm_(&cta, &ctb, &m, &n, &k, &alpha, rp->a, &lda, rp->b, &ldb, &beta, c, &ldc);
+    }
+}
+
+static double now_s(void) { return bench_now(); }
+
+/* until t (monotonic seconds): sleep for all but the last 200 us, then spin */
+static void wait_until(double t)
+{
+    double left = t - now_s();
+    if (left > 200e-6) {
+        const double s = left - 200e-6;
+        struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+    }
+    while (now_s() < t) {}
+}
+
+typedef struct pass_result {
+    int ran, wrong, overruns;
+    double call_s, wall_s, worst_err;
+    int first_wrong; /* call index */
+    uint64_t gpu_calls;
+} pass_result;
+
+static void run_pass(int pass, replay *rp, pass_result *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->first_wrong = -1;
+    uint64_t seed = 0x5eed;
+    const long page = 4096;
+    double last_end = now_s();
+    const double t_start = last_end;
+    struct tsgemm_stats st0, st1;
+    for (int i = 0; i < rp->ncalls; ++i) {
+        call *cl = &rp->calls[i];
+        if (cl->skip) continue;
+        const tsg_trace_rec *r = &cl->r;
+        int64_t ea, eb, ec;
+        stored(r, &ea, &eb, &ec);
+        float *c = rp->c, *map = NULL;
+        size_t map_bytes = 0;
+        if (r->fresh_c && ec > 0) { /* new pages, never touched (unless beta != 0 reads them) */
+            map_bytes = ((size_t)ec * 4 + (size_t)page - 1) / (size_t)page * (size_t)page;
+            map = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (map == MAP_FAILED) {
+                map = NULL; /* no memory for a fresh C: the reused one, said in the notes */
+                pr->overruns += 0;
+            } else {
+                c = map;
+            }
+        }
+        samples s;
+        pick(r, &s, &seed);
+        const int beta_reads = r->beta != TSG_TRACE_ZERO;
+        for (int q = 0; q < s.n; ++q) {
+            float *e = &c[cidx(r, s.i[q], s.j[q])];
+            if (beta_reads) {
+                if (map) *e = (float)(((q * 37) % 19) - 9) / 8.0f; /* a fresh C holds zeros */
+                s.c0[q] = *e;
+            } else if (!map) {
+                *e = NAN; /* a call that writes nothing is caught */
+            }
+        }
+        tsgemm_get_stats(&st0);
+        wait_until(last_end + (double)r->gap_ns * 1e-9);
+        if (now_s() > last_end + (double)r->gap_ns * 1e-9 + 50e-6) pr->overruns++;
+        const double t0 = now_s();
+        run_call(pass, rp, r, c);
+        const double t1 = now_s();
+        last_end = t1;
+        tsgemm_get_stats(&st1);
+        pr->call_s += t1 - t0;
+        cls *k = &rp->classes[cl->cls];
+        k->s[pass] += t1 - t0;
+        const int on_gpu = st1.gpu > st0.gpu;
+        k->gpu[pass] += on_gpu;
+        pr->gpu_calls += (uint64_t)on_gpu;
+        pr->ran++;
+        const double err = check(r, rp->a, rp->b, c, &s);
+        if (!(err <= bench_tolerance(r->k, rp->tol))) {
+            if (pr->first_wrong < 0) {
+                pr->first_wrong = i;
+                pr->worst_err = err;
+            }
+            pr->wrong++;
+        } else if (err > pr->worst_err && pr->first_wrong < 0) {
+            pr->worst_err = err;
+        }
+        if (map) munmap(map, map_bytes);
+    }
+    pr->wall_s = now_s() - t_start;
+}
+
+/* ------------------------------------------------------------------ the report */
+
+static int cmp_cls(const void *x, const void *y)
+{
+    const cls *a = x, *b = y;
+    return a->s[PASS_OPENBLAS] < b->s[PASS_OPENBLAS] ? 1 : a->s[PASS_OPENBLAS] > b->s[PASS_OPENBLAS] ? -1 : 0;
+}
+
+static void print_ms(double s, int ran)
+{
+    if (ran) printf(" %12.3f", s * 1e3);
+    else printf(" %12s", "-");
+}
+
+int bench_replay(const char *path, const bench_opts *o, const bench_cpu *cpu, int gpu_ok,
+                 const char *gpu_why)
+{
+    replay rp;
+    memset(&rp, 0, sizeof rp);
+    rp.openblas = cpu->sgemm;
+    rp.tol = o->tol;
+    if (read_trace(path, &rp) != 0) return 2;
+    double rec_s = 0, gaps_s = 0;
+    for (int i = 0; i < rp.ncalls; ++i)
+        if (!rp.calls[i].skip) {
+            rec_s += (double)rp.calls[i].r.time_ns * 1e-9;
+            gaps_s += (double)rp.calls[i].r.gap_ns * 1e-9;
+        }
+    printf("replay %s: %d calls (%d skipped: device entry or operand, or beyond 32 bits), %d "
+           "classes; recorded %.3f ms in calls, %.3f ms of gaps\n",
+           path, rp.ncalls, rp.nskip, rp.nclasses, rec_s * 1e3, gaps_s * 1e3);
+    rp.a = malloc((rp.na ? rp.na : 1) * sizeof(float));
+    rp.b = malloc((rp.nb ? rp.nb : 1) * sizeof(float));
+    rp.c = malloc((rp.nc ? rp.nc : 1) * sizeof(float));
+    if (!rp.a || !rp.b || !rp.c) {
+        fprintf(stderr, "tsgemm-bench: --replay: no memory for the operands\n");
+        return 1;
+    }
+    bench_fill_uniform(rp.a, rp.na, o->seed);
+    bench_fill_uniform(rp.b, rp.nb, o->seed + 1);
+    bench_fill_uniform(rp.c, rp.nc, o->seed + 2); /* touched once: the reused C */
+    pass_result pr[PASSES];
+    memset(pr, 0, sizeof pr);
+    int rc = 0;
+    for (int p = 0; p < PASSES; ++p) {
+        if (p == PASS_GPU && !gpu_ok) {
+            printf("  %-11s skipped: %s\n", pass_names[p], gpu_why);
+            continue;
+        }
+        if (p != PASS_OPENBLAS)
+            tsgemm_set_mode(p == PASS_GPU ? TSGEMM_MODE_GPU : TSGEMM_MODE_AUTO);
+        run_pass(p, &rp, &pr[p]);
+        printf("  %-11s %8.3f ms in calls, %8.3f ms wall (gaps included), %llu on the GPU, "
+               "%d gaps overrun, worst error %.2e%s\n",
+               pass_names[p], pr[p].call_s * 1e3, pr[p].wall_s * 1e3,
+               (unsigned long long)pr[p].gpu_calls, pr[p].overruns, pr[p].worst_err,
+               pr[p].wrong ? "  WRONG" : "");
+        if (pr[p].wrong) {
+            const tsg_trace_rec *r = &rp.calls[pr[p].first_wrong].r;
+            printf("  %-11s WRONG: %d of %d results out of bounds; first: call %d (%s %s %c%c "
+                   "%lld x %lld x %lld), error %.3g > %.3g\n",
+                   pass_names[p], pr[p].wrong, pr[p].ran, pr[p].first_wrong + 1,
+                   tsg_trace_entry_name(r->entry), r->row_major ? "row" : "col", r->transa,
+                   r->transb, (long long)r->m, (long long)r->n, (long long)r->k,
+                   pr[p].worst_err, bench_tolerance(r->k, rp.tol));
+            rc = 1;
+        }
+    }
+    tsgemm_set_mode(TSGEMM_MODE_AUTO);
+    /* the per-class table, largest OpenBLAS time first, at most 25 rows */
+    qsort(rp.classes, (size_t)rp.nclasses, sizeof *rp.classes, cmp_cls);
+    printf("\n  %-44s %6s %12s %12s %12s %12s %s\n", "class (entry layout TT m x n x k)", "calls",
+           "recorded ms", "openblas ms", "tsgemm ms", "gpu-forc ms", "tsgemm on GPU");
+    const int rows = rp.nclasses < 25 ? rp.nclasses : 25;
+    cls rest;
+    memset(&rest, 0, sizeof rest);
+    for (int i = 0; i < rp.nclasses; ++i) {
+        const cls *k = &rp.classes[i];
+        if (i >= rows) {
+            rest.calls += k->calls;
+            rest.rec_s += k->rec_s;
+            for (int p = 0; p < PASSES; ++p) rest.s[p] += k->s[p], rest.gpu[p] += k->gpu[p];
+            continue;
+        }
+        char label[96];
+        snprintf(label, sizeof label, "%s %s %c%c %lldx%lldx%lld", tsg_trace_entry_name(k->key.entry),
+                 k->key.row_major ? "row" : "col", k->key.transa, k->key.transb,
+                 (long long)k->key.m, (long long)k->key.n, (long long)k->key.k);
+        printf("  %-44s %6d %12.3f", label, k->calls, k->rec_s * 1e3);
+        for (int p = 0; p < PASSES; ++p) print_ms(k->s[p], pr[p].ran > 0);
+        printf(" %d/%d\n", k->gpu[PASS_AUTO], k->calls);
+    }
+    if (rp.nclasses > rows) {
+        char label[64];
+        snprintf(label, sizeof label, "(%d other classes)", rp.nclasses - rows);
+        printf("  %-44s %6d %12.3f", label, rest.calls, rest.rec_s * 1e3);
+        for (int p = 0; p < PASSES; ++p) print_ms(rest.s[p], pr[p].ran > 0);
+        printf(" %d/%d\n", rest.gpu[PASS_AUTO], rest.calls);
+    }
+    printf("  %-44s %6d %12.3f", "total", rp.ncalls - rp.nskip, rec_s * 1e3);
+    for (int p = 0; p < PASSES; ++p) print_ms(pr[p].call_s, pr[p].ran > 0);
+    printf(" %llu/%d\n", (unsigned long long)pr[PASS_AUTO].gpu_calls, rp.ncalls - rp.nskip);
+    printf("  replay-summary %s calls=%d openblas_ms=%.3f tsgemm_ms=%.3f gpu_ms=%s%s\n", path,
+           rp.ncalls - rp.nskip, pr[0].call_s * 1e3, pr[1].call_s * 1e3,
+           pr[2].ran ? "" : "skipped", rc ? " WRONG" : "");
+    if (pr[2].ran) {
+        /* the forced-GPU figure after the fact, so the summary line stays one line */
+        printf("  replay-summary-gpu %s gpu_ms=%.3f\n", path, pr[2].call_s * 1e3);
+    }
+    free(rp.a);
+    free(rp.b);
+    free(rp.c);
+    free(rp.calls);
+    free(rp.classes);
+    return rc;
+}

@@ -1,0 +1,56 @@
+#!/bin/sh
+# check_replay.sh BENCH TRACE_CLIENT FAKE_LIB NOP_LIB WORKDIR — tsgemm-bench --replay end to end
+# (unit.replay): a trace recorded from trace_client is replayed (1) plainly: exit 0, OpenBLAS and
+# tsgemm passes ok, the GPU pass skipped with its line; (2) over libtsgemm_fake (the stand-in
+# GPU): the forced-GPU pass runs every call on the "GPU", results right; (3) with tsgemm's CPU
+# BLAS replaced by one whose sgemm does nothing (TSGEMM_CPU_BLAS=libtsg_nop_sgemm): the tsgemm
+# pass must be reported WRONG and the run exit 1, the OpenBLAS pass still right; (4) a trace with
+# a bad line: exit 2 naming the line.
+set -u
+BENCH=$1 CLIENT=$2 FAKE=$3 NOP=$4 WORK=$5
+rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
+T=$WORK/client.trace
+fail() { echo "FAIL: $*"; exit 1; }
+TSGEMM_LOG=0 TSGEMM_MODE=cpu "$CLIENT" "$T" >/dev/null || fail "trace_client"
+calls=$(grep -vc '^#' "$T")
+[ "$calls" -ge 10 ] || fail "only $calls call lines in $T"
+
+# (1) plain
+TSGEMM_LOG=0 "$BENCH" --replay "$T" >"$WORK/plain.txt" 2>&1; rc=$?
+cat "$WORK/plain.txt"
+[ $rc -eq 0 ] || fail "plain replay exit $rc"
+grep -q "^  openblas .* ms in calls" "$WORK/plain.txt" || fail "no openblas pass line"
+grep -q "^  tsgemm .* ms in calls" "$WORK/plain.txt" || fail "no tsgemm pass line"
+grep -q "^  tsgemm-gpu  skipped: " "$WORK/plain.txt" || fail "the GPU pass is not reported skipped"
+grep -q "WRONG" "$WORK/plain.txt" && fail "a result reported WRONG in the plain replay"
+grep -q "^  total  *$calls " "$WORK/plain.txt" || fail "total row does not count $calls calls"
+
+# (2) over the stand-in GPU: the forced pass runs (every non-quick call on the "GPU")
+LD_PRELOAD=$FAKE TSGEMM_LOG=0 TSGEMM_CACHE_DIR=$WORK/cache "$BENCH" --replay "$T" >"$WORK/fake.txt" 2>&1; rc=$?
+cat "$WORK/fake.txt"
+[ $rc -eq 0 ] || fail "fake-GPU replay exit $rc"
+line=$(grep "^  tsgemm-gpu .* ms in calls" "$WORK/fake.txt") || fail "no forced-GPU pass line"
+gpu=$(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) on the GPU.*/\1/p')
+quick=$(grep -v '^#' "$T" | awk '$16 == "quick"' | wc -l)
+[ "$gpu" -eq $((calls - quick)) ] || fail "forced-GPU pass ran $gpu calls on the GPU, want $((calls - quick))"
+grep -q "WRONG" "$WORK/fake.txt" && fail "a result reported WRONG over the fake GPU"
+
+# (3) a deliberately wrong backend
+TSGEMM_CPU_BLAS=$NOP TSGEMM_LOG=0 TSGEMM_MODE=cpu "$BENCH" --replay "$T" >"$WORK/wrong.txt" 2>&1; rc=$?
+cat "$WORK/wrong.txt"
+[ $rc -eq 1 ] || fail "replay over a sgemm that does nothing: exit $rc, want 1"
+grep -q "^  tsgemm .*WRONG" "$WORK/wrong.txt" || fail "the tsgemm pass is not reported WRONG"
+grep -q "^  openblas .*WRONG" "$WORK/wrong.txt" && fail "the OpenBLAS pass reported WRONG"
+grep -q "^  tsgemm  *WRONG: [0-9]* of $calls results out of bounds; first: call 1 " "$WORK/wrong.txt" ||
+    fail "no WRONG detail naming call 1"
+
+# (4) strict input: a bad line stops the replay before any call
+{ head -n 3 "$T"; echo "cblas_sgemm col N N 10 10 10 5 10 10 1 0 hhh 1 0 cpu 100"; } >"$WORK/bad.trace"
+"$BENCH" --replay "$WORK/bad.trace" >"$WORK/bad.txt" 2>&1; rc=$?
+cat "$WORK/bad.txt"
+[ $rc -eq 2 ] || fail "bad trace: exit $rc, want 2"
+grep -q "bad.trace:4: leading dimension below the rows" "$WORK/bad.txt" || fail "bad line not named"
+printf 'not a trace\n' >"$WORK/nohead.trace"
+"$BENCH" --replay "$WORK/nohead.trace" >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "headerless file: exit $rc, want 2"
+echo "replay checks passed"
