@@ -319,7 +319,9 @@ static void run_pass(int pass, replay *rp, pass_result *pr)
         for (int q = 0; q < s.n; ++q) {
             float *e = &c[cidx(r, s.i[q], s.j[q])];
             if (beta_reads) {
-                if (map) *e = (float)(((q * 37) % 19) - 9) / 8.0f; /* a fresh C holds zeros */
+                /* a fresh C holds zeros: give it inputs, a function of the position so that a
+                 * sample drawn twice reads the same value both times */
+                if (map) *e = (float)((int)((s.i[q] * 31 + s.j[q] * 17) % 19) - 9) / 8.0f;
                 s.c0[q] = *e;
             } else if (!map) {
                 *e = NAN; /* a call that writes nothing is caught */

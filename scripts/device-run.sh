@@ -43,6 +43,12 @@
 #             and tsgemm-bench with TSGEMM_DEVICE unset against TSGEMM_DEVICE=$TSGEMM_MULTI_DEVICES
 #             (default all; 0,0 on a one-GPU machine checks the split's overhead), the issue's
 #             shapes 8192^3 and 16384^3 among them (targets on nvidia-h200-x2: >= 1.6x, >= 1.8x)
+#   replay    the shipped traces of real programs (bench/traces/*.trace, recorded on the CPU
+#             path): tsgemm-bench --replay each (OpenBLAS, tsgemm auto, GPU forced; the recorded
+#             gaps and fresh C's, no settle, no rewarm), then the bench sweep with --settle 0
+#             --rewarm 0 (calls beside OpenBLAS's spinning workers, as programs make them); not a
+#             default stage. Table: per trace the three totals (ms in calls) and the GPU's share
+#             of auto mode's calls; replay-*.txt and replay-bench.{txt,csv} under $OUT
 #   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
 #             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. Needs the
 #             wheels in .whl/ (README "Tests", the pip download line), installed into /tmp/site; not a default stage
@@ -332,6 +338,27 @@ if want bench && [ -x "$B/bench/tsgemm-bench" ]; then
   fi
 fi
 
+if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
+  rfail=0
+  rtab=$(printf '%-34s %12s %12s %12s %s' trace openblas_ms tsgemm_ms gpu_ms "auto on GPU")
+  for tr in "$ROOT"/bench/traces/*.trace; do
+    name=$(basename "$tr" .trace)
+    "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
+    sum=$(grep '^  replay-summary ' "$OUT/replay-$name.txt" | head -1)
+    gms=$(sed -n 's/^  replay-summary-gpu .* gpu_ms=\([0-9.]*\).*/\1/p' "$OUT/replay-$name.txt")
+    ob=$(echo "$sum" | sed -n 's/.*openblas_ms=\([0-9.]*\).*/\1/p')
+    ts=$(echo "$sum" | sed -n 's/.*tsgemm_ms=\([0-9.]*\).*/\1/p')
+    ongpu=$(sed -n 's/^  total  *[0-9]* .* \([0-9]*\/[0-9]*\)$/\1/p' "$OUT/replay-$name.txt")
+    case "$sum" in *WRONG*) ts="$ts WRONG";; esac
+    rtab+=$'\n'$(printf '%-34s %12s %12s %12s %s' "$name" "${ob:-?}" "${ts:-?}" "${gms:-skipped}" "${ongpu:-?}")
+  done
+  TSGEMM_LOG=${TSGEMM_LOG:-2} "$B/bench/tsgemm-bench" --quick --settle 0 --rewarm 0 --no-nvblas \
+    --csv "$OUT/replay-bench.csv" > "$OUT/replay-bench.txt" 2>&1 || rfail=$((rfail+1))
+  echo "$rtab" > "$OUT/replay-table.txt"
+  if [ $rfail -eq 0 ]; then row replay ok "$(elapsed); table in replay-table.txt"
+  else row replay FAIL "$rfail runs failed (replay-*.txt)"; fails=$((fails+1)); fi
+fi
+
 if want clients; then # unmodified programs: pip numpy, and a C program linked to OpenBLAS
   log=$OUT/clients.log
   : > "$log"
@@ -390,6 +417,8 @@ fi
   [ -f "$OUT/rates.txt" ] && grep -E 'rates:|rates measured|auto mode' "$OUT/rates.txt"
   [ -f "$OUT/pipe.txt" ] && cat "$OUT/pipe.txt"
   [ -f "$OUT/ab-table.txt" ] && cat "$OUT/ab-table.txt"
+  [ -f "$OUT/replay-table.txt" ] && cat "$OUT/replay-table.txt"
+  [ -f "$OUT/replay-bench.txt" ] && tail -25 "$OUT/replay-bench.txt"
   [ -f "$OUT/bench.txt" ] && tail -25 "$OUT/bench.txt"
   [ -f "$OUT/clients.log" ] && grep -E '^==|^ok |ran on|summary' "$OUT/clients.log"
   [ -f "$OUT/torch.log" ] && grep -E '^time|failures' "$OUT/torch.log"
