@@ -1924,7 +1924,7 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     float best_kernel = 1e30f;
     tsg_done done;
     auto host_call = [&](int64_t m, int64_t n, int64_t k, const float *A, const float *B, float *C) {
-        tsg_problem p = {'N', 'N', m, n, k, 1.0f, 0.0f, A, m, B, k, C, m, TSG_HOST, TSG_HOST, TSG_HOST};
+        tsg_problem p = {'N', 'N', m, n, k, 1.0f, 0.0f, A, m, B, k, C, m, TSG_HOST, TSG_HOST, TSG_HOST, 0};
         return sgemm_pipeline(w, &p, &done, msg, len);
     };
     cudaEvent_t t0 = nullptr, t1 = nullptr;
