@@ -755,7 +755,7 @@ TSG_EXPORT int tsgemm_kernel_info(char *buf, int len)
                                                              : g_gpu_info);
         return -1;
     }
-    char k[384];
+    char k[640];
     if (tsg_gpu_kernel_info(k, sizeof k) != TSG_GPU_OK) {
         snprintf(buf, (size_t)len, "no usable GPU: %s", k);
         return -1;
