@@ -16,6 +16,8 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "exact_inputs.h"
+
 typedef void sgemm_fn(int, int, int, int, int, int, float, const float *, int, const float *, int,
                       float, float *, int);
 typedef const char *text_fn(void);
@@ -45,19 +47,10 @@ int main(int argc, char **argv)
     float *b = malloc(sizeof(float) * (size_t)k * (size_t)n);
     float *c = malloc(sizeof(float) * (size_t)m * (size_t)n);
     if (!a || !b || !c) return 2;
-    uint64_t s = 88172645463325252ull;
-    for (size_t i = 0; i < (size_t)m * (size_t)k; ++i) a[i] = (float)((s = s * 6364136223846793005ull + 1) >> 61) - 3.0f;
-    for (size_t i = 0; i < (size_t)k * (size_t)n; ++i) b[i] = (float)((s = s * 6364136223846793005ull + 1) >> 61) - 4.0f;
-    for (size_t i = 0; i < (size_t)m * (size_t)n; ++i) c[i] = 0.0f / 0.0f; /* beta = 0: never read */
+    exact_inputs(a, b, c, m, n, k);
     enum { COL_MAJOR = 102, NO_TRANS = 111 }; /* CBLAS's enum values (cblas.h) */
     sgemm(COL_MAJOR, NO_TRANS, NO_TRANS, m, n, k, 1.0f, a, m, b, k, 0.0f, c, m);
-    long bad = 0;
-    for (int j = 0; j < n; ++j)
-        for (int i = 0; i < m; ++i) {
-            double r = 0;
-            for (int l = 0; l < k; ++l) r += (double)a[i + (size_t)l * m] * (double)b[l + (size_t)j * k];
-            if ((double)c[i + (size_t)j * m] != r) ++bad;
-        }
+    const long bad = exact_wrong(a, b, c, m, n, k, 1);
     char gpu[512];
     gpu[0] = 0;
     (void)kernel_info(gpu, (int)sizeof gpu); /* -1 (no GPU): gpu says why */
