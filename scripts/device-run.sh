@@ -320,14 +320,14 @@ if want tf32 120; then # the tensor-core family (kernels/tf32/, issue 36): test,
       ${TSGEMM_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1
   fi
   if cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel >> "$OUT/build.log" 2>&1; then
-    timeout 300 "$B/tests/gpu/test_tf32_kernel" > "$log" 2>&1; rc=$?
+    timeout "${TSGEMM_TF32_TIMEOUT:-300}" "$B/tests/gpu/test_tf32_kernel" > "$log" 2>&1; rc=$?
     grep -E 'FAIL' "$log" | head -5
     [ $rc -eq 0 ] && row tf32 ok "$(grep -E '^[0-9]+ checks' "$log"); $(elapsed)" ||
       { row tf32 FAIL "rc=$rc $(grep -E '^[0-9]+ checks' "$log")"; fails=$((fails+1)); }
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in ${TSGEMM_TF32_SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
       { echo "==== compute-sanitizer --tool $tool test_tf32_kernel --small"
-        timeout 150 "$cs" --tool $tool --error-exitcode 99 "$B/tests/gpu/test_tf32_kernel" --small 2>&1; echo "rc=$?"; } \
+        timeout "${TSGEMM_TF32_SAN_TIMEOUT:-150}" "$cs" --tool $tool --error-exitcode 99 "$B/tests/gpu/test_tf32_kernel" --small 2>&1; echo "rc=$?"; } \
         > "$OUT/.tf32san" 2>&1
       cat "$OUT/.tf32san" >> "$OUT/tf32_sanitize.log"
       srow=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^[0-9]+ checks|^rc=' "$OUT/.tf32san" | tr '\n' ' ')

@@ -358,6 +358,7 @@ static void bench()
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a hang's log ends at the case that hung */
     bool bench_only = false;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--small")) g_small = true;
