@@ -28,5 +28,8 @@ int main(int argc, char **argv)
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, m, b, k, 0.0f, c, m);
     const long bad = exact_wrong(a, b, c, m, n, k, (n > 64 ? 7 : 1));
     printf("path=%s %s\n", tsgemm_last_path(), bad ? "WRONG" : "ok");
+    free(a);
+    free(b);
+    free(c);
     return bad ? 1 : 0;
 }

@@ -56,5 +56,8 @@ int main(int argc, char **argv)
     (void)kernel_info(gpu, (int)sizeof gpu); /* -1 (no GPU): gpu says why */
     printf("secure=%lu euid=%ld path=%s\ncpu-blas=%s\ngpu=%s\n%s\n", getauxval(AT_SECURE),
            (long)geteuid(), last_path(), cpu_blas(), gpu, bad ? "WRONG" : "ok");
+    free(a);
+    free(b);
+    free(c);
     return bad ? 1 : 0;
 }
