@@ -16,16 +16,21 @@ namespace {
 using Fn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float,
                     float *, int64_t);
 
-template <int MATH>
+template <int MATH, int PIPE>
 Fn pick(bool ta, bool tb)
 {
-    if (ta) return tb ? tf32::tf32_kernel<MATH, true, true> : tf32::tf32_kernel<MATH, true, false>;
-    return tb ? tf32::tf32_kernel<MATH, false, true> : tf32::tf32_kernel<MATH, false, false>;
+    if (ta) return tb ? tf32::tf32_kernel<MATH, true, true, PIPE> : tf32::tf32_kernel<MATH, true, false, PIPE>;
+    return tb ? tf32::tf32_kernel<MATH, false, true, PIPE> : tf32::tf32_kernel<MATH, false, false, PIPE>;
 }
 
-Fn pick_fn(int math, bool ta, bool tb)
+/* the producer's load order per math (tsg_kernel_tf32.cuh, PIPE); variant 1 the other order */
+constexpr int PIPE_3X = 0, PIPE_1X = 1;
+
+Fn pick_fn(int math, bool ta, bool tb, int variant = 0)
 {
-    return math == MATH_3XTF32 ? pick<MATH_3XTF32>(ta, tb) : pick<MATH_TF32>(ta, tb);
+    if (math == MATH_3XTF32)
+        return variant ? pick<MATH_3XTF32, 1 - PIPE_3X>(ta, tb) : pick<MATH_3XTF32, PIPE_3X>(ta, tb);
+    return variant ? pick<MATH_TF32, 1 - PIPE_1X>(ta, tb) : pick<MATH_TF32, PIPE_1X>(ta, tb);
 }
 
 int smem_of(int math)
@@ -53,8 +58,8 @@ int tf32_init()
         return 0;
     }
     for (int math = MATH_3XTF32; math <= MATH_TF32; ++math)
-        for (int p = 0; p < 4; ++p) {
-            const Fn f = pick_fn(math, p & 1, p & 2);
+        for (int p = 0; p < 8; ++p) {
+            const Fn f = pick_fn(math, p & 1, p & 2, p >> 2);
             cudaFuncAttributes a;
             e = cudaFuncGetAttributes(&a, f);
             if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice) {
@@ -85,8 +90,10 @@ bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_
     return true;
 }
 
-int tf32_sgemm(int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha, const float *A,
-               int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, void *stream)
+/* tf32_sgemm with the other producer load order (variant 1): the test's A/B, not in the header */
+int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+                       const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                       void *stream)
 {
     const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
     int dev = 0, sms = 0;
@@ -95,10 +102,16 @@ int tf32_sgemm(int math, char transa, char transb, int64_t m, int64_t n, int64_t
     if (e != cudaSuccess) return (int)e;
     const int64_t tiles = ((m + tf32::BM - 1) / tf32::BM) * ((n + tf32::BN - 1) / tf32::BN);
     const int64_t grid = tiles < sms ? tiles : sms;
-    const Fn f = pick_fn(math, ta, tb);
+    const Fn f = pick_fn(math, ta, tb, variant);
     f<<<(unsigned)grid, tf32::THREADS, smem_of(math), (cudaStream_t)stream>>>(m, n, k, alpha, A, lda, B, ldb,
                                                                               beta, C, ldc);
     return (int)cudaGetLastError();
+}
+
+int tf32_sgemm(int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha, const float *A,
+               int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, void *stream)
+{
+    return tf32_sgemm_variant(0, math, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 
 int tf32_describe(int math, char *buf, size_t len)

@@ -78,7 +78,11 @@ struct Cfg {
 #define TSG_TF32_CREG3 200
 #define TSG_TF32_PREG3 112
 #endif
-    static constexpr int CREG = X3 ? TSG_TF32_CREG3 : 160, PREG = X3 ? TSG_TF32_PREG3 : 152;
+#ifndef TSG_TF32_CREG1
+#define TSG_TF32_CREG1 160
+#define TSG_TF32_PREG1 152
+#endif
+    static constexpr int CREG = X3 ? TSG_TF32_CREG3 : TSG_TF32_CREG1, PREG = X3 ? TSG_TF32_PREG3 : TSG_TF32_PREG1;
     static_assert(CTHREADS * CREG + PTHREADS * PREG <= 65536 && 64 * CREG + 32 * PREG <= 16384, "registers");
     static_assert(SMEM_BYTES <= 227 * 1024, "shared memory per block");
 };
@@ -247,9 +251,11 @@ static __device__ __forceinline__ void wgmma_128(float (&d)[64], uint64_t da, ui
 
 /*
  * The kernel: C = alpha*op(A)*op(B) + beta*C, m, n, k >= 1; TA / TB as transa / transb == 'T'.
- * Dynamic shared memory Cfg<MATH>::SMEM_BYTES.
+ * Dynamic shared memory Cfg<MATH>::SMEM_BYTES. PIPE: 1 the producer issues both slices' loads
+ * before storing either (64 data registers live), 0 op(A)'s slice is stored before op(B)'s is
+ * loaded (32 live: no spill at the 3xTF32 producer's register count).
  */
-template <int MATH, bool TA, bool TB>
+template <int MATH, bool TA, bool TB, int PIPE>
 __global__ void __launch_bounds__(THREADS, 1)
 tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
             const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc)
@@ -293,10 +299,16 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                 if (kt < a_full) sa.template load<true>(A, lda, m0, m, k0, k, pt);
                 else sa.template load<false>(A, lda, m0, m, k0, k, pt);
+                if (PIPE) { /* both slices' loads in flight at once */
+                    if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
+                    else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                }
                 ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
                 sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt);
-                if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
-                else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                if (!PIPE) {
+                    if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
+                    else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                }
                 sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt);
                 fence_proxy_async();
                 ws::mbar_arrive(bar_full + 8 * st);
