@@ -45,9 +45,14 @@ typedef struct tsg_problem {
     int64_t ldc;
     /* residency of A, B, C (tsg_where); all TSG_HOST unless the shim found otherwise */
     unsigned char where_a, where_b, where_c;
+    /* the arithmetic a GPU run of this call uses (src/tsg_config.h tsg_math): TSG_MATH_FP32 (0)
+     * unless the shim set TSGEMM_MATH / tsgemm_set_math's value; the CPU BLAS ignores it.
+     * After where_c, so initializers that stop at where_c mean FP32. */
+    unsigned char math;
     /* 1 when C is fresh: host memory this process has not passed as C before, whose pages the
      * call's writes will fault in first (shim/tsg_tracer.h tsg_c_fresh says exactly when; the
-     * shim sets it only where the trace or the cost model reads it); 0 otherwise or unknown */
+     * shim sets it only where the trace or the cost model reads it); 0 otherwise or unknown (after math: initializers that stop
+     * before it mean "not fresh") */
     unsigned char fresh_c;
 } tsg_problem;
 
