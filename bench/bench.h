@@ -138,6 +138,9 @@ double bench_check(const bench_ref *ref, const bench_data *d, const float *c, si
 /* Same, always against the double reference (used to validate OpenBLAS itself). */
 double bench_check_double(const bench_ref *ref, const bench_data *d, const float *c,
                           size_t *nonfinite);
+/* ||c - C64||_F / ||C64||_F against the double reference: over all of C when the reference is
+ * full, over its sampled elements otherwise; NAN when c has a non-finite element. */
+double bench_frob_double(const bench_ref *ref, const bench_data *d, const float *c);
 
 /* ------------------------------------------------------------------ results */
 
@@ -186,6 +189,8 @@ typedef struct bench_opts {
     const char *worker_config; /* hidden --nvblas-worker CONFIG                             */
     int worker_impl;           /* hidden --worker-impl: BI_NVBLAS or BI_NVBLAS_TUNED         */
     char *shapes_text;
+    unsigned math_mask;        /* --math LIST: bit m for tsgemm math m (0 fp32, 1 3xtf32, 2
+                                  tf32); 0 = no math table (the default output)             */
 } bench_opts;
 
 /* ------------------------------------------------------------------ bench_cpu.c */
@@ -262,6 +267,13 @@ int bench_cuda_cublas_copies(bench_data *d, double *seconds, char *why, size_t l
  */
 int bench_cuda_kernel(int impl, bench_data *d, int warmup, int reps, double *ms, char *why,
                       size_t len);
+
+/*
+ * The cuBLAS kernel column's arithmetic from now on: 0 cublasSgemm_v2 (FP32, the default), 1
+ * cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 tensor cores: the reduced-precision
+ * anchor of --math). Returns 0, or -1 with why when cuBLAS lacks cublasGemmEx.
+ */
+int bench_cuda_set_fast_tf32(int on, char *why, size_t len);
 
 /* ------------------------------------------------------------------ bench_nvblas.c */
 

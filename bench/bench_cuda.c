@@ -40,6 +40,9 @@ enum { cudaDevAttrClockRate = 13, cudaDevAttrMultiProcessorCount = 16,
 enum { CUBLAS_STATUS_SUCCESS = 0 };
 enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };        /* cublasOperation_t                 */
 enum { CUBLAS_DEFAULT_MATH = 0 };                 /* cublasMath_t: FP32, no TF32       */
+enum { CUDA_R_32F = 0 };                          /* cudaDataType_t (library_types.h)  */
+enum { CUBLAS_COMPUTE_32F_FAST_TF32 = 77 };       /* cublasComputeType_t               */
+enum { CUBLAS_GEMM_DEFAULT = -1 };                /* cublasGemmAlgo_t                  */
 enum { MAJOR_VERSION = 0, MINOR_VERSION = 1, PATCH_LEVEL = 2 }; /* libraryPropertyType */
 
 static struct {
@@ -79,6 +82,12 @@ static struct {
     cublasStatus_t (*Sgemm)(cublasHandle_t, int transa, int transb, int m, int n, int k,
                             const float *alpha, const float *A, int lda, const float *B, int ldb,
                             const float *beta, float *C, int ldc); /* cublasSgemm_v2     */
+    /* cublasGemmEx (optional: the FAST_TF32 column of --math) */
+    cublasStatus_t (*GemmEx)(cublasHandle_t, int transa, int transb, int m, int n, int k,
+                             const void *alpha, const void *A, int Atype, int lda, const void *B,
+                             int Btype, int ldb, const void *beta, void *C, int Ctype, int ldc,
+                             int computeType, int algo);
+    int fast_tf32; /* bench_cuda_set_fast_tf32 */
 
     int device_ok, cublas_ok;
     cublasHandle_t handle;
@@ -256,6 +265,7 @@ static void init_cublas(bench_cuda_info *info)
     SYM(cu.blas, GetProperty, "cublasGetProperty");
     SYM(cu.blas, GetStatusString, "cublasGetStatusString");
     SYM(cu.blas, Sgemm, "cublasSgemm_v2");
+    *(void **)&cu.GemmEx = dlsym(cu.blas, "cublasGemmEx"); /* optional */
     if (missing) {
         snprintf(info->cublas_why, sizeof info->cublas_why, "n/a: %.180s lacks %s",
                  info->cublas_path, missing);
@@ -389,6 +399,16 @@ int bench_cuda_cublas_copies(bench_data *d, double *seconds, char *why, size_t l
     return 0;
 }
 
+int bench_cuda_set_fast_tf32(int on, char *why, size_t len)
+{
+    if (on && (!cu.cublas_ok || !cu.GemmEx)) {
+        snprintf(why, len, "n/a: %s", cu.cublas_ok ? "cuBLAS lacks cublasGemmEx" : "cuBLAS unusable");
+        return -1;
+    }
+    cu.fast_tf32 = on != 0;
+    return 0;
+}
+
 int bench_cuda_kernel(int impl, bench_data *d, int warmup, int reps, double *ms, char *why,
                       size_t len)
 {
@@ -425,10 +445,16 @@ int bench_cuda_kernel(int impl, bench_data *d, int warmup, int reps, double *ms,
             }
         } else {
             cublasStatus_t s =
-                cu.Sgemm(cu.handle, op(cm->ta), op(cm->tb), cm->m, cm->n, cm->k, &d->alpha,
-                         dev_a(d), cm->lda, dev_b(d), cm->ldb, &d->beta, cu.dC, cm->ldc);
+                cu.fast_tf32
+                    ? cu.GemmEx(cu.handle, op(cm->ta), op(cm->tb), cm->m, cm->n, cm->k, &d->alpha,
+                                dev_a(d), CUDA_R_32F, cm->lda, dev_b(d), CUDA_R_32F, cm->ldb, &d->beta,
+                                cu.dC, CUDA_R_32F, cm->ldc, CUBLAS_COMPUTE_32F_FAST_TF32,
+                                CUBLAS_GEMM_DEFAULT)
+                    : cu.Sgemm(cu.handle, op(cm->ta), op(cm->tb), cm->m, cm->n, cm->k, &d->alpha,
+                               dev_a(d), cm->lda, dev_b(d), cm->ldb, &d->beta, cu.dC, cm->ldc);
             if (s != CUBLAS_STATUS_SUCCESS) {
-                snprintf(why, len, "failed: cublasSgemm_v2: %s", blas_status(s));
+                snprintf(why, len, "failed: %s: %s", cu.fast_tf32 ? "cublasGemmEx" : "cublasSgemm_v2",
+                         blas_status(s));
                 return -1;
             }
         }

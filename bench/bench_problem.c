@@ -428,6 +428,24 @@ double bench_check_double(const bench_ref *ref, const bench_data *d, const float
     return worst / scale;
 }
 
+double bench_frob_double(const bench_ref *ref, const bench_data *d, const float *c)
+{
+    if (count_nonfinite(c, d->nc)) return NAN;
+    double se = 0, sr = 0;
+    if (ref->dfull) {
+        for (size_t i = 0; i < d->nc; ++i) {
+            const double e = (double)c[i] - ref->dfull[i];
+            se += e * e, sr += ref->dfull[i] * ref->dfull[i];
+        }
+    } else {
+        for (int s = 0; s < ref->nsamples; ++s) {
+            const double e = (double)c[ref->sidx[s]] - ref->sval[s];
+            se += e * e, sr += ref->sval[s] * ref->sval[s];
+        }
+    }
+    return sr > 0 ? sqrt(se / sr) : sqrt(se);
+}
+
 double bench_check(const bench_ref *ref, const bench_data *d, const float *c, size_t *nonfinite)
 {
     if (!ref->ref) return bench_check_double(ref, d, c, nonfinite);

@@ -127,6 +127,45 @@ enum tsgemm_mode { TSGEMM_MODE_AUTO = 0, TSGEMM_MODE_CPU = 1, TSGEMM_MODE_GPU = 
  */
 int tsgemm_set_mode(int mode);
 
+/* The arithmetic of GPU calls; the programmatic form of TSGEMM_MATH (README "Knobs"). */
+enum tsgemm_math { TSGEMM_MATH_FP32 = 0, TSGEMM_MATH_3XTF32 = 1, TSGEMM_MATH_TF32 = 2 };
+
+/*
+ * Overrides TSGEMM_MATH for the whole process from now on (calls already running keep the math
+ * they started with; each call reads it once). Only calls that run on the GPU are affected: the
+ * CPU BLAS always computes in FP32.
+ *
+ *   TSGEMM_MATH_FP32   (0, the default) tsgemm's FP32 FFMA kernels, bit for bit as before.
+ *   TSGEMM_MATH_3XTF32 (1) Hopper's TF32 tensor cores, error-compensated: each operand x is
+ *                      split into big = TF32(x) and small = TF32(x - big), the product is
+ *                      big*big + big*small + small*big with the tensor cores' partial sums
+ *                      promoted into FP32 every short k-tile. Expected error: the same class as
+ *                      FP32 SGEMM's (relative Frobenius error ||C - C64|| / ||C64|| within a
+ *                      small factor of the FP32 kernels', uniform [-1, 1] inputs, K 256-16384;
+ *                      the CPU model's prediction is in docs/NOTES.md "2026-12-05 3xTF32:
+ *                      prediction"; a device measurement is still to come). Other bits than
+ *                      FP32: not bit-identical to TSGEMM_MATH_FP32, still bit-identical from run
+ *                      to run.
+ *   TSGEMM_MATH_TF32   (2) plain TF32 tensor cores: REDUCED PRECISION. Operands are rounded to
+ *                      10 mantissa bits (TF32), products accumulate in FP32: expect a relative
+ *                      error of about 1e-3 (the CPU model: 2-3e-4 at uniform [-1, 1] inputs),
+ *                      some 100-1000x FP32's. For callers that asked for it (as cuBLAS's
+ *                      CUBLAS_COMPUTE_32F_FAST_TF32), never a default.
+ *
+ * On a GPU without the tensor-core family (not Hopper, or a library built without it), and for
+ * calls the family does not take (operand alignment; non-finite inputs as
+ * kernels/tf32/tsg_kernel_tf32.h says), the FP32 kernels run instead: the math is a request, not
+ * a guarantee; TSGEMM_LOG=3 names the family each GPU call ran on. In auto mode the cost model
+ * uses rates measured with the math in force (cached per math).
+ * Returns the previous math (TSGEMM_MATH's value, or the last override), or -1 (nothing changed)
+ * for a value outside the enum.
+ */
+int tsgemm_set_math(int math);
+
+/* The math GPU calls get now (enum tsgemm_math): tsgemm_set_math's last value, else
+ * TSGEMM_MATH's (TSGEMM_MATH_FP32 when unset, bad, or in a privileged process). */
+int tsgemm_get_math(void);
+
 /*
  * Describes tsgemm's GPU and kernel configuration in text (device, tile sizes, threads per block,
  * the CUDA architecture of the binary) into buf (at most len bytes, NUL-terminated). Starts the

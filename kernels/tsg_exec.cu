@@ -43,6 +43,8 @@
 #include "tsg_gpu.h"
 #include "tsg_kernel.h"
 #include "tsg_pool.h"
+#include "tf32/tsg_kernel_tf32.h"
+#include "../src/tsg_config.h"
 #include "../src/tsg_multi.h"
 
 namespace {
@@ -204,6 +206,34 @@ int classify(cudaError_t e)
         return TSG_GPU_EFATAL;
     default: return TSG_GPU_EFAIL;
     }
+}
+
+static_assert((int)tsg::MATH_FP32 == (int)TSG_MATH_FP32 && (int)tsg::MATH_3XTF32 == (int)TSG_MATH_3XTF32 &&
+                  (int)tsg::MATH_TF32 == (int)TSG_MATH_TF32,
+              "kernels/tf32/tsg_kernel_tf32.h's TensorMath and src/tsg_config.h's tsg_math");
+
+/*
+ * One product launch of a call (issue 36): on the tensor-core family when the call's math asks
+ * for it and the family takes this launch as given (tsg::tf32_takes: the family present on this
+ * device, the operands' alignment), else on the FP32 family with the FP32 plan the caller made
+ * (config, kslice, splits, tail, workspace W). Same stream, same C semantics (C = alpha*op(A)op(B)
+ * + beta*C, beta == 0 never reads C), so a pipeline's K chunks (beta, then 1) and a device call
+ * accumulate alike; the family takes no workspace, so W, the split and the tail are the FP32
+ * kernels' only. *fam receives the family's bit (1u << math, src/tsg_plan.h tsg_done.families).
+ * Returns the launch's cudaError_t.
+ */
+cudaError_t launch_product(int math, int config, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                           int64_t kslice, int64_t splits, int64_t tail_tiles, int64_t tail_blocks,
+                           float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+                           float beta, float *C, int64_t ldc, float *W, cudaStream_t s, unsigned *fam)
+{
+    if (math != TSG_MATH_FP32 && tsg::tf32_takes(math, ta, tb, m, n, k, A, lda, B, ldb, C, ldc)) {
+        *fam |= 1u << math;
+        return (cudaError_t)tsg::tf32_sgemm(math, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, s);
+    }
+    *fam |= 1u << TSG_MATH_FP32;
+    return (cudaError_t)tsg::kernel_sgemm(config, ta, tb, m, n, k, kslice, splits, tail_tiles, tail_blocks,
+                                          alpha, A, lda, B, ldb, beta, C, ldc, W, s);
 }
 
 int fail(cudaError_t e, const char *what, char *msg, size_t len)
@@ -639,6 +669,7 @@ struct Pipeline {
     std::vector<tsg_job *> pending; /* jobs to wait for on the way out */
     Timeline tl;
     int ncomp = 1; /* compute streams of the call (run_pipeline: 2 when C has several blocks) */
+    unsigned fam = 0; /* kernel families launched (tsg_done.families) */
     int gather_kind = TSG_COPY_MEMCPY; /* the gathers' copy (gather_kind(), sgemm_pipeline) */
 
     /* The compute stream of C's block q: with two, even blocks on s_comp and odd ones on s_comp2,
@@ -1020,10 +1051,10 @@ int launch_piece(Pipeline &P, int64_t piece)
     if (kcfg < 0)
         kcfg = splits > 1 ? 0 : tsg::kernel_plan(P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, g_sms, 0, -1, 0).config;
     if (e == cudaSuccess)
-        e = TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(
-                                     kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, pl.split_kc,
-                                     splits, 0, 0, P.p->alpha, A, lda, B, ldb, c == 0 ? P.dev_beta : 1.0f, C,
-                                     ldc, splits > 1 ? P.dev(P.offW) : nullptr, cs));
+        e = TSG_STAGE(ST_KERNEL, launch_product(P.p->math, kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl,
+                                                pl.split_kc, splits, 0, 0, P.p->alpha, A, lda, B, ldb,
+                                                c == 0 ? P.dev_beta : 1.0f, C, ldc,
+                                                splits > 1 ? P.dev(P.offW) : nullptr, cs, &P.fam));
     if (e == cudaSuccess && P.tl.steps) P.tl.host(TE_K, piece, 1, now_s()), P.tl.gpu(TE_K, piece, cs);
     if (e == cudaSuccess && !pl.resident) e = cudaEventRecord(w->ev_launch[piece % RING], cs);
     if (e == cudaSuccess && piece == P.pieces - 1) {
@@ -1414,6 +1445,7 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
         P.tl.h0 = now_s();
     }
     st = run_pipeline(P);
+    done->families = P.fam;
     if (P.tl.on) print_timeline(P, st);
     if (st == TSG_GPU_OK) done->blocks = total_blocks(P), done->cols = 0;
     else if (P.mcd == M_STAGE || P.mcd == M_DIRECT)
@@ -1451,9 +1483,9 @@ SplitPlan plain_plan(int config, int64_t k)
 }
 
 /* Enqueues the whole product on device-accessible operands (any sizes, scalar rules too). */
-int launch_in_place(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A,
+int launch_in_place(int math, char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A,
                     int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
-                    cudaStream_t s, float *W, SplitPlan sp, char *msg, size_t len)
+                    cudaStream_t s, float *W, SplitPlan sp, unsigned *fam, char *msg, size_t len)
 {
     if (m == 0 || n == 0) return TSG_GPU_OK;
     if (k == 0 || alpha == 0.0f) {
@@ -1461,14 +1493,13 @@ int launch_in_place(char ta, char tb, int64_t m, int64_t n, int64_t k, float alp
         TSG_TRY(TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_scale(m, n, beta, C, ldc, s)));
         return TSG_GPU_OK;
     }
-    TSG_TRY(TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_sgemm(sp.kp.config, ta, tb, m, n, k, sp.kp.kslice,
-                                                                 sp.kp.splits, sp.kp.tail_tiles,
-                                                                 sp.kp.tail_blocks, alpha, A, lda, B, ldb,
-                                                                 beta, C, ldc, W, s)));
+    TSG_TRY(TSG_STAGE(ST_KERNEL, launch_product(math, sp.kp.config, ta, tb, m, n, k, sp.kp.kslice, sp.kp.splits,
+                                                sp.kp.tail_tiles, sp.kp.tail_blocks, alpha, A, lda, B, ldb,
+                                                beta, C, ldc, W, s, fam)));
     return TSG_GPU_OK;
 }
 
-int sgemm_in_place(Workspace *w, const tsg_problem *p, char *msg, size_t len)
+int sgemm_in_place(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
 {
     SplitPlan sp = (p->k > 0 && p->alpha != 0.0f) ? plan_split(p->transa, p->transb, p->m, p->n, p->k) : plain_plan(0, p->k);
     float *W = nullptr;
@@ -1495,8 +1526,8 @@ int sgemm_in_place(Workspace *w, const tsg_problem *p, char *msg, size_t len)
             cudaMemPrefetchAsync(p->c, (size_t)tsg_extent(p->m, p->n, p->ldc) * 4, loc, 0, w->s_comp);
         (void)cudaGetLastError();
     }
-    int st = launch_in_place(p->transa, p->transb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b,
-                             p->ldb, p->beta, p->c, p->ldc, w->s_comp, W, sp, msg, len);
+    int st = launch_in_place(p->math, p->transa, p->transb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b,
+                             p->ldb, p->beta, p->c, p->ldc, w->s_comp, W, sp, &done->families, msg, len);
     if (st != TSG_GPU_OK) return st;
     TSG_TRY(TSG_STAGE(ST_SYNC, cudaStreamSynchronize(w->s_comp)));
     return TSG_GPU_OK;
@@ -1554,6 +1585,7 @@ double now_s()
 struct SlotGroup {
     int slot = 0;
     int n = 0;
+    std::atomic<unsigned> *fam = nullptr; /* the call's kernel families (tsg_done.families) */
     tsg_multi_task *task[3 * TSG_MAX_DEVICES] = {};
 };
 
@@ -1575,7 +1607,9 @@ void run_group(SlotGroup *g)
     for (int i = 0; i < g->n; ++i) {
         tsg_multi_task *t = g->task[i];
         if (st == TSG_GPU_OK && !g_slot_dead[g->slot].load()) {
+            t->done.families = 0;
             t->status = sgemm_pipeline(w, &t->p, &t->done, t->msg, sizeof t->msg);
+            if (g->fam) g->fam->fetch_or(t->done.families);
             if (t->status != TSG_GPU_OK && t->status != TSG_GPU_EFATAL) {
                 cudaStreamSynchronize(w->s_comp); /* leave no work queued on the reused streams */
                 cudaStreamSynchronize(w->s_comp2);
@@ -1607,8 +1641,8 @@ void *group_thread(void *arg)
 /* tsg_multi_round_fn: every slot's tasks at once. */
 void run_round(void *ctx, tsg_multi_task *tasks, int count)
 {
-    (void)ctx;
     SlotGroup groups[TSG_MAX_DEVICES];
+    for (auto &g : groups) g.fam = (std::atomic<unsigned> *)ctx;
     int ng = 0;
     for (int i = 0; i < count; ++i) {
         int g = 0;
@@ -1681,6 +1715,9 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     TSG_TRY(cudaGetDeviceProperties(&g_prop, g_device));
     int per_sm = 0;
     TSG_TRY((cudaError_t)tsg::kernel_blocks_per_sm(&per_sm));
+    /* the tensor-core family (issue 36): 0 also when it is not built or not for this device
+     * (tsg::tf32_available() then says false and every call runs on the FP32 kernels) */
+    TSG_TRY((cudaError_t)tsg::tf32_init());
     g_sms = g_prop.multiProcessorCount;
     /* budgets: pinned slots and workspaces, device memory */
     g_pinned_cap = cfg && cfg->pinned_bytes > 0 ? cfg->pinned_bytes : (double)(512u << 20);
@@ -1751,6 +1788,7 @@ extern "C" int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, si
     done->bm = done->bn = 1;
     done->blocks = done->cols = 0;
     done->nparts = 0;
+    done->families = 0;
     ContextGuard guard;
     cudaError_t e = cudaSetDevice(g_device);
     if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
@@ -1764,7 +1802,7 @@ extern "C" int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, si
     Workspace *w;
     st = acquire(&w, msg, len);
     if (st == TSG_GPU_OK) {
-        st = (in_place || scalar_only) ? sgemm_in_place(w, p, msg, len) : sgemm_pipeline(w, p, done, msg, len);
+        st = (in_place || scalar_only) ? sgemm_in_place(w, p, done, msg, len) : sgemm_pipeline(w, p, done, msg, len);
         if (st != TSG_GPU_OK && st != TSG_GPU_EFATAL) {
             cudaStreamSynchronize(w->s_comp); /* leave no work queued on the reused streams */
             cudaStreamSynchronize(w->s_comp2);
@@ -1806,7 +1844,8 @@ extern "C" int tsg_gpu_set_devices(const int *ordinals, int n, int *slots, char 
                 note("device %d is not of the first device's kind; ", d);
                 continue;
             }
-            if (cudaSetDevice(d) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
+            if (cudaSetDevice(d) != cudaSuccess || cudaFree(nullptr) != cudaSuccess ||
+                tsg::tf32_init() != 0) { /* the family's attributes are per device */
                 (void)cudaGetLastError();
                 note("device %d cannot start; ", d);
                 continue;
@@ -1852,7 +1891,9 @@ extern "C" int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg
     tsg_pool_start(g_copy_threads);
     g_inflight++;
     tsg_multi_stats st;
-    const int rc = tsg_multi_run(p, &split, run_round, nullptr, tasks, done, &st, msg, len);
+    std::atomic<unsigned> fam{0};
+    const int rc = tsg_multi_run(p, &split, run_round, &fam, tasks, done, &st, msg, len);
+    done->families = fam.load();
     g_inflight--;
     free(tasks);
     g_multi_calls++;
@@ -1863,7 +1904,7 @@ extern "C" int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg
 extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k,
                                     float alpha, const float *a, int64_t lda, const float *b,
                                     int64_t ldb, float beta, float *c, int64_t ldc, void *stream,
-                                    char *msg, size_t len)
+                                    int math, char *msg, size_t len)
 {
     ContextGuard guard;
     cudaError_t e = cudaSetDevice(g_device);
@@ -1879,13 +1920,14 @@ extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t
         sp = plain_plan(sp.kp.config, k);
         W = nullptr;
     }
-    int st = launch_in_place(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s, W, sp,
-                             msg, len);
+    unsigned fam = 0;
+    int st = launch_in_place(math, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s, W, sp,
+                             &fam, msg, len);
     if (W) cudaFreeAsync(W, s);
     return st;
 }
 
-extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
+extern "C" int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len)
 {
     /* The pipeline's own rates: real calls from populated pageable memory (as a caller's
      * operands are), each dominated by one term:
@@ -1901,7 +1943,10 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
      *   kernel   NN 2048^3 on device buffers with the configuration the per-shape rule picks for
      *            it (one wave of tiles on an H200; configuration 7 since v0.4, where the rates
      *            up to cache v9 timed configuration 0: 38 TFLOP/s, 17% under what large calls
-     *            run at). */
+     *            run at); with math != fp32 the launch the call's math gets (launch_product: the
+     *            tensor-core family where it takes the shape), as do all the calls above
+     *            (tsg_problem.math), so each math's rates are its own (cached per math by the
+     *            shim). */
     ContextGuard guard;
     TSG_TRY(cudaSetDevice(g_device));
     tsg_pool_start(g_copy_threads);
@@ -1924,7 +1969,8 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     float best_kernel = 1e30f;
     tsg_done done;
     auto host_call = [&](int64_t m, int64_t n, int64_t k, const float *A, const float *B, float *C) {
-        tsg_problem p = {'N', 'N', m, n, k, 1.0f, 0.0f, A, m, B, k, C, m, TSG_HOST, TSG_HOST, TSG_HOST};
+        tsg_problem p = {'N', 'N', m, n, k, 1.0f, 0.0f, A, m, B, k, C, m, TSG_HOST, TSG_HOST, TSG_HOST,
+                         (unsigned char)math};
         return sgemm_pipeline(w, &p, &done, msg, len);
     };
     cudaEvent_t t0 = nullptr, t1 = nullptr;
@@ -1975,8 +2021,9 @@ extern "C" int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
             TSG_TRY(cudaEventCreate(&t1));
             for (int r = 0; r < 4; ++r) {
                 TSG_TRY(cudaEventRecord(t0, w->s_comp));
-                TSG_TRY((cudaError_t)tsg::kernel_sgemm(kcfg, 'N', 'N', N, N, N, N, 1, 0, 0, 1.0f, dA, N, dB, N,
-                                                       0.0f, dC, N, nullptr, w->s_comp));
+                unsigned fam = 0;
+                TSG_TRY(launch_product(math, kcfg, 'N', 'N', N, N, N, N, 1, 0, 0, 1.0f, dA, N, dB, N, 0.0f, dC, N,
+                                       nullptr, w->s_comp, &fam));
                 TSG_TRY(cudaEventRecord(t1, w->s_comp));
                 TSG_TRY(cudaEventSynchronize(t1));
                 float ms;
@@ -2063,14 +2110,19 @@ extern "C" void tsg_gpu_exiting(double wait_s)
 
 extern "C" int tsg_gpu_kernel_info(char *buf, size_t len)
 {
-    char k[256];
+    char k[256], t[160] = "not on this device";
     if (tsg::kernel_describe(0, k, sizeof k) != 0) {
         snprintf(buf, len, "%s", k);
         return TSG_GPU_EFAIL;
     }
-    snprintf(buf, len, "%s (device sm_%d%d)", k, g_prop.major, g_prop.minor);
+    if (tsg::tf32_available() && tsg::tf32_describe(TSG_MATH_3XTF32, t, sizeof t) != 0)
+        snprintf(t, sizeof t, "available");
+    snprintf(buf, len, "%s (device sm_%d%d); tensor-core family (TSGEMM_MATH=3xtf32, tf32): %s", k,
+             g_prop.major, g_prop.minor, t);
     return TSG_GPU_OK;
 }
+
+extern "C" int tsg_gpu_tf32_available(void) { return tsg::tf32_available() ? 1 : 0; }
 
 extern "C" int tsg_gpu_set_kernel_config(int config, int64_t splits)
 {

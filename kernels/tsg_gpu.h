@@ -120,8 +120,15 @@ typedef struct tsg_gpu_rates {
     int copy_threads;      /* copy threads the rates were measured with                     */
 } tsg_gpu_rates;
 
-/* Measures the rates in a few tens of milliseconds. Requires a successful tsg_gpu_init. */
-int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len);
+/* Measures the rates in a few tens of milliseconds, every call and the kernel rate with math
+ * `math` (src/tsg_config.h tsg_math: the kernels a call of that math gets, the tensor-core family
+ * where it takes the call). Requires a successful tsg_gpu_init. */
+int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len);
+
+/* Whether the tensor-core family (kernels/tf32/tsg_kernel_tf32.h) runs on tsgemm's device: 1 when
+ * calls of math TSG_MATH_3XTF32 / TSG_MATH_TF32 may take it, 0 when they all run on the FP32
+ * kernels (not Hopper, or the family not built). Requires a successful tsg_gpu_init. */
+int tsg_gpu_tf32_available(void);
 
 /*
  * C = alpha*op(A)*op(B) + beta*C with each operand where p->where_* says (src/tsg_problem.h):
@@ -134,6 +141,9 @@ int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len);
  * on failure *done says what is final (tsg_plan.h) and every other element of C's window holds
  * its original value. Returns when C is final (the call is synchronous); the calling thread's
  * current CUDA context is the same on return as before. msg receives the reason of a failure.
+ * p->math picks the arithmetic: each launch with math != TSG_MATH_FP32 that the tensor-core
+ * family takes (tsg::tf32_takes) runs on it, the others on the FP32 kernels; done->families
+ * says which ran.
  */
 int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len);
 
@@ -155,11 +165,11 @@ int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done
 /*
  * The same on device pointers, enqueued on `stream` (cudaStream_t; NULL = legacy default).
  * Any legal sizes (m, n, k >= 0; alpha = 0 or k = 0 scale C by beta, beta = 0 never reads C).
- * Returns when enqueued.
+ * math: as tsg_problem's (tsg_gpu_sgemm). Returns when enqueued.
  */
 int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                          const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                         float *c, int64_t ldc, void *stream, char *msg, size_t len);
+                         float *c, int64_t ldc, void *stream, int math, char *msg, size_t len);
 
 /* Frees pooled device buffers, pinned staging and streams not in use right now. */
 void tsg_gpu_release(void);

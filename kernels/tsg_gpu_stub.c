@@ -35,9 +35,9 @@ int tsg_gpu_device_count(int *count)
 
 int tsg_gpu_uuid(char *buf, size_t len) { return nodev(buf, len); }
 
-int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
+int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len)
 {
-    (void)out;
+    (void)math, (void)out;
     return nodev(msg, len);
 }
 
@@ -47,6 +47,7 @@ int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len)
     done->bm = done->bn = 1;
     done->blocks = done->cols = 0;
     done->nparts = 0;
+    done->families = 0;
     return nodev(msg, len);
 }
 
@@ -59,12 +60,15 @@ int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done
 
 int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                          const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                         float *c, int64_t ldc, void *stream, char *msg, size_t len)
+                         float *c, int64_t ldc, void *stream, int math, char *msg, size_t len)
 {
+    (void)math;
     (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda;
     (void)b, (void)ldb, (void)beta, (void)c, (void)ldc, (void)stream;
     return nodev(msg, len);
 }
+
+int tsg_gpu_tf32_available(void) { return 0; }
 
 void tsg_gpu_release(void) {}
 

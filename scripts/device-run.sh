@@ -33,6 +33,11 @@
 #             (TSGEMM_TEST_TIMELINE=2) under each setting. The table (median ms per round) is printed last
 #   dma       the copy engines (pinned H2D / D2H, 256 KiB .. 64 MiB) and cudaHostRegister's cost
 #             (tests/gpu/dma_probe.c; not a default stage)
+#   tf32      the tensor-core family (issue 36; not a default stage): builds test_tf32_kernel
+#             (configures first when the build stage did not run), runs it (edge grid, both maths,
+#             NaN/Inf, repeats, then timing against cuBLAS FP32 and FAST_TF32: tf32.txt) and
+#             compute-sanitizer memcheck/racecheck/initcheck/synccheck on its --small run
+#             (TSGEMM_TF32_SAN_TOOLS; tf32_sanitize.log)
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
 #   clients   unmodified programs under LD_PRELOAD, traced and timed against their plain runs:
@@ -307,6 +312,34 @@ if want dma 30; then # the copy engines and page registration alone (tests/gpu/d
   [ $? -eq 0 ] && row dma ok "$(wc -l < "$log") lines; $(elapsed)" || { row dma FAIL "see dma.txt"; fails=$((fails+1)); }
 fi
 
+if want tf32 120; then # the tensor-core family (kernels/tf32/, issue 36): test, timing, sanitizers
+  log=$OUT/tf32.txt
+  if [ ! -f "$B/CMakeCache.txt" ]; then
+    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
+      ${TSGEMM_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1
+  fi
+  if cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel >> "$OUT/build.log" 2>&1; then
+    timeout "${TSGEMM_TF32_TIMEOUT:-300}" "$B/tests/gpu/test_tf32_kernel" > "$log" 2>&1; rc=$?
+    grep -E 'FAIL' "$log" | head -5
+    [ $rc -eq 0 ] && row tf32 ok "$(grep -E '^[0-9]+ checks' "$log"); $(elapsed)" ||
+      { row tf32 FAIL "rc=$rc $(grep -E '^[0-9]+ checks' "$log")"; fails=$((fails+1)); }
+    cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in ${TSGEMM_TF32_SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
+      { echo "==== compute-sanitizer --tool $tool test_tf32_kernel --small"
+        timeout "${TSGEMM_TF32_SAN_TIMEOUT:-150}" "$cs" --tool $tool --error-exitcode 99 "$B/tests/gpu/test_tf32_kernel" --small 2>&1; echo "rc=$?"; } \
+        > "$OUT/.tf32san" 2>&1
+      cat "$OUT/.tf32san" >> "$OUT/tf32_sanitize.log"
+      srow=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^[0-9]+ checks|^rc=' "$OUT/.tf32san" | tr '\n' ' ')
+      if grep -q '^rc=0' "$OUT/.tf32san"; then row "tf32-$tool" ok "$srow"
+      else row "tf32-$tool" FAIL "$srow"; fails=$((fails+1)); fi
+      rm -f "$OUT/.tf32san"
+    done
+  else
+    row tf32 FAIL "build: see build.log"; tail -30 "$OUT/build.log"; fails=$((fails+1))
+  fi
+fi
+
 if want kbench; then
   "$B/tests/gpu/test_gpu_kernel" --bench 20 > "$OUT/kbench.txt" 2>&1 && row kbench ok "$(elapsed)" ||
     { row kbench FAIL "see kbench.txt"; fails=$((fails+1)); }
@@ -387,6 +420,7 @@ fi
 
 { echo; echo "== tsgemm device run $(date -u +%FT%TZ) on $machine"
   [ -f "$OUT/kbench.txt" ] && sed -n '/kernel benchmark/,$p' "$OUT/kbench.txt"
+  [ -f "$OUT/tf32.txt" ] && sed -n '/tf32 benchmark/,$p' "$OUT/tf32.txt"
   [ -f "$OUT/rates.txt" ] && grep -E 'rates:|rates measured|auto mode' "$OUT/rates.txt"
   [ -f "$OUT/pipe.txt" ] && cat "$OUT/pipe.txt"
   [ -f "$OUT/ab-table.txt" ] && cat "$OUT/ab-table.txt"

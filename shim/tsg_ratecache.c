@@ -23,6 +23,15 @@ static int fail(char *why, size_t len, const char *fmt, const char *arg)
     return -1;
 }
 
+/* Closes fd and says why it was refused: "<what> <name> refused: <problem>". */
+static int refuse(int fd, const char *what, const char *name, const char *problem, char *why,
+                  size_t len)
+{
+    close(fd);
+    if (why && len) snprintf(why, len, "%s %s refused: %s", what, name, problem);
+    return -1;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -61,12 +70,7 @@ int tsg_cache_open_dir(const char *dir, char *why, size_t len)
     if (fd < 0)
         return fail(why, len, "cache folder %s cannot be opened (missing, or a symbolic link)", dir);
     const char *problem = owned_problem(fd, 1);
-    if (problem) {
-        close(fd);
-        char msg[256];
-        snprintf(msg, sizeof msg, "cache folder %%s refused: %s", problem);
-        return fail(why, len, msg, dir);
-    }
+    if (problem) return refuse(fd, "cache folder", dir, problem, why, len);
     return fd;
 }
 
@@ -78,12 +82,7 @@ int tsg_cache_lock(int dirfd, const char *name, double wait_s, char *why, size_t
     int fd = openat(dirfd, lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     if (fd < 0) return fail(why, len, "lock %s cannot be opened (a symbolic link, or no right to create it)", lock);
     const char *problem = owned_problem(fd, 0);
-    if (problem) {
-        close(fd);
-        char msg[256];
-        snprintf(msg, sizeof msg, "lock %%s refused: %s", problem);
-        return fail(why, len, msg, lock);
-    }
+    if (problem) return refuse(fd, "lock", lock, problem, why, len);
     const double deadline = now_s() + wait_s;
     for (;;) {
         if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;

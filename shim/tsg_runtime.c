@@ -71,6 +71,15 @@ static tsg_mode current_mode(void)
     return m >= 0 ? (tsg_mode)m : tsg_rt_config()->policy.mode;
 }
 
+/* tsgemm_set_math's override (-1: none, TSGEMM_MATH applies); read once per call. */
+static int g_math_override = -1;
+
+static int current_math(void)
+{
+    int m = __atomic_load_n(&g_math_override, __ATOMIC_RELAXED);
+    return m >= 0 ? m : tsg_rt_config()->math;
+}
+
 /* ------------------------------------------------------------------ the tiny-call path's gate */
 
 tsg_fast tsg_rt_fast;
@@ -186,10 +195,15 @@ static void register_summary(void) { atexit(exit_summary); }
 
 static atomic_int g_gpu_started;    /* tsg_gpu_init was entered in this process          */
 static pthread_once_t g_gpu_once = PTHREAD_ONCE_INIT;
-static pthread_once_t g_rates_once = PTHREAD_ONCE_INIT;
+static pthread_once_t g_cpu_rates_once = PTHREAD_ONCE_INIT;
 static char g_gpu_info[512] = "GPU not started"; /* the device, or why there is none */
-static tsg_rates g_rates;
-static atomic_int g_rates_ok;  /* g_rates holds measured (or cached) rates: rates_once succeeded */
+/* The rates per math (tsg_math): the GPU's are measured with that math's kernels (tsgemm_set_math
+ * may switch between calls, so each math is measured, or read from its own cache file, the first
+ * time a call of it wants the model); the CPU BLAS's are measured once and copied into each. */
+static tsg_rates g_rates[TSG_MATH_COUNT];
+static atomic_int g_rates_ok[TSG_MATH_COUNT]; /* g_rates[m] holds measured (or cached) rates */
+static pthread_once_t g_math_rates_once[TSG_MATH_COUNT] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT,
+                                                           PTHREAD_ONCE_INIT};
 static int g_nslots = 1;       /* device slots (TSGEMM_DEVICE list); written once at GPU start */
 static atomic_int g_warned[8];      /* "first time" flags, one per kind of GPU trouble    */
 
@@ -292,6 +306,10 @@ static void gpu_init_once(void)
             tsg_log(1, "TSGEMM_DEVICE=%d does not exist; using device %d", device, used);
         tsg_log(2, "GPU: %s", info);
         tsg_log(2, "GPU device %d chosen: %s", used, why);
+        tsg_log(2, "tensor-core family (TSGEMM_MATH=3xtf32 or tf32): %s",
+                tsg_gpu_tf32_available() ? "runs on this device"
+                                         : "not on this device (not built, or not Hopper): such "
+                                           "calls run on the FP32 kernels");
         start_slots(cfg, used);
         atomic_store(&g_gpu_state, GPU_READY);
     } else {
@@ -328,7 +346,7 @@ static int gpu_usable(void)
  * depend on (copy threads, device and pinned budgets). The format's version is the file's first
  * line (src/tsg_rates.h TSG_RATES_HEADER); the "v15" in the name keeps older tsgemm versions,
  * which read any file of their name, away from it. Returns 0, or -1 without a cache. */
-static int cache_name(char *buf, size_t len)
+static int cache_name(int math, char *buf, size_t len)
 {
     const tsg_config *cfg = tsg_rt_config();
     char uuid[64];
@@ -336,8 +354,12 @@ static int cache_name(char *buf, size_t len)
     for (const char *c = uuid; *c; ++c) /* a name, never a path */
         if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '-'))
             return -1;
-    int n = snprintf(buf, len, "gpu-rates-v15-%s-t%d-d%.0f-p%.0f.txt", uuid, cfg->copy_threads,
-                     cfg->device_memory / (1 << 20), cfg->pinned_memory / (1 << 20));
+    /* FP32's name is the one before the math existed (its rates are the same measurement); the
+     * other maths get their own file, so their kernel rates never stand in for FP32's */
+    char mathpart[16] = "";
+    if (math != TSG_MATH_FP32) snprintf(mathpart, sizeof mathpart, "-%s", tsg_math_name(math));
+    int n = snprintf(buf, len, "gpu-rates-v15-%s-t%d-d%.0f-p%.0f%s.txt", uuid, cfg->copy_threads,
+                     cfg->device_memory / (1 << 20), cfg->pinned_memory / (1 << 20), mathpart);
     return (n > 0 && (size_t)n < len) ? 0 : -1;
 }
 
@@ -349,34 +371,34 @@ static void cache_trouble(int level, const char *why)
     tsg_log(level, "rates cache: %s; GPU rates are measured in this process", why);
 }
 
-static int measure_gpu(int dirfd, const char *name, double t0)
+static int measure_gpu(int math, tsg_rates *rates, int dirfd, const char *name, double t0)
 {
     tsg_gpu_rates gr;
     char msg[256];
-    if (tsg_gpu_measure(&gr, msg, sizeof msg) != TSG_GPU_OK) {
+    if (tsg_gpu_measure(math, &gr, msg, sizeof msg) != TSG_GPU_OK) {
         if (first_time(WARN_INIT)) tsg_log(1, "GPU measurement failed (%s); GPU disabled", msg);
         atomic_store(&g_gpu_state, GPU_DISABLED);
         return -1;
     }
-    g_rates.h2d_bps = gr.h2d_bps;
-    g_rates.d2h_bps = gr.d2h_bps;
-    g_rates.gpu_flops = gr.gpu_flops;
-    g_rates.gpu_tile_m = gr.tile_m;
-    g_rates.gpu_tile_n = gr.tile_n;
-    g_rates.gpu_slots = gr.slots;
-    g_rates.gpu_split_min_k = gr.split_min_k;
-    g_rates.gpu_device_bytes = gr.device_bytes;
+    rates->h2d_bps = gr.h2d_bps;
+    rates->d2h_bps = gr.d2h_bps;
+    rates->gpu_flops = gr.gpu_flops;
+    rates->gpu_tile_m = gr.tile_m;
+    rates->gpu_tile_n = gr.tile_n;
+    rates->gpu_slots = gr.slots;
+    rates->gpu_split_min_k = gr.split_min_k;
+    rates->gpu_device_bytes = gr.device_bytes;
     /* the fixed cost last: it is what the other terms leave of the TSG_GPU_FIT_N^3 call */
-    g_rates.gpu_latency_s = tsg_fit_gpu_latency(&g_rates, TSG_GPU_FIT_N, gr.call_s, gr.floor_s);
-    const int bad = tsg_rates_gpu_check(&g_rates, 1);
+    rates->gpu_latency_s = tsg_fit_gpu_latency(rates, TSG_GPU_FIT_N, gr.call_s, gr.floor_s);
+    const int bad = tsg_rates_gpu_check(rates, 1);
     if (bad >= 0) { /* not cached; the model then keeps auto-mode calls on the CPU */
         if (first_time(WARN_RATES))
             tsg_log(1, "GPU measurement gave %s = %g, outside its physical bounds; auto mode runs "
                        "calls on the CPU BLAS", tsg_rates_gpu_bound(bad)->name,
-                    *tsg_rates_gpu_field(&g_rates, bad));
+                    *tsg_rates_gpu_field(rates, bad));
     }
     char why[512] = "";
-    const int cached = bad < 0 && dirfd >= 0 && tsg_cache_write(dirfd, name, &g_rates, why, sizeof why) == 0;
+    const int cached = bad < 0 && dirfd >= 0 && tsg_cache_write(dirfd, name, rates, why, sizeof why) == 0;
     if (bad < 0 && dirfd >= 0 && !cached) cache_trouble(1, why);
     tsg_log(2, "GPU rates measured in %.0f ms with %d copy threads%s%s; a %d^3 call %.3g us, a 64^3 "
             "one %.3g us", (tsg_now_s() - t0) * 1e3, gr.copy_threads, cached ? ", cached as " : "",
@@ -387,13 +409,24 @@ static int measure_gpu(int dirfd, const char *name, double t0)
 /* Cached rates when a good file is there, else measured (and cached when the folder and the lock
  * allow). Runs once per process, with cancellation disabled (the entry points disable it), so a
  * cancelled caller never leaves the lock held. */
-static void rates_once(void)
+static tsg_rates g_cpu_rates; /* cpu_* fields only: cpu_rates_once */
+
+static void cpu_rates_once(void)
+{
+    double t1 = tsg_now_s();
+    tsg_cpu_measure(&g_cpu_rates.cpu_flops, &g_cpu_rates.cpu_mid_s, &g_cpu_rates.cpu_small_s,
+                    &g_cpu_rates.cpu_latency_s);
+    tsg_log(2, "CPU rate measured in %.0f ms", (tsg_now_s() - t1) * 1e3);
+}
+
+static void rates_once(int math)
 {
     const tsg_config *cfg = tsg_rt_config();
+    tsg_rates *const rates = &g_rates[math];
     char name[512], why[512];
     double t0 = tsg_now_s();
     int dirfd = -1, lock = -1;
-    if (cfg->cache_dir[0] && cache_name(name, sizeof name) == 0) {
+    if (cfg->cache_dir[0] && cache_name(math, name, sizeof name) == 0) {
         dirfd = tsg_cache_open_dir(cfg->cache_dir, why, sizeof why);
         if (dirfd < 0) cache_trouble(1, why);
     }
@@ -407,46 +440,58 @@ static void rates_once(void)
     }
     int from_cache = 0;
     if (dirfd >= 0) {
-        from_cache = tsg_cache_read(dirfd, name, &g_rates, why, sizeof why) == 0;
+        from_cache = tsg_cache_read(dirfd, name, rates, why, sizeof why) == 0;
         if (from_cache) tsg_log(2, "GPU rates from %s/%s", cfg->cache_dir, name);
         else tsg_log(2, "rates cache: %s", why);
     }
-    const int st = from_cache ? 0 : measure_gpu(dirfd, name, t0);
+    const int st = from_cache ? 0 : measure_gpu(math, rates, dirfd, name, t0);
     tsg_cache_unlock(lock);
     if (dirfd >= 0) close(dirfd);
     if (st != 0) return;
-    double t1 = tsg_now_s();
-    tsg_cpu_measure(&g_rates.cpu_flops, &g_rates.cpu_mid_s, &g_rates.cpu_small_s,
-                    &g_rates.cpu_latency_s);
-    g_rates.gpu_count = g_nslots; /* the first device's rates stand for every slot */
-    atomic_store(&g_rates_ok, 1);
-    tsg_log(2, "CPU rate measured in %.0f ms; rates measured in %.0f ms in all", (tsg_now_s() - t1) * 1e3,
-            (tsg_now_s() - t0) * 1e3);
+    pthread_once(&g_cpu_rates_once, cpu_rates_once);
+    rates->cpu_flops = g_cpu_rates.cpu_flops;
+    rates->cpu_mid_s = g_cpu_rates.cpu_mid_s;
+    rates->cpu_small_s = g_cpu_rates.cpu_small_s;
+    rates->cpu_latency_s = g_cpu_rates.cpu_latency_s;
+    rates->gpu_count = g_nslots; /* the first device's rates stand for every slot */
+    atomic_store(&g_rates_ok[math], 1);
+    tsg_log(2, "rates (math %s) in %.0f ms in all", tsg_math_name(math), (tsg_now_s() - t0) * 1e3);
     tsg_log(2,
-            "rates: upload %.3g GB/s, download %.3g GB/s (pipeline, sustained), kernel %.3g TFLOP/s, "
-            "GPU call %.3g us; CPU BLAS %.3g TFLOP/s at %d^3, %.3g ms at %d^3, %.3g ms at %d^3, "
-            "call %.3g us (%s)",
-            g_rates.h2d_bps * 1e-9, g_rates.d2h_bps * 1e-9, g_rates.gpu_flops * 1e-12,
-            g_rates.gpu_latency_s * 1e6, g_rates.cpu_flops * 1e-12, TSG_CPU_BIG_N,
-            g_rates.cpu_mid_s * 1e3, TSG_CPU_MID_N, g_rates.cpu_small_s * 1e3, TSG_CPU_SMALL_N,
-            g_rates.cpu_latency_s * 1e6,
-            tsg_cpu_describe());
+            "rates (math %s): upload %.3g GB/s, download %.3g GB/s (pipeline, sustained), kernel "
+            "%.3g TFLOP/s, GPU call %.3g us; CPU BLAS %.3g TFLOP/s at %d^3, %.3g ms at %d^3, %.3g "
+            "ms at %d^3, call %.3g us (%s)",
+            tsg_math_name(math), rates->h2d_bps * 1e-9, rates->d2h_bps * 1e-9,
+            rates->gpu_flops * 1e-12, rates->gpu_latency_s * 1e6, rates->cpu_flops * 1e-12,
+            TSG_CPU_BIG_N, rates->cpu_mid_s * 1e3, TSG_CPU_MID_N, rates->cpu_small_s * 1e3,
+            TSG_CPU_SMALL_N, rates->cpu_latency_s * 1e6, tsg_cpu_describe());
 }
+
+static void rates_once_fp32(void) { rates_once(TSG_MATH_FP32); }
+static void rates_once_3xtf32(void) { rates_once(TSG_MATH_3XTF32); }
+static void rates_once_tf32(void) { rates_once(TSG_MATH_TF32); }
+static void (*const g_rates_once_fn[TSG_MATH_COUNT])(void) = {rates_once_fp32, rates_once_3xtf32,
+                                                              rates_once_tf32};
+
+/* The per-call context of the backends: the entry point and the math the call reads once. */
+typedef struct rt_ctx {
+    tsg_api api;
+    int math;
+} rt_ctx;
 
 /* ------------------------------------------------------------------ backends for src/ */
 
 static int be_gpu_ready(void *ctx, tsg_rates *rates)
 {
-    (void)ctx;
+    const int math = ((const rt_ctx *)ctx)->math;
     if (!gpu_usable()) {
         if (current_mode() == TSG_MODE_GPU && first_time(WARN_FORCED_NO_GPU))
             tsg_log(1, "TSGEMM_MODE=gpu but no GPU is usable; running on the CPU BLAS");
         return 0;
     }
     if (current_mode() == TSG_MODE_AUTO && tsg_rt_config()->policy.threshold <= 0)
-        pthread_once(&g_rates_once, rates_once);
+        pthread_once(&g_math_rates_once[math], g_rates_once_fn[math]);
     if (atomic_load(&g_gpu_state) != GPU_READY) return 0;
-    *rates = g_rates;
+    *rates = g_rates[math]; /* all zero unless measured: the model then keeps calls on the CPU */
     return 1;
 }
 
@@ -462,10 +507,11 @@ static const char *status_text(int st)
 
 static int be_gpu_sgemm(void *ctx, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
 {
-    (void)ctx;
+    const int math = ((const rt_ctx *)ctx)->math;
     /* several slots: the executor splits the call where tsg_multi_devices says it wins (with the
      * measured rates in auto mode; by the panel size floors alone when they were not measured) */
-    int st = g_nslots > 1 ? tsg_gpu_sgemm_split(p, atomic_load(&g_rates_ok) ? &g_rates : NULL, done, msg, len)
+    int st = g_nslots > 1 ? tsg_gpu_sgemm_split(p, atomic_load(&g_rates_ok[math]) ? &g_rates[math] : NULL,
+                                                done, msg, len)
                           : tsg_gpu_sgemm(p, done, msg, len);
     if (st == TSG_GPU_OK) {
         /* a split call whose failed panel the other GPUs finished: said once, like a failure */
@@ -487,7 +533,7 @@ static int be_gpu_sgemm(void *ctx, const tsg_problem *p, tsg_done *done, char *m
 
 static void be_cpu_sgemm(void *ctx, const tsg_problem *p)
 {
-    tsg_cpu_sgemm_api(*(const tsg_api *)ctx, p); /* ctx: the entry point the call came through */
+    tsg_cpu_sgemm_api(((const rt_ctx *)ctx)->api, p); /* the entry point the call came through */
 }
 
 /* ------------------------------------------------------------------ the per-call driver */
@@ -501,6 +547,19 @@ static const char *path_name(const tsg_report *rep)
     case TSG_PATH_CPU_RETRY: return "cpu-retry";
     case TSG_PATH_REFUSED: return "refused";
     default: return "quick";
+    }
+}
+
+/* The kernel families a GPU call ran on (tsg_done.families), for the per-call line. */
+static const char *family_text(unsigned families)
+{
+    switch (families) {
+    case 1u << TSG_MATH_FP32: return "fp32";
+    case 1u << TSG_MATH_3XTF32: return "3xtf32";
+    case 1u << TSG_MATH_TF32: return "tf32 (reduced precision)";
+    case (1u << TSG_MATH_FP32) | (1u << TSG_MATH_3XTF32): return "3xtf32+fp32";
+    case (1u << TSG_MATH_FP32) | (1u << TSG_MATH_TF32): return "tf32+fp32 (reduced precision)";
+    default: return "";
     }
 }
 
@@ -518,14 +577,20 @@ static void trace(tsg_api api, const tsg_call *call, const tsg_problem *p, const
     if (tsg_any_cuda_memory(p)) /* A, B, C as the caller named them: h host, p pinned, ... */
         snprintf(where, sizeof where, " where=%c%c%c", where_char(row ? p->where_b : p->where_a),
                  where_char(row ? p->where_a : p->where_b), where_char(p->where_c));
+    char family[64] = "";
+    if (rep->path == TSG_PATH_GPU || rep->path == TSG_PATH_CPU_RETRY || p->math != TSG_MATH_FP32) {
+        const char *f = family_text(rep->done.families);
+        if (f[0] || p->math != TSG_MATH_FP32)
+            snprintf(family, sizeof family, " math=%s%s%s", tsg_math_name(p->math), f[0] ? " kernels=" : "", f);
+    }
     tsg_log(3,
             "%s layout=%s transa=%c transb=%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld "
-            "alpha=%g beta=%g%s -> %s (%s) %.3f ms",
+            "alpha=%g beta=%g%s%s -> %s (%s) %.3f ms",
             tsg_api_name(api), !tsg_api_is_cblas(api) ? "col(f77)" : row ? "row" : "col",
             row ? p->transb : p->transa, row ? p->transa : p->transb,
             (long long)(row ? p->n : p->m), (long long)(row ? p->m : p->n), (long long)p->k,
             (long long)(row ? p->ldb : p->lda), (long long)(row ? p->lda : p->ldb),
-            (long long)p->ldc, p->alpha, p->beta, where, path_name(rep),
+            (long long)p->ldc, p->alpha, p->beta, where, family, path_name(rep),
             rep->path == TSG_PATH_NONE ? "scalar rules" : tsg_why_text(rep->why), dt * 1e3);
 }
 
@@ -576,13 +641,19 @@ static void rt_sgemm(tsg_api api, const tsg_call *call)
         p = &classified;
         if (tsg_any_cuda_memory(p)) tsg_cuda_wait_caller_streams();
     }
+    const rt_ctx ctx = {api, current_math()}; /* the call's math, read once */
+    if (ctx.math != TSG_MATH_FP32) {
+        if (p != &classified) classified = *p;
+        classified.math = (unsigned char)ctx.math;
+        p = &classified;
+    }
     tsg_report rep;
     tsg_policy now = {current_mode(), cfg->policy.threshold}; /* tsgemm_set_mode may change it */
     if (cfg->log_level >= 2) pthread_once(&g_summary_once, register_summary);
     const double flops = tsg_flops(p);
     const int timed = cfg->log_level >= 2 || flops >= TSG_GPU_FLOOR_FLOPS;
     double t0 = timed ? tsg_now_s() : 0;
-    const tsg_backends backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, &api};
+    const tsg_backends backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, (void *)&ctx};
     if (device == -2) { /* device operands on two GPUs: no single context can read them */
         rep.rule = tsg_scalar_rule(p);
         rep.path = TSG_PATH_REFUSED;
@@ -637,7 +708,7 @@ TSG_EXPORT int tsgemm_sgemm_device(char transa, char transb, int64_t m, int64_t 
     char msg[256];
     const int c = cancel_off();
     int st = tsg_gpu_sgemm_device(call.p.transa, call.p.transb, m, n, k, alpha, A, lda, B, ldb,
-                                  beta, C, ldc, stream, msg, sizeof msg);
+                                  beta, C, ldc, stream, current_math(), msg, sizeof msg);
     cancel_restore(c);
     if (st == TSG_GPU_OK) return 0;
     if (st == TSG_GPU_EFATAL) atomic_store(&g_gpu_state, GPU_DISABLED);
@@ -660,6 +731,20 @@ TSG_EXPORT int tsgemm_set_mode(int mode)
     return old >= 0 ? old : (int)tsg_rt_config()->policy.mode;
 }
 
+TSG_EXPORT int tsgemm_set_math(int math)
+{
+    _Static_assert((int)TSG_MATH_FP32 == (int)TSGEMM_MATH_FP32 &&
+                       (int)TSG_MATH_3XTF32 == (int)TSGEMM_MATH_3XTF32 &&
+                       (int)TSG_MATH_TF32 == (int)TSGEMM_MATH_TF32 && TSG_MATH_COUNT == 3,
+                   "math values");
+    if (math < 0 || math >= TSG_MATH_COUNT) return -1;
+    tsg_rt_config();
+    int old = __atomic_exchange_n(&g_math_override, math, __ATOMIC_SEQ_CST);
+    return old >= 0 ? old : tsg_rt_config()->math;
+}
+
+TSG_EXPORT int tsgemm_get_math(void) { return current_math(); }
+
 TSG_EXPORT int tsgemm_kernel_info(char *buf, int len)
 {
     if (!buf || len <= 0) return -1;
@@ -670,7 +755,7 @@ TSG_EXPORT int tsgemm_kernel_info(char *buf, int len)
                                                              : g_gpu_info);
         return -1;
     }
-    char k[384];
+    char k[640];
     if (tsg_gpu_kernel_info(k, sizeof k) != TSG_GPU_OK) {
         snprintf(buf, (size_t)len, "no usable GPU: %s", k);
         return -1;

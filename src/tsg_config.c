@@ -166,6 +166,7 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t
     memset(cfg, 0, sizeof *cfg);
     cfg->policy.mode = TSG_MODE_AUTO;
     cfg->log_level = 1;
+    cfg->math = TSG_MATH_FP32;
     const char *v;
     long l;
 
@@ -184,6 +185,13 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t
             cfg->policy.mode = TSG_MODE_GPU;
         else
             warn(cfg, "TSGEMM_MODE=\"%.64s\" is not one of auto, cpu, gpu; using auto", v);
+    }
+    if ((v = lookup("TSGEMM_MATH", ctx)) && *v) {
+        const int m = tsg_math_parse(v);
+        if (m >= 0)
+            cfg->math = m;
+        else
+            warn(cfg, "TSGEMM_MATH=\"%.64s\" is not one of fp32, 3xtf32, tf32; using fp32", v);
     }
     if ((v = lookup("TSGEMM_DEVICE", ctx)) && *v) parse_devices(cfg, v);
     if ((v = lookup("TSGEMM_GPU_THRESHOLD", ctx)) && *v) {
@@ -359,4 +367,18 @@ const char *tsg_mode_name(tsg_mode mode)
     case TSG_MODE_GPU: return "gpu";
     default: return "auto";
     }
+}
+
+static const char *const math_names[TSG_MATH_COUNT] = {"fp32", "3xtf32", "tf32"};
+
+const char *tsg_math_name(int math)
+{
+    return math >= 0 && math < TSG_MATH_COUNT ? math_names[math] : math_names[TSG_MATH_FP32];
+}
+
+int tsg_math_parse(const char *v)
+{
+    for (int i = 0; v && i < TSG_MATH_COUNT; ++i)
+        if (!strcasecmp(v, math_names[i])) return i;
+    return -1;
 }

@@ -11,6 +11,13 @@
 
 typedef enum tsg_mode { TSG_MODE_AUTO = 0, TSG_MODE_CPU, TSG_MODE_GPU } tsg_mode;
 
+/* The arithmetic of GPU calls (TSGEMM_MATH; include/tsgemm.h tsgemm_set_math, whose enum and
+ * kernels/tf32/tsg_kernel_tf32.h's TensorMath share these values): FP32 FFMA kernels, 3xTF32
+ * (tensor cores, error-compensated: FP32-class accuracy, other bits), 1xTF32 (tensor cores,
+ * 10 mantissa bits: reduced precision). */
+typedef enum tsg_math { TSG_MATH_FP32 = 0, TSG_MATH_3XTF32 = 1, TSG_MATH_TF32 = 2 } tsg_math;
+#define TSG_MATH_COUNT 3
+
 /* The knobs a dispatch decision reads (small: copied per call, since tsgemm_set_mode may change
  * the mode while other threads run). */
 typedef struct tsg_policy {
@@ -27,6 +34,7 @@ enum { TSG_CONFIG_PATH_MAX = 1024, TSG_CONFIG_WARN_MAX = 8, TSG_CONFIG_WARN_LEN 
 typedef struct tsg_config {
     tsg_policy policy;    /* TSGEMM_MODE, TSGEMM_GPU_THRESHOLD                              */
     int log_level;        /* TSGEMM_LOG=0|1|2|3                            default 1        */
+    int math;             /* TSGEMM_MATH=fp32|3xtf32|tf32 (any case; tsg_math) default fp32    */
     int device;           /* TSGEMM_DEVICE=<ordinal 0..1023, digits only>  default 0        */
     int device_set;       /* 1 when TSGEMM_DEVICE gave a valid value: it wins over the rank   */
     /* TSGEMM_DEVICE as a list: "0,1" (a device may repeat: "0,0" runs the several-device code
@@ -124,6 +132,14 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t
 
 /* The name of a mode as TSGEMM_MODE spells it: "auto", "cpu" or "gpu". */
 const char *tsg_mode_name(tsg_mode mode);
+
+/* The name of a math as TSGEMM_MATH spells it: "fp32", "3xtf32" or "tf32"; "fp32" for any
+ * value outside tsg_math. */
+const char *tsg_math_name(int math);
+
+/* The tsg_math that TSGEMM_MATH's value v names (any case), or -1 for anything else ("",
+ * " fp32", "tf32x3", "1"). */
+int tsg_math_parse(const char *v);
 
 /* Why tsg_config_device chose its device. */
 typedef enum tsg_device_why {

@@ -109,6 +109,7 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
     rep->done.bm = rep->done.bn = 1;
     rep->done.blocks = rep->done.cols = 0;
     rep->done.nparts = 0;
+    rep->done.families = 0;
     rep->msg[0] = '\0';
     rep->rule = tsg_scalar_rule(p);
     if (rep->rule == TSG_RULE_NOTHING) return;

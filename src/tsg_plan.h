@@ -170,6 +170,10 @@ typedef struct tsg_done {
     int nparts; /* 0: bm..cols describe the whole of C (one device); > 0: parts[0..nparts) tile
                    C's window and bm..cols are unused. Backends set it; 0 when unsure.        */
     tsg_done_part parts[TSG_DONE_MAX_PARTS];
+    unsigned families; /* the kernel families that ran launches of the call, as a bitmask of
+                          1u << tsg_math (src/tsg_config.h: 1 FP32, 2 3xTF32, 4 1xTF32); 0 when
+                          none ran or the backend does not say. For logs only; last,
+                          so initializers that stop at parts mean 0.               */
 } tsg_done;
 
 /*

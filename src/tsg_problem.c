@@ -63,6 +63,7 @@ static void fill(tsg_problem *p, char ta, char tb, int64_t m, int64_t n, int64_t
     p->c = c;
     p->ldc = ldc;
     p->where_a = p->where_b = p->where_c = TSG_HOST;
+    p->math = 0; /* TSG_MATH_FP32 */
 }
 
 /* Row-major CBLAS positions as the reference cblas_xerbla un-swaps them (cblas_xerbla.c). */

@@ -45,6 +45,10 @@ typedef struct tsg_problem {
     int64_t ldc;
     /* residency of A, B, C (tsg_where); all TSG_HOST unless the shim found otherwise */
     unsigned char where_a, where_b, where_c;
+    /* the arithmetic a GPU run of this call uses (src/tsg_config.h tsg_math): TSG_MATH_FP32 (0)
+     * unless the shim set TSGEMM_MATH / tsgemm_set_math's value; the CPU BLAS ignores it.
+     * Last, so initializers that stop at where_c mean FP32. */
+    unsigned char math;
 } tsg_problem;
 
 /* 1 when some operand that the call would read or write is device memory (CPU cannot run it). */

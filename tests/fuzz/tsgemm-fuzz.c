@@ -528,6 +528,9 @@ static char g_dying[2048];
 static struct {
     int expect_gpu, expect_auto, mode_cpu, quiet, verbose;
     uint64_t paths[NPATHS], nonfinite, sampled, bitwise, failures;
+    int nonfinite_only; /* --nonfinite-only: calls without NaN/Inf/denormals or a non-finite
+                           scalar are drawn (the sequence stays the seed's) but not run     */
+    uint64_t skipped;   /* such calls not run                                            */
 } g;
 
 typedef struct verdict {
@@ -717,6 +720,10 @@ static int fuzz_one(uint64_t seed, uint64_t index, const char *repro_prefix)
     fz_call c;
     tt_rng r;
     draw_call(seed, index, &c, &r);
+    if (g.nonfinite_only && isfinite(c.alpha) && isfinite(c.beta) && !c.specials) {
+        g.skipped++;
+        return 0;
+    }
     char what[768];
     describe(&c, what, sizeof what);
     operands o;
@@ -847,6 +854,8 @@ static void usage(FILE *f)
             "  --keep-going  do not stop at the first failing call\n"
             "  --load LIB    dlopen LIB first (RTLD_LOCAL), e.g. a numpy wheel's ILP64 OpenBLAS:\n"
             "                the library then sends ILP64 CBLAS calls there (the caller's own BLAS)\n"
+            "  --nonfinite-only  run only the calls with special values (NaN/Inf/denormals in\n"
+            "                A, B or C, or a non-finite alpha/beta); the others are drawn, not run\n"
             "  --quiet       print only failures and the summary line\n"
             "  --verbose     print every call\n"
             "environment: TSGEMM_MODE (read by the library), TSGEMM_TEST_EXPECT=gpu|auto\n");
@@ -886,6 +895,7 @@ int main(int argc, char **argv)
             ++i;
         } else if (!strcmp(a, "--keep-going")) keep_going = 1;
         else if (!strcmp(a, "--quiet")) g.quiet = 1;
+        else if (!strcmp(a, "--nonfinite-only")) g.nonfinite_only = 1;
         else if (!strcmp(a, "--verbose")) g.verbose = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         else bad = 1;
@@ -919,8 +929,11 @@ int main(int argc, char **argv)
     install_crash_reports();
 
     char repro[1024];
-    int rl = snprintf(repro, sizeof repro, "%s%s%s --seed %" PRIu64, mode ? "TSGEMM_MODE=" : "",
-                      mode ? mode : "", mode ? " tsgemm-fuzz" : "tsgemm-fuzz", seed);
+    const char *math = getenv("TSGEMM_MATH");
+    int rl = snprintf(repro, sizeof repro, "%s%s%s%s%s --seed %" PRIu64 "%s", mode ? "TSGEMM_MODE=" : "",
+                      mode ? mode : "", math && *math ? " TSGEMM_MATH=" : "", math && *math ? math : "",
+                      mode || (math && *math) ? " tsgemm-fuzz" : "tsgemm-fuzz", seed,
+                      g.nonfinite_only ? " --nonfinite-only" : "");
     for (int i = 0; i < nload && rl > 0 && (size_t)rl < sizeof repro; ++i)
         rl += snprintf(repro + rl, sizeof repro - (size_t)rl, " --load %s", load[i]);
     char names[512] = "";
@@ -978,8 +991,9 @@ int main(int argc, char **argv)
     }
     printf("tsgemm-fuzz: seed %" PRIu64 ", %" PRIu64 " calls in %.2f s (TSGEMM_MODE=%s) | api%s | "
            "path%s | special values %" PRIu64 ", bitwise %" PRIu64 ", sampled %" PRIu64
-           " | failures %" PRIu64 "\n",
+           "%s | failures %" PRIu64 "\n",
            seed, done, dt, mode ? mode : "(unset)", per_api, per_path, g.nonfinite, g.bitwise,
-           g.sampled, g.failures);
+           g.sampled, g.nonfinite_only ? " (--nonfinite-only: the others drawn, not run)" : "",
+           g.failures);
     return g.failures ? 1 : 0;
 }

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "exact_inputs.h"
+
 #include "tsgemm.h"
 
 int main(int argc, char **argv)
@@ -22,18 +24,12 @@ int main(int argc, char **argv)
     float *b = malloc(sizeof(float) * (size_t)k * (size_t)n);
     float *c = malloc(sizeof(float) * (size_t)m * (size_t)n);
     if (!a || !b || !c) return 2;
-    uint64_t s = 88172645463325252ull;
-    for (size_t i = 0; i < (size_t)m * (size_t)k; ++i) a[i] = (float)((s = s * 6364136223846793005ull + 1) >> 61) - 3.0f;
-    for (size_t i = 0; i < (size_t)k * (size_t)n; ++i) b[i] = (float)((s = s * 6364136223846793005ull + 1) >> 61) - 4.0f;
-    for (size_t i = 0; i < (size_t)m * (size_t)n; ++i) c[i] = 0.0f / 0.0f; /* beta = 0: never read */
+    exact_inputs(a, b, c, m, n, k);
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, m, b, k, 0.0f, c, m);
-    long bad = 0;
-    for (int j = 0; j < n; j += (n > 64 ? 7 : 1))
-        for (int i = 0; i < m; ++i) {
-            double r = 0;
-            for (int l = 0; l < k; ++l) r += (double)a[i + (size_t)l * m] * (double)b[l + (size_t)j * k];
-            if ((double)c[i + (size_t)j * m] != r) ++bad;
-        }
+    const long bad = exact_wrong(a, b, c, m, n, k, (n > 64 ? 7 : 1));
     printf("path=%s %s\n", tsgemm_last_path(), bad ? "WRONG" : "ok");
+    free(a);
+    free(b);
+    free(c);
     return bad ? 1 : 0;
 }

@@ -13,8 +13,8 @@
  *   TSGEMM_FAKE_MEASURE_MS=N      the measurement takes N ms (a sleep)
  *   TSGEMM_FAKE_CALL_MS=N         every part of every call sleeps N ms before computing
  *   TSGEMM_FAKE_BAD=FIELD         the measurement returns FIELD (h2d, flops or tile) out of bounds
- * Every measurement is counted and printed to stderr as "fake-gpu: measured N" so a test can
- * tell a cached start from a measured one.
+ * Every measurement is counted and printed to stderr as "fake-gpu: measured N (math M)" so a
+ * test can tell a cached start from a measured one, and which math's rates were measured.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -79,9 +79,9 @@ int tsg_gpu_uuid(char *buf, size_t len)
     return TSG_GPU_OK;
 }
 
-int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
+int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len)
 {
-    (void)msg, (void)len;
+    (void)math, (void)msg, (void)len;
     sleep_ms(knob("TSGEMM_FAKE_MEASURE_MS"));
     memset(out, 0, sizeof *out);
     out->h2d_bps = out->d2h_bps = 40e9;
@@ -97,7 +97,7 @@ int tsg_gpu_measure(tsg_gpu_rates *out, char *msg, size_t len)
     if (bad && !strcmp(bad, "h2d")) out->h2d_bps = 0;
     if (bad && !strcmp(bad, "flops")) out->gpu_flops = 1e300;
     if (bad && !strcmp(bad, "tile")) out->tile_m = 1e19;
-    fprintf(stderr, "fake-gpu: measured %d\n", atomic_fetch_add(&g_measures, 1) + 1);
+    fprintf(stderr, "fake-gpu: measured %d (math %d)\n", atomic_fetch_add(&g_measures, 1) + 1, math);
     return TSG_GPU_OK;
 }
 
@@ -123,6 +123,7 @@ int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len)
     done->bm = done->bn = 1;
     done->blocks = done->cols = 0;
     done->nparts = 0;
+    done->families = 0;
     if (tsg_needs_device(p)) {
         snprintf(msg, len, "the fake backend has no device memory");
         return TSG_GPU_EPLACE;
@@ -137,6 +138,7 @@ int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len)
     done->bm = p->m;
     done->bn = p->n;
     done->blocks = 1;
+    done->families = 1u << (p->math < 3 ? p->math : 0);
     return TSG_GPU_OK;
 }
 
@@ -149,13 +151,18 @@ int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done
 
 int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                          const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                         float *c, int64_t ldc, void *stream, char *msg, size_t len)
+                         float *c, int64_t ldc, void *stream, int math, char *msg, size_t len)
 {
+    (void)math;
     (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda;
     (void)b, (void)ldb, (void)beta, (void)c, (void)ldc, (void)stream;
     snprintf(msg, len, "the fake backend has no device memory");
     return TSG_GPU_EFAIL;
 }
+
+/* The fake pretends a tensor-core family: every call runs "on" the family its math asks for
+ * (done->families), so the shim's per-call line and the per-math rates can be tested. */
+int tsg_gpu_tf32_available(void) { return 1; }
 
 void tsg_gpu_release(void) {}
 

@@ -49,6 +49,7 @@ static void test_defaults(void **state)
     assert_true(c.policy.threshold == 0);
     assert_string_equal(c.cpu_blas, "");
     assert_string_equal(c.cache_dir, "");
+    assert_int_equal(c.math, TSG_MATH_FP32);
     assert_int_equal(c.nwarn, 0);
 }
 
@@ -105,6 +106,57 @@ static void test_bad_values_warn_and_keep_defaults(void **state)
     c = parse(empty);
     assert_int_equal(c.nwarn, 0);
     assert_int_equal(c.log_level, 1);
+}
+
+/* TSGEMM_MATH: the three names in any case; anything else one warning naming the value and fp32
+ * (issue 36). The enum's values are the public API's (include/tsgemm.h) and the tensor-core
+ * family's (kernels/tf32/tsg_kernel_tf32.h): 0, 1, 2. */
+static void test_math_knob(void **state)
+{
+    (void)state;
+    assert_int_equal(TSG_MATH_FP32, 0);
+    assert_int_equal(TSG_MATH_3XTF32, 1);
+    assert_int_equal(TSG_MATH_TF32, 2);
+    static const struct { const char *v; int math; } good[] = {
+        {"fp32", TSG_MATH_FP32},   {"FP32", TSG_MATH_FP32},     {"3xtf32", TSG_MATH_3XTF32},
+        {"3xTF32", TSG_MATH_3XTF32}, {"3XTF32", TSG_MATH_3XTF32}, {"tf32", TSG_MATH_TF32},
+        {"TF32", TSG_MATH_TF32},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i) {
+        char var[64];
+        snprintf(var, sizeof var, "TSGEMM_MATH=%s", good[i].v);
+        const char *env[] = {var, NULL};
+        tsg_config c = parse(env);
+        assert_int_equal(c.math, good[i].math);
+        assert_int_equal(c.nwarn, 0);
+        assert_int_equal(tsg_math_parse(good[i].v), good[i].math);
+    }
+    static const char *const bad[] = {"fp16", "tf32x3", "3xtf32 ", " tf32", "1", "0", "fp",
+                                      "3x", "xtf32", "bf16", "tf32\n", "fp32,tf32", "auto"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char var[64];
+        snprintf(var, sizeof var, "TSGEMM_MATH=%s", bad[i]);
+        const char *env[] = {var, "TSGEMM_LOG=2", NULL};
+        tsg_config c = parse(env);
+        assert_int_equal(c.math, TSG_MATH_FP32);
+        assert_int_equal(c.log_level, 2); /* the other knobs are read as before */
+        assert_int_equal(c.nwarn, 1);
+        char want[64];
+        snprintf(want, sizeof want, "TSGEMM_MATH=\"%s\"", bad[i]);
+        assert_non_null(strstr(c.warn[0], want));
+        assert_non_null(strstr(c.warn[0], "using fp32"));
+        assert_int_equal(tsg_math_parse(bad[i]), -1);
+    }
+    const char *empty[] = {"TSGEMM_MATH=", NULL}; /* empty = unset: no warning */
+    tsg_config c = parse(empty);
+    assert_int_equal(c.math, TSG_MATH_FP32);
+    assert_int_equal(c.nwarn, 0);
+    assert_int_equal(tsg_math_parse(NULL), -1);
+    assert_string_equal(tsg_math_name(TSG_MATH_FP32), "fp32");
+    assert_string_equal(tsg_math_name(TSG_MATH_3XTF32), "3xtf32");
+    assert_string_equal(tsg_math_name(TSG_MATH_TF32), "tf32");
+    assert_string_equal(tsg_math_name(3), "fp32");
+    assert_string_equal(tsg_math_name(-1), "fp32");
 }
 
 /* tsg_parse_uint, the one parser of every knob's numbers: shapes, units, overflow and max. */
@@ -642,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_good_values),
         cmocka_unit_test(test_cache_dir_precedence),
         cmocka_unit_test(test_bad_values_warn_and_keep_defaults),
+        cmocka_unit_test(test_math_knob),
         cmocka_unit_test(test_local_rank_each_launcher),
         cmocka_unit_test(test_local_rank_precedence),
         cmocka_unit_test(test_device_choice),

@@ -30,7 +30,7 @@ static tsg_plan_limits h200_limits(double device_bytes)
 static tsg_problem shape(char ta, char tb, int64_t m, int64_t n, int64_t k)
 {
     tsg_problem p = {ta, tb, m, n, k, 1.0f, 0.0f, NULL, ta == 'N' ? m : k, NULL, tb == 'N' ? k : n,
-                     NULL, m, TSG_HOST, TSG_HOST, TSG_HOST};
+                     NULL, m, TSG_HOST, TSG_HOST, TSG_HOST, 0};
     return p;
 }
 
@@ -286,7 +286,7 @@ static void test_done_remaining(void **state)
                     for (int64_t jj = j * bn; jj < j * bn + c1 && jj < n; ++jj)
                         for (int64_t ii = i * bm; ii < i * bm + bm && ii < m; ++ii) mark[ii + jj * m] += 1;
                 }
-                tsg_done d = {bm, bn, blocks, cols, 0, {{0}}};
+                tsg_done d = {bm, bn, blocks, cols, 0, {{0}}, 0};
                 tsg_problem rest[2];
                 int nr = tsg_done_remaining(&p, &d, rest);
                 assert_true(nr >= 0 && nr <= 2);

@@ -1,0 +1,404 @@
+/*
+ * tsg_kernel_tf32.cuh — the tensor-core SGEMM family for Hopper (issue 36): C = alpha*op(A)*op(B)
+ * + beta*C on TF32 tensor cores through wgmma, error-compensated (3xTF32) or plain (1xTF32).
+ * Needs sm_90a (wgmma, setmaxnreg): built for that target only (CMakeLists.txt, tsg_kernels_tf32).
+ *
+ * Owns: this family's kernel, its producer (global loads, the TF32 split, the swizzled K-major
+ * shared tiles) and its consumers (wgmma, promotion, the write-back). Borrows from
+ * tsg_kernel_ws.cuh the mbarrier helpers and setmaxnreg, and tile_coords (tsg_kernel_simt.cuh).
+ *
+ * The block (THREADS = 384): warpgroups 0 and 1 are consumers, each owning 64 rows of the
+ * 128 x 128 C tile (wgmma m64n128k8); warpgroup 2 is the producer. The grid is persistent: block
+ * b takes tiles b, b + gridDim.x, ... in tile_coords' order; the producer runs ahead across tiles.
+ *  - producer, per k-tile of BK = 32: waits for the stage to be empty, loads the 128 x 32 slices
+ *    of op(A) and op(B) into registers (16-byte loads; zero for elements outside the operand),
+ *    splits each element x into big = cvt.rna.tf32(x) and small = cvt.rna.tf32(x - big)
+ *    (3xTF32; 1xTF32 keeps big only), stores them K-major with the 128-byte swizzle, fences the
+ *    generic-proxy stores for the async proxy (fence.proxy.async.shared::cta) and arrives on the
+ *    stage's "full" mbarrier (128 arrivals).
+ *  - consumers, per k-tile: wait on "full"; 3xTF32 issues X += small_A*big_B, X += big_A*small_B
+ *    (4 k8 steps each, X a wgmma accumulator kept across the whole K: the cross terms are 2^-11
+ *    of the product, their accumulation error is far below FP32's rounding) and then
+ *    Y_t = big_A*big_B (4 k8 steps, the first overwriting), waits for the group, releases the stage
+ *    ("empty", 256 arrivals) and promotes Y_t into the FP32 register sum Y (one RN add per element
+ *    and k-tile: Hopper's tensor-core accumulation truncates, so only 12 products per k-tile go
+ *    through it). The result is Y + X where Y is finite, Y where it is not: an Inf input makes the
+ *    cross terms Inf * 0 = NaN where FP32 gives Inf, while Y carries the FP32 semantics
+ *    (Inf*finite = Inf, Inf*0 = NaN, NaN propagates). 1xTF32 accumulates big_A*big_B in the wgmma
+ *    accumulator over the whole K (TF32's input rounding dominates its error) and keeps one group
+ *    in flight, releasing stage s when the group of the next k-tile has been issued.
+ *  - shared layout of one operand slice (R = 128 rows of m or n, 32 k): row r at r * 128 bytes,
+ *    its 16-byte chunk c (k = 4c .. 4c+3) at chunk position c ^ (r mod 8): the 128-byte swizzle
+ *    (PTX ISA 9.7.15.5.1, "Shared Memory Matrix Layout", K-major, 128B swizzling: 8 rows x 128
+ *    bytes per 1024-byte atom, tiles 1024-byte aligned). Descriptor (9.7.15.5.1.2, "Matrix
+ *    Descriptor Format"): start address >> 4 in bits 0-13, leading byte offset 1 (unused for
+ *    swizzled K-major), stride byte offset 1024 >> 4 (from one 8-row group to the next) in bits
+ *    32-45, swizzle mode 1 (128B) in bits 62-63; the k8 step kk starts 32 kk bytes into the row.
+ *  - the producer's mappings are conflict-free: a K-contiguous operand (op(X)(r, k) = x[k + r ld])
+ *    is read 128 bytes of a row per 8 lanes and stored 16 bytes per lane, 8 lanes to 8 distinct
+ *    chunks; an R-contiguous one (x[r + k ld]) is read 32 bytes of 16 k columns per warp and
+ *    stored 4 bytes per element, lane bits mapping one to one onto the 32 banks.
+ *  - every barrier is reached: each role walks the same tiles and k-tiles; one __syncthreads
+ *    after the barriers' initialisation and one at the end, reached by every thread.
+ * Fixed reduction order: the same instructions in the same order for every tile and run, whatever
+ * the grid (the grid only assigns tiles to blocks).
+ * Alignment: the 16-byte loads need A and B 16-byte aligned and lda, ldb multiples of 4
+ * (tf32_takes refuses anything else); C has no alignment rule (4-byte stores).
+ * Sources: PTX ISA (CUDA 13.0) sections named above, mbarrier (9.7.13.15), setmaxnreg (9.7.19.5),
+ * cvt .tf32 (9.7.9.21); the warp-specialized producer / consumer pattern of tsg_kernel_ws.cuh.
+ * The 3xTF32 split is the well-known error-compensation scheme (big/small operand splitting).
+ */
+#ifndef TSG_KERNEL_TF32_CUH
+#define TSG_KERNEL_TF32_CUH
+
+#include <stdint.h>
+
+#include "../tsg_kernel_ws.cuh" /* ws::mbar_*, ws::regs_inc/dec, tile_coords */
+#include "tsg_kernel_tf32.h"
+
+namespace tsg {
+namespace tf32 {
+
+constexpr int BM = 128, BN = 128, BK = 32;
+constexpr int CTHREADS = 256, PTHREADS = 128, THREADS = CTHREADS + PTHREADS;
+constexpr int SLICE_BYTES = BM * BK * 4; /* one operand slice, one part: 16 KiB */
+static_assert(BM == BN, "both operands' slices share one loader geometry");
+
+/* MATH: MATH_3XTF32 (parts big and small) or MATH_TF32 (big only). Registers after setmaxnreg:
+ * 256 CREG + 128 PREG <= 65536, and per scheduler 64 CREG + 32 PREG <= 16384. */
+template <int MATH>
+struct Cfg {
+    static constexpr bool X3 = MATH == MATH_3XTF32;
+    static constexpr int PARTS = X3 ? 2 : 1;
+    static constexpr int STAGE_BYTES = 2 * PARTS * SLICE_BYTES; /* [A big][B big]([A small][B small]) */
+    static constexpr int STAGES = X3 ? 3 : 6;
+    static constexpr int BAR_OFF = STAGES * STAGE_BYTES;
+    static constexpr int SMEM_BYTES = 1024 + BAR_OFF + 2 * STAGES * 8; /* + 1024: alignment slack */
+#ifndef TSG_TF32_CREG3
+#define TSG_TF32_CREG3 200
+#define TSG_TF32_PREG3 112
+#endif
+#ifndef TSG_TF32_CREG1
+#define TSG_TF32_CREG1 160
+#define TSG_TF32_PREG1 152
+#endif
+    static constexpr int CREG = X3 ? TSG_TF32_CREG3 : TSG_TF32_CREG1, PREG = X3 ? TSG_TF32_PREG3 : TSG_TF32_PREG1;
+    static_assert(CTHREADS * CREG + PTHREADS * PREG <= 65536 && 64 * CREG + 32 * PREG <= 16384, "registers");
+    static_assert(SMEM_BYTES <= 227 * 1024, "shared memory per block");
+};
+
+static __device__ __forceinline__ uint32_t to_tf32(float x)
+{
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return r;
+}
+
+/* big = x rounded to nearest TF32 (x's 19 high bits: truncation where rounding would overflow a
+ * finite x to Inf); small = TF32(x - big), x - big exact in FP32; small = 0 for x = +-Inf (x - big
+ * would be NaN). NaN stays NaN in big. */
+static __device__ __forceinline__ void split(float x, uint32_t &big, uint32_t &small)
+{
+    uint32_t b = to_tf32(x);
+    if ((b & 0x7fffffffu) == 0x7f800000u && fabsf(x) != __int_as_float(0x7f800000))
+        b = __float_as_uint(x) & 0xffffe000u;
+    big = b;
+    const float s = x - __uint_as_float(b);
+    small = isinf(x) ? 0u : to_tf32(s);
+}
+
+static __device__ __forceinline__ void st_shared_v4(uint32_t addr, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(a), "r"(b), "r"(c), "r"(d)
+                 : "memory");
+}
+static __device__ __forceinline__ void st_shared(uint32_t addr, uint32_t a)
+{
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(a) : "memory");
+}
+
+/* generic-proxy shared stores before the async proxy (wgmma) reads them (PTX ISA 9.7.13.4.1,
+ * membar / fence.proxy) */
+static __device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/*
+ * One producer thread's part of a 128 x 32 slice of an operand: rows [r0, r0 + 128) of R rows,
+ * k [k0, k0 + 32) of K. KC: contiguous along k (op(X)(r, k) = x[k + r ld]), else along r
+ * (x[r + k ld]). x 16-byte aligned and ld % 4 == 0 (tf32_takes).
+ */
+template <bool KC>
+struct Slice {
+    float4 v[8];
+
+    /* FULL: the block-uniform promise that the slice lies inside the operand */
+    template <bool FULL>
+    __device__ __forceinline__ void load(const float *__restrict__ x, int64_t ld, int64_t r0, int64_t R, int64_t k0,
+                                         int64_t K, int pt)
+    {
+        const int l = pt % 32, w = pt / 32;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            int r, kk; /* the vector's first element: KC 4 along k, else 4 along r */
+            if (KC) {
+                r = pt / 8 + 16 * i, kk = 4 * (pt % 8);
+            } else {
+                r = 4 * (2 * (w + 4 * (i >> 1)) + (l & 1)), kk = (l >> 1) + 16 * (i & 1);
+            }
+            const int64_t gr = r0 + r, gk = k0 + kk;
+            const float *p = KC ? x + gk + gr * ld : x + gr + gk * ld;
+            if (FULL) {
+                v[i] = __ldg(reinterpret_cast<const float4 *>(p));
+            } else {
+                float e[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    const bool ok = KC ? (gr < R && gk + j < K) : (gr + j < R && gk < K);
+                    e[j] = ok ? __ldg(KC ? p + j : p + j) : 0.0f;
+                }
+                v[i] = make_float4(e[0], e[1], e[2], e[3]);
+            }
+        }
+    }
+
+    /* the split parts into the slice tiles at shared addresses big_t / small_t (PARTS 2) */
+    template <int PARTS>
+    __device__ __forceinline__ void store(uint32_t big_t, uint32_t small_t, int pt) const
+    {
+        const int l = pt % 32, w = pt / 32;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            const float e[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
+            uint32_t b[4], s[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                if (PARTS == 2) split(e[j], b[j], s[j]);
+                else b[j] = to_tf32(e[j]), s[j] = 0;
+            }
+            if (KC) {
+                const int r = pt / 8 + 16 * i, c = pt % 8;
+                const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
+                st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
+                if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
+            } else {
+                const int rq = 2 * (w + 4 * (i >> 1)) + (l & 1), kk = (l >> 1) + 16 * (i & 1);
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    const int r = 4 * rq + j;
+                    const uint32_t off = (uint32_t)(r * 128 + ((((kk >> 2) ^ (r & 7))) << 4) + (kk & 3) * 4);
+                    st_shared(big_t + off, b[j]);
+                    if (PARTS == 2) st_shared(small_t + off, s[j]);
+                }
+            }
+        }
+    }
+};
+
+/* the wgmma matrix descriptor of a K-major, 128B-swizzled operand at shared address addr
+ * (see the file's comment for the fields) */
+static __device__ __forceinline__ uint64_t desc(uint32_t addr)
+{
+    const uint64_t lo = (uint64_t)((addr & 0x3ffffu) >> 4) | ((uint64_t)1 << 16);
+    const uint64_t hi = (uint64_t)(1024 >> 4) | ((uint64_t)1 << 30);
+    return lo | (hi << 32);
+}
+
+static __device__ __forceinline__ void wg_fence()
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
+}
+static __device__ __forceinline__ void wg_commit()
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#endif
+}
+template <int N>
+static __device__ __forceinline__ void wg_wait()
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+#endif
+}
+/* keeps the compiler from moving reads or writes of accumulator registers across a wgmma
+ * fence / wait (the asm redefines the register in program order) */
+static __device__ __forceinline__ void reg_fence(float (&d)[64])
+{
+#pragma unroll
+    for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* D (64 x 128 of this warpgroup, f32) = A * B (+ D when scale_d != 0): one
+ * wgmma.mma_async m64n128k8 .f32.tf32.tf32 with both operands from shared memory through the
+ * descriptors da, db (PTX ISA 9.7.15.5, "wgmma.mma_async"; tf32 takes no transpose: both K-major). */
+static __device__ __forceinline__ void wgmma_128(float (&d)[64], uint64_t da, uint64_t db, uint32_t scale_d)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(da), "l"(db), "r"(scale_d));
+#else
+    (void)d, (void)da, (void)db, (void)scale_d;
+    __trap();
+#endif
+}
+
+/*
+ * The kernel: C = alpha*op(A)*op(B) + beta*C, m, n, k >= 1; TA / TB as transa / transb == 'T'.
+ * Dynamic shared memory Cfg<MATH>::SMEM_BYTES. PIPE: 1 the producer issues both slices' loads
+ * before storing either (64 data registers live), 0 op(A)'s slice is stored before op(B)'s is
+ * loaded (32 live: no spill at the 3xTF32 producer's register count).
+ */
+template <int MATH, bool TA, bool TB, int PIPE>
+__global__ void __launch_bounds__(THREADS, 1)
+tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
+            const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc)
+{
+    using CF = Cfg<MATH>;
+    constexpr int S = CF::STAGES;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const uint32_t s_raw = (uint32_t)__cvta_generic_to_shared(smem_raw);
+    const uint32_t s_base = (s_raw + 1023u) & ~1023u;
+    const uint32_t bar_full = s_base + CF::BAR_OFF, bar_empty = bar_full + 8 * S;
+
+    const int t = threadIdx.x;
+    if (t == 0) {
+#pragma unroll
+        for (int s = 0; s < S; ++s) {
+            ws::mbar_init(bar_full + 8 * s, PTHREADS);
+            ws::mbar_init(bar_empty + 8 * s, CTHREADS);
+        }
+        ws::mbar_init_fence();
+    }
+    __syncthreads();
+
+    const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN, tiles = tiles_m * tiles_n;
+    const int64_t ktiles = (k + BK - 1) / BK, kfull = k / BK;
+
+    if (t >= CTHREADS) {
+        /* ---- producer ---- */
+        ws::regs_dec<CF::PREG>();
+        const int pt = t - CTHREADS;
+        int st = 0;
+        uint32_t ph = 0;
+        Slice<TA> sa;  /* op(A) m x k: TA: A[k + m lda] contiguous along k */
+        Slice<!TB> sb; /* op(B) k x n: !TB: B[k + n ldb] contiguous along k */
+        for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            int64_t bm, bn;
+            tile_coords(tile, tiles_m, tiles_n, &bm, &bn);
+            const int64_t m0 = bm * BM, n0 = bn * BN;
+            const int64_t a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
+            for (int64_t kt = 0; kt < ktiles; ++kt) {
+                const int64_t k0 = kt * BK;
+                const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                if (kt < a_full) sa.template load<true>(A, lda, m0, m, k0, k, pt);
+                else sa.template load<false>(A, lda, m0, m, k0, k, pt);
+                if (PIPE) { /* both slices' loads in flight at once */
+                    if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
+                    else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                }
+                ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
+                sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt);
+                if (!PIPE) {
+                    if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
+                    else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                }
+                sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt);
+                fence_proxy_async();
+                ws::mbar_arrive(bar_full + 8 * st);
+                if (++st == S) st = 0, ph ^= 1;
+            }
+        }
+    } else {
+        /* ---- consumers ---- */
+        ws::regs_inc<CF::CREG>();
+        const int wg = t / 128, w = (t % 128) / 32, l = t % 32;
+        const uint32_t a_off = (uint32_t)(wg * 64 * 128); /* this warpgroup's 64 rows of the A slice */
+        int st = 0;
+        uint32_t ph = 0;
+        for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            float y[64], yt[64], x[64];
+#pragma unroll
+            for (int i = 0; i < 64; ++i) y[i] = 0.0f, x[i] = 0.0f, yt[i] = 0.0f;
+            if (CF::X3) {
+                for (int64_t kt = 0; kt < ktiles; ++kt) {
+                    ws::mbar_wait(bar_full + 8 * st, ph);
+                    const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                    const uint32_t ab = sbase + a_off, bb = sbase + SLICE_BYTES;
+                    const uint32_t as = sbase + 2 * SLICE_BYTES + a_off, bs = sbase + 3 * SLICE_BYTES;
+                    reg_fence(x);
+                    reg_fence(yt);
+                    wg_fence();
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk)
+                        wgmma_128(x, desc(as + 32 * kk), desc(bb + 32 * kk), 1u);
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk) wgmma_128(x, desc(ab + 32 * kk), desc(bs + 32 * kk), 1u);
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk)
+                        wgmma_128(yt, desc(ab + 32 * kk), desc(bb + 32 * kk), kk > 0 ? 1u : 0u);
+                    wg_commit();
+                    wg_wait<0>();
+                    reg_fence(x);
+                    reg_fence(yt);
+                    ws::mbar_arrive(bar_empty + 8 * st);
+#pragma unroll
+                    for (int i = 0; i < 64; ++i) y[i] += yt[i];
+                    if (++st == S) st = 0, ph ^= 1;
+                }
+            } else {
+                int pst = 0;
+                for (int64_t kt = 0; kt < ktiles; ++kt) {
+                    ws::mbar_wait(bar_full + 8 * st, ph);
+                    const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                    const uint32_t ab = sbase + a_off, bb = sbase + SLICE_BYTES;
+                    if (kt == 0) reg_fence(y);
+                    wg_fence();
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk) wgmma_128(y, desc(ab + 32 * kk), desc(bb + 32 * kk), 1u);
+                    wg_commit();
+                    /* the previous k-tile's group has completed: its stage goes back */
+                    wg_wait<1>();
+                    if (kt > 0) ws::mbar_arrive(bar_empty + 8 * pst);
+                    pst = st;
+                    if (++st == S) st = 0, ph ^= 1;
+                }
+                wg_wait<0>();
+                reg_fence(y);
+                ws::mbar_arrive(bar_empty + 8 * pst);
+            }
+
+            /* write-back: accumulator element 4 i + e of lane l in warp w of warpgroup wg is row
+             * wg 64 + 16 w + l / 4 + 8 (e / 2), column 8 i + 2 (l % 4) + e % 2 (PTX ISA 9.7.15.5,
+             * "Register fragments: matrix D" of wgmma .m64nNk8) */
+            int64_t bm, bn;
+            tile_coords(tile, tiles_m, tiles_n, &bm, &bn);
+            const int64_t r0 = bm * BM + wg * 64 + 16 * w + l / 4, c0 = bn * BN + 2 * (l % 4);
+#pragma unroll
+            for (int i = 0; i < 16; ++i) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int64_t r = r0 + 8 * (e / 2), c = c0 + 8 * i + e % 2;
+                    float v = y[4 * i + e];
+                    if (CF::X3 && isfinite(v)) v += x[4 * i + e];
+                    if (r < m && c < n) {
+                        float *p = C + r + c * ldc;
+                        *p = beta == 0.0f ? alpha * v : fmaf(alpha, v, beta * *p);
+                    }
+                }
+            }
+        }
+    }
+    __syncthreads();
+}
+
+} /* namespace tf32 */
+} /* namespace tsg */
+
+#endif /* TSG_KERNEL_TF32_CUH */

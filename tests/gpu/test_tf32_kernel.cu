@@ -1,0 +1,434 @@
+/*
+ * test_tf32_kernel.cu — the tensor-core family (kernels/tf32/, issue 36) on device memory,
+ * through its own entry points (tsg_kernel_tf32.h; the family's objects are linked in directly):
+ *  - tf32_takes: refuses misaligned A / B and leading dimensions that are not multiples of 4,
+ *    other maths, bad transposes; takes the aligned cases run below;
+ *  - the edge grid over all four transpose pairs, both maths: m, n, k mixes of
+ *    {1, 7, 63, 64, 65, 127, 128, 129, 255, 257} (k up to 4100), padded leading dimensions,
+ *    alpha in {1, -1.5}, beta 0 over a NaN-poisoned C (never read) and beta 0.5; every element of
+ *    C's window written, the padding rows of C untouched (sentinels); against a host double
+ *    reference, element by element: 3xTF32 |c - r| <= 2 (k + 2) 2^-24 (|A||B|)ij + 2^-24 |beta C|
+ *    (TESTING.md's FP32 form, gamma = 2), 1xTF32 |c - r| <= (2^-9 + 2 k 2^-24) (|A||B|)ij (TF32
+ *    inputs rounded to nearest: 2^-11 each), and relative Frobenius errors printed; with cuBLAS
+ *    (not in --small) 3xTF32's Frobenius error must not exceed cuBLAS FP32 sgemm's on the same
+ *    inputs (plus 2^-24 for shapes where both are at rounding level);
+ *  - repeats bit-identical;
+ *  - NaN / Inf: an Inf in A, a NaN in B, Inf against a zero: every element of C in the same
+ *    class (finite, NaN, +Inf, -Inf) as the host reference's IEEE result, finite ones in bound;
+ *  - timing (not in --small): cudaEvents, median of 10 after warm-up, device data, 2048^3 /
+ *    4096^3 / 8192^3 NN and all pairs at 4096^3 and 8192^3, against cuBLAS sgemm (FP32) and
+ *    cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32; a table of TFLOP/s and ratios.
+ *
+ *   test_tf32_kernel            the gpu tier (77 when no Hopper GPU / no family)
+ *   test_tf32_kernel --small    small shapes, no cuBLAS, no timing: the compute-sanitizer run
+ *   test_tf32_kernel --bench    timing only
+ */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "tsg_kernel_tf32.h"
+
+using namespace tsg;
+
+namespace tsg {
+/* kernels/tf32/tsg_kernel_tf32.cu: the other producer load order, for the timing A/B */
+int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+                       const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                       void *stream);
+}
+
+static int g_fail, g_checks;
+static cublasHandle_t g_cublas;
+static bool g_small, g_have_cublas;
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CB(call)                                                                        \
+    do {                                                                                \
+        cublasStatus_t s_ = (call);                                                     \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                              \
+            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #call, (int)s_); \
+            exit(1);                                                                    \
+        }                                                                               \
+    } while (0)
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    ++g_fail;
+}
+
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+static float urand()
+{
+    g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
+    return (float)((double)(g_rng >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+}
+
+static const char *math_name(int math) { return math == MATH_3XTF32 ? "3xtf32" : "tf32"; }
+
+/* element class: 0 finite, 1 NaN, 2 +Inf, 3 -Inf */
+static int cls(double v) { return isnan(v) ? 1 : isinf(v) ? (v > 0 ? 2 : 3) : 0; }
+
+struct Case {
+    char ta, tb;
+    int64_t m, n, k;
+    float alpha, beta;
+    int pad;       /* leading dimensions padded by this many floats (a multiple of 4) */
+    int special;   /* 0 none, 1 Inf in A, 2 NaN in B, 3 Inf in A against a zero in B */
+};
+
+/* op(X)(i, p) of a column-major X with leading dimension ld */
+static inline float opx(const std::vector<float> &x, char t, int64_t ld, int64_t i, int64_t p)
+{
+    return t == 'N' ? x[i + p * ld] : x[p + i * ld];
+}
+
+static double frob_rel(const std::vector<float> &c, const std::vector<double> &r, int64_t m, int64_t n, int64_t ldc)
+{
+    double num = 0, den = 0;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+            const double d = (double)c[i + j * ldc] - r[i + j * m];
+            num += d * d, den += r[i + j * m] * r[i + j * m];
+        }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+static void run_case(int math, const Case &cs)
+{
+    const int64_t m = cs.m, n = cs.n, k = cs.k;
+    const int64_t ar = cs.ta == 'N' ? m : k, ac = cs.ta == 'N' ? k : m;
+    const int64_t br = cs.tb == 'N' ? k : n, bc = cs.tb == 'N' ? n : k;
+    const int64_t lda = ar + cs.pad, ldb = br + cs.pad, ldc = m + cs.pad + 1; /* C: any ld */
+    std::vector<float> a(lda * ac), b(ldb * bc), c0(ldc * n);
+    for (auto &v : a) v = urand();
+    for (auto &v : b) v = urand();
+    for (auto &v : c0) v = urand();
+    if (cs.special == 1) a[(ar / 2) + (ac / 2) * lda] = INFINITY;
+    if (cs.special == 2) b[(br / 2) + (bc / 2) * ldb] = NAN;
+    if (cs.special == 3) {
+        /* op(A)(i0, p0) = -Inf, op(B)(p0, j0) = 0 */
+        const int64_t i0 = m / 2, p0 = k / 2, j0 = n / 2;
+        a[cs.ta == 'N' ? i0 + p0 * lda : p0 + i0 * lda] = -INFINITY;
+        b[cs.tb == 'N' ? p0 + j0 * ldb : j0 + p0 * ldb] = 0.0f;
+    }
+    const float sentinel = 12345.0f;
+    std::vector<float> cin = c0;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < ldc; ++i)
+            if (i >= m) cin[i + j * ldc] = sentinel;
+            else if (cs.beta == 0.0f) cin[i + j * ldc] = NAN; /* never read */
+
+    /* reference (IEEE double: NaN / Inf classes as an FP32 SGEMM gives them) and |A||B| */
+    std::vector<double> ref(m * n), mag(m * n);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+            double s = 0, g = 0;
+            for (int64_t p = 0; p < k; ++p) {
+                const double x = opx(a, cs.ta, lda, i, p), y = opx(b, cs.tb, ldb, p, j);
+                s += x * y, g += fabs(x * y);
+            }
+            const double cv = cs.beta == 0.0f ? 0.0 : (double)cs.beta * c0[i + j * ldc];
+            ref[i + j * m] = (double)cs.alpha * s + cv;
+            mag[i + j * m] = fabs((double)cs.alpha) * g + fabs(cv);
+        }
+
+    float *dA, *dB, *dC;
+    CK(cudaMalloc(&dA, a.size() * 4));
+    CK(cudaMalloc(&dB, b.size() * 4));
+    CK(cudaMalloc(&dC, cin.size() * 4));
+    CK(cudaMemcpy(dA, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dB, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+    ++g_checks;
+    if (!tf32_takes(math, cs.ta, cs.tb, m, n, k, dA, lda, dB, ldb, dC, ldc)) {
+        fail("%s %c%c %lldx%lldx%lld: tf32_takes refused an aligned call", math_name(math), cs.ta, cs.tb,
+             (long long)m, (long long)n, (long long)k);
+        cudaFree(dA), cudaFree(dB), cudaFree(dC);
+        return;
+    }
+    std::vector<float> out[2];
+    for (int rep = 0; rep < 2; ++rep) {
+        CK(cudaMemcpy(dC, cin.data(), cin.size() * 4, cudaMemcpyHostToDevice));
+        const int e = tf32_sgemm(math, cs.ta, cs.tb, m, n, k, cs.alpha, dA, lda, dB, ldb, cs.beta, dC, ldc, 0);
+        if (e != 0) fail("tf32_sgemm: %s", cudaGetErrorString((cudaError_t)e));
+        CK(cudaDeviceSynchronize());
+        out[rep].resize(cin.size());
+        CK(cudaMemcpy(out[rep].data(), dC, cin.size() * 4, cudaMemcpyDeviceToHost));
+    }
+    const std::vector<float> &c = out[0];
+    ++g_checks;
+    if (memcmp(out[0].data(), out[1].data(), c.size() * 4) != 0)
+        fail("%s %c%c %lldx%lldx%lld: repeat not bit-identical", math_name(math), cs.ta, cs.tb, (long long)m,
+             (long long)n, (long long)k);
+
+    const double u = ldexp(1.0, -24);
+    int bad = 0;
+    double worst = 0;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < ldc; ++i) {
+            const float v = c[i + j * ldc];
+            if (i >= m) {
+                if (memcmp(&v, &sentinel, 4) != 0 && bad++ < 3)
+                    fail("%c%c %lldx%lldx%lld: padding C(%lld,%lld) written", cs.ta, cs.tb, (long long)m, (long long)n,
+                         (long long)k, (long long)i, (long long)j);
+                continue;
+            }
+            const double r = ref[i + j * m];
+            if (cls(r) != cls(v)) {
+                if (bad++ < 3)
+                    fail("%s %c%c %lldx%lldx%lld sp%d: C(%lld,%lld) = %g, reference %g", math_name(math), cs.ta,
+                         cs.tb, (long long)m, (long long)n, (long long)k, cs.special, (long long)i, (long long)j, v,
+                         r);
+                continue;
+            }
+            if (cls(r)) continue;
+            const double g = mag[i + j * m];
+            const double bound = math == MATH_3XTF32 ? 2.0 * (k + 2) * u * g + 1e-30
+                                                     : (ldexp(1.0, -9) + 2.0 * k * u) * g + 1e-30;
+            const double err = fabs((double)v - r);
+            if (err / bound > worst) worst = err / bound;
+            if (err > bound && bad++ < 3)
+                fail("%s %c%c %lldx%lldx%lld: C(%lld,%lld) = %.9g, reference %.9g, bound %.3g", math_name(math),
+                     cs.ta, cs.tb, (long long)m, (long long)n, (long long)k, (long long)i, (long long)j, v, r, bound);
+        }
+    ++g_checks;
+
+    if (cs.special == 0) {
+        const double e = frob_rel(c, ref, m, n, ldc);
+        double ec = -1;
+        if (g_have_cublas && math == MATH_3XTF32) {
+            float *dC2;
+            CK(cudaMalloc(&dC2, cin.size() * 4));
+            std::vector<float> cc = c0;
+            CK(cudaMemcpy(dC2, cc.data(), cc.size() * 4, cudaMemcpyHostToDevice));
+            CB(cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH));
+            CB(cublasSgemm(g_cublas, cs.ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, cs.tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T,
+                           (int)m, (int)n, (int)k, &cs.alpha, dA, (int)lda, dB, (int)ldb, &cs.beta, dC2, (int)ldc));
+            CK(cudaMemcpy(cc.data(), dC2, cc.size() * 4, cudaMemcpyDeviceToHost));
+            cudaFree(dC2);
+            ec = frob_rel(cc, ref, m, n, ldc);
+            ++g_checks;
+            if (e > ec + u)
+                fail("3xtf32 %c%c %lldx%lldx%lld: Frobenius error %.3g > cuBLAS FP32's %.3g", cs.ta, cs.tb,
+                     (long long)m, (long long)n, (long long)k, e, ec);
+        }
+        printf("  %-6s %c%c %5lld x %5lld x %5lld  a=%-4g b=%-3g pad %d  rel.frob %.3e%s%.3e  worst err/bound %.3f\n",
+               math_name(math), cs.ta, cs.tb, (long long)m, (long long)n, (long long)k, cs.alpha, cs.beta, cs.pad, e,
+               ec >= 0 ? "  cublas-fp32 " : "", ec >= 0 ? ec : 0.0, worst);
+    } else {
+        printf("  %-6s %c%c %5lld x %5lld x %5lld  special %d: classes match: %s\n", math_name(math), cs.ta, cs.tb,
+               (long long)m, (long long)n, (long long)k, cs.special, bad ? "NO" : "yes");
+    }
+    cudaFree(dA), cudaFree(dB), cudaFree(dC);
+}
+
+static void check_takes()
+{
+    float *d;
+    CK(cudaMalloc(&d, 4096 * 4));
+    struct {
+        int math;
+        char ta, tb;
+        const float *a, *b;
+        int64_t lda, ldb;
+        bool want;
+    } t[] = {
+        {MATH_3XTF32, 'N', 'N', d, d, 64, 64, true},   {MATH_TF32, 'T', 'T', d, d, 64, 64, true},
+        {MATH_3XTF32, 'N', 'N', d + 1, d, 64, 64, false}, {MATH_3XTF32, 'N', 'N', d, d + 2, 64, 64, false},
+        {MATH_3XTF32, 'N', 'T', d, d, 63, 64, false},  {MATH_3XTF32, 'T', 'N', d, d, 64, 66, false},
+        {MATH_FP32, 'N', 'N', d, d, 64, 64, false},    {MATH_3XTF32, 'X', 'N', d, d, 64, 64, false},
+    };
+    for (auto &x : t) {
+        ++g_checks;
+        const bool got = tf32_takes(x.math, x.ta, x.tb, 64, 64, 64, x.a, x.lda, x.b, x.ldb, d, 64);
+        if (got != x.want)
+            fail("tf32_takes(math %d, %c%c, A+%d, B+%d, lda %lld, ldb %lld) = %d", x.math, x.ta, x.tb, (int)(x.a - d),
+                 (int)(x.b - d), (long long)x.lda, (long long)x.ldb, got);
+    }
+    cudaFree(d);
+}
+
+/* ---- timing ---- */
+struct Timer {
+    cudaEvent_t e0, e1;
+    Timer()
+    {
+        CK(cudaEventCreate(&e0));
+        CK(cudaEventCreate(&e1));
+    }
+};
+
+template <class F>
+static double median_ms(F f, int reps)
+{
+    static Timer tm;
+    f(), f(); /* warm-up */
+    CK(cudaDeviceSynchronize());
+    std::vector<float> ts;
+    for (int r = 0; r < reps; ++r) {
+        CK(cudaEventRecord(tm.e0));
+        f();
+        CK(cudaEventRecord(tm.e1));
+        CK(cudaEventSynchronize(tm.e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, tm.e0, tm.e1));
+        ts.push_back(ms);
+    }
+    CK(cudaGetLastError());
+    std::sort(ts.begin(), ts.end());
+    return ts[ts.size() / 2];
+}
+
+__global__ void fill_kernel(float *x, int64_t count, uint32_t seed)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x) {
+        uint32_t h = (uint32_t)i * 2654435761u ^ seed;
+        h ^= h >> 15, h *= 2246822519u, h ^= h >> 13, h *= 3266489917u, h ^= h >> 16;
+        x[i] = (float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f;
+    }
+}
+
+static void bench()
+{
+    const int64_t nmax = 8192;
+    float *dA, *dB, *dC;
+    CK(cudaMalloc(&dA, nmax * nmax * 4));
+    CK(cudaMalloc(&dB, nmax * nmax * 4));
+    CK(cudaMalloc(&dC, nmax * nmax * 4));
+    fill_kernel<<<1024, 256>>>(dA, nmax * nmax, 1);
+    fill_kernel<<<1024, 256>>>(dB, nmax * nmax, 2);
+    fill_kernel<<<1024, 256>>>(dC, nmax * nmax, 3);
+    CK(cudaDeviceSynchronize());
+    struct S {
+        int64_t n;
+        char ta, tb;
+    } shapes[] = {{2048, 'N', 'N'}, {4096, 'N', 'N'}, {4096, 'N', 'T'}, {4096, 'T', 'N'}, {4096, 'T', 'T'},
+                  {8192, 'N', 'N'}, {8192, 'N', 'T'}, {8192, 'T', 'N'}, {8192, 'T', 'T'}};
+    char d3[256], d1[256];
+    tf32_describe(MATH_3XTF32, d3, sizeof d3);
+    tf32_describe(MATH_TF32, d1, sizeof d1);
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("\ntf32 benchmark on %s (%d SMs), device data, median of 10 (cudaEvents)\n  %s\n  %s\n", prop.name,
+           prop.multiProcessorCount, d3, d1);
+    printf("%-12s %9s %9s %9s %9s  %8s %8s %8s\n", "shape", "cublas32", "3xtf32", "fasttf32", "tf32", "3x/fp32",
+           "1x/fast", "1x/fp32");
+    for (auto &s : shapes) {
+        const int n = (int)s.n;
+        const float one = 1.0f, zero = 0.0f;
+        const cublasOperation_t oa = s.ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, ob = s.tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+        const double flop = 2.0 * n * (double)n * n;
+        CB(cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH));
+        const double t32 = median_ms([&] { cublasSgemm(g_cublas, oa, ob, n, n, n, &one, dA, n, dB, n, &zero, dC, n); }, 10);
+        const double t3 = median_ms(
+            [&] { tf32_sgemm(MATH_3XTF32, s.ta, s.tb, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, 0); }, 10);
+        const double tfast = median_ms(
+            [&] {
+                cublasGemmEx(g_cublas, oa, ob, n, n, n, &one, dA, CUDA_R_32F, n, dB, CUDA_R_32F, n, &zero, dC,
+                             CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+            },
+            10);
+        const double t1 =
+            median_ms([&] { tf32_sgemm(MATH_TF32, s.ta, s.tb, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, 0); }, 10);
+        const double t3v = median_ms(
+            [&] { tf32_sgemm_variant(1, MATH_3XTF32, s.ta, s.tb, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, 0); }, 10);
+        const double t1v = median_ms(
+            [&] { tf32_sgemm_variant(1, MATH_TF32, s.ta, s.tb, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, 0); }, 10);
+        auto rate = [&](double ms) { return flop / (ms * 1e-3) / 1e12; };
+        char name[32];
+        snprintf(name, sizeof name, "%d^3 %c%c", n, s.ta, s.tb);
+        printf("%-12s %9.1f %9.1f %9.1f %9.1f  %8.3f %8.3f %8.3f   variant: 3x %6.1f 1x %6.1f\n", name, rate(t32),
+               rate(t3), rate(tfast), rate(t1), t32 / t3, tfast / t1, t32 / t1, rate(t3v), rate(t1v));
+        fflush(stdout);
+    }
+    printf("(TFLOP/s counted as 2 n^3 per product; ratios are time ratios, > 1: tsgemm faster)\n");
+    cudaFree(dA), cudaFree(dB), cudaFree(dC);
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a hang's log ends at the case that hung */
+    bool bench_only = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--small")) g_small = true;
+        else if (!strcmp(argv[i], "--bench")) bench_only = true;
+        else {
+            fprintf(stderr, "usage: %s [--small | --bench]\n", argv[0]);
+            return 2;
+        }
+    }
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    CK(cudaSetDevice(0));
+    const int e = tf32_init();
+    if (e != 0) {
+        fprintf(stderr, "tf32_init: %s\n", cudaGetErrorString((cudaError_t)e));
+        return 1;
+    }
+    if (!tf32_available()) {
+        printf("the tf32 family does not run on this device: skipped\n");
+        return 77;
+    }
+    char d[256];
+    tf32_describe(MATH_3XTF32, d, sizeof d);
+    printf("%s\n", d);
+    g_have_cublas = !g_small;
+    if (g_have_cublas) CB(cublasCreate(&g_cublas));
+    if (!bench_only) {
+        check_takes();
+        std::vector<Case> cases;
+        const char pairs[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'T'}};
+        const int64_t small_shapes[][3] = {{1, 1, 1},     {7, 7, 7},       {63, 65, 64},   {64, 64, 64},
+                                           {65, 63, 129}, {128, 128, 128}, {129, 127, 33}, {1, 129, 257},
+                                           {257, 1, 100}, {130, 257, 31}};
+        const int64_t big_shapes[][3] = {{255, 257, 255}, {257, 129, 1000}, {64, 65, 4100}, {127, 255, 4097},
+                                         {300, 520, 65},  {1, 1, 4100},     {513, 7, 129}};
+        for (auto &p : pairs) {
+            int idx = 0;
+            for (auto &s : small_shapes) {
+                const float alpha = idx % 3 == 1 ? -1.5f : 1.0f, beta = idx % 2 ? 0.5f : 0.0f;
+                cases.push_back(Case{p[0], p[1], s[0], s[1], s[2], alpha, beta, (idx % 3) * 4, 0});
+                ++idx;
+            }
+            if (!g_small)
+                for (auto &s : big_shapes) {
+                    cases.push_back(Case{p[0], p[1], s[0], s[1], s[2], 1.0f, idx % 2 ? 0.5f : 0.0f, 4 * (idx % 2), 0});
+                    ++idx;
+                }
+            for (int sp = 1; sp <= 3; ++sp) cases.push_back(Case{p[0], p[1], 130, 70, 77, 1.0f, 0.0f, 4, sp});
+        }
+        for (int math : {MATH_3XTF32, MATH_TF32}) {
+            printf("== %s\n", math_name(math));
+            for (auto &c : cases) run_case(math, c);
+        }
+        printf("%d checks, %d failures\n", g_checks, g_fail);
+    }
+    if (!g_small && g_fail == 0) bench();
+    if (g_have_cublas) cublasDestroy(g_cublas);
+    return g_fail ? 1 : 0;
+}
