@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define TSGEMM_VERSION_MAJOR 0
-#define TSGEMM_VERSION_MINOR 2
+#define TSGEMM_VERSION_MINOR 5
 #define TSGEMM_VERSION_PATCH 0
 
 /* The library's version as "MAJOR.MINOR.PATCH" (static storage; never freed). */

@@ -3,7 +3,10 @@
 # or sudo). Idempotent; used by scripts/demo.sh, scripts/test.sh and .ci/run.
 #   build:  cmake, a C compiler, OpenBLAS (the CPU path), the reference CBLAS header (libblas-dev)
 #   tests:  cmocka, the netlib testers (libblas-test), gfortran, Debian numpy, python3-venv (pip
-#           numpy), Octave, gnuplot (the bench's plots), Open MPI + ScaLAPACK (the PSGEMM test)
+#           numpy), Octave, gnuplot (the bench's plots), Open MPI + ScaLAPACK (the PSGEMM test);
+#           the package tier needs nothing more: cpack comes with cmake, dpkg-deb with dpkg,
+#           python3-venv + python3-numpy make its fresh venv, pkg-config builds its C client
+#           (scikit-build-core is a pip package: scripts/test.sh puts it into .venv-build)
 # The CUDA toolkit is not a Debian package here: with nvcc on PATH or in /usr/local/cuda the GPU
 # path is built, without it the library is built CPU-only (TSGEMM_CUDA=AUTO).
 set -euo pipefail

@@ -13,6 +13,9 @@
 # "*" is put in DIR so git never sees the venv. Needs network access to PyPI; idempotent.
 #   NUMPY_SPEC   what pip installs (default "numpy"; e.g. "numpy==2.1.3" to pin)
 #   PYTHON       the interpreter the venv is made from (default /usr/bin/python3)
+#   IMPORT       the module whose import proves the venv works (default numpy; the package
+#                tier's build venv: IMPORT=scikit_build_core ... .venv-build -r
+#                tests/package/requirements-build.txt)
 set -eu
 if [ $# -lt 1 ]; then
     echo "usage: $0 DIR [PIP-ARGS...]" >&2
@@ -22,6 +25,7 @@ DIR=$1
 shift
 PYTHON=${PYTHON:-/usr/bin/python3}
 NUMPY_SPEC=${NUMPY_SPEC:-numpy}
+IMPORT=${IMPORT:-numpy}
 [ -x "$PYTHON" ] || { echo "setup-pip-numpy: $PYTHON not found" >&2; exit 1; }
 if [ ! -x "$DIR/bin/python" ]; then
     "$PYTHON" -m venv "$DIR" || {
@@ -32,4 +36,4 @@ fi
 printf '*\n' >"$DIR/.gitignore"
 [ $# -gt 0 ] || set -- "$NUMPY_SPEC"
 "$DIR/bin/python" -m pip install --disable-pip-version-check --quiet --only-binary=:all: "$@"
-"$DIR/bin/python" -c 'import numpy; print("setup-pip-numpy: numpy", numpy.__version__, "in", numpy.__file__)'
+"$DIR/bin/python" -c "import $IMPORT as m; print('setup-pip-numpy: $IMPORT', getattr(m, '__version__', '?'), 'in', m.__file__)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/test.sh — the test command (README, and CI through .ci/run): install the Debian
-# packages, make the pip venvs (numpy; pinned scipy + scikit-learn), build, run every tier with
+# packages, make the pip venvs (numpy; pinned scipy + scikit-learn; scikit-build-core for the
+# package tier's wheel), build, run every tier with
 # ctest, then the sanitizer build (CPU-only library, unit tier with the fuzzer under ASan + UBSan;
 # about 20 s on 2 cores). Tiers that need a GPU report "Skipped" on a machine without one; they
 # never pass silently.
@@ -13,6 +14,7 @@ B=${BUILD_DIR:-build}
 scripts/setup-debian.sh
 scripts/setup-pip-numpy.sh .venv-numpy
 scripts/setup-pip-numpy.sh .venv-scipy -r tests/preload/requirements-scipy.txt
+IMPORT=scikit_build_core scripts/setup-pip-numpy.sh .venv-build -r tests/package/requirements-build.txt
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$B" -j"$(nproc)"
 # shellcheck disable=SC2086
