@@ -1716,8 +1716,9 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     int per_sm = 0;
     TSG_TRY((cudaError_t)tsg::kernel_blocks_per_sm(&per_sm));
     /* the tensor-core family (issue 36): 0 also when it is not built or not for this device
-     * (tsg::tf32_available() then says false and every call runs on the FP32 kernels) */
-    TSG_TRY((cudaError_t)tsg::tf32_init());
+     * (tsg::tf32_available() then says false and every call runs on the FP32 kernels). A failure
+     * of its own set-up leaves it unavailable; it never stops the FP32 path from starting. */
+    if (tsg::tf32_init() != 0) (void)cudaGetLastError();
     g_sms = g_prop.multiProcessorCount;
     /* budgets: pinned slots and workspaces, device memory */
     g_pinned_cap = cfg && cfg->pinned_bytes > 0 ? cfg->pinned_bytes : (double)(512u << 20);
@@ -1844,8 +1845,10 @@ extern "C" int tsg_gpu_set_devices(const int *ordinals, int n, int *slots, char 
                 note("device %d is not of the first device's kind; ", d);
                 continue;
             }
-            if (cudaSetDevice(d) != cudaSuccess || cudaFree(nullptr) != cudaSuccess ||
-                tsg::tf32_init() != 0) { /* the family's attributes are per device */
+            if (cudaSetDevice(d) == cudaSuccess && cudaFree(nullptr) == cudaSuccess &&
+                tsg::tf32_init() != 0) /* the family's attributes are per device; see above */
+                (void)cudaGetLastError();
+            if (cudaSetDevice(d) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
                 (void)cudaGetLastError();
                 note("device %d cannot start; ", d);
                 continue;
