@@ -50,22 +50,7 @@ static int g_fail, g_checks;
 static cublasHandle_t g_cublas;
 static bool g_small, g_have_cublas;
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CB(call)                                                                        \
-    do {                                                                                \
-        cublasStatus_t s_ = (call);                                                     \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                              \
-            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #call, (int)s_); \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
+#include "gpu_check.h"
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...)
