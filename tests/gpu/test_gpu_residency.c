@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "gpu_cases.h"
+#include "gpu_check.h"
 #include "tsg_testutil.h"
 #include "tsgemm.h"
 
@@ -38,14 +39,6 @@ int tsgemm_test_fault(const char *spec); /* libtsgemm_fi only */
 
 static int g_fail, g_checks;
 
-#define CK(call)                                                                                 \
-    do {                                                                                         \
-        cudaError_t e_ = (call);                                                                 \
-        if (e_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                             \
-        }                                                                                        \
-    } while (0)
 enum { HOST = 0, PINNED, MANAGED, DEVICE };
 static const char *const kind_name[4] = {"host", "pinned", "managed", "device"};
 
