@@ -8,6 +8,7 @@
 # a bad line: exit 2 naming the line.
 set -u
 BENCH=$1 CLIENT=$2 FAKE=$3 NOP=$4 WORK=$5
+[ -f "$NOP" ] || { echo "FAIL: the do-nothing CBLAS $NOP is missing (the wrong-backend case could not fail)"; exit 1; }
 rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
 T=$WORK/client.trace
 fail() { echo "FAIL: $*"; exit 1; }

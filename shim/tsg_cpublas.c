@@ -390,13 +390,13 @@ void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *late
         return;
     }
     for (size_t i = 0; i < 3u * N * N; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
-    tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N, TSG_HOST, TSG_HOST, TSG_HOST, 0};
+    tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
     *flops = tsg_flops(&p) / median_call(&p, 5);
-    tsg_problem mid = {'N', 'N', M, M, M, 1.0f, 0.0f, buf, M, buf + N * N, M, buf + 2 * N * N, M, TSG_HOST, TSG_HOST, TSG_HOST, 0};
+    tsg_problem mid = {'N', 'N', M, M, M, 1.0f, 0.0f, buf, M, buf + N * N, M, buf + 2 * N * N, M, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
     *mid_s = median_call(&mid, 7);
-    tsg_problem quarter = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + N * N, Q, buf + 2 * N * N, Q, TSG_HOST, TSG_HOST, TSG_HOST, 0};
+    tsg_problem quarter = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + N * N, Q, buf + 2 * N * N, Q, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
     *small_s = mean_call(&quarter, 15);
-    tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S, TSG_HOST, TSG_HOST, TSG_HOST, 0};
+    tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
     double lat = 1e30;
     for (int r = 0; r < 5; ++r) {
         double t = time_call(&small);

@@ -178,7 +178,7 @@ static tsg_problem prob(int64_t m, int64_t n, int64_t k, float alpha, float beta
                         int64_t ldc)
 {
     tsg_problem p = {'N', 'N', m, n, k, alpha, beta, NULL, m > 0 ? m : 1, NULL, k > 0 ? k : 1,
-                     c, ldc, TSG_HOST, TSG_HOST, TSG_HOST, 0};
+                     c, ldc, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
     return p;
 }
 
