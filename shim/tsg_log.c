@@ -4,6 +4,7 @@
 #include "tsg_log.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,10 @@ const tsg_config *tsg_rt_config(void)
     pthread_once(&g_cfg_once, cfg_init);
     return &g_cfg;
 }
+
+static atomic_int g_said[TSG_ONCE_N];
+
+int tsg_log_first(tsg_once kind) { return atomic_exchange(&g_said[kind], 1) == 0; }
 
 void tsg_log(int level, const char *fmt, ...)
 {

@@ -1,6 +1,6 @@
 /*
- * tsg_runtime.h — the per-call driver of the ABI layer (tsg_runtime.c): process-wide GPU state,
- * counters, and the join of src/ decisions to the backends.
+ * tsg_runtime.h — the per-call driver of the ABI layer (tsg_runtime.c): the join of src/
+ * decisions to the backends, the mode and math in force, and the tiny-call path's gate.
  */
 #ifndef TSG_RUNTIME_H
 #define TSG_RUNTIME_H
@@ -14,6 +14,16 @@
 /* Runs a read call to completion: illegal -> report; else scalar rules, dispatch, backends,
  * counters and trace. */
 void tsg_rt_sgemm(tsg_api api, const tsg_call *call);
+
+/* The math GPU calls get now (tsg_math): tsgemm_set_math's last value, else TSGEMM_MATH's. */
+int tsg_rt_math(void);
+
+/* tsgemm_set_math's store (math already checked to be a tsg_math): returns the previous math. */
+int tsg_rt_set_math(int math);
+
+/* tsgemm_set_mode's store (mode already checked to be a tsg_mode): from now on calls follow
+ * `mode`; the tiny path's gate is decided again. Returns the previous mode. */
+int tsg_rt_set_mode(int mode);
 
 /*
  * The tiny-call path of tsg_entry.c: a legal host call with m*n*k below the GPU floor

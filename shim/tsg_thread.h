@@ -4,8 +4,9 @@
  *
  * Owns: the call counters (each thread counts into its own block; tsg_thread_totals sums all
  * blocks), the "inside the CPU BLAS" depth — both the re-entry guard and what exit() waits for —
- * and the last path. Plain C with pthreads only: imports nothing else of shim/, so the unit test (and its
- * ThreadSanitizer twin) compile it on its own. Must not: print, dispatch, or free a block (blocks
+ * and the last path; turning cancellation off around a call into the library. Plain C with
+ * pthreads only: imports nothing else of shim/, so the unit test (and its ThreadSanitizer twin)
+ * compile it on its own. Must not: print, dispatch, or free a block (blocks
  * are handed from an exited thread to the next new one, so a reader never sees freed memory).
  *
  * Why per thread: a locked read-modify-write (atomic_fetch_add) costs 5-10 ns on the VMs we
@@ -16,6 +17,7 @@
 #ifndef TSG_THREAD_H
 #define TSG_THREAD_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -164,6 +166,27 @@ static inline void tsg_thread_leave_blas(tsg_tls *tl)
 {
     atomic_store_explicit(&tl->depth, atomic_load_explicit(&tl->depth, memory_order_relaxed) - 1,
                           memory_order_release);
+}
+
+/*
+ * Every exported function that may block runs with cancellation disabled (restored on return):
+ * a caller cancelled at a cancellation point inside the library (a condition wait of the copy
+ * threads' pool, a sleep of the cache lock, a write of the log) would leave a mutex, the lock or
+ * a pthread_once half done and the copy threads writing into its dead stack. A cancellation
+ * request made meanwhile acts at the caller's next cancellation point after the call.
+ * tsg_cancel_off returns the state to hand back to tsg_cancel_restore.
+ */
+static inline int tsg_cancel_off(void)
+{
+    int old = PTHREAD_CANCEL_ENABLE;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    return old;
+}
+
+static inline void tsg_cancel_restore(int old)
+{
+    int ignored;
+    pthread_setcancelstate(old, &ignored);
 }
 
 /* Totals over every block: count[] and sum[] of all threads that ever called, living or

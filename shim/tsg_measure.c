@@ -1,0 +1,164 @@
+/*
+ * tsg_measure.c — the cost model's rates per math: the on-disk cache or a measurement. See
+ * tsg_measure.h.
+ */
+#define _GNU_SOURCE
+#include "tsg_measure.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "../kernels/tsg_gpu.h"
+#include "../src/tsg_config.h"
+#include "../src/tsg_rates.h"
+#include "tsg_cpublas.h"
+#include "tsg_log.h"
+#include "tsg_ratecache.h"
+#include "tsg_start.h"
+
+/* The rates per math (tsg_math); the GPU's part measured with that math's kernels. */
+static tsg_rates g_rates[TSG_MATH_COUNT];
+static atomic_int g_rates_ok[TSG_MATH_COUNT]; /* g_rates[m] holds measured (or cached) rates */
+static pthread_once_t g_math_rates_once[TSG_MATH_COUNT] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT,
+                                                           PTHREAD_ONCE_INIT};
+static pthread_once_t g_cpu_rates_once = PTHREAD_ONCE_INIT;
+static tsg_rates g_cpu_rates; /* cpu_* fields only: cpu_rates_once */
+
+/* The cache file's name in the cache folder: per GPU (its UUID) and per set of knobs the rates
+ * depend on (copy threads, device and pinned budgets). The format's version is the file's first
+ * line (src/tsg_rates.h TSG_RATES_HEADER); the "v15" in the name keeps older tsgemm versions,
+ * which read any file of their name, away from it. Returns 0, or -1 without a cache. */
+static int cache_name(int math, char *buf, size_t len)
+{
+    const tsg_config *cfg = tsg_rt_config();
+    char uuid[64];
+    if (!cfg->cache_dir[0] || tsg_gpu_uuid(uuid, sizeof uuid) != TSG_GPU_OK) return -1;
+    for (const char *c = uuid; *c; ++c) /* a name, never a path */
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '-'))
+            return -1;
+    /* FP32's name is the one before the math existed (its rates are the same measurement); the
+     * other maths get their own file, so their kernel rates never stand in for FP32's */
+    char mathpart[16] = "";
+    if (math != TSG_MATH_FP32) snprintf(mathpart, sizeof mathpart, "-%s", tsg_math_name(math));
+    int n = snprintf(buf, len, "gpu-rates-v15-%s-t%d-d%.0f-p%.0f%s.txt", uuid, cfg->copy_threads,
+                     cfg->device_memory / (1 << 20), cfg->pinned_memory / (1 << 20), mathpart);
+    return (n > 0 && (size_t)n < len) ? 0 : -1;
+}
+
+/* Why the cache was not used, once per process at TSGEMM_LOG >= 1 for what the user should fix
+ * (a folder refused, a file that cannot be written) and at 2 for the rest. */
+static void cache_trouble(int level, const char *why)
+{
+    if (level <= 1 && !tsg_log_first(TSG_ONCE_CACHE)) return;
+    tsg_log(level, "rates cache: %s; GPU rates are measured in this process", why);
+}
+
+static int measure_gpu(int math, tsg_rates *rates, int dirfd, const char *name, double t0)
+{
+    tsg_gpu_rates gr;
+    char msg[256];
+    if (tsg_gpu_measure(math, &gr, msg, sizeof msg) != TSG_GPU_OK) {
+        if (tsg_log_first(TSG_ONCE_INIT)) tsg_log(1, "GPU measurement failed (%s); GPU disabled", msg);
+        tsg_start_disable();
+        return -1;
+    }
+    rates->h2d_bps = gr.h2d_bps;
+    rates->d2h_bps = gr.d2h_bps;
+    rates->gpu_flops = gr.gpu_flops;
+    rates->gpu_tile_m = gr.tile_m;
+    rates->gpu_tile_n = gr.tile_n;
+    rates->gpu_slots = gr.slots;
+    rates->gpu_split_min_k = gr.split_min_k;
+    rates->gpu_device_bytes = gr.device_bytes;
+    /* the fixed cost last: it is what the other terms leave of the TSG_GPU_FIT_N^3 call */
+    rates->gpu_latency_s = tsg_fit_gpu_latency(rates, TSG_GPU_FIT_N, gr.call_s, gr.floor_s);
+    const int bad = tsg_rates_gpu_check(rates, 1);
+    if (bad >= 0) { /* not cached; the model then keeps auto-mode calls on the CPU */
+        if (tsg_log_first(TSG_ONCE_RATES))
+            tsg_log(1, "GPU measurement gave %s = %g, outside its physical bounds; auto mode runs "
+                       "calls on the CPU BLAS", tsg_rates_gpu_bound(bad)->name,
+                    *tsg_rates_gpu_field(rates, bad));
+    }
+    char why[512] = "";
+    const int cached = bad < 0 && dirfd >= 0 && tsg_cache_write(dirfd, name, rates, why, sizeof why) == 0;
+    if (bad < 0 && dirfd >= 0 && !cached) cache_trouble(1, why);
+    tsg_log(2, "GPU rates measured in %.0f ms with %d copy threads%s%s; a %d^3 call %.3g us, a 64^3 "
+            "one %.3g us", (tsg_now_s() - t0) * 1e3, gr.copy_threads, cached ? ", cached as " : "",
+            cached ? name : "", TSG_GPU_FIT_N, gr.call_s * 1e6, gr.floor_s * 1e6);
+    return 0;
+}
+
+static void cpu_rates_once(void)
+{
+    double t1 = tsg_now_s();
+    tsg_cpu_measure(&g_cpu_rates.cpu_flops, &g_cpu_rates.cpu_mid_s, &g_cpu_rates.cpu_small_s,
+                    &g_cpu_rates.cpu_latency_s);
+    g_cpu_rates.cpu_touch_bps = tsg_cpu_touch_bps(); /* a fresh C's first touch (src/tsg_cost.h) */
+    tsg_log(2, "CPU rate measured in %.0f ms; first touch %.3g GB/s", (tsg_now_s() - t1) * 1e3,
+            g_cpu_rates.cpu_touch_bps * 1e-9);
+}
+
+/* Cached rates when a good file is there, else measured (and cached when the folder and the lock
+ * allow). Runs once per process per math, with cancellation disabled (the entry points disable
+ * it), so a cancelled caller never leaves the lock held. */
+static void rates_once(int math)
+{
+    const tsg_config *cfg = tsg_rt_config();
+    tsg_rates *const rates = &g_rates[math];
+    char name[512], why[512];
+    double t0 = tsg_now_s();
+    int dirfd = -1, lock = -1;
+    if (cfg->cache_dir[0] && cache_name(math, name, sizeof name) == 0) {
+        dirfd = tsg_cache_open_dir(cfg->cache_dir, why, sizeof why);
+        if (dirfd < 0) cache_trouble(1, why);
+    }
+    if (dirfd >= 0) {
+        lock = tsg_cache_lock(dirfd, name, TSG_CACHE_LOCK_WAIT_S, why, sizeof why);
+        if (lock < 0) { /* measured without caching: a held lock is no reason to hang */
+            cache_trouble(2, why);
+            close(dirfd);
+            dirfd = -1;
+        }
+    }
+    int from_cache = 0;
+    if (dirfd >= 0) {
+        from_cache = tsg_cache_read(dirfd, name, rates, why, sizeof why) == 0;
+        if (from_cache) tsg_log(2, "GPU rates from %s/%s", cfg->cache_dir, name);
+        else tsg_log(2, "rates cache: %s", why);
+    }
+    const int st = from_cache ? 0 : measure_gpu(math, rates, dirfd, name, t0);
+    tsg_cache_unlock(lock);
+    if (dirfd >= 0) close(dirfd);
+    if (st != 0) return;
+    pthread_once(&g_cpu_rates_once, cpu_rates_once);
+    rates->cpu_flops = g_cpu_rates.cpu_flops;
+    rates->cpu_mid_s = g_cpu_rates.cpu_mid_s;
+    rates->cpu_small_s = g_cpu_rates.cpu_small_s;
+    rates->cpu_latency_s = g_cpu_rates.cpu_latency_s;
+    rates->cpu_touch_bps = g_cpu_rates.cpu_touch_bps; /* a fresh C's first touch (src/tsg_cost.h) */
+    rates->gpu_count = tsg_start_slots(); /* the first device's rates stand for every slot */
+    atomic_store(&g_rates_ok[math], 1);
+    tsg_log(2, "rates (math %s) in %.0f ms in all", tsg_math_name(math), (tsg_now_s() - t0) * 1e3);
+    tsg_log(2,
+            "rates (math %s): upload %.3g GB/s, download %.3g GB/s (pipeline, sustained), kernel "
+            "%.3g TFLOP/s, GPU call %.3g us; CPU BLAS %.3g TFLOP/s at %d^3, %.3g ms at %d^3, %.3g "
+            "ms at %d^3, call %.3g us (%s)",
+            tsg_math_name(math), rates->h2d_bps * 1e-9, rates->d2h_bps * 1e-9,
+            rates->gpu_flops * 1e-12, rates->gpu_latency_s * 1e6, rates->cpu_flops * 1e-12,
+            TSG_CPU_BIG_N, rates->cpu_mid_s * 1e3, TSG_CPU_MID_N, rates->cpu_small_s * 1e3,
+            TSG_CPU_SMALL_N, rates->cpu_latency_s * 1e6, tsg_cpu_describe());
+}
+
+static void rates_once_fp32(void) { rates_once(TSG_MATH_FP32); }
+static void rates_once_3xtf32(void) { rates_once(TSG_MATH_3XTF32); }
+static void rates_once_tf32(void) { rates_once(TSG_MATH_TF32); }
+static void (*const g_rates_once_fn[TSG_MATH_COUNT])(void) = {rates_once_fp32, rates_once_3xtf32,
+                                                              rates_once_tf32};
+
+void tsg_measure_once(int math) { pthread_once(&g_math_rates_once[math], g_rates_once_fn[math]); }
+
+const tsg_rates *tsg_measure_rates(int math) { return &g_rates[math]; }
+
+int tsg_measure_ok(int math) { return atomic_load(&g_rates_ok[math]); }

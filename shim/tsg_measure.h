@@ -1,0 +1,38 @@
+/*
+ * tsg_measure.h — the rates the cost model reads (src/tsg_cost.h tsg_rates), per math, once per
+ * process (tsg_measure.c).
+ *
+ * Owns: the rates of each math (tsg_math: the GPU's measured with that math's kernels, since
+ * tsgemm_set_math may switch between calls), reading them from the on-disk cache or measuring
+ * them (and caching the result), and the CPU BLAS's rates, measured once and copied into each.
+ * The GPU's rates (transfers, kernel, call latency) belong to the card and its PCIe link: they
+ * are cached per GPU (tsg_ratecache.h does the file work). The CPU BLAS's rate is measured in
+ * every process (~10 ms): it depends on OPENBLAS_NUM_THREADS, the core type and the machine's
+ * load right now, and one unlucky measurement must not stick (a cached 0.1 TFLOP/s once sent
+ * 256^3 calls to the GPU; docs/NOTES.md).
+ * Must not: start the GPU (the caller has, tsg_start.h), or hold the cache lock past the
+ * measurement.
+ */
+#ifndef TSG_MEASURE_H
+#define TSG_MEASURE_H
+
+#include "../src/tsg_cost.h"
+
+/*
+ * Makes the rates of `math` (0 .. TSG_MATH_COUNT-1) ready, once per process per math: read from
+ * the cache file of this GPU, these knobs and this math when a good one is there, else measured
+ * (~0.2-0.3 s on an H200) and cached when the folder and its lock allow. A failed measurement
+ * disables the GPU (tsg_start_disable); rates outside their physical bounds are kept uncached
+ * and leave tsg_measure_ok at 0. Call only on a started GPU, with cancellation off (the per-call
+ * driver's state), so a cancelled caller never leaves the lock held.
+ */
+void tsg_measure_once(int math);
+
+/* The rates of `math`: all zero until tsg_measure_once made them (the model then keeps calls on
+ * the CPU). Static storage, written once. */
+const tsg_rates *tsg_measure_rates(int math);
+
+/* 1 once the rates of `math` hold a measurement (or a cached one). */
+int tsg_measure_ok(int math);
+
+#endif /* TSG_MEASURE_H */
