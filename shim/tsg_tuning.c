@@ -5,8 +5,7 @@
  */
 #include <stdint.h>
 
-#define TSGEMM_BUILDING_LIBRARY
-#include "../include/tsgemm.h"
+#include "../include/tsgemm_tuning.h"
 #include "../kernels/tsg_gpu.h"
 #include "../src/tsg_problem.h"
 #include "tsg_start.h"

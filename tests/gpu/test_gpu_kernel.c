@@ -53,6 +53,7 @@
 
 #include "tsg_testutil.h"
 #include "tsgemm.h"
+#include "tsgemm_tuning.h" /* the kernel configuration and tail hooks (not the stable API) */
 
 static int g_fail, g_checks;
 static cublasHandle_t g_cublas;
