@@ -12,17 +12,20 @@
  * can only end on the CPU BLAS, so it goes there first, with as little as possible in front of
  * it (docs/NOTES.md "Small calls": the cost it replaced): one thread-local access, the gate
  * (tsg_rt_fast: the entry point, set once an earlier call read the knobs and loaded the BLAS),
- * the residency gate (two loads while no libcuda is in the process), the reference checks
- * written as compares that accept only a plainly legal call, then the library's own entry point
- * with the caller's very arguments, and two counters in this thread's block. Anything else — an illegal argument, a
- * quick return, alpha = 0 (OpenBLAS would read A and B), a process with CUDA, TSGEMM_LOG >= 2,
- * the first call — takes the full path, which reports, decides and counts as before.
+ * the residency gate (two loads while no libcuda is in the process), src/'s own mapping and
+ * reference checks (inline, src/tsg_problem.h) accepting only a plainly legal call, then the
+ * library's own entry point with the caller's very arguments, and two counters in this thread's
+ * block. Anything else — an illegal argument, a quick return, alpha = 0 (OpenBLAS would read A
+ * and B), a process with CUDA, TSGEMM_LOG >= 2, the first call — takes the full path, which
+ * reports, decides and counts.
  */
 #define _GNU_SOURCE
 #include <cblas-netlib.h> /* the reference prototype: our cblas_sgemm must match it exactly */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../src/tsg_dispatch.h"
+#include "../src/tsg_problem.h"
 #include "tsg_cpublas.h"
 #include "tsg_residency.h"
 #include "tsg_runtime.h"
@@ -35,18 +38,16 @@
 _Static_assert(TSG_TINY_MNK * 2 == (uint64_t)TSG_GPU_FLOOR_FLOPS, "the floor is an even integer");
 
 /*
- * 1 when the column-major problem (m, n, k, op(A) is m x k, ...) is legal by the reference
- * checks (ld >= rows; with m, n, k >= 1 max(1, rows) is rows), needs a real product (alpha != 0,
- * k >= 1, m, n >= 1: no scalar rule applies) and is tiny. ta/tb: 1 for no transpose.
- * m*n < 2^21 keeps m*n*k < 2^52: no overflow.
+ * 1 when the column-major problem *p (src/'s mapping made it: swap done, transposes decoded) is
+ * legal by the reference checks, needs a real product (m, n, k >= 1 and alpha != 0: no scalar
+ * rule applies) and is tiny. m*n < 2^21 keeps m*n*k < 2^52: no overflow.
  */
-static inline int tiny_legal(int ta_n, int tb_n, int64_t m, int64_t n, int64_t k, float alpha,
-                             int64_t lda, int64_t ldb, int64_t ldc)
+static inline int tiny_problem(const tsg_problem *p)
 {
-    if (m <= 0 || n <= 0 || k <= 0 || alpha == 0.0f) return 0;
-    if (lda < (ta_n ? m : k) || ldb < (tb_n ? k : n) || ldc < m) return 0;
-    uint64_t mn = (uint64_t)m * (uint64_t)n;
-    return mn < TSG_TINY_MNK && mn * (uint64_t)k < TSG_TINY_MNK;
+    if (p->m <= 0 || p->n <= 0 || p->k <= 0 || p->alpha == 0.0f) return 0;
+    if (tsg_check_problem(p) != 0) return 0;
+    uint64_t mn = (uint64_t)p->m * (uint64_t)p->n;
+    return mn < TSG_TINY_MNK && mn * (uint64_t)p->k < TSG_TINY_MNK;
 }
 
 /* The gate of the tiny path: the CPU BLAS entry point when the knobs allow the path (else NULL)
@@ -82,19 +83,22 @@ static inline void tiny_done(tsg_tls *tl, uint64_t flops)
     tl->last_path = "cpu";
 }
 
-/* A cblas_sgemm call that the tiny path can take (the layout decides which operand is which);
- * 0 for anything else, illegal arguments included: the full path reports those. */
+/* A cblas_sgemm call that the tiny path can take, by src/'s own mapping (tsg_cblas_problem: the
+ * layout decides which operand is which); 0 for anything else, illegal arguments included: the
+ * full path reports those. The pointers play no part in the decision. The mapping is inlined
+ * once per layout, so that each copy sees its layout as a constant: the row-major swap then
+ * costs nothing at run time (as when the two cases were written out by hand). */
 static inline int tiny_cblas(int layout, int transa, int transb, int64_t m, int64_t n, int64_t k,
                              float alpha, int64_t lda, int64_t ldb, int64_t ldc)
 {
-    if ((unsigned)(transa - CblasNoTrans) > 2u || (unsigned)(transb - CblasNoTrans) > 2u) return 0;
+    tsg_problem p;
     if (layout == CblasColMajor)
-        return tiny_legal(transa == CblasNoTrans, transb == CblasNoTrans, m, n, k, alpha, lda, ldb,
-                          ldc);
-    if (layout == CblasRowMajor) /* C^T = op(B)^T op(A)^T: the swap of tsg_map_cblas */
-        return tiny_legal(transb == CblasNoTrans, transa == CblasNoTrans, n, m, k, alpha, ldb, lda,
-                          ldc);
-    return 0;
+        return tsg_cblas_problem(CblasColMajor, transa, transb, m, n, k, alpha, NULL, lda, NULL,
+                                 ldb, 0.0f, NULL, ldc, &p) == 0 &&
+               tiny_problem(&p);
+    return tsg_cblas_problem(layout, transa, transb, m, n, k, alpha, NULL, lda, NULL, ldb, 0.0f,
+                             NULL, ldc, &p) == 0 &&
+           tiny_problem(&p);
 }
 
 /* Everything but the tiny path: re-entry from the CPU BLAS, or read the call and run it through
@@ -171,14 +175,15 @@ TSG_EXPORT void sgemm_(const char *transa, const char *transb, const int *m, con
                        const float *b, const int *ldb, const float *beta, float *c,
                        const int *ldc)
 {
-    /* N n: no transpose; T t C c: transpose (OR 0x20 lower-cases letters only) */
-    const int ta = *transa | 0x20, tb = *transb | 0x20;
-    const int64_t mm = *m, nn = *n, kk = *k;
+    /* src/'s reading of the call (decoded transposes; no swap in Fortran; no pointers: it only
+     * decides). A bad transpose turns the call away before the rest is read. */
+    const char ta = tsg_decode_trans(*transa), tb = tsg_decode_trans(*transb);
+    tsg_problem p;
+    if (ta && tb)
+        tsg_problem_set(&p, ta, tb, *m, *n, *k, *alpha, NULL, *lda, NULL, *ldb, 0.0f, NULL, *ldc);
     tsg_f77_sgemm_fn fn;
-    if ((ta == 'n' || ta == 't' || ta == 'c') && (tb == 'n' || tb == 't' || tb == 'c') &&
-        tiny_legal(ta == 'n', tb == 'n', mm, nn, kk, *alpha, *lda, *ldb, *ldc) &&
-        (fn = tiny_f77_fn()) != NULL) {
-        const uint64_t flops = 2 * (uint64_t)mm * (uint64_t)nn * (uint64_t)kk;
+    if (ta && tb && tiny_problem(&p) && (fn = tiny_f77_fn()) != NULL) {
+        const uint64_t flops = 2 * (uint64_t)p.m * (uint64_t)p.n * (uint64_t)p.k;
         tsg_tls *tl = tiny_tls();
         tsg_thread *self = tl->self;
         /* a block (the exit drain sees this thread through it), not a re-entry, not exiting */

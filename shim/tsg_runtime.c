@@ -189,20 +189,17 @@ static const char *family_text(unsigned families)
     }
 }
 
-static char where_char(unsigned char w)
-{
-    return w == TSG_DEVICE ? 'd' : w == TSG_MANAGED ? 'm' : w == TSG_PINNED ? 'p' : 'h';
-}
-
 /* One line per call in the caller's own terms (row-major calls un-swapped). */
 static void trace(tsg_api api, const tsg_call *call, const tsg_problem *p, const tsg_report *rep,
                   double dt)
 {
-    int row = tsg_api_is_cblas(api) && call->row_major;
+    const int row = tsg_api_is_cblas(api) && call->row_major;
+    tsg_problem q = *p; /* the caller's terms */
+    tsg_problem_swap_rows(&q, row);
     char where[32] = "";
     if (tsg_any_cuda_memory(p)) /* A, B, C as the caller named them: h host, p pinned, ... */
-        snprintf(where, sizeof where, " where=%c%c%c", where_char(row ? p->where_b : p->where_a),
-                 where_char(row ? p->where_a : p->where_b), where_char(p->where_c));
+        snprintf(where, sizeof where, " where=%c%c%c", tsg_trace_where_letter(q.where_a),
+                 tsg_trace_where_letter(q.where_b), tsg_trace_where_letter(q.where_c));
     char family[64] = "";
     if (rep->path == TSG_PATH_GPU || rep->path == TSG_PATH_CPU_RETRY || p->math != TSG_MATH_FP32) {
         const char *f = family_text(rep->done.families);
@@ -213,10 +210,8 @@ static void trace(tsg_api api, const tsg_call *call, const tsg_problem *p, const
             "%s layout=%s transa=%c transb=%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld "
             "alpha=%g beta=%g%s%s -> %s (%s) %.3f ms",
             tsg_api_name(api), !tsg_api_is_cblas(api) ? "col(f77)" : row ? "row" : "col",
-            row ? p->transb : p->transa, row ? p->transa : p->transb,
-            (long long)(row ? p->n : p->m), (long long)(row ? p->m : p->n), (long long)p->k,
-            (long long)(row ? p->ldb : p->lda), (long long)(row ? p->lda : p->ldb),
-            (long long)p->ldc, p->alpha, p->beta, where, family, path_name(rep),
+            q.transa, q.transb, (long long)q.m, (long long)q.n, (long long)q.k, (long long)q.lda,
+            (long long)q.ldb, (long long)q.ldc, p->alpha, p->beta, where, family, path_name(rep),
             rep->path == TSG_PATH_NONE ? "scalar rules" : tsg_why_text(rep->why), dt * 1e3);
 }
 

@@ -110,11 +110,6 @@ int tsg_tracer_on(void)
     return atomic_load_explicit(&g_on, memory_order_relaxed);
 }
 
-static char where_letter(unsigned char w)
-{
-    return w == TSG_DEVICE ? 'd' : w == TSG_MANAGED ? 'm' : w == TSG_PINNED ? 'p' : 'h';
-}
-
 void tsg_tracer_record(int entry, int row_major, const tsg_problem *p, int path, uint64_t t0,
                        uint64_t t1)
 {
@@ -122,22 +117,23 @@ void tsg_tracer_record(int entry, int row_major, const tsg_problem *p, int path,
     const uint64_t last = atomic_exchange(&g_last_end, t1);
     tsg_trace_rec r;
     memset(&r, 0, sizeof r);
-    const int row = row_major != 0;
+    tsg_problem q = *p; /* the caller's terms: a row-major call un-swapped */
+    tsg_problem_swap_rows(&q, row_major);
     r.entry = entry;
-    r.row_major = row;
-    r.transa = row ? p->transb : p->transa; /* the caller's terms: un-swap a row-major call */
-    r.transb = row ? p->transa : p->transb;
-    r.m = row ? p->n : p->m;
-    r.n = row ? p->m : p->n;
-    r.k = p->k;
-    r.lda = row ? p->ldb : p->lda;
-    r.ldb = row ? p->lda : p->ldb;
-    r.ldc = p->ldc;
-    r.alpha = tsg_trace_scalar_class(p->alpha);
-    r.beta = tsg_trace_scalar_class(p->beta);
-    r.where_a = where_letter(row ? p->where_b : p->where_a);
-    r.where_b = where_letter(row ? p->where_a : p->where_b);
-    r.where_c = where_letter(p->where_c);
+    r.row_major = row_major != 0;
+    r.transa = q.transa;
+    r.transb = q.transb;
+    r.m = q.m;
+    r.n = q.n;
+    r.k = q.k;
+    r.lda = q.lda;
+    r.ldb = q.ldb;
+    r.ldc = q.ldc;
+    r.alpha = tsg_trace_scalar_class(q.alpha);
+    r.beta = tsg_trace_scalar_class(q.beta);
+    r.where_a = tsg_trace_where_letter(q.where_a);
+    r.where_b = tsg_trace_where_letter(q.where_b);
+    r.where_c = tsg_trace_where_letter(q.where_c);
     r.fresh_c = p->fresh_c != 0;
     r.gap_ns = last != 0 && t0 > last ? t0 - last : 0;
     if (r.gap_ns > TSG_TRACE_NS_MAX) r.gap_ns = TSG_TRACE_NS_MAX;

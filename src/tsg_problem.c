@@ -2,69 +2,11 @@
  * tsg_problem.c — BLAS call -> canonical column-major problem; reference argument checks;
  * the scalar rules.
  *
- * The row-major -> column-major swap exists here and nowhere else (the same place OpenBLAS keeps
- * it, interface/gemm.c). Pure C: no printing, no environment, no BLAS calls.
+ * The row-major -> column-major swap itself is tsg_problem.h's tsg_problem_swap_rows (inline, so
+ * the tiny-call path of shim/tsg_entry.c runs the very same code). Pure C: no printing, no
+ * environment, no BLAS calls.
  */
 #include "tsg_problem.h"
-
-static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
-
-/*
- * Reference SGEMM checks (BLAS/SRC/sgemm.f) on a problem whose transposes are already decoded
- * ('N'/'T', or 0 when illegal). Returns the Fortran position of the first bad argument, or 0.
- */
-static int check_fortran_order(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t lda,
-                               int64_t ldb, int64_t ldc)
-{
-    if (ta == 0) return 1;
-    if (tb == 0) return 2;
-    if (m < 0) return 3;
-    if (n < 0) return 4;
-    if (k < 0) return 5;
-    if (lda < max1(ta == 'N' ? m : k)) return 8;
-    if (ldb < max1(tb == 'N' ? k : n)) return 10;
-    if (ldc < max1(m)) return 13;
-    return 0;
-}
-
-char tsg_decode_trans(char t)
-{
-    switch (t) {
-    case 'N': case 'n': return 'N';
-    case 'T': case 't': case 'C': case 'c': return 'T';
-    default: return 0;
-    }
-}
-
-static char decode_cblas_trans(int t)
-{
-    switch (t) {
-    case TSG_CBLAS_NO_TRANS: return 'N';
-    case TSG_CBLAS_TRANS: case TSG_CBLAS_CONJ_TRANS: return 'T';
-    default: return 0;
-    }
-}
-
-static void fill(tsg_problem *p, char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha,
-                 const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
-                 int64_t ldc)
-{
-    p->transa = ta;
-    p->transb = tb;
-    p->m = m;
-    p->n = n;
-    p->k = k;
-    p->alpha = alpha;
-    p->a = a;
-    p->lda = lda;
-    p->b = b;
-    p->ldb = ldb;
-    p->beta = beta;
-    p->c = c;
-    p->ldc = ldc;
-    p->where_a = p->where_b = p->where_c = TSG_HOST;
-    p->math = 0; /* TSG_MATH_FP32 */
-}
 
 /* Row-major CBLAS positions as the reference cblas_xerbla un-swaps them (cblas_xerbla.c). */
 static int unswap_rowmajor_pos(int pos)
@@ -82,26 +24,14 @@ int tsg_map_cblas(int layout, int transa, int transb, int64_t m, int64_t n, int6
                   float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
                   float beta, float *c, int64_t ldc, tsg_call *out)
 {
-    char ta = decode_cblas_trans(transa);
-    char tb = decode_cblas_trans(transb);
     out->row_major = layout == TSG_CBLAS_ROW_MAJOR;
-    out->info = 0;
-    if (layout != TSG_CBLAS_ROW_MAJOR && layout != TSG_CBLAS_COL_MAJOR)
-        out->info = 1;
-    else if (ta == 0)
-        out->info = 2;
-    else if (tb == 0)
-        out->info = 3;
+    out->info = tsg_cblas_problem(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                                  ldc, &out->p);
     if (out->info) {
         out->user_pos = out->info;
         return out->info;
     }
-    if (out->row_major) /* the one swap: C^T = op(B)^T op(A)^T */
-        fill(&out->p, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
-    else
-        fill(&out->p, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    const tsg_problem *p = &out->p;
-    int f = check_fortran_order(p->transa, p->transb, p->m, p->n, p->k, p->lda, p->ldb, p->ldc);
+    const int f = tsg_check_problem(&out->p);
     out->info = f ? f + 1 : 0; /* CBLAS adds the layout argument in front */
     out->user_pos = out->row_major ? unswap_rowmajor_pos(out->info) : out->info;
     return out->info;
@@ -111,11 +41,10 @@ int tsg_map_fortran(char transa, char transb, int64_t m, int64_t n, int64_t k, f
                     const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
                     float *c, int64_t ldc, tsg_call *out)
 {
-    char ta = tsg_decode_trans(transa);
-    char tb = tsg_decode_trans(transb);
     out->row_major = 0;
-    fill(&out->p, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    out->info = check_fortran_order(ta, tb, m, n, k, lda, ldb, ldc);
+    tsg_problem_set(&out->p, tsg_decode_trans(transa), tsg_decode_trans(transb), m, n, k, alpha, a,
+                    lda, b, ldb, beta, c, ldc);
+    out->info = tsg_check_problem(&out->p);
     out->user_pos = out->info;
     return out->info;
 }

@@ -66,6 +66,114 @@ static inline int tsg_needs_device(const tsg_problem *p)
 enum { TSG_CBLAS_ROW_MAJOR = 101, TSG_CBLAS_COL_MAJOR = 102 };
 enum { TSG_CBLAS_NO_TRANS = 111, TSG_CBLAS_TRANS = 112, TSG_CBLAS_CONJ_TRANS = 113 };
 
+/*
+ * The forms of a transpose argument. At the ABI edge, what the caller passed: the CBLAS enum
+ * (TSG_CBLAS_NO_TRANS / _TRANS / _CONJ_TRANS) or the Fortran character (N n T t C c; only the
+ * first character counts). From the mapping below down — src/, the executor, the kernels — one
+ * form only: the character 'N' or 'T' of tsg_problem.transa / transb (C is T for real data).
+ * The decoders answer 0 for anything else (an illegal argument).
+ */
+static inline char tsg_decode_trans(char t)
+{
+    const int l = t | 0x20; /* lower-cases the letters; no other byte becomes n, t or c */
+    return l == 'n' ? 'N' : l == 't' || l == 'c' ? 'T' : 0;
+}
+
+static inline char tsg_decode_cblas_trans(int t)
+{
+    /* one unsigned compare for the range (the enum's three values are consecutive) */
+    if ((unsigned)(t - TSG_CBLAS_NO_TRANS) > (unsigned)(TSG_CBLAS_CONJ_TRANS - TSG_CBLAS_NO_TRANS))
+        return 0;
+    return t == TSG_CBLAS_NO_TRANS ? 'N' : 'T';
+}
+
+/* Fills *p with a column-major problem as given (transposes already decoded; host operands, FP32,
+ * C not known fresh). */
+static inline void tsg_problem_set(tsg_problem *p, char ta, char tb, int64_t m, int64_t n,
+                                   int64_t k, float alpha, const float *a, int64_t lda,
+                                   const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
+{
+    p->transa = ta;
+    p->transb = tb;
+    p->m = m;
+    p->n = n;
+    p->k = k;
+    p->alpha = alpha;
+    p->a = a;
+    p->lda = lda;
+    p->b = b;
+    p->ldb = ldb;
+    p->beta = beta;
+    p->c = c;
+    p->ldc = ldc;
+    p->where_a = p->where_b = p->where_c = TSG_HOST;
+    p->math = 0; /* TSG_MATH_FP32 */
+    p->fresh_c = 0;
+}
+
+/*
+ * The row-major swap, the only one: a row-major C = op(A) op(B) is the column-major
+ * C^T = op(B)^T op(A)^T, so A and B, m and n, lda and ldb, transa and transb (and where A and B
+ * live) trade places; C, k and ldc stay. Done when `row` is nonzero, else *p is left as it is.
+ * Its own inverse: applied to a mapped row-major problem it gives back the caller's terms (the
+ * per-call line and the trace use it so). Written as selects, not branches: on the tiny-call
+ * path the compiler keeps them in registers.
+ */
+static inline void tsg_problem_swap_rows(tsg_problem *p, int row)
+{
+    const tsg_problem q = *p;
+    p->transa = row ? q.transb : q.transa;
+    p->transb = row ? q.transa : q.transb;
+    p->m = row ? q.n : q.m;
+    p->n = row ? q.m : q.n;
+    p->a = row ? q.b : q.a;
+    p->b = row ? q.a : q.b;
+    p->lda = row ? q.ldb : q.lda;
+    p->ldb = row ? q.lda : q.ldb;
+    p->where_a = row ? q.where_b : q.where_a;
+    p->where_b = row ? q.where_a : q.where_b;
+}
+
+/*
+ * A cblas_sgemm call as the column-major problem the reference hands its Fortran layer: the
+ * layout and transposes decoded, the row-major swap applied. Returns 0, or the CBLAS position
+ * of the first bad one of layout (1), TransA (2), TransB (3) — *p is then untouched.
+ * Checks nothing else: tsg_check_problem does, on *p.
+ */
+static inline int tsg_cblas_problem(int layout, int transa, int transb, int64_t m, int64_t n,
+                                    int64_t k, float alpha, const float *a, int64_t lda,
+                                    const float *b, int64_t ldb, float beta, float *c,
+                                    int64_t ldc, tsg_problem *p)
+{
+    if (layout != TSG_CBLAS_ROW_MAJOR && layout != TSG_CBLAS_COL_MAJOR) return 1;
+    const char ta = tsg_decode_cblas_trans(transa), tb = tsg_decode_cblas_trans(transb);
+    if (ta == 0) return 2;
+    if (tb == 0) return 3;
+    tsg_problem_set(p, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    tsg_problem_swap_rows(p, layout == TSG_CBLAS_ROW_MAJOR);
+    return 0;
+}
+
+/*
+ * The reference SGEMM checks (BLAS/SRC/sgemm.f) of a column-major problem, in its order:
+ * transa (1) and transb (2) decoded (0 is illegal), m (3), n (4), k (5) >= 0,
+ * lda >= max(1, transa == 'N' ? m : k) (8), ldb >= max(1, transb == 'N' ? k : n) (10),
+ * ldc >= max(1, m) (13). Returns the Fortran position of the first bad argument, or 0.
+ */
+static inline int tsg_check_problem(const tsg_problem *p)
+{
+    if (p->transa == 0) return 1;
+    if (p->transb == 0) return 2;
+    if (p->m < 0) return 3;
+    if (p->n < 0) return 4;
+    if (p->k < 0) return 5;
+    const int64_t ra = p->transa == 'N' ? p->m : p->k, rb = p->transb == 'N' ? p->k : p->n;
+    if (p->lda < (ra > 1 ? ra : 1)) return 8;
+    if (p->ldb < (rb > 1 ? rb : 1)) return 10;
+    if (p->ldc < (p->m > 1 ? p->m : 1)) return 13;
+    return 0;
+}
+
 /* A call after reading its arguments. */
 typedef struct tsg_call {
     tsg_problem p;  /* valid only when info == 0 */
@@ -81,17 +189,12 @@ typedef struct tsg_call {
  * Reads a cblas_sgemm call (any integer width; 32-bit callers widen). Checks in the reference
  * order (netlib CBLAS cblas_sgemm.c, then SGEMM on the possibly swapped problem): layout (1),
  * TransA (2), TransB (3), then M, N, K, lda, ldb, ldc of the Fortran-level problem with
- * ld >= max(1, rows). Row-major C = op(A)op(B) is computed as column-major
- * C^T = op(B)^T op(A)^T: A/B, M/N, lda/ldb and TransA/TransB swap. Pointers are not checked
+ * ld >= max(1, rows): tsg_cblas_problem, then tsg_check_problem. Pointers are not checked
  * (the reference does not either). Returns out->info.
  */
 int tsg_map_cblas(int layout, int transa, int transb, int64_t m, int64_t n, int64_t k,
                   float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
                   float beta, float *c, int64_t ldc, tsg_call *out);
-
-/* A transpose character as reference SGEMM reads TRANSA / TRANSB: N n -> 'N'; T t C c -> 'T'
- * (C is T for real data); anything else -> 0 (illegal). */
-char tsg_decode_trans(char t);
 
 /*
  * Reads a Fortran SGEMM call. Only the first character of transa/transb counts:

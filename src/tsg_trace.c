@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tsg_config.h" /* tsg_parse_uint */
+#include "tsg_problem.h" /* tsg_where */
 
 static const char *const entry_names[TSG_TRACE_ENTRY_COUNT] = {
     "cblas_sgemm",       "sgemm_",          "cblas_sgemm64_",    "sgemm_64_",
@@ -46,6 +47,11 @@ int tsg_trace_scalar_class(float v)
 static const char scalar_chars[3] = {'0', '1', 'x'};
 
 static int is_trans(char t) { return t == 'N' || t == 'T' || t == 'C'; }
+char tsg_trace_where_letter(int where)
+{
+    return where == TSG_DEVICE ? 'd' : where == TSG_MANAGED ? 'm' : where == TSG_PINNED ? 'p' : 'h';
+}
+
 static int is_where(char w) { return w == 'h' || w == 'p' || w == 'm' || w == 'd'; }
 
 const char *tsg_trace_check(const tsg_trace_rec *r)

@@ -94,6 +94,10 @@ int tsg_trace_entry_is_cblas(int entry);
 /* 1 for the entries whose sizes are 64-bit (the *64_ names and tsgemm_sgemm_device). */
 int tsg_trace_entry_is_64(int entry);
 
+/* The letter of a residency (src/tsg_problem.h tsg_where) as the file and the per-call line of
+ * TSGEMM_LOG=3 spell it: TSG_HOST 'h', TSG_PINNED 'p', TSG_MANAGED 'm', TSG_DEVICE 'd'. */
+char tsg_trace_where_letter(int where);
+
 /* The class of a scalar: 0.0f (either sign) TSG_TRACE_ZERO, 1.0f TSG_TRACE_ONE, else OTHER. */
 int tsg_trace_scalar_class(float v);
 

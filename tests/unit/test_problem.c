@@ -172,6 +172,53 @@ static void test_fortran_positions_and_characters(void **state)
     assert_string_equal(tsg_arg_name(0, 13), "LDC");
 }
 
+/* The decoders the tiny-call path shares with the mapping (src/tsg_problem.h): every byte and
+ * every int near the CBLAS enum, not just the legal ones (the Fortran decoder lower-cases with
+ * OR 0x20, which must not turn any other byte into n, t or c). */
+static void test_decoders_whole_range(void **state)
+{
+    (void)state;
+    for (int v = -128; v < 256; ++v) {
+        const char t = (char)v;
+        const char want = (t == 'N' || t == 'n') ? 'N'
+                          : (t == 'T' || t == 't' || t == 'C' || t == 'c') ? 'T' : 0;
+        if (tsg_decode_trans(t) != want) fail_msg("tsg_decode_trans(%d) = %d", v, tsg_decode_trans(t));
+    }
+    for (int v = -200; v < 400; ++v) {
+        const char want = v == NT ? 'N' : (v == TR || v == CT) ? 'T' : 0;
+        if (tsg_decode_cblas_trans(v) != want)
+            fail_msg("tsg_decode_cblas_trans(%d) = %d", v, tsg_decode_cblas_trans(v));
+    }
+}
+
+/* The row-major swap: the identity when not asked for, its own inverse when it is, and C, k, ldc,
+ * the scalars and where C lives never move. */
+static int same_problem(const tsg_problem *x, const tsg_problem *y)
+{
+    return x->transa == y->transa && x->transb == y->transb && x->m == y->m && x->n == y->n &&
+           x->k == y->k && x->alpha == y->alpha && x->beta == y->beta && x->a == y->a &&
+           x->lda == y->lda && x->b == y->b && x->ldb == y->ldb && x->c == y->c &&
+           x->ldc == y->ldc && x->where_a == y->where_a && x->where_b == y->where_b &&
+           x->where_c == y->where_c && x->math == y->math && x->fresh_c == y->fresh_c;
+}
+
+static void test_swap_rows_is_an_involution(void **state)
+{
+    (void)state;
+    const tsg_problem p0 = {'N', 'T', 4, 5, 6, 2.0f, 3.0f, A, 7, B, 8, C, 9, TSG_PINNED, TSG_DEVICE,
+                            TSG_MANAGED, 1, 1};
+    tsg_problem p = p0;
+    tsg_problem_swap_rows(&p, 0);
+    assert_true(same_problem(&p, &p0));
+    tsg_problem_swap_rows(&p, 1);
+    assert_true(p.transa == 'T' && p.transb == 'N' && p.m == 5 && p.n == 4 && p.k == 6);
+    assert_true(p.a == B && p.b == A && p.lda == 8 && p.ldb == 7 && p.c == C && p.ldc == 9);
+    assert_true(p.where_a == TSG_DEVICE && p.where_b == TSG_PINNED && p.where_c == TSG_MANAGED);
+    assert_true(p.alpha == 2.0f && p.beta == 3.0f && p.math == 1 && p.fresh_c == 1);
+    tsg_problem_swap_rows(&p, 1);
+    assert_true(same_problem(&p, &p0));
+}
+
 /* ---- scalar rules ---- */
 
 static tsg_problem prob(int64_t m, int64_t n, int64_t k, float alpha, float beta, float *c,
@@ -243,6 +290,8 @@ int main(void)
         cmocka_unit_test(test_positions_row_major),
         cmocka_unit_test(test_two_bad_arguments),
         cmocka_unit_test(test_fortran_positions_and_characters),
+        cmocka_unit_test(test_decoders_whole_range),
+        cmocka_unit_test(test_swap_rows_is_an_involution),
         cmocka_unit_test(test_rules_quick_returns),
         cmocka_unit_test(test_rules_scale_window_only),
         cmocka_unit_test(test_extent_and_flops),
