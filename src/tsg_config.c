@@ -1,5 +1,6 @@
 /*
- * tsg_config.c — knob parsing. See tsg_config.h; the README lists the knobs for users.
+ * tsg_config.c — the knob table and its parser. See tsg_config.h; the README lists the user
+ * knobs (the same ones: unit.knob_table).
  */
 #include "tsg_config.h"
 
@@ -17,6 +18,13 @@ static void warn(tsg_config *cfg, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A knob's bad value: one warning naming the knob, the value, what it takes and what is used
+ * instead. */
+static void warn_bad(tsg_config *cfg, const tsg_knob *knob, const char *v)
+{
+    warn(cfg, "%s=\"%.64s\" is not %s; %s", knob->name, v, knob->takes, knob->instead);
+}
+
 /* A whole number in [lo, hi] by the strict rules of tsg_parse_uint, no suffix; 0 on success. */
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
@@ -31,8 +39,6 @@ static void copy_path(char *dst, const char *a, const char *b)
     int n = snprintf(dst, TSG_CONFIG_PATH_MAX, "%s%s", a, b);
     if (n < 0 || n >= TSG_CONFIG_PATH_MAX) dst[0] = '\0'; /* too long: no cache rather than a wrong one */
 }
-
-static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t phys_bytes);
 
 /*
  * Node-local rank variables, innermost launcher first: under `mpirun` inside a Slurm or Flux
@@ -84,8 +90,11 @@ static void parse_local_rank(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx)
  * a sign, a space, a name, too many entries — is refused whole with one warning: the default
  * device rule applies, as for any bad knob value.
  */
-static void parse_devices(tsg_config *cfg, const char *v)
+static void parse_devices(tsg_config *cfg, const tsg_knob *knob, const char *v,
+                          tsg_lookup_fn lookup, void *ctx)
 {
+    (void)lookup, (void)ctx;
+    if (!v || !*v) return;
     if (!strcasecmp(v, "all")) {
         cfg->device_all = 1;
         cfg->device = 0;
@@ -120,10 +129,7 @@ static void parse_devices(tsg_config *cfg, const char *v)
         }
         s = comma + 1;
     }
-    warn(cfg,
-         "TSGEMM_DEVICE=\"%.64s\" is not a device ordinal (0, 1, ...), a list of at most %d of "
-         "them (0,1) or all; ignored",
-         v, TSG_MAX_DEVICES);
+    warn_bad(cfg, knob, v);
 }
 
 int tsg_config_devices(const tsg_config *cfg, int visible, int *out, int max, tsg_device_why *why)
@@ -161,69 +167,6 @@ int tsg_config_device(const tsg_config *cfg, int visible, tsg_device_why *why)
     return 0;
 }
 
-void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t phys_bytes)
-{
-    memset(cfg, 0, sizeof *cfg);
-    cfg->policy.mode = TSG_MODE_AUTO;
-    cfg->log_level = 1;
-    cfg->math = TSG_MATH_FP32;
-    const char *v;
-    long l;
-
-    if ((v = lookup("TSGEMM_LOG", ctx)) && *v) {
-        if (parse_long(v, 0, 3, &l) == 0)
-            cfg->log_level = (int)l;
-        else
-            warn(cfg, "TSGEMM_LOG=\"%.64s\" is not one of 0, 1, 2, 3; using 1", v);
-    }
-    if ((v = lookup("TSGEMM_MODE", ctx)) && *v) {
-        if (!strcasecmp(v, "auto"))
-            cfg->policy.mode = TSG_MODE_AUTO;
-        else if (!strcasecmp(v, "cpu"))
-            cfg->policy.mode = TSG_MODE_CPU;
-        else if (!strcasecmp(v, "gpu"))
-            cfg->policy.mode = TSG_MODE_GPU;
-        else
-            warn(cfg, "TSGEMM_MODE=\"%.64s\" is not one of auto, cpu, gpu; using auto", v);
-    }
-    if ((v = lookup("TSGEMM_MATH", ctx)) && *v) {
-        const int m = tsg_math_parse(v);
-        if (m >= 0)
-            cfg->math = m;
-        else
-            warn(cfg, "TSGEMM_MATH=\"%.64s\" is not one of fp32, 3xtf32, tf32; using fp32", v);
-    }
-    if ((v = lookup("TSGEMM_DEVICE", ctx)) && *v) parse_devices(cfg, v);
-    if ((v = lookup("TSGEMM_GPU_THRESHOLD", ctx)) && *v) {
-        uint64_t n;
-        if (tsg_parse_uint(v, 0, UINT64_MAX, &n) == TSG_PARSE_OK)
-            cfg->policy.threshold = (double)n;
-        else
-            warn(cfg, "TSGEMM_GPU_THRESHOLD=\"%.64s\" is not a whole number >= 0; using the cost model", v);
-    }
-    if ((v = lookup("TSGEMM_CPU_BLAS", ctx)) && *v) {
-        if (strlen(v) < TSG_CONFIG_PATH_MAX)
-            copy_path(cfg->cpu_blas, v, "");
-        else
-            warn(cfg, "TSGEMM_CPU_BLAS is longer than %d characters; using OpenBLAS",
-                 TSG_CONFIG_PATH_MAX - 1);
-    }
-    parse_local_rank(cfg, lookup, ctx);
-    if ((v = lookup("TSGEMM_TRACE", ctx)) && *v) {
-        if (strlen(v) < TSG_CONFIG_PATH_MAX)
-            copy_path(cfg->trace_path, v, "");
-        else
-            warn(cfg, "TSGEMM_TRACE is longer than %d characters; no trace", TSG_CONFIG_PATH_MAX - 1);
-    }
-    if ((v = lookup("TSGEMM_CACHE_DIR", ctx)) && *v)
-        copy_path(cfg->cache_dir, v, "");
-    else if ((v = lookup("XDG_CACHE_HOME", ctx)) && *v == '/') /* XDG: relative paths are ignored */
-        copy_path(cfg->cache_dir, v, "/tsgemm");
-    else if ((v = lookup("HOME", ctx)) && *v)
-        copy_path(cfg->cache_dir, v, "/.cache/tsgemm");
-    parse_pipeline(cfg, lookup, ctx, phys_bytes);
-}
-
 int tsg_parse_uint(const char *s, unsigned flags, uint64_t max, uint64_t *out)
 {
     if (!s || *s < '0' || *s > '9') return TSG_PARSE_SYNTAX; /* empty, sign, space, letter */
@@ -257,113 +200,248 @@ int tsg_parse_uint(const char *s, unsigned flags, uint64_t max, uint64_t *out)
     return TSG_PARSE_OK;
 }
 
+/* ------------------------------------------------------------------ the knob table */
+
+static void parse_cache_dir(tsg_config *cfg, const tsg_knob *knob, const char *v,
+                            tsg_lookup_fn lookup, void *ctx)
+{
+    (void)knob;
+    if (v && *v)
+        copy_path(cfg->cache_dir, v, "");
+    else if ((v = lookup("XDG_CACHE_HOME", ctx)) && *v == '/') /* XDG: relative paths are ignored */
+        copy_path(cfg->cache_dir, v, "/tsgemm");
+    else if ((v = lookup("HOME", ctx)) && *v)
+        copy_path(cfg->cache_dir, v, "/.cache/tsgemm");
+}
+
+/* TSGEMM_TEST_FAULT: the spec as given, cut to the field (kernels/tsg_gpu.h tsg_gpu_set_fault
+ * judges it). */
+static void parse_test_fault(tsg_config *cfg, const tsg_knob *knob, const char *v,
+                             tsg_lookup_fn lookup, void *ctx)
+{
+    (void)knob, (void)lookup, (void)ctx;
+    if (v && *v) snprintf(cfg->test_fault, sizeof cfg->test_fault, "%s", v);
+}
+
+/* TSGEMM_TEST_ORDER: block (1), chunk (2) or rounds:R, R 0..1000000 (3 + R: src/tsg_plan.h
+ * tsg_plan_rounds' force). */
+static void parse_test_order(tsg_config *cfg, const tsg_knob *knob, const char *v,
+                             tsg_lookup_fn lookup, void *ctx)
+{
+    (void)lookup, (void)ctx;
+    long l;
+    if (!v || !*v) return;
+    if (!strcmp(v, "block")) cfg->test_order = 1;
+    else if (!strcmp(v, "chunk")) cfg->test_order = 2;
+    else if (!strncmp(v, "rounds:", 7) && parse_long(v + 7, 0, 1000000, &l) == 0)
+        cfg->test_order = 3 + (int)l;
+    else warn_bad(cfg, knob, v);
+}
+
+static const char *const math_words[TSG_MATH_COUNT + 1] = {"fp32", "3xtf32", "tf32", NULL};
+static const int math_values[TSG_MATH_COUNT] = {TSG_MATH_FP32, TSG_MATH_3XTF32, TSG_MATH_TF32};
+static const char *const mode_words[] = {"auto", "cpu", "gpu", NULL};
+static const int mode_values[] = {TSG_MODE_AUTO, TSG_MODE_CPU, TSG_MODE_GPU};
+static const char *const touch_words[] = {"off", "small", NULL};
+static const int touch_values[] = {-1, -2};      /* > 0: that many parts                   */
+static const char *const ramp_words[] = {"0", NULL};
+static const int ramp_values[] = {-1};           /* v0.3's unit sizes; 1..10: that many steps */
+static const char *const beta_words[] = {"device", NULL};
+static const char *const streams_words[] = {"1", "2", NULL};
+static const char *const ws_words[] = {"0", "1", NULL};
+static const char *const poll_words[] = {"0", "1", NULL};
+static const int one_value[] = {1};
+static const int one_zero[] = {1, 0};            /* the second word is the rule's own choice */
+static const int one_two[] = {1, 2};
+static const char *const copy_words[] = {"memcpy", "nt", NULL};
+
 /* The tuning knobs' sizes (bytes or floats): at most 1T. */
 #define TEST_SIZE_MAX ((uint64_t)1 << 40)
 
-/* A tuning knob's value that is none of those it takes: one warning, the rule (value 0). */
-static void warn_test(tsg_config *cfg, const char *name, const char *v, const char *takes)
-{
-    warn(cfg, "%s=\"%.64s\" is not %s; using the rule", name, v, takes);
-}
+#define FIELD(f)                                                                                \
+    .field = #f, .offset = offsetof(tsg_config, f), .size = sizeof(((tsg_config *)0)->f)
+#define RULE .instead = "using the rule"
 
-/* A tuning size knob (TSGEMM_TEST_UNIT, _BLOCK, _CHUNK): *dst, or a warning and 0. */
-static void parse_test_size(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, const char *name,
-                            double *dst)
-{
-    const char *v = lookup(name, ctx);
-    uint64_t n;
-    if (!v || !*v) return;
-    if (tsg_parse_uint(v, TSG_PARSE_SUFFIX, TEST_SIZE_MAX, &n) == TSG_PARSE_OK)
-        *dst = (double)n;
-    else
-        warn_test(cfg, name, v, "a size of at most 1T (K/M/G/T suffix)");
-}
+_Static_assert(sizeof(tsg_mode) == sizeof(int), "TSGEMM_MODE is stored as an int");
+_Static_assert(TSG_MAX_DEVICES == 16, "TSGEMM_DEVICE's warning says 16");
 
-/* A tuning knob with a few named values: the index + 1 of v in names[] (NULL-terminated), or a
- * warning and 0. */
-static int parse_test_word(tsg_config *cfg, const char *name, const char *v,
-                           const char *const *names, const char *takes)
-{
-    for (int i = 0; names[i]; ++i)
-        if (!strcmp(v, names[i])) return i + 1;
-    warn_test(cfg, name, v, takes);
-    return 0;
-}
-
-/* The pipeline's knobs (kernels/tsg_gpu.h: tsg_gpu_config). */
-static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t phys_bytes)
-{
-    const char *v;
-    long l;
-    uint64_t n;
-    if ((v = lookup("TSGEMM_DEVICE_MEMORY", ctx)) && *v) {
-        const int st = tsg_parse_uint(v, TSG_PARSE_SUFFIX, TSG_DEVICE_MEMORY_MAX, &n);
-        if (st == TSG_PARSE_OK && n >= (1u << 20))
-            cfg->device_memory = (double)n;
-        else if (st == TSG_PARSE_RANGE)
-            warn(cfg, "TSGEMM_DEVICE_MEMORY=\"%.64s\" is more than 16T; using the default", v);
-        else
-            warn(cfg, "TSGEMM_DEVICE_MEMORY=\"%.64s\" is not a size of at least 1M; using the default", v);
-    }
-    if ((v = lookup("TSGEMM_PINNED_MEMORY", ctx)) && *v) {
-        const uint64_t half = phys_bytes ? phys_bytes / 2 : UINT64_MAX; /* 0: RAM unknown, no cap */
-        const int st = tsg_parse_uint(v, TSG_PARSE_SUFFIX, half, &n);
-        if (st == TSG_PARSE_OK && n >= (512u << 10))
-            cfg->pinned_memory = (double)n;
-        else if (st == TSG_PARSE_RANGE)
-            warn(cfg,
-                 "TSGEMM_PINNED_MEMORY=\"%.64s\" is more than half of this machine's memory "
-                 "(%.0f MiB); using the default",
-                 v, (double)phys_bytes / (1 << 20));
-        else
-            warn(cfg, "TSGEMM_PINNED_MEMORY=\"%.64s\" is not a size of at least 512K; using the default", v);
-    }
-    if ((v = lookup("TSGEMM_COPY_THREADS", ctx)) && *v) {
-        if (parse_long(v, 1, 256, &l) == 0)
-            cfg->copy_threads = (int)l;
-        else
-            warn(cfg, "TSGEMM_COPY_THREADS=\"%.64s\" is not a number of threads (1..256); using the default", v);
-    }
+const tsg_knob tsg_knobs[] = {
+    {.name = "TSGEMM_LOG", .kind = TSG_KNOB_UINT, .lo = 0, .hi = 3, FIELD(log_level),
+     .takes = "one of 0, 1, 2, 3", .instead = "using 1",
+     .doc = "what is printed to stderr: 0 illegal-argument reports only, 1 (default) also bad "
+            "knob values and the first GPU trouble of each kind, 2 also the device, the rates "
+            "and an exit summary, 3 also one line per call"},
+    {.name = "TSGEMM_MODE", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_ANYCASE, .words = mode_words,
+     .values = mode_values, FIELD(policy.mode), .takes = "one of auto, cpu, gpu",
+     .instead = "using auto",
+     .doc = "where calls run: auto (default) by the cost model, cpu never on the GPU, gpu on the "
+            "GPU whenever one works"},
+    {.name = "TSGEMM_MATH", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_ANYCASE, .words = math_words,
+     .values = math_values, FIELD(math), .takes = "one of fp32, 3xtf32, tf32",
+     .instead = "using fp32",
+     .doc = "the arithmetic of GPU calls: fp32 (default), 3xtf32 (tensor cores, error-"
+            "compensated), tf32 (tensor cores, reduced precision); include/tsgemm.h "
+            "tsgemm_set_math"},
+    {.name = "TSGEMM_DEVICE", .kind = TSG_KNOB_OWN, FIELD(devices), .own = parse_devices,
+     /* also device, device_set, ndevices and device_all (parse_devices) */
+     .takes = "a device ordinal (0, 1, ...), a list of at most 16 of them (0,1) or all",
+     .instead = "ignored",
+     .doc = "which GPU: an ordinal 0..1023 (default 0, or an MPI rank's node-local rank modulo "
+            "the visible GPUs), a list 0,1 of at most 16 (repeats allowed) or all: large calls "
+            "are split over them"},
+    {.name = "TSGEMM_GPU_THRESHOLD", .kind = TSG_KNOB_UINT, .flags = TSG_KNOB_REAL, .lo = 0,
+     .hi = UINT64_MAX, FIELD(policy.threshold), .takes = "a whole number >= 0",
+     .instead = "using the cost model",
+     .doc = "in auto mode a call of at least n^3 multiply-adds (m*n*k >= n^3) runs on the GPU, "
+            "instead of the cost model's choice; 0 (default) = the cost model"},
+    {.name = "TSGEMM_CPU_BLAS", .kind = TSG_KNOB_TEXT, FIELD(cpu_blas),
+     .instead = "using OpenBLAS",
+     .doc = "the CPU BLAS to fall back to, a path or a soname (default: an OpenBLAS already in "
+            "the process, else libopenblas.so.0)"},
+    {.name = "TSGEMM_TRACE", .kind = TSG_KNOB_TEXT, FIELD(trace_path), .instead = "no trace",
+     .doc = "append one line per SGEMM call to this file (%p: the process id); unset: no trace"},
+    {.name = "TSGEMM_CACHE_DIR", .kind = TSG_KNOB_OWN, FIELD(cache_dir), .own = parse_cache_dir,
+     .doc = "the folder of the GPU's measured rates (default $XDG_CACHE_HOME/tsgemm, else "
+            "$HOME/.cache/tsgemm); a path too long for the field: no cache"},
+    {.name = "TSGEMM_DEVICE_MEMORY", .kind = TSG_KNOB_SIZE, .flags = TSG_KNOB_REAL,
+     .lo = (uint64_t)1 << 20, .hi = TSG_DEVICE_MEMORY_MAX, FIELD(device_memory),
+     .takes = "a size of at least 1M", .cap = "16T", .instead = "using the default",
+     .doc = "the most device memory tsgemm holds for operands, bytes (default 3/4 of the GPU's); "
+            "larger problems run in bounded pieces"},
+    {.name = "TSGEMM_PINNED_MEMORY", .kind = TSG_KNOB_SIZE,
+     .flags = TSG_KNOB_REAL | TSG_KNOB_HALF_RAM, .lo = 512u << 10, .hi = UINT64_MAX,
+     FIELD(pinned_memory), .takes = "a size of at least 512K", .instead = "using the default",
+     .doc = "the pinned host staging tsgemm holds, bytes (default 512M; at most half of "
+            "physical memory: pinned pages cannot be swapped)"},
+    {.name = "TSGEMM_COPY_THREADS", .kind = TSG_KNOB_UINT, .lo = 1, .hi = 256,
+     FIELD(copy_threads), .takes = "a number of threads (1..256)", .instead = "using the default",
+     .doc = "tsgemm's host threads that copy between the caller's memory and the pinned slots "
+            "(default 3/4 of the usable CPUs, 2..12)"},
     /* tuning experiments and fault injection (docs/NOTES.md "v0.3: where a pipelined call's time
-     * goes" and "v0.4: the pipeline's tail"); not user knobs, and never seen by a release library */
-    if ((v = lookup("TSGEMM_TEST_FAULT", ctx)) && *v) snprintf(cfg->test_fault, sizeof cfg->test_fault, "%s", v);
-    parse_test_size(cfg, lookup, ctx, "TSGEMM_TEST_UNIT", &cfg->test_unit);
-    parse_test_size(cfg, lookup, ctx, "TSGEMM_TEST_BLOCK", &cfg->test_block);
-    parse_test_size(cfg, lookup, ctx, "TSGEMM_TEST_CHUNK", &cfg->test_chunk);
-    if ((v = lookup("TSGEMM_TEST_TIMELINE", ctx)) && *v) {
-        if (parse_long(v, 0, 2, &l) == 0) cfg->test_timeline = (int)l;
-        else warn_test(cfg, "TSGEMM_TEST_TIMELINE", v, "0, 1 or 2");
+     * goes" and "v0.4: the pipeline's tail"): never seen by a release library */
+    {.name = "TSGEMM_TEST_FAULT", .kind = TSG_KNOB_OWN, .flags = TSG_KNOB_TEST,
+     FIELD(test_fault), .own = parse_test_fault,
+     .doc = "arms a pipeline failure (kernels/tsg_gpu.h tsg_gpu_set_fault)"},
+    {.name = "TSGEMM_TEST_UNIT", .kind = TSG_KNOB_SIZE, .flags = TSG_KNOB_TEST | TSG_KNOB_REAL,
+     .hi = TEST_SIZE_MAX, FIELD(test_unit), .takes = "a size of at most 1T (K/M/G/T suffix)",
+     RULE, .doc = "the pipeline's unit size, bytes; 0 = the rule"},
+    {.name = "TSGEMM_TEST_BLOCK", .kind = TSG_KNOB_SIZE, .flags = TSG_KNOB_TEST | TSG_KNOB_REAL,
+     .hi = TEST_SIZE_MAX, FIELD(test_block), .takes = "a size of at most 1T (K/M/G/T suffix)",
+     RULE, .doc = "the plan's C block area, floats; 0 = the rule"},
+    {.name = "TSGEMM_TEST_CHUNK", .kind = TSG_KNOB_SIZE, .flags = TSG_KNOB_TEST | TSG_KNOB_REAL,
+     .hi = TEST_SIZE_MAX, FIELD(test_chunk), .takes = "a size of at most 1T (K/M/G/T suffix)",
+     RULE, .doc = "the A and B floats of a K chunk; 0 = the rule"},
+    {.name = "TSGEMM_TEST_TIMELINE", .kind = TSG_KNOB_UINT, .flags = TSG_KNOB_TEST, .hi = 2,
+     FIELD(test_timeline), .takes = "0, 1 or 2", RULE,
+     .doc = "1: one timeline line per pipelined call; 2: also every unit's upload, launch and "
+            "download"},
+    {.name = "TSGEMM_TEST_ORDER", .kind = TSG_KNOB_OWN, .flags = TSG_KNOB_TEST,
+     FIELD(test_order), .own = parse_test_order, .takes = "block, chunk or rounds:R (R 0..1000000)",
+     RULE, .doc = "the pipeline's piece order: block, chunk or rounds:R"},
+    {.name = "TSGEMM_TEST_TOUCH", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST | TSG_KNOB_OR_UINT,
+     .lo = 1, .hi = 64, .words = touch_words, .values = touch_values, FIELD(test_touch),
+     .takes = "off, small or a number of parts 1..64", RULE,
+     .doc = "a fresh C's first touch: off, small (without the huge-page advice) or that many "
+            "parts"},
+    {.name = "TSGEMM_TEST_COPY", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
+     .words = copy_words, .values = one_two, FIELD(test_copy), .takes = "memcpy or nt", RULE,
+     .doc = "the copy threads' copy: memcpy or non-temporal stores"},
+    /* Superseded switches: each restores behaviour the rule replaced (RAMP=0 v0.3's unit sizes,
+     * BETA=device beta on the GPU, STREAMS=1 one stream, WS=0 no configuration 10, POLL=0 idle
+     * copy threads that block) and keeps its old path alive. Deleting one is deleting its entry
+     * here, its tsg_config field and its tsg_gpu_config member. */
+    {.name = "TSGEMM_TEST_RAMP", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST | TSG_KNOB_OR_UINT,
+     .lo = 1, .hi = 10, .words = ramp_words, .values = ramp_values, FIELD(test_ramp),
+     .takes = "a number of steps 0..10", RULE,
+     .doc = "0: v0.3's pipeline unit sizes; N: the first N upload units ramp up by halves"},
+    {.name = "TSGEMM_TEST_BETA", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
+     .words = beta_words, .values = one_value, FIELD(test_beta), .takes = "device", RULE,
+     .doc = "device: beta != 0 from host memory sends C up and the kernels apply beta"},
+    {.name = "TSGEMM_TEST_STREAMS", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
+     .words = streams_words, .values = one_zero, FIELD(test_streams), .takes = "1 or 2", RULE,
+     .doc = "1: one compute stream per pipelined call; 2: the rule's"},
+    {.name = "TSGEMM_TEST_WS", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST, .words = ws_words,
+     .values = one_zero, FIELD(test_ws), .takes = "0 or 1", RULE,
+     .doc = "0: the rule never takes the warp-specialized configuration 10; 1: the rule's"},
+    {.name = "TSGEMM_TEST_POLL", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
+     .words = poll_words, .values = one_two, FIELD(test_poll), .takes = "0 or 1", RULE,
+     .doc = "0: idle copy threads block; 1: they poll while a pipelined call is in flight"},
+};
+const int tsg_nknobs = (int)(sizeof tsg_knobs / sizeof tsg_knobs[0]);
+
+static void store(tsg_config *cfg, const tsg_knob *knob, double v)
+{
+    char *field = (char *)cfg + knob->offset;
+    if (knob->flags & TSG_KNOB_REAL) {
+        memcpy(field, &v, sizeof v);
+    } else {
+        const int i = (int)v;
+        memcpy(field, &i, sizeof i);
     }
-    if ((v = lookup("TSGEMM_TEST_RAMP", ctx)) && *v) {
-        if (parse_long(v, 0, 10, &l) == 0) cfg->test_ramp = l == 0 ? -1 : (int)l;
-        else warn_test(cfg, "TSGEMM_TEST_RAMP", v, "a number of steps 0..10");
+}
+
+/* The one strict parser: value v (set, not empty) of one knob into cfg, or one warning. */
+static void parse_knob(tsg_config *cfg, const tsg_knob *knob, const char *v, uint64_t phys_bytes)
+{
+    uint64_t n;
+    switch (knob->kind) {
+    case TSG_KNOB_UINT:
+        if (tsg_parse_uint(v, 0, knob->hi, &n) == TSG_PARSE_OK && n >= knob->lo)
+            store(cfg, knob, (double)n);
+        else
+            warn_bad(cfg, knob, v);
+        return;
+    case TSG_KNOB_SIZE: {
+        const int half = (knob->flags & TSG_KNOB_HALF_RAM) && phys_bytes;
+        const int st = tsg_parse_uint(v, TSG_PARSE_SUFFIX, half ? phys_bytes / 2 : knob->hi, &n);
+        if (st == TSG_PARSE_OK && n >= knob->lo)
+            store(cfg, knob, (double)n);
+        else if (st == TSG_PARSE_RANGE && half)
+            warn(cfg, "%s=\"%.64s\" is more than half of this machine's memory (%.0f MiB); %s",
+                 knob->name, v, (double)phys_bytes / (1 << 20), knob->instead);
+        else if (st == TSG_PARSE_RANGE && knob->cap)
+            warn(cfg, "%s=\"%.64s\" is more than %s; %s", knob->name, v, knob->cap, knob->instead);
+        else
+            warn_bad(cfg, knob, v);
+        return;
     }
-    if ((v = lookup("TSGEMM_TEST_ORDER", ctx)) && *v) { /* block, chunk or rounds:R (R >= 0) */
-        if (!strcmp(v, "block")) cfg->test_order = 1;
-        else if (!strcmp(v, "chunk")) cfg->test_order = 2;
-        else if (!strncmp(v, "rounds:", 7) && parse_long(v + 7, 0, 1000000, &l) == 0)
-            cfg->test_order = 3 + (int)l;
-        else warn_test(cfg, "TSGEMM_TEST_ORDER", v, "block, chunk or rounds:R (R 0..1000000)");
+    case TSG_KNOB_WORD:
+        for (int i = 0; knob->words[i]; ++i)
+            if (!((knob->flags & TSG_KNOB_ANYCASE) ? strcasecmp : strcmp)(v, knob->words[i])) {
+                store(cfg, knob, knob->values[i]);
+                return;
+            }
+        if ((knob->flags & TSG_KNOB_OR_UINT) &&
+            tsg_parse_uint(v, 0, knob->hi, &n) == TSG_PARSE_OK && n >= knob->lo)
+            store(cfg, knob, (double)n);
+        else
+            warn_bad(cfg, knob, v);
+        return;
+    case TSG_KNOB_TEXT:
+        if (strlen(v) < knob->size)
+            memcpy((char *)cfg + knob->offset, v, strlen(v) + 1);
+        else
+            warn(cfg, "%s is longer than %d characters; %s", knob->name, (int)knob->size - 1,
+                 knob->instead);
+        return;
+    case TSG_KNOB_OWN:
+        return;
     }
-    if ((v = lookup("TSGEMM_TEST_TOUCH", ctx)) && *v) {
-        if (!strcmp(v, "off")) cfg->test_touch = -1;
-        else if (!strcmp(v, "small")) cfg->test_touch = -2;
-        else if (parse_long(v, 1, 64, &l) == 0) cfg->test_touch = (int)l;
-        else warn_test(cfg, "TSGEMM_TEST_TOUCH", v, "off, small or a number of parts 1..64");
+}
+
+void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t phys_bytes)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->policy.mode = TSG_MODE_AUTO;
+    cfg->log_level = 1;
+    cfg->math = TSG_MATH_FP32;
+    for (int i = 0; i < tsg_nknobs; ++i) {
+        const tsg_knob *knob = &tsg_knobs[i];
+        const char *v = lookup(knob->name, ctx);
+        if (knob->kind == TSG_KNOB_OWN) knob->own(cfg, knob, v, lookup, ctx);
+        else if (v && *v) parse_knob(cfg, knob, v, phys_bytes);
     }
-    static const char *const beta[] = {"device", NULL}, *const streams[] = {"1", "2", NULL},
-                             *const ws[] = {"0", "1", NULL}, *const poll[] = {"0", "1", NULL},
-                             *const copy[] = {"memcpy", "nt", NULL};
-    if ((v = lookup("TSGEMM_TEST_BETA", ctx)) && *v)
-        cfg->test_beta = parse_test_word(cfg, "TSGEMM_TEST_BETA", v, beta, "device") == 1;
-    if ((v = lookup("TSGEMM_TEST_STREAMS", ctx)) && *v) /* 2 is the rule's count */
-        cfg->test_streams = parse_test_word(cfg, "TSGEMM_TEST_STREAMS", v, streams, "1 or 2") == 1;
-    if ((v = lookup("TSGEMM_TEST_WS", ctx)) && *v) /* 1 is the rule's */
-        cfg->test_ws = parse_test_word(cfg, "TSGEMM_TEST_WS", v, ws, "0 or 1") == 1;
-    if ((v = lookup("TSGEMM_TEST_POLL", ctx)) && *v) /* stored as the value + 1 */
-        cfg->test_poll = parse_test_word(cfg, "TSGEMM_TEST_POLL", v, poll, "0 or 1");
-    if ((v = lookup("TSGEMM_TEST_COPY", ctx)) && *v) /* 1 memcpy, 2 non-temporal */
-        cfg->test_copy = parse_test_word(cfg, "TSGEMM_TEST_COPY", v, copy, "memcpy or nt");
+    parse_local_rank(cfg, lookup, ctx);
 }
 
 const char *tsg_mode_name(tsg_mode mode)
@@ -375,16 +453,14 @@ const char *tsg_mode_name(tsg_mode mode)
     }
 }
 
-static const char *const math_names[TSG_MATH_COUNT] = {"fp32", "3xtf32", "tf32"};
-
 const char *tsg_math_name(int math)
 {
-    return math >= 0 && math < TSG_MATH_COUNT ? math_names[math] : math_names[TSG_MATH_FP32];
+    return math >= 0 && math < TSG_MATH_COUNT ? math_words[math] : math_words[TSG_MATH_FP32];
 }
 
 int tsg_math_parse(const char *v)
 {
     for (int i = 0; v && i < TSG_MATH_COUNT; ++i)
-        if (!strcasecmp(v, math_names[i])) return i;
+        if (!strcasecmp(v, math_words[i])) return i;
     return -1;
 }

@@ -1,12 +1,16 @@
 /*
  * tsg_config.h — the TSGEMM_* knobs, parsed once from an injected lookup function.
  *
- * Owns: names, defaults and validation of every knob. Must not: call getenv (the shim injects
- * it, tests inject tables), print (bad values become warnings the caller prints).
+ * Owns: names, defaults and validation of every knob: one table (tsg_knobs[], below: name,
+ * kind, range, the tsg_config field it sets, one line of documentation) drives one strict parser
+ * (tsg_config_parse). README.md's knob table lists the same user knobs (unit.knob_table checks).
+ * Must not: call getenv (the shim injects it, tests inject tables), print (bad values become
+ * warnings the caller prints).
  */
 #ifndef TSG_CONFIG_H
 #define TSG_CONFIG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum tsg_mode { TSG_MODE_AUTO = 0, TSG_MODE_CPU, TSG_MODE_GPU } tsg_mode;
@@ -96,6 +100,52 @@ typedef struct tsg_config {
 
 /* Returns the value of variable `name`, or NULL when it is unset. */
 typedef const char *(*tsg_lookup_fn)(const char *name, void *ctx);
+
+/* How a knob's value is read. Every kind but TSG_KNOB_OWN warns once for a bad value (naming
+ * the knob, the value, what it takes and what is used instead) and leaves the field as it was. */
+typedef enum tsg_knob_kind {
+    TSG_KNOB_UINT = 0, /* a whole number lo..hi by tsg_parse_uint's rules (no unit)             */
+    TSG_KNOB_SIZE,     /* a size lo..hi: digits and at most one unit K/M/G/T (tsg_parse_uint with
+                          TSG_PARSE_SUFFIX)                                                       */
+    TSG_KNOB_WORD,     /* one of words[], stored as values[i] (with TSG_KNOB_OR_UINT also a whole
+                          number lo..hi, stored as itself)                                        */
+    TSG_KNOB_TEXT,     /* a string shorter than the field (a char array); longer: a warning     */
+    TSG_KNOB_OWN       /* a syntax of its own: own() reads it (called also when it is unset)    */
+} tsg_knob_kind;
+
+enum {
+    TSG_KNOB_TEST = 1,     /* a TSGEMM_TEST_* knob: only the tests' twin library tsgemm_fi reads
+                              it (shim/tsg_log.c); not a user knob, not in the README           */
+    TSG_KNOB_ANYCASE = 2,  /* TSG_KNOB_WORD: the words match in any case                        */
+    TSG_KNOB_REAL = 4,     /* the field is a double (else an int)                              */
+    TSG_KNOB_HALF_RAM = 8, /* TSG_KNOB_SIZE: hi is half of physical memory (when known)        */
+    TSG_KNOB_OR_UINT = 16  /* TSG_KNOB_WORD: a whole number lo..hi is taken too                */
+};
+
+typedef struct tsg_knob tsg_knob;
+
+/* One knob: where it is read from, how, and where it goes. */
+struct tsg_knob {
+    const char *name;          /* the environment variable, "TSGEMM_..."                       */
+    tsg_knob_kind kind;
+    unsigned flags;            /* TSG_KNOB_TEST | _ANYCASE | _REAL | _HALF_RAM | _OR_UINT       */
+    uint64_t lo, hi;           /* the range of a number, unit applied (UINT, SIZE, OR_UINT)    */
+    const char *const *words;  /* TSG_KNOB_WORD: NULL-terminated                               */
+    const int *values;         /* TSG_KNOB_WORD: what words[i] stores                          */
+    const char *field;         /* the tsg_config field it sets, as written in C               */
+    size_t offset, size;       /* that field's offsetof and sizeof                             */
+    const char *takes;         /* what it takes, as the warning says it: "is not <takes>"     */
+    const char *cap;           /* SIZE: a value above hi gets "is more than <cap>" instead     */
+    const char *instead;       /* what the warning says is used instead: "using the default"   */
+    const char *doc;           /* one line: what it does                                       */
+    /* TSG_KNOB_OWN: reads value v (NULL or "" when unset) into cfg */
+    void (*own)(tsg_config *cfg, const tsg_knob *knob, const char *v, tsg_lookup_fn lookup,
+                void *ctx);
+};
+
+/* Every TSGEMM_* knob, in the order tsg_config_parse reads them (the warnings' order). */
+extern const tsg_knob tsg_knobs[];
+extern const int tsg_nknobs;
 
 /*
  * The one parser of every knob's numbers (sizes, counts, ordinals, levels).
