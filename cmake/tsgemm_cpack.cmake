@@ -1,7 +1,8 @@
 # `cpack -G DEB` (or plain `cpack`) in a build folder: one Debian package "tsgemm" with what
-# `cmake --install` puts into a prefix — libtsgemm.so.N (+ soname links), include/tsgemm.h and
-# tsgemm_tuning.h, tsgemm.pc, the CMake package, tsgemm-run, tsgemm-bench, tsgemm-tinybench and the
-# libblas.so.3 filter under <libdir>/tsgemm — rooted at /usr. Included by the top-level CMakeLists.txt.
+# `cmake --install` puts into a prefix — libtsgemm.so.N (+ soname links), include/tsgemm.h,
+# tsgemm_version.h and tsgemm_tuning.h, tsgemm.pc, the CMake package, tsgemm-run, tsgemm-bench,
+# tsgemm-tinybench and the libblas.so.3 filter under <libdir>/tsgemm — rooted at /usr. Included
+# by the top-level CMakeLists.txt.
 #
 # Dependencies are declared by hand, not by dpkg-shlibdeps: the library's own needs (glibc, the
 # C++ runtime of the static CUDA runtime) plus OpenBLAS, which it dlopens by soname

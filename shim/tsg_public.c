@@ -81,13 +81,7 @@ TSG_EXPORT void tsgemm_get_stats(struct tsgemm_stats *out)
 
 TSG_EXPORT const char *tsgemm_last_path(void) { return tsg_tl.last_path; }
 
-TSG_EXPORT const char *tsgemm_version(void)
-{
-#define TSG_STR2(x) #x
-#define TSG_STR(x) TSG_STR2(x)
-    return TSG_STR(TSGEMM_VERSION_MAJOR) "." TSG_STR(TSGEMM_VERSION_MINOR) "." TSG_STR(
-        TSGEMM_VERSION_PATCH);
-}
+TSG_EXPORT const char *tsgemm_version(void) { return TSGEMM_VERSION_STRING; }
 
 static void exit_summary(void)
 {

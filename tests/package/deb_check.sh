@@ -37,7 +37,7 @@ L=$(sed -n 's|.* \./usr/\(.*\)/libtsgemm\.so\.0 -> .*|\1|p' "$T/contents")
 [ -n "$L" ] || { cat "$T/contents"; fail "no ./usr/<libdir>/libtsgemm.so.0 soname link"; }
 for re in "./usr/$L/libtsgemm\.so\.$VERSION\$" "./usr/$L/libtsgemm\.so\.0 -> libtsgemm\.so\.$VERSION\$" \
     "./usr/$L/libtsgemm\.so -> libtsgemm\.so\.0\$" "./usr/include/tsgemm\.h\$" \
-    "./usr/include/tsgemm_tuning\.h\$" \
+    "./usr/include/tsgemm_tuning\.h\$" "./usr/include/tsgemm_version\.h\$" \
     "./usr/$L/pkgconfig/tsgemm\.pc\$" "./usr/$L/cmake/tsgemm/tsgemmConfig\.cmake\$" \
     "./usr/$L/cmake/tsgemm/tsgemmConfigVersion\.cmake\$" "./usr/$L/cmake/tsgemm/tsgemmTargets\.cmake\$" \
     "./usr/bin/tsgemm-run\$" "./usr/bin/tsgemm-bench\$" "./usr/$L/tsgemm/libblas\.so\.3\$"; do

@@ -47,6 +47,7 @@ d = f"tsgemm-{v}.data/data/"
 want = ["tsgemm/__init__.py", "tsgemm/__main__.py", d + "lib/libtsgemm.so.0", d + "lib/libtsgemm.so",
         d + "bin/tsgemm-run", d + "bin/tsgemm-bench", d + "lib/pkgconfig/tsgemm.pc",
         d + "lib/tsgemm/include/tsgemm.h", d + "lib/tsgemm/include/tsgemm_tuning.h",
+        d + "lib/tsgemm/include/tsgemm_version.h",
         d + "lib/tsgemm/cmake/tsgemmConfig.cmake"]
 bad = [f"missing {n}" for n in want if n not in names]
 bad += [f"not executable: {n}" for n in (d + "bin/tsgemm-run", d + "bin/tsgemm-bench")
