@@ -1,12 +1,16 @@
 /*
- * tsgemm.h — the public tsgemm_* interface of libtsgemm.so.
+ * tsgemm.h — the public tsgemm_* interface of libtsgemm.so: the stable API.
  *
  * The BLAS entry points themselves (cblas_sgemm, sgemm_ and their ILP64 variants) are declared by
  * the CBLAS/Fortran headers applications already use; this header holds only what tsgemm adds:
  * statistics (to prove a call was intercepted and see where it ran), release of pooled GPU memory,
- * and SGEMM on device-resident data.
+ * SGEMM on device-resident data, and the programmatic forms of TSGEMM_MODE and TSGEMM_MATH.
+ * (The kernel tuning hooks of include/tsgemm_tuning.h are not part of this stable API.)
  *
- * Thread safety: every function here may be called from any thread at any time.
+ * Conventions: matrices are column-major, single precision (float), sizes and leading
+ * dimensions counted in elements; a transpose argument is a character as reference SGEMM reads
+ * it. Thread safety: every function here may be called from any thread at any time. None of
+ * them prints, except where TSGEMM_LOG says a failure is reported.
  */
 #ifndef TSGEMM_H
 #define TSGEMM_H
@@ -30,8 +34,9 @@ extern "C" {
 const char *tsgemm_version(void);
 
 /*
- * Counters since the process loaded the library (all calls, all threads, all entry points).
- * Counters only grow; read them before and after a call to learn what that call did.
+ * Counters since the process loaded the library (all calls, all threads, all exported BLAS
+ * names; tsgemm_sgemm_device is not counted). Counters only grow; read them before and after a
+ * call to learn what that call did. Flops are 2*m*n*k per call, seconds host wall-clock time.
  */
 struct tsgemm_stats {
     uint64_t calls;          /* SGEMM calls received through any exported BLAS name (the sum
@@ -68,9 +73,12 @@ struct tsgemm_stats {
 };
 
 /*
- * Copies the counters into *out (out must not be NULL). The struct grows between versions: the
- * library fills only the first `size` bytes, so a program built against an older header keeps
- * working. Call it as tsgemm_get_stats(&s), which passes sizeof s.
+ * Copies the counters into *out: writes the first min(size, sizeof(struct tsgemm_stats)) bytes
+ * of *out and reads nothing (out must not be NULL unless size is 0). The struct grows between
+ * versions: the library fills only the first `size` bytes, so a program built against an older
+ * header keeps working. Call it as tsgemm_get_stats(&s), which passes sizeof s. Every call that
+ * returned before (on any thread, ordered by a join, a lock, ...) is counted; the pool fields
+ * describe this moment. Never fails.
  * (The exported symbol tsgemm_get_stats itself fills the 0.1 layout — the fields up to
  * cpu_seconds — for programs built against 0.1 and for ctypes callers.)
  */
@@ -85,21 +93,26 @@ static inline void tsgemm_get_stats(struct tsgemm_stats *out)
 /*
  * Frees the pooled device buffers, pinned host staging buffers and streams kept between calls.
  * Safe to call at any time; calls in flight on other threads keep their buffers until they
- * finish. The next GPU call allocates again. Tests call it before exit so that
- * compute-sanitizer's leak check sees a clean process.
+ * finish. The next GPU call allocates again. Does nothing in a process that never started the
+ * GPU, or in a forked child of one that did. Tests call it before exit so that
+ * compute-sanitizer's leak check sees a clean process. Never fails.
  */
 void tsgemm_release(void);
 
 /*
- * Where the last cblas_sgemm / sgemm_ call of the calling thread ran.
- * Returns one of "none" (no call yet), "illegal", "quick", "gpu", "cpu", "cpu-retry"
- * (the GPU failed and the CPU redid the call). Static storage.
+ * Where the last SGEMM call of the calling thread through an exported BLAS name (cblas_sgemm,
+ * sgemm_, the ILP64 and scipy_ names) ran. Returns one of "none" (no call yet on this thread),
+ * "illegal" (an argument was illegal: reported, nothing done), "quick" (the BLAS scalar rules
+ * finished it), "gpu", "cpu", "cpu-retry" (the GPU failed and the CPU redid the call) or
+ * "refused" (an operand in device memory, and the GPU could not run it: C unchanged). Static
+ * storage; never NULL.
  */
 const char *tsgemm_last_path(void);
 
 /*
  * SGEMM on device memory: C = alpha * op(A) * op(B) + beta * C, column-major, on tsgemm's own
- * CUDA kernel, enqueued on `stream` (a cudaStream_t; NULL = the legacy default stream).
+ * CUDA kernel, enqueued on `stream` (a cudaStream_t; NULL = the legacy default stream). The
+ * arithmetic is tsgemm_get_math()'s. Starts the GPU if this process has not yet.
  *
  *   transa, transb  'N'/'n' (op(X) = X) or 'T'/'t'/'C'/'c' (op(X) = X^T; C means T for real data)
  *   m, n, k         op(A) is m x k, op(B) is k x n, C is m x n; each >= 0
@@ -113,21 +126,24 @@ const char *tsgemm_last_path(void);
  *
  * Returns 0 on success; the 1-based position of the first illegal argument in the Fortran
  * SGEMM numbering (1 transa, 2 transb, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc) — nothing is
- * enqueued then; or -1 when the GPU cannot run it (no device, CUDA error; C is then unchanged
- * unless the error struck after the kernel started). Argument rules: reference BLAS SGEMM.
+ * enqueued then, nothing printed; or -1 when the GPU cannot run it (no device, a forked child
+ * of a process that used the GPU, a CUDA error: one line at TSGEMM_LOG >= 1; C is then unchanged
+ * unless the error struck after the kernel started). Argument rules: reference BLAS SGEMM
+ * (BLAS/SRC/sgemm.f); like it, the pointers are not checked.
  */
 int tsgemm_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                         const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
                         float *C, int64_t ldc, void *stream);
 
-/* Where calls may run; the programmatic form of TSGEMM_MODE. */
+/* Where calls may run; the programmatic form of TSGEMM_MODE (README "Knobs"). */
 enum tsgemm_mode { TSGEMM_MODE_AUTO = 0, TSGEMM_MODE_CPU = 1, TSGEMM_MODE_GPU = 2 };
 
 /*
  * Overrides TSGEMM_MODE for the whole process from now on (calls already running are not
- * affected). TSGEMM_MODE_GPU forces the GPU whenever one works, TSGEMM_MODE_CPU never uses it,
- * TSGEMM_MODE_AUTO lets the cost model decide. Returns the previous mode, or -1 (nothing changed)
- * for a value outside the enum.
+ * affected). mode: TSGEMM_MODE_GPU forces the GPU whenever one works (without one: the CPU BLAS,
+ * said once at TSGEMM_LOG >= 1), TSGEMM_MODE_CPU never uses it, TSGEMM_MODE_AUTO lets the cost
+ * model decide. Returns the previous mode (TSGEMM_MODE's value, or the last override), or -1
+ * (nothing changed) for a value outside the enum. May load the CPU BLAS.
  */
 int tsgemm_set_mode(int mode);
 
@@ -139,7 +155,7 @@ enum tsgemm_math { TSGEMM_MATH_FP32 = 0, TSGEMM_MATH_3XTF32 = 1, TSGEMM_MATH_TF3
  * they started with; each call reads it once). Only calls that run on the GPU are affected: the
  * CPU BLAS always computes in FP32.
  *
- *   TSGEMM_MATH_FP32   (0, the default) tsgemm's FP32 FFMA kernels, bit for bit as before.
+ *   TSGEMM_MATH_FP32   (0, the default) tsgemm's FP32 FFMA kernels.
  *   TSGEMM_MATH_3XTF32 (1) Hopper's TF32 tensor cores, error-compensated: each operand x is
  *                      split into big = TF32(x) and small = TF32(x - big), the product is
  *                      big*big + big*small + small*big with the tensor cores' partial sums
@@ -172,16 +188,18 @@ int tsgemm_get_math(void);
 
 /*
  * Describes tsgemm's GPU and kernel configuration in text (device, tile sizes, threads per block,
- * the CUDA architecture of the binary) into buf (at most len bytes, NUL-terminated). Starts the
- * GPU if this process has not yet. Returns 0, or -1 when no GPU is usable: buf then says why
- * ("no CUDA driver", "built without CUDA", "forked child of a process that used the GPU", ...).
+ * the CUDA architecture of the binary) into buf: writes at most len bytes, NUL-terminated, cut
+ * when longer. Starts the GPU if this process has not yet. Returns 0; -1 when no GPU is usable,
+ * buf then says why ("no CUDA driver", "built without CUDA", "forked child of a process that
+ * used the GPU", ...); -1 with buf untouched when buf is NULL or len <= 0.
  */
 int tsgemm_kernel_info(char *buf, int len);
 
 /*
  * The CPU BLAS tsgemm falls back to, as text: its path, its own configuration string and thread
- * count (OpenBLAS), or that the portable loop is used because none could be loaded. Loads it if
- * not yet loaded. Static storage.
+ * count (OpenBLAS), or that the portable loop is used because none could be loaded
+ * (TSGEMM_CPU_BLAS chooses it; README "Knobs"). Loads it if not yet loaded. Static storage;
+ * never NULL.
  */
 const char *tsgemm_cpu_blas(void);
 
