@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -24,6 +25,8 @@ static atomic_int g_rates_ok[TSG_MATH_COUNT]; /* g_rates[m] holds measured (or c
 static pthread_once_t g_math_rates_once[TSG_MATH_COUNT] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT,
                                                            PTHREAD_ONCE_INIT};
 static pthread_once_t g_cpu_rates_once = PTHREAD_ONCE_INIT;
+/* Processes that measure the CPU BLAS before the cache's figure stands (cpu_rates_once). */
+enum { TSG_CPU_SAMPLES = 3 };
 static tsg_rates g_cpu_rates; /* cpu_* fields only: cpu_rates_once */
 
 /* The cache file's name in the cache folder: per GPU (its UUID) and per set of knobs the rates
@@ -90,14 +93,67 @@ static int measure_gpu(int math, tsg_rates *rates, int dirfd, const char *name, 
     return 0;
 }
 
+/* The CPU file's name: one per CPU BLAS as loaded (library, its configuration, threads, core
+ * type: tsg_cpu_describe) on this host (a home folder shared over NFS serves several machines).
+ * FNV-1a 64 of the two, in hex: a name, never a path. */
+static void cpu_cache_name(char *buf, size_t len)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *parts[2] = {tsg_cpu_describe(), host}, **q = parts; q < parts + 2; ++q)
+        for (const unsigned char *c = (const unsigned char *)*q; *c; ++c) h = (h ^ *c) * 0x100000001b3ull;
+    snprintf(buf, len, "cpu-rates-v1-%016llx.txt", (unsigned long long)h);
+}
+
+static void cpu_measure(tsg_cpu_rates *m)
+{
+    tsg_cpu_measure(&m->flops, &m->mid_s, &m->small_s, &m->latency_s);
+    m->touch_bps = tsg_cpu_touch_bps(); /* a fresh C's first touch (src/tsg_cost.h) */
+    m->samples = 1;
+}
+
+/*
+ * The CPU BLAS's rates: from the cache once it holds the best of TSG_CPU_SAMPLES measurements
+ * (earlier processes on this host); until then measured here (~30 ms on the H200 host: five
+ * 1024^3 calls and some smaller ones), merged into the file's best and written back. Without a
+ * cache folder, measured in every process.
+ */
 static void cpu_rates_once(void)
 {
-    double t1 = tsg_now_s();
-    tsg_cpu_measure(&g_cpu_rates.cpu_flops, &g_cpu_rates.cpu_mid_s, &g_cpu_rates.cpu_small_s,
-                    &g_cpu_rates.cpu_latency_s);
-    g_cpu_rates.cpu_touch_bps = tsg_cpu_touch_bps(); /* a fresh C's first touch (src/tsg_cost.h) */
-    tsg_log(2, "CPU rate measured in %.0f ms; first touch %.3g GB/s", (tsg_now_s() - t1) * 1e3,
-            g_cpu_rates.cpu_touch_bps * 1e-9);
+    const tsg_config *cfg = tsg_rt_config();
+    const double t1 = tsg_now_s();
+    char name[96], why[512];
+    int dirfd = -1, lock = -1;
+    cpu_cache_name(name, sizeof name);
+    if (cfg->cache_dir[0]) {
+        dirfd = tsg_cache_open_dir(cfg->cache_dir, why, sizeof why);
+        if (dirfd >= 0) lock = tsg_cache_lock(dirfd, name, TSG_CACHE_LOCK_WAIT_S, why, sizeof why);
+        if (dirfd >= 0 && lock < 0) close(dirfd), dirfd = -1;
+    }
+    tsg_cpu_rates best = {0}, m;
+    const int have = dirfd >= 0 && tsg_cache_read_cpu(dirfd, name, &best, why, sizeof why) == 0;
+    const int measured = !have || best.samples < TSG_CPU_SAMPLES;
+    if (measured) {
+        cpu_measure(&m);
+        if (have) tsg_cpu_rates_merge(&best, &m);
+        else best = m;
+        if (dirfd >= 0 && tsg_cache_write_cpu(dirfd, name, &best, why, sizeof why) != 0)
+            tsg_log(2, "rates cache: %s; the CPU measurement is not kept", why);
+    }
+    tsg_cache_unlock(lock);
+    if (dirfd >= 0) close(dirfd);
+    g_cpu_rates.cpu_flops = best.flops;
+    g_cpu_rates.cpu_mid_s = best.mid_s;
+    g_cpu_rates.cpu_small_s = best.small_s;
+    g_cpu_rates.cpu_latency_s = best.latency_s;
+    g_cpu_rates.cpu_touch_bps = best.touch_bps;
+    if (measured)
+        tsg_log(2, "CPU rate measured in %.0f ms (%.3g TFLOP/s; the best of %.0f: %.3g); first touch %.3g GB/s",
+                (tsg_now_s() - t1) * 1e3, m.flops * 1e-12, best.samples, best.flops * 1e-12,
+                best.touch_bps * 1e-9);
+    else
+        tsg_log(2, "CPU rates from %s/%s (the best of %.0f measurements)", cfg->cache_dir, name, best.samples);
 }
 
 /* Cached rates when a good file is there, else measured (and cached when the folder and the lock

@@ -107,33 +107,56 @@ void tsg_cache_unlock(int lockfd)
     close(lockfd);
 }
 
-int tsg_cache_read(int dirfd, const char *name, tsg_rates *r, char *why, size_t len)
+static const char g_none[] = "none yet, or a symbolic link";
+
+/* The checked text of file `name` into buf (TSG_RATES_FILE_MAX + 1 bytes): NULL and *got, or
+ * what is wrong with the file. */
+static const char *read_text(int dirfd, const char *name, char *buf, size_t *got)
 {
+    *got = 0;
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return fail(why, len, "%s: none yet, or a symbolic link", name);
+    if (fd < 0) return g_none;
     const char *problem = owned_problem(fd, 0);
     struct stat st;
     if (!problem && (fstat(fd, &st) != 0 || st.st_size > TSG_RATES_FILE_MAX))
         problem = "larger than any rates file";
-    char buf[TSG_RATES_FILE_MAX + 1];
-    size_t got = 0;
-    while (!problem && got <= TSG_RATES_FILE_MAX) { /* one byte more than allowed: it grew */
-        ssize_t k = read(fd, buf + got, sizeof buf - got);
+    while (!problem && *got <= TSG_RATES_FILE_MAX) { /* one byte more than allowed: it grew */
+        ssize_t k = read(fd, buf + *got, TSG_RATES_FILE_MAX + 1 - *got);
         if (k < 0 && errno == EINTR) continue;
         if (k < 0) problem = "unreadable";
         if (k <= 0) break;
-        got += (size_t)k;
+        *got += (size_t)k;
     }
     close(fd);
-    if (!problem && got > TSG_RATES_FILE_MAX) problem = "larger than any rates file";
-    const char *bad = NULL;
-    if (!problem && tsg_rates_parse(buf, got, r, &bad) != 0) problem = bad;
-    if (problem) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "%%s refused: %s", problem);
-        return fail(why, len, msg, name);
-    }
-    return 0;
+    if (!problem && *got > TSG_RATES_FILE_MAX) problem = "larger than any rates file";
+    return problem;
+}
+
+static int refused(char *why, size_t len, const char *name, const char *problem)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, "%%s refused: %s", problem);
+    return fail(why, len, msg, name);
+}
+
+int tsg_cache_read(int dirfd, const char *name, tsg_rates *r, char *why, size_t len)
+{
+    char buf[TSG_RATES_FILE_MAX + 1];
+    size_t got;
+    const char *problem = read_text(dirfd, name, buf, &got);
+    if (problem == g_none) return fail(why, len, "%s: none yet, or a symbolic link", name);
+    if (!problem && tsg_rates_parse(buf, got, r, &problem) != 0 && !problem) problem = "unparsable";
+    return problem ? refused(why, len, name, problem) : 0;
+}
+
+int tsg_cache_read_cpu(int dirfd, const char *name, tsg_cpu_rates *r, char *why, size_t len)
+{
+    char buf[TSG_RATES_FILE_MAX + 1];
+    size_t got;
+    const char *problem = read_text(dirfd, name, buf, &got);
+    if (problem == g_none) return fail(why, len, "%s: none yet, or a symbolic link", name);
+    if (!problem && tsg_cpu_rates_parse(buf, got, r, &problem) != 0 && !problem) problem = "unparsable";
+    return problem ? refused(why, len, name, problem) : 0;
 }
 
 /* A name no other process can guess: 64 random bits (getrandom), else the clock and pid. */
@@ -160,11 +183,9 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-int tsg_cache_write(int dirfd, const char *name, const tsg_rates *r, char *why, size_t len)
+/* text[0, n) as file `name`: a random temporary file, written whole, fsync'ed, renamed over it */
+static int write_text(int dirfd, const char *name, const char *text, size_t n, char *why, size_t len)
 {
-    char text[TSG_RATES_FILE_MAX];
-    const int n = tsg_rates_format(r, text, sizeof text);
-    if (n < 0) return fail(why, len, "%s not written: rates outside their physical bounds", name);
     char tmp[600];
     int fd = -1;
     for (int tries = 0; tries < 4 && fd < 0; ++tries) {
@@ -179,7 +200,7 @@ int tsg_cache_write(int dirfd, const char *name, const tsg_rates *r, char *why, 
     }
     const char *problem = NULL;
     int err = 0;
-    if (write_all(fd, text, (size_t)n) != 0) problem = "write", err = errno;
+    if (write_all(fd, text, n) != 0) problem = "write", err = errno;
     else if (fsync(fd) != 0) problem = "fsync", err = errno;
     if (close(fd) != 0 && !problem) problem = "close", err = errno;
     if (!problem && renameat(dirfd, tmp, dirfd, name) != 0) problem = "rename", err = errno;
@@ -190,4 +211,20 @@ int tsg_cache_write(int dirfd, const char *name, const tsg_rates *r, char *why, 
         return fail(why, len, msg, name);
     }
     return 0;
+}
+
+int tsg_cache_write(int dirfd, const char *name, const tsg_rates *r, char *why, size_t len)
+{
+    char text[TSG_RATES_FILE_MAX];
+    const int n = tsg_rates_format(r, text, sizeof text);
+    if (n < 0) return fail(why, len, "%s not written: rates outside their physical bounds", name);
+    return write_text(dirfd, name, text, (size_t)n, why, len);
+}
+
+int tsg_cache_write_cpu(int dirfd, const char *name, const tsg_cpu_rates *r, char *why, size_t len)
+{
+    char text[TSG_RATES_FILE_MAX];
+    const int n = tsg_cpu_rates_format(r, text, sizeof text);
+    if (n < 0) return fail(why, len, "%s not written: rates outside their physical bounds", name);
+    return write_text(dirfd, name, text, (size_t)n, why, len);
 }

@@ -1,5 +1,6 @@
 /*
- * tsg_ratecache.h — the per-GPU rates cache on disk, treated as untrusted input.
+ * tsg_ratecache.h — the rates cache on disk (per GPU, and per CPU BLAS on this host), treated as
+ * untrusted input.
  *
  * Owns: the cache folder's checks, the lock, reading and writing one rates file. The text format
  * and the bounds of every value are src/tsg_rates.h's. Must not: print (every function says why
@@ -19,6 +20,7 @@
 #include <stddef.h>
 
 #include "../src/tsg_cost.h"
+#include "../src/tsg_rates.h"
 
 /* How long a process waits for another's measurement (the lock) before it measures on its own
  * without caching: ten times the H200's measurement (0.19-0.30 s, docs/NOTES.md). */
@@ -60,5 +62,10 @@ int tsg_cache_read(int dirfd, const char *name, tsg_rates *r, char *why, size_t 
  * set and the temporary file removed (a full or read-only file system, rates out of bounds).
  */
 int tsg_cache_write(int dirfd, const char *name, const tsg_rates *r, char *why, size_t len);
+
+/* tsg_cache_read and tsg_cache_write for the CPU BLAS's file (src/tsg_rates.h tsg_cpu_rates):
+ * the same checks, tsg_cpu_rates_parse / tsg_cpu_rates_format for the text. */
+int tsg_cache_read_cpu(int dirfd, const char *name, tsg_cpu_rates *r, char *why, size_t len);
+int tsg_cache_write_cpu(int dirfd, const char *name, const tsg_cpu_rates *r, char *why, size_t len);
 
 #endif /* TSG_RATECACHE_H */

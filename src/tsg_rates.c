@@ -76,23 +76,6 @@ int tsg_rates_usable(const tsg_rates *r)
     return r && tsg_rates_gpu_check(r, 0) < 0 && tsg_rates_cpu_ok(r);
 }
 
-int tsg_rates_format(const tsg_rates *r, char *buf, size_t len)
-{
-    if (tsg_rates_gpu_check(r, 1) >= 0) return -1;
-    tsg_rates copy = *r;
-    size_t pos = 0;
-    int n = snprintf(buf, len, "%s\n", TSG_RATES_HEADER);
-    if (n < 0 || (size_t)n >= len) return -1;
-    pos = (size_t)n;
-    for (int i = 0; i < TSG_RATES_GPU_N; ++i) {
-        n = snprintf(buf + pos, len - pos, "%s %.17g\n", g_bounds[i].name,
-                     *tsg_rates_gpu_field(&copy, i));
-        if (n < 0 || (size_t)n >= len - pos) return -1;
-        pos += (size_t)n;
-    }
-    return (int)pos;
-}
-
 /* A plain decimal: digits first (no sign, space, "inf", "nan" or hex), read whole by strtod. */
 static int parse_value(const char *s, double *out)
 {
@@ -106,7 +89,32 @@ static int parse_value(const char *s, double *out)
     return 0;
 }
 
-int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why)
+/* A field table of one cache format: its header line, bounds and the field's storage. */
+typedef struct fields {
+    const char *header;
+    const tsg_rate_bound *bounds;
+    int count;
+    double *(*field)(void *obj, int i);
+} fields;
+
+/* The text of fs's fields of obj (checked by the caller): header, then "name value" lines. */
+static int format_fields(const fields *fs, void *obj, char *buf, size_t len)
+{
+    size_t pos = 0;
+    int n = snprintf(buf, len, "%s\n", fs->header);
+    if (n < 0 || (size_t)n >= len) return -1;
+    pos = (size_t)n;
+    for (int i = 0; i < fs->count; ++i) {
+        n = snprintf(buf + pos, len - pos, "%s %.17g\n", fs->bounds[i].name, *fs->field(obj, i));
+        if (n < 0 || (size_t)n >= len - pos) return -1;
+        pos += (size_t)n;
+    }
+    return (int)pos;
+}
+
+/* Parses text into obj's fields (obj untouched unless every check passes); see tsg_rates_parse. */
+static int parse_fields(const fields *fs, const char *text, size_t len, void *obj, void *scratch, size_t size,
+                        const char **why)
 {
     char buf[TSG_RATES_FILE_MAX + 1];
     if (len > TSG_RATES_FILE_MAX) {
@@ -119,7 +127,7 @@ int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why
         *why = "not text (a NUL byte)";
         return -1;
     }
-    tsg_rates got = *r;
+    memcpy(scratch, obj, size);
     unsigned seen = 0;
     int line = 0;
     char *save = NULL;
@@ -133,7 +141,7 @@ int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why
     }
     for (char *s = strtok_r(buf, "\n", &save); s; s = strtok_r(NULL, "\n", &save), ++line) {
         if (line == 0) {
-            if (strcmp(s, TSG_RATES_HEADER) != 0) {
+            if (strcmp(s, fs->header) != 0) {
                 *why = "another format or version (header)";
                 return -1;
             }
@@ -146,8 +154,8 @@ int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why
         }
         *space = '\0';
         int field = -1;
-        for (int i = 0; i < TSG_RATES_GPU_N; ++i)
-            if (!strcmp(s, g_bounds[i].name)) field = i;
+        for (int i = 0; i < fs->count; ++i)
+            if (!strcmp(s, fs->bounds[i].name)) field = i;
         if (field < 0) {
             *why = "an unknown field";
             return -1;
@@ -161,21 +169,101 @@ int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why
             *why = "a value that is not a plain decimal number";
             return -1;
         }
-        if (!within(v, &g_bounds[field])) {
+        if (!within(v, &fs->bounds[field])) {
             *why = "a value outside its physical bounds";
             return -1;
         }
-        *tsg_rates_gpu_field(&got, field) = v;
+        *fs->field(scratch, field) = v;
         seen |= 1u << field;
     }
     if (line == 0) {
         *why = "empty";
         return -1;
     }
-    if (seen != (1u << TSG_RATES_GPU_N) - 1) {
+    if (seen != (1u << fs->count) - 1) {
         *why = "a field missing";
         return -1;
     }
-    *r = got;
+    memcpy(obj, scratch, size);
     return 0;
+}
+
+static double *gpu_field(void *obj, int i) { return tsg_rates_gpu_field((tsg_rates *)obj, i); }
+static const fields g_gpu_fields = {TSG_RATES_HEADER, g_bounds, TSG_RATES_GPU_N, gpu_field};
+
+int tsg_rates_format(const tsg_rates *r, char *buf, size_t len)
+{
+    if (tsg_rates_gpu_check(r, 1) >= 0) return -1;
+    tsg_rates copy = *r;
+    return format_fields(&g_gpu_fields, &copy, buf, len);
+}
+
+int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why)
+{
+    tsg_rates scratch;
+    return parse_fields(&g_gpu_fields, text, len, r, &scratch, sizeof scratch, why);
+}
+
+/* ---- the CPU BLAS's cached rates ---- */
+
+static const tsg_rate_bound g_cpu_bounds[TSG_RATES_CPU_N] = {
+    {"cpu_flops", 1e6, 1e16, 0},      {"cpu_mid_s", 0.0, 100.0, 0},   {"cpu_small_s", 0.0, 100.0, 0},
+    {"cpu_latency_s", 0.0, 100.0, 0}, {"cpu_touch_bps", 0.0, 1e13, 0}, {"samples", 1.0, 1e6, 1},
+};
+
+static double *cpu_field(void *obj, int i)
+{
+    tsg_cpu_rates *r = obj;
+    switch (i) {
+    case 0: return &r->flops;
+    case 1: return &r->mid_s;
+    case 2: return &r->small_s;
+    case 3: return &r->latency_s;
+    case 4: return &r->touch_bps;
+    case 5: return &r->samples;
+    default: return NULL;
+    }
+}
+static const fields g_cpu_fields = {TSG_CPU_RATES_HEADER, g_cpu_bounds, TSG_RATES_CPU_N, cpu_field};
+
+int tsg_cpu_rates_check(const tsg_cpu_rates *r)
+{
+    tsg_cpu_rates copy = *r;
+    for (int i = 0; i < TSG_RATES_CPU_N; ++i)
+        if (!within(*cpu_field(&copy, i), &g_cpu_bounds[i])) return i;
+    if (r->touch_bps != 0 && r->touch_bps < 1e6) return 4; /* 0: not measured */
+    return -1;
+}
+
+int tsg_cpu_rates_format(const tsg_cpu_rates *r, char *buf, size_t len)
+{
+    if (tsg_cpu_rates_check(r) >= 0) return -1;
+    tsg_cpu_rates copy = *r;
+    return format_fields(&g_cpu_fields, &copy, buf, len);
+}
+
+int tsg_cpu_rates_parse(const char *text, size_t len, tsg_cpu_rates *r, const char **why)
+{
+    tsg_cpu_rates scratch;
+    const tsg_cpu_rates before = *r;
+    if (parse_fields(&g_cpu_fields, text, len, r, &scratch, sizeof scratch, why) != 0) return -1;
+    if (tsg_cpu_rates_check(r) >= 0) {
+        *r = before;
+        *why = "a value outside its physical bounds";
+        return -1;
+    }
+    return 0;
+}
+
+/* the better of two times where 0 means "not measured" */
+static double best_time(double a, double b) { return a == 0 ? b : b == 0 ? a : fmin(a, b); }
+
+void tsg_cpu_rates_merge(tsg_cpu_rates *best, const tsg_cpu_rates *m)
+{
+    best->flops = fmax(best->flops, m->flops);
+    best->mid_s = best_time(best->mid_s, m->mid_s);
+    best->small_s = best_time(best->small_s, m->small_s);
+    best->latency_s = best_time(best->latency_s, m->latency_s);
+    best->touch_bps = fmax(best->touch_bps, m->touch_bps);
+    best->samples = fmin(best->samples + m->samples, g_cpu_bounds[5].hi);
 }

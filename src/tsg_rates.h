@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-/* The GPU fields the cache holds, in file order (the CPU's are measured in every process). */
+/* The GPU fields the cache holds, in file order (the CPU's have a file of their own: below). */
 enum { TSG_RATES_GPU_N = 9 };
 
 /*
@@ -92,6 +92,42 @@ int tsg_rates_format(const tsg_rates *r, char *buf, size_t len);
  * (tsg_rates_gpu_check(r, 1)). Returns 0 on success.
  */
 int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why);
+
+/*
+ * The CPU BLAS's rates as the cache keeps them (shim/tsg_measure.c): the fields of struct
+ * tsg_rates the CPU side of the model reads (src/tsg_cost.h: flops at TSG_CPU_BIG_N^3, the
+ * seconds of a TSG_CPU_MID_N^3 and a TSG_CPU_SMALL_N^3 call, a tiny call's latency, a fresh C's
+ * first-touch rate; 0 for mid_s, small_s or touch_bps: not measured) and how many measurements
+ * they are the best of. Bounds as tsg_rates_cpu_ok's; samples 1 .. 10^6 whole.
+ */
+typedef struct tsg_cpu_rates {
+    double flops, mid_s, small_s, latency_s, touch_bps, samples;
+} tsg_cpu_rates;
+
+enum { TSG_RATES_CPU_N = 6 };
+
+/* The CPU cache format's first line; its number changes with the meaning of a field. */
+#define TSG_CPU_RATES_HEADER "tsgemm-cpu-rates 1"
+
+/* -1 when every field of r is finite and within its bounds, else the index of the first not. */
+int tsg_cpu_rates_check(const tsg_cpu_rates *r);
+
+/* The cache text of r (as tsg_rates_format: header, "name value" lines in %.17g); -1 when buf is
+ * too small or r fails tsg_cpu_rates_check. */
+int tsg_cpu_rates_format(const tsg_cpu_rates *r, char *buf, size_t len);
+
+/* Parses a CPU cache file's text into r: refused whole (-1, r untouched, *why set) on anything but
+ * exactly the header and each field once within its bounds, as tsg_rates_parse. 0 on success. */
+int tsg_cpu_rates_parse(const char *text, size_t len, tsg_cpu_rates *r, const char **why);
+
+/*
+ * best becomes the better of best and m field by field (the highest rate, the shortest time; a 0
+ * "not measured" time yields to a measured one) and counts m's samples too. Why the best and not
+ * the last: a measurement taken while the machine was busy reads the CPU slower than it is and
+ * would send calls to the GPU that the CPU runs faster (docs/NOTES.md "2026-12-05 real programs");
+ * the best of a few keeps such a sample from sticking.
+ */
+void tsg_cpu_rates_merge(tsg_cpu_rates *best, const tsg_cpu_rates *m);
 
 #ifdef __cplusplus
 }

@@ -203,5 +203,29 @@ grep -q 'path=cpu' <<<"$OUT" || fail "not on the CPU: $OUT"
 [ ! -e "$D/$NAME" ] || fail "absurd rates were cached"
 done_case "$f0"
 
+# --- the CPU BLAS's file: the first TSG_CPU_SAMPLES (3) processes measure and merge, the next
+# reads it without measuring; a bad file is refused whole, measured again and rewritten
+CASE=cpu_file; f0=$FAILS
+D=$ROOT/cpu/tsgemm
+for i in 1 2 3; do
+  run "$D"
+  expect_ok || true
+  grep -q 'CPU rate measured' <<<"$OUT" || fail "process $i did not measure the CPU BLAS: $OUT"
+  CPU=$(cd "$D" && ls cpu-rates-v1-*.txt 2>/dev/null | head -1)
+  [ -n "$CPU" ] || { fail "process $i wrote no CPU file"; continue; }
+  grep -qx "samples $i" "$D/$CPU" || fail "process $i: $(grep samples "$D/$CPU")"
+done
+run "$D"
+expect_ok || true
+grep -q 'CPU rates from' <<<"$OUT" || fail "the fourth process measured again: $OUT"
+grep -q 'CPU rate measured' <<<"$OUT" && fail "the fourth process measured: $OUT"
+[ -n "${CPU:-}" ] && [ "$(stat -c %a "$D/$CPU")" = 600 ] || fail "CPU file mode"
+printf 'tsgemm-cpu-rates 1\ncpu_flops 1e20\n' > "$D/$CPU"
+run "$D"
+expect_ok || true
+grep -q 'CPU rate measured' <<<"$OUT" || fail "a bad CPU file was not measured over: $OUT"
+grep -qx 'samples 1' "$D/$CPU" || fail "the bad CPU file was not rewritten: $(cat "$D/$CPU")"
+done_case "$f0"
+
 echo "$PASSES passed, $FAILS failed"
 [ "$FAILS" = 0 ]

@@ -177,6 +177,37 @@ static void test_round_trip_and_modes(void **state)
     close(dfd);
 }
 
+/* The CPU BLAS's file through the same checks: round trip, 0600, and a GPU file in its place
+ * (or the other way round) refused. */
+static void test_cpu_file(void **state)
+{
+    (void)state;
+    char why[512];
+    int dfd = tsg_cache_open_dir(g_dir, why, sizeof why);
+    assert_true(dfd >= 0);
+    const tsg_cpu_rates c = {1.2e12, 0.6e-3, 0.15e-3, 5e-6, 3.6e9, 2};
+    assert_int_equal(tsg_cache_write_cpu(dfd, "cpu.txt", &c, why, sizeof why), 0);
+    char p[512];
+    path_in(p, sizeof p, "cpu.txt");
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    tsg_cpu_rates back = {0};
+    assert_int_equal(tsg_cache_read_cpu(dfd, "cpu.txt", &back, why, sizeof why), 0);
+    assert_memory_equal(&back, &c, sizeof c);
+    tsg_rates r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(tsg_cache_read(dfd, "cpu.txt", &r, why, sizeof why), -1);
+    const tsg_rates g = good_rates();
+    assert_int_equal(tsg_cache_write(dfd, "gpu.txt", &g, why, sizeof why), 0);
+    tsg_cpu_rates before = back;
+    assert_int_equal(tsg_cache_read_cpu(dfd, "gpu.txt", &back, why, sizeof why), -1);
+    assert_memory_equal(&back, &before, sizeof back);
+    assert_int_equal(tsg_cache_read_cpu(dfd, "absent.txt", &back, why, sizeof why), -1);
+    assert_non_null(strstr(why, "none yet"));
+    close(dfd);
+}
+
 static void test_corrupt_files_refused(void **state)
 {
     (void)state;
@@ -393,6 +424,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip_and_modes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cpu_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_files_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_special_files_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folders_refused, setup, teardown),

@@ -251,6 +251,78 @@ static void test_plan_zero_limits(void **state)
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);
 }
 
+/* The CPU BLAS's file (tsg_cpu_rates): round trip bit for bit, every bound refused, the merge keeps
+ * the best of each field and counts the samples, a "not measured" 0 yields to a measured time. */
+static tsg_cpu_rates good_cpu(void)
+{
+    const tsg_cpu_rates c = {1.1234567890123e12, 0.61e-3, 0.152e-3, 4.9e-6, 3.67e9, 1};
+    return c;
+}
+
+static void test_cpu_format_round_trip(void **state)
+{
+    (void)state;
+    const tsg_cpu_rates c = good_cpu();
+    char text[TSG_RATES_FILE_MAX];
+    const int n = tsg_cpu_rates_format(&c, text, sizeof text);
+    assert_true(n > 0 && (size_t)n == strlen(text));
+    assert_memory_equal(text, TSG_CPU_RATES_HEADER "\n", strlen(TSG_CPU_RATES_HEADER) + 1);
+    tsg_cpu_rates back = {0};
+    const char *why = NULL;
+    assert_int_equal(tsg_cpu_rates_parse(text, (size_t)n, &back, &why), 0);
+    assert_memory_equal(&back, &c, sizeof c);
+    /* a GPU file is not a CPU file, and the other way round */
+    tsg_rates r = good_rates();
+    char gtext[TSG_RATES_FILE_MAX];
+    const int gn = tsg_rates_format(&r, gtext, sizeof gtext);
+    assert_true(gn > 0);
+    assert_int_equal(tsg_cpu_rates_parse(gtext, (size_t)gn, &back, &why), -1);
+    assert_int_equal(tsg_rates_parse(text, (size_t)n, &r, &why), -1);
+}
+
+static void test_cpu_bounds(void **state)
+{
+    (void)state;
+    const double bad[][2] = {{0, 0.5e6},  {0, 2e16},  {0, NAN}, {1, -1e-3}, {1, 101},  {2, INFINITY},
+                             {3, -1e-9}, {4, 5e5}, {4, 2e13}, {5, 0},     {5, 1.5}, {5, 2e6}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        tsg_cpu_rates c = good_cpu();
+        double *f[] = {&c.flops, &c.mid_s, &c.small_s, &c.latency_s, &c.touch_bps, &c.samples};
+        *f[(int)bad[i][0]] = bad[i][1];
+        assert_int_equal(tsg_cpu_rates_check(&c), (int)bad[i][0]);
+        char text[TSG_RATES_FILE_MAX];
+        assert_int_equal(tsg_cpu_rates_format(&c, text, sizeof text), -1);
+    }
+    /* the same values as text: refused whole, the target untouched */
+    const char *texts[] = {TSG_CPU_RATES_HEADER "\ncpu_flops 1e20\ncpu_mid_s 0\ncpu_small_s 0\n"
+                                                "cpu_latency_s 0\ncpu_touch_bps 0\nsamples 1\n",
+                           TSG_CPU_RATES_HEADER "\ncpu_flops 1e12\ncpu_mid_s 0\ncpu_small_s 0\n"
+                                                "cpu_latency_s 0\ncpu_touch_bps 5\nsamples 1\n",
+                           TSG_CPU_RATES_HEADER "\ncpu_flops 1e12\ncpu_mid_s 0\ncpu_small_s 0\n"
+                                                "cpu_latency_s 0\ncpu_touch_bps 0\n"};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; ++i) {
+        tsg_cpu_rates c = good_cpu(), before = c;
+        const char *why = NULL;
+        assert_int_equal(tsg_cpu_rates_parse(texts[i], strlen(texts[i]), &c, &why), -1);
+        assert_non_null(why);
+        assert_memory_equal(&c, &before, sizeof c);
+    }
+}
+
+static void test_cpu_merge_keeps_the_best(void **state)
+{
+    (void)state;
+    tsg_cpu_rates best = {1.0e12, 0.6e-3, 0, 5e-6, 3e9, 1};
+    const tsg_cpu_rates busy = {0.4e12, 1.5e-3, 0.3e-3, 9e-6, 1e9, 1}; /* measured under load */
+    tsg_cpu_rates_merge(&best, &busy);
+    const tsg_cpu_rates want = {1.0e12, 0.6e-3, 0.3e-3, 5e-6, 3e9, 2};
+    assert_memory_equal(&best, &want, sizeof want);
+    const tsg_cpu_rates quick = {1.3e12, 0.5e-3, 0.2e-3, 4e-6, 4e9, 1};
+    tsg_cpu_rates_merge(&best, &quick);
+    const tsg_cpu_rates want2 = {1.3e12, 0.5e-3, 0.2e-3, 4e-6, 4e9, 3};
+    assert_memory_equal(&best, &want2, sizeof want2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +333,9 @@ int main(void)
         cmocka_unit_test(test_cost_model_never_traps),
         cmocka_unit_test(test_cpu_rates_checked),
         cmocka_unit_test(test_plan_zero_limits),
+        cmocka_unit_test(test_cpu_format_round_trip),
+        cmocka_unit_test(test_cpu_bounds),
+        cmocka_unit_test(test_cpu_merge_keeps_the_best),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
