@@ -371,7 +371,26 @@ static double mean_call(const tsg_problem *p, int reps)
     return tsg_mean_less_slowest(t, reps);
 }
 
-void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *latency_s)
+/* Median seconds of the two thin calls (src/tsg_cost.h TSG_CPU_THIN): m thin, then n thin; 0, 0
+ * when the buffers cannot be had. */
+static void thin_calls(double *thin_m_s, double *thin_n_s)
+{
+    enum { L = TSG_CPU_THIN_LONG, T = TSG_CPU_THIN };
+    *thin_m_s = *thin_n_s = 0;
+    float *big = malloc(sizeof(float) * ((size_t)L * L + 2u * (size_t)L * T));
+    if (!big) return;
+    float *const thin1 = big + (size_t)L * L, *const thin2 = thin1 + (size_t)L * T;
+    for (size_t i = 0; i < (size_t)L * L + 2u * (size_t)L * T; ++i) big[i] = (float)(i & 1023) / 512.0f - 1;
+    /* m thin: C (T x L) = A (T x L) B (L x L); n thin: C (L x T) = A (L x L) B (L x T) */
+    tsg_problem pm = {'N', 'N', T, L, L, 1.0f, 0.0f, thin1, T, big, L, thin2, T, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    *thin_m_s = median_call(&pm, 3);
+    tsg_problem pn = {'N', 'N', L, T, L, 1.0f, 0.0f, big, L, thin1, L, thin2, L, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    *thin_n_s = median_call(&pn, 3);
+    free(big);
+}
+
+void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *latency_s, double *thin_m_s,
+                     double *thin_n_s)
 {
     /* TSG_CPU_BIG_N^3 (1024^3): big enough for OpenBLAS's threads to reach their large-problem
      * rate (the rate the decisions above it need: rank-k updates, n ~ 1000 and up), small enough
@@ -387,6 +406,7 @@ void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *late
         *mid_s = 0;    /* the one-rate model */
         *small_s = 0;
         *latency_s = 2e-6;
+        *thin_m_s = *thin_n_s = 0; /* not measured: no thinness factor */
         return;
     }
     for (size_t i = 0; i < 3u * N * N; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
@@ -404,6 +424,7 @@ void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *late
     }
     *latency_s = lat;
     free(buf);
+    thin_calls(thin_m_s, thin_n_s);
 }
 
 double tsg_cpu_touch_bps(void)

@@ -54,9 +54,11 @@ const char *tsg_cpu_describe(void);
 
 /* Measures the CPU BLAS in ~10-30 ms: *flops, the flop/s of a TSG_CPU_BIG_N^3 call; *mid_s, the
  * seconds of a TSG_CPU_MID_N^3 one (medians); *small_s, of a TSG_CPU_SMALL_N^3 one (the mean
- * less the slowest call; src/tsg_cost.h); *latency_s, the best of five 8^3 calls. Without memory
- * for the operands: a modest rate and *mid_s = *small_s = 0. */
-void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *latency_s);
+ * less the slowest call; src/tsg_cost.h); *latency_s, the best of five 8^3 calls; *thin_m_s and
+ * *thin_n_s, the median of three calls with m, then n, thin (src/tsg_cost.h TSG_CPU_THIN). Without
+ * memory for the operands: a modest rate and 0 for every other figure (not measured). */
+void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *latency_s, double *thin_m_s,
+                     double *thin_n_s);
 
 /* The first-touch rate of fresh anonymous memory by this thread, bytes/s (src/tsg_cost.h
  * cpu_touch_bps): the fastest of 3 writes of one float per 4 KiB over a new 4 MiB mapping (no

@@ -103,12 +103,12 @@ static void cpu_cache_name(char *buf, size_t len)
     uint64_t h = 0xcbf29ce484222325ull;
     for (const char *parts[2] = {tsg_cpu_describe(), host}, **q = parts; q < parts + 2; ++q)
         for (const unsigned char *c = (const unsigned char *)*q; *c; ++c) h = (h ^ *c) * 0x100000001b3ull;
-    snprintf(buf, len, "cpu-rates-v1-%016llx.txt", (unsigned long long)h);
+    snprintf(buf, len, "cpu-rates-v2-%016llx.txt", (unsigned long long)h);
 }
 
 static void cpu_measure(tsg_cpu_rates *m)
 {
-    tsg_cpu_measure(&m->flops, &m->mid_s, &m->small_s, &m->latency_s);
+    tsg_cpu_measure(&m->flops, &m->mid_s, &m->small_s, &m->latency_s, &m->thin_m_s, &m->thin_n_s);
     m->touch_bps = tsg_cpu_touch_bps(); /* a fresh C's first touch (src/tsg_cost.h) */
     m->samples = 1;
 }
@@ -148,6 +148,8 @@ static void cpu_rates_once(void)
     g_cpu_rates.cpu_small_s = best.small_s;
     g_cpu_rates.cpu_latency_s = best.latency_s;
     g_cpu_rates.cpu_touch_bps = best.touch_bps;
+    g_cpu_rates.cpu_thin_m_s = best.thin_m_s;
+    g_cpu_rates.cpu_thin_n_s = best.thin_n_s;
     if (measured)
         tsg_log(2, "CPU rate measured in %.0f ms (%.3g TFLOP/s; the best of %.0f: %.3g); first touch %.3g GB/s",
                 (tsg_now_s() - t1) * 1e3, m.flops * 1e-12, best.samples, best.flops * 1e-12,
@@ -194,6 +196,8 @@ static void rates_once(int math)
     rates->cpu_small_s = g_cpu_rates.cpu_small_s;
     rates->cpu_latency_s = g_cpu_rates.cpu_latency_s;
     rates->cpu_touch_bps = g_cpu_rates.cpu_touch_bps; /* a fresh C's first touch (src/tsg_cost.h) */
+    rates->cpu_thin_m_s = g_cpu_rates.cpu_thin_m_s;
+    rates->cpu_thin_n_s = g_cpu_rates.cpu_thin_n_s;
     rates->gpu_count = tsg_start_slots(); /* the first device's rates stand for every slot */
     atomic_store(&g_rates_ok[math], 1);
     tsg_log(2, "rates (math %s) in %.0f ms in all", tsg_math_name(math), (tsg_now_s() - t0) * 1e3);

@@ -87,17 +87,39 @@ double tsg_first_touch_s(const tsg_problem *p, const tsg_rates *r)
     return 4.0 * (double)tsg_extent(p->m, p->n, p->ldc) / r->cpu_touch_bps;
 }
 
-static double cpu_compute_s(const tsg_problem *p, const tsg_rates *r);
+static double cpu_curve_s(double f, const tsg_rates *r);
+
+/* The thinness factor of one dimension d (m or n) whose thin call took thin_s (TSG_CPU_THIN). */
+static double thin_factor(int64_t d, double thin_s, const tsg_rates *r)
+{
+    if (!(thin_s > 0) || d >= TSG_CPU_WIDE) return 1.0;
+    const double f = 2.0 * TSG_CPU_THIN * (double)TSG_CPU_THIN_LONG * (double)TSG_CPU_THIN_LONG;
+    const double at_thin = thin_s / cpu_curve_s(f, r);
+    if (!(at_thin > 1.0)) return 1.0; /* never cheaper than a square call */
+    if (d <= TSG_CPU_THIN) return at_thin;
+    /* geometric between TSG_CPU_THIN (at_thin) and TSG_CPU_WIDE (1) */
+    const double x = log2((double)TSG_CPU_WIDE / (double)d) / log2((double)TSG_CPU_WIDE / TSG_CPU_THIN);
+    return pow(at_thin, x);
+}
 
 double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
 {
     if (!tsg_rates_cpu_ok(r)) return INFINITY; /* cpu_flops is a divisor below */
-    return cpu_compute_s(p, r) + tsg_first_touch_s(p, r);
+    const double f = tsg_flops(p);
+    double thin = 1.0;
+    /* only the shapes the thin calls stand for: one of m, n thin, the other and k wide, and a
+     * call of at least TSG_CPU_MID_N^3's flops (below it the GPU's own fixed costs, which the
+     * model prices less well for such shapes, decide: docs/NOTES.md "2026-12-05 real programs") */
+    if (f >= 2.0 * TSG_CPU_MID_N * TSG_CPU_MID_N * TSG_CPU_MID_N && p->k >= TSG_CPU_WIDE) {
+        if (p->n >= TSG_CPU_WIDE) thin = thin_factor(p->m, r->cpu_thin_m_s, r);
+        else if (p->m >= TSG_CPU_WIDE) thin = thin_factor(p->n, r->cpu_thin_n_s, r);
+    }
+    return cpu_curve_s(f, r) * thin + tsg_first_touch_s(p, r);
 }
 
-static double cpu_compute_s(const tsg_problem *p, const tsg_rates *r)
+/* the square calls' curve: seconds of a call of f flops (tsg_estimate_cpu_s's doc) */
+static double cpu_curve_s(double f, const tsg_rates *r)
 {
-    const double f = tsg_flops(p);
     if (!(r->cpu_mid_s > 0)) return r->cpu_latency_s + f / r->cpu_flops;
     /* the measured points, smallest first; a point slower than the next counts as the next */
     double x[4], y[4];

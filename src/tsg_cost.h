@@ -47,6 +47,10 @@ typedef struct tsg_rates {
                               (page faults, zeroing, 4 KiB pages; the shim times a write over a
                               new 8 MiB mapping); 0 = not measured: a fresh C costs nothing
                               extra (see tsg_estimate_cpu_s)                                  */
+    double cpu_thin_m_s;   /* seconds of one CPU BLAS call with m thin: TSG_CPU_THIN x
+                              TSG_CPU_THIN_LONG x TSG_CPU_THIN_LONG (a median); 0 = not measured */
+    double cpu_thin_n_s;   /* the same with n thin: TSG_CPU_THIN_LONG x TSG_CPU_THIN x
+                              TSG_CPU_THIN_LONG                                               */
 } tsg_rates;
 
 /* The sizes of the CPU BLAS measurement (shim/tsg_cpublas.c tsg_cpu_measure): cpu_mid_s is a
@@ -69,6 +73,25 @@ typedef struct tsg_rates {
 #define TSG_CPU_SMALL_N 256
 #define TSG_GPU_FIT_N 256
 
+/*
+ * Thin calls. OpenBLAS runs a call with m or n small far below the rate of a square one of the
+ * same flops: on the H100 host (16 threads) 5312 x 64 x 2816 NT took 10.2 ms (0.19 TFLOP/s)
+ * where the square curve says 2.0, and 42 x 10000 x 256 took 2.5 ms for 0.4 (the device replays
+ * of reference LAPACK's spotrf and scikit-learn's PCA, docs/NOTES.md "2026-12-05 real
+ * programs"); a small k costs it nothing (3968 x 3968 x 64: 1.07 TFLOP/s). So the shim times one
+ * call with m = TSG_CPU_THIN and one with n = TSG_CPU_THIN (the other two sizes
+ * TSG_CPU_THIN_LONG), and the CPU estimate of a call is the square curve's times a thinness
+ * factor: the measured call over the curve's estimate of its flops (never below 1) when m or n
+ * is at most TSG_CPU_THIN, falling geometrically to 1 at TSG_CPU_WIDE. Only for the shapes the
+ * measurement stands for: one of m, n below TSG_CPU_WIDE, the other and k at least TSG_CPU_WIDE,
+ * at least TSG_CPU_MID_N^3's flops. Thinner or smaller calls keep the curve: there the replays
+ * showed OpenBLAS and the GPU within 1.5x of each other either way (1500 x 8 x 1500: 0.21 ms on
+ * the CPU, 0.34 on the GPU), and the GPU's fixed costs are priced less well than its rates.
+ */
+#define TSG_CPU_THIN 64
+#define TSG_CPU_THIN_LONG 2048
+#define TSG_CPU_WIDE 512
+
 /* Gap between two back-to-back launches of the pipeline on one stream (H200: 2-4 us). */
 #define TSG_GPU_LAUNCH_S 3e-6
 
@@ -86,7 +109,7 @@ typedef struct tsg_rates {
  *   (TSG_CPU_SMALL_N^3's flops, cpu_small_s) when measured, (TSG_CPU_MID_N^3's, cpu_mid_s) and
  *   (TSG_CPU_BIG_N^3's, their time at cpu_flops), and flops / cpu_flops above that; each point
  *   no slower than the next (a slower one is a bad measurement); without cpu_mid_s latency +
- *   flops / cpu_flops. OpenBLAS's threaded
+ *   flops / cpu_flops; then times the thinness factor (TSG_CPU_THIN). OpenBLAS's threaded
  *   calls have a fixed cost of their own: at 512^3 it ran at 0.37 TFLOP/s where 1024^3's best ran
  *   at 0.92, so the one-rate model priced a 512^3 call at 0.29 ms that took 0.66-0.72 and kept it
  *   from a GPU that took 0.38 (docs/NOTES.md "v0.9", run 3).

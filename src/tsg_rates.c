@@ -68,7 +68,8 @@ int tsg_rates_cpu_ok(const tsg_rates *r)
            r->cpu_latency_s <= 100 && r->cpu_mid_s >= 0 && r->cpu_mid_s <= 100 &&
            r->cpu_small_s >= 0 && r->cpu_small_s <= 100 && r->gpu_count >= 0 &&
            r->gpu_count <= TSG_MAX_DEVICES &&
-           (r->cpu_touch_bps == 0 || (r->cpu_touch_bps >= 1e6 && r->cpu_touch_bps <= 1e13));
+           (r->cpu_touch_bps == 0 || (r->cpu_touch_bps >= 1e6 && r->cpu_touch_bps <= 1e13)) &&
+           r->cpu_thin_m_s >= 0 && r->cpu_thin_m_s <= 100 && r->cpu_thin_n_s >= 0 && r->cpu_thin_n_s <= 100;
 }
 
 int tsg_rates_usable(const tsg_rates *r)
@@ -209,6 +210,7 @@ int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why
 static const tsg_rate_bound g_cpu_bounds[TSG_RATES_CPU_N] = {
     {"cpu_flops", 1e6, 1e16, 0},      {"cpu_mid_s", 0.0, 100.0, 0},   {"cpu_small_s", 0.0, 100.0, 0},
     {"cpu_latency_s", 0.0, 100.0, 0}, {"cpu_touch_bps", 0.0, 1e13, 0}, {"samples", 1.0, 1e6, 1},
+    {"cpu_thin_m_s", 0.0, 100.0, 0},  {"cpu_thin_n_s", 0.0, 100.0, 0},
 };
 
 static double *cpu_field(void *obj, int i)
@@ -221,6 +223,8 @@ static double *cpu_field(void *obj, int i)
     case 3: return &r->latency_s;
     case 4: return &r->touch_bps;
     case 5: return &r->samples;
+    case 6: return &r->thin_m_s;
+    case 7: return &r->thin_n_s;
     default: return NULL;
     }
 }
@@ -265,5 +269,7 @@ void tsg_cpu_rates_merge(tsg_cpu_rates *best, const tsg_cpu_rates *m)
     best->small_s = best_time(best->small_s, m->small_s);
     best->latency_s = best_time(best->latency_s, m->latency_s);
     best->touch_bps = fmax(best->touch_bps, m->touch_bps);
+    best->thin_m_s = best_time(best->thin_m_s, m->thin_m_s);
+    best->thin_n_s = best_time(best->thin_n_s, m->thin_n_s);
     best->samples = fmin(best->samples + m->samples, g_cpu_bounds[5].hi);
 }

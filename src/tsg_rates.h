@@ -68,7 +68,7 @@ int tsg_rates_gpu_check(const tsg_rates *r, int shape);
 /*
  * 1 when r's CPU fields are finite and physical: cpu_flops 1 MFLOP/s .. 10 PFLOP/s,
  * cpu_latency_s, cpu_mid_s and cpu_small_s 0 .. 100 s, gpu_count 0 .. TSG_MAX_DEVICES,
- * cpu_touch_bps 0 (not measured) or 1 MB/s .. 10 TB/s.
+ * cpu_touch_bps 0 (not measured) or 1 MB/s .. 10 TB/s, cpu_thin_m_s and cpu_thin_n_s 0 .. 100 s.
  */
 int tsg_rates_cpu_ok(const tsg_rates *r);
 
@@ -97,17 +97,19 @@ int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why
  * The CPU BLAS's rates as the cache keeps them (shim/tsg_measure.c): the fields of struct
  * tsg_rates the CPU side of the model reads (src/tsg_cost.h: flops at TSG_CPU_BIG_N^3, the
  * seconds of a TSG_CPU_MID_N^3 and a TSG_CPU_SMALL_N^3 call, a tiny call's latency, a fresh C's
- * first-touch rate; 0 for mid_s, small_s or touch_bps: not measured) and how many measurements
+ * first-touch rate, the thin calls' seconds; 0 for mid_s, small_s, touch_bps, thin_m_s or
+ * thin_n_s: not measured) and how many measurements
  * they are the best of. Bounds as tsg_rates_cpu_ok's; samples 1 .. 10^6 whole.
  */
 typedef struct tsg_cpu_rates {
     double flops, mid_s, small_s, latency_s, touch_bps, samples;
+    double thin_m_s, thin_n_s; /* tsg_rates cpu_thin_m_s, cpu_thin_n_s (0: not measured) */
 } tsg_cpu_rates;
 
-enum { TSG_RATES_CPU_N = 6 };
+enum { TSG_RATES_CPU_N = 8 };
 
 /* The CPU cache format's first line; its number changes with the meaning of a field. */
-#define TSG_CPU_RATES_HEADER "tsgemm-cpu-rates 1"
+#define TSG_CPU_RATES_HEADER "tsgemm-cpu-rates 2"
 
 /* -1 when every field of r is finite and within its bounds, else the index of the first not. */
 int tsg_cpu_rates_check(const tsg_cpu_rates *r);

@@ -211,7 +211,7 @@ for i in 1 2 3; do
   run "$D"
   expect_ok || true
   grep -q 'CPU rate measured' <<<"$OUT" || fail "process $i did not measure the CPU BLAS: $OUT"
-  CPU=$(cd "$D" && ls cpu-rates-v1-*.txt 2>/dev/null | head -1)
+  CPU=$(cd "$D" && ls cpu-rates-v2-*.txt 2>/dev/null | head -1)
   [ -n "$CPU" ] || { fail "process $i wrote no CPU file"; continue; }
   grep -qx "samples $i" "$D/$CPU" || fail "process $i: $(grep samples "$D/$CPU")"
 done
@@ -220,7 +220,7 @@ expect_ok || true
 grep -q 'CPU rates from' <<<"$OUT" || fail "the fourth process measured again: $OUT"
 grep -q 'CPU rate measured' <<<"$OUT" && fail "the fourth process measured: $OUT"
 [ -n "${CPU:-}" ] && [ "$(stat -c %a "$D/$CPU")" = 600 ] || fail "CPU file mode"
-printf 'tsgemm-cpu-rates 1\ncpu_flops 1e20\n' > "$D/$CPU"
+printf 'tsgemm-cpu-rates 2\ncpu_flops 1e20\n' > "$D/$CPU"
 run "$D"
 expect_ok || true
 grep -q 'CPU rate measured' <<<"$OUT" || fail "a bad CPU file was not measured over: $OUT"

@@ -25,14 +25,14 @@
  * ~30 TFLOP/s, OpenBLAS 1.25 TFLOP/s with 16 threads). */
 static tsg_rates h200(void)
 {
-    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6, 0, 0, 0, 0};
+    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6, 0, 0, 0, 0, 0, 0};
     return r;
 }
 
 /* ... and with the pipeline's staged rates (50 / 47 GB/s, ../shared/PERF.md) */
 static tsg_rates h200_pipeline(void)
 {
-    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0, 0, 0, 0};
+    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0, 0, 0, 0, 0, 0};
     return r;
 }
 
@@ -183,7 +183,7 @@ static void test_measured_rates_v9(void **state)
 {
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
-    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6, 0, 0, 0, 0};
+    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6, 0, 0, 0, 0, 0, 0};
     tsg_rates v9 = v8;
     v9.h2d_bps = 49e9, v9.d2h_bps = 48e9, v9.gpu_latency_s = 0.53e-3;
     tsg_why why;
@@ -220,7 +220,7 @@ static void test_cpu_two_sizes(void **state)
 {
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
-    tsg_rates one = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.921e12, 0.19e-6, 0, 0, 0, 0};
+    tsg_rates one = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.921e12, 0.19e-6, 0, 0, 0, 0, 0, 0};
     tsg_rates two = one;
     two.cpu_flops = 2.0 * 1024 * 1024 * 1024 / 4.20e-3, two.cpu_mid_s = 0.724e-3;
     tsg_why why;
@@ -259,6 +259,63 @@ static void test_cpu_two_sizes(void **state)
 }
 
 /*
+ * Thin calls (src/tsg_cost.h TSG_CPU_THIN): with the thin calls measured 5x slower than the square
+ * curve says, a call of that shape is priced 5x (the spotrf panel update 5312 x 64 x 2816 NT took
+ * 10.2 ms on OpenBLAS, 5.2 ms on the GPU: H100 replay, docs/results/h100-2026-12-05-replay-run1.txt),
+ * half way to TSG_CPU_WIDE (log scale) sqrt(5)x, from TSG_CPU_WIDE on 1x; square calls, calls thin
+ * in both m and n, small calls and k-thin calls keep the curve; unmeasured thin times change
+ * nothing, nor do thin calls measured faster than the curve.
+ */
+static void test_cpu_thin_calls(void **state)
+{
+    (void)state;
+    tsg_rates r = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.957e12, 0.17e-6, 0, 0.453e-3,
+                   0.107e-3, 0, 0, 0};
+    const double f_thin = 2.0 * TSG_CPU_THIN * (double)TSG_CPU_THIN_LONG * TSG_CPU_THIN_LONG;
+    tsg_problem thin_ref = {'N', 'N', TSG_CPU_THIN, TSG_CPU_THIN_LONG, TSG_CPU_THIN_LONG, 1, 0, NULL, 64, NULL,
+                            2048, NULL, 64, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    assert_true(fabs(tsg_flops(&thin_ref) - f_thin) < 1);
+    const double curve = tsg_estimate_cpu_s(&thin_ref, &r); /* thin times unmeasured: the curve */
+    r.cpu_thin_m_s = r.cpu_thin_n_s = 5.0 * curve;
+    assert_true(fabs(tsg_estimate_cpu_s(&thin_ref, &r) / curve - 5.0) < 1e-9);
+    tsg_problem spotrf = {'N', 'T', 5312, 64, 2816, -1, 1, NULL, 8192, NULL, 8192, NULL, 8192,
+                          TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_rates plain = r;
+    plain.cpu_thin_m_s = plain.cpu_thin_n_s = 0;
+    const double spotrf_curve = tsg_estimate_cpu_s(&spotrf, &plain);
+    assert_true(fabs(tsg_estimate_cpu_s(&spotrf, &r) / spotrf_curve - 5.0) < 1e-9);
+    tsg_problem half = spotrf; /* n = 181 = 512 / 2^1.5: half way in log2 between 64 and 512 */
+    half.n = 181;
+    const double ratio = tsg_estimate_cpu_s(&half, &r) / tsg_estimate_cpu_s(&half, &plain);
+    assert_true(fabs(ratio - pow(5.0, log2(512.0 / 181.0) / 3.0)) < 1e-9 && ratio > 2.0 && ratio < 2.5);
+    tsg_problem rest[] = {
+        {'N', 'N', 2048, 2048, 2048, 1, 0, NULL, 2048, NULL, 2048, NULL, 2048, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
+        {'N', 'N', 5312, 512, 2816, 1, 0, NULL, 5312, NULL, 2816, NULL, 5312, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
+        {'N', 'N', 64, 64, 65536, 1, 0, NULL, 64, NULL, 65536, NULL, 64, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
+        {'N', 'N', 1500, 8, 1500, 1, 0, NULL, 1500, NULL, 1500, NULL, 1500, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
+        {'N', 'N', 3968, 3968, 64, 1, 0, NULL, 3968, NULL, 64, NULL, 3968, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
+        {'N', 'N', 4096, 64, 256, 1, 0, NULL, 4096, NULL, 256, NULL, 4096, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; ++i)
+        assert_true(tsg_estimate_cpu_s(&rest[i], &r) == tsg_estimate_cpu_s(&rest[i], &plain));
+    tsg_rates quick = r; /* thin calls measured faster than the curve: no discount */
+    quick.cpu_thin_m_s = quick.cpu_thin_n_s = 0.5 * curve;
+    assert_true(tsg_estimate_cpu_s(&spotrf, &quick) == spotrf_curve);
+    /* and the decision: the GPU's estimate of the spotrf update is below 5x the curve's CPU time */
+    tsg_policy c = cfg_mode(TSG_MODE_AUTO);
+    tsg_why why;
+    const double gpu = tsg_estimate_gpu_s(&spotrf, &r);
+    if (gpu < 5.0 * spotrf_curve && gpu > spotrf_curve) {
+        assert_int_equal(tsg_wants_gpu(&spotrf, &c, 1, &plain, &why), 0);
+        assert_int_equal(tsg_wants_gpu(&spotrf, &c, 1, &r, &why), 1);
+        assert_int_equal(why, TSG_WHY_MODEL_GPU);
+    } else {
+        fail_msg("the spotrf update's GPU estimate %.3g ms is not between the curve's %.3g and 5x", gpu * 1e3,
+                 spotrf_curve * 1e3);
+    }
+}
+
+/*
  * The crossover measured at both sides (v0.12). v0.11 run 4 (H200, tree 2754b43, medians of 7):
  * rates upload 56.4 / download 58.6 GB/s, kernel 47.1 TFLOP/s, fixed cost 129 us (a 512^3 call
  * less its bytes), OpenBLAS 1.04 TFLOP/s at 1024^3, 0.39 ms at 512^3, 0.106 us at 8^3; the bench
@@ -276,7 +333,7 @@ static void test_crossover_measured_v12(void **state)
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_rates v11 = {56.4e9, 58.6e9, 47.1e12, 129e-6, 128, 128, 132, 256, 0,
-                     1.04e12, 0.106e-6, 0, 0.39e-3, 0, 0};
+                     1.04e12, 0.106e-6, 0, 0.39e-3, 0, 0, 0, 0};
     tsg_why why;
     tsg_problem p = square(256);
     assert_int_equal(tsg_wants_gpu(&p, &c, 1, &v11, &why), 0); /* v0.11's miss */
@@ -353,7 +410,7 @@ static void test_wave_quantisation(void **state)
 static void test_psgemm_panel_updates_stay_on_cpu(void **state)
 {
     (void)state;
-    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6, 0, 0, 0, 0};
+    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6, 0, 0, 0, 0, 0, 0};
     const tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_why why;
     for (int64_t mn = 2000; mn <= 8000; mn += 500) {
@@ -743,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_wave_quantisation),
         cmocka_unit_test(test_measured_rates_v9),
         cmocka_unit_test(test_cpu_two_sizes),
+        cmocka_unit_test(test_cpu_thin_calls),
         cmocka_unit_test(test_crossover_measured_v12),
         cmocka_unit_test(test_psgemm_panel_updates_stay_on_cpu),
         cmocka_unit_test(test_knob_overrides),

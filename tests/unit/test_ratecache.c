@@ -185,7 +185,7 @@ static void test_cpu_file(void **state)
     char why[512];
     int dfd = tsg_cache_open_dir(g_dir, why, sizeof why);
     assert_true(dfd >= 0);
-    const tsg_cpu_rates c = {1.2e12, 0.6e-3, 0.15e-3, 5e-6, 3.6e9, 2};
+    const tsg_cpu_rates c = {1.2e12, 0.6e-3, 0.15e-3, 5e-6, 3.6e9, 2, 2.8e-3, 3e-3};
     assert_int_equal(tsg_cache_write_cpu(dfd, "cpu.txt", &c, why, sizeof why), 0);
     char p[512];
     path_in(p, sizeof p, "cpu.txt");

@@ -252,10 +252,11 @@ static void test_plan_zero_limits(void **state)
 }
 
 /* The CPU BLAS's file (tsg_cpu_rates): round trip bit for bit, every bound refused, the merge keeps
- * the best of each field and counts the samples, a "not measured" 0 yields to a measured time. */
+ * the best of each field and counts the samples, a "not measured" 0 yields to a measured time
+ * (thin times too). */
 static tsg_cpu_rates good_cpu(void)
 {
-    const tsg_cpu_rates c = {1.1234567890123e12, 0.61e-3, 0.152e-3, 4.9e-6, 3.67e9, 1};
+    const tsg_cpu_rates c = {1.1234567890123e12, 0.61e-3, 0.152e-3, 4.9e-6, 3.67e9, 1, 2.75e-3, 3.1e-3};
     return c;
 }
 
@@ -284,10 +285,11 @@ static void test_cpu_bounds(void **state)
 {
     (void)state;
     const double bad[][2] = {{0, 0.5e6},  {0, 2e16},  {0, NAN}, {1, -1e-3}, {1, 101},  {2, INFINITY},
-                             {3, -1e-9}, {4, 5e5}, {4, 2e13}, {5, 0},     {5, 1.5}, {5, 2e6}};
+                             {3, -1e-9}, {4, 5e5}, {4, 2e13}, {5, 0},     {5, 1.5}, {5, 2e6},
+                             {6, -1e-3}, {6, 101}, {7, NAN}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         tsg_cpu_rates c = good_cpu();
-        double *f[] = {&c.flops, &c.mid_s, &c.small_s, &c.latency_s, &c.touch_bps, &c.samples};
+        double *f[] = {&c.flops, &c.mid_s, &c.small_s, &c.latency_s, &c.touch_bps, &c.samples, &c.thin_m_s, &c.thin_n_s};
         *f[(int)bad[i][0]] = bad[i][1];
         assert_int_equal(tsg_cpu_rates_check(&c), (int)bad[i][0]);
         char text[TSG_RATES_FILE_MAX];
@@ -295,9 +297,9 @@ static void test_cpu_bounds(void **state)
     }
     /* the same values as text: refused whole, the target untouched */
     const char *texts[] = {TSG_CPU_RATES_HEADER "\ncpu_flops 1e20\ncpu_mid_s 0\ncpu_small_s 0\n"
-                                                "cpu_latency_s 0\ncpu_touch_bps 0\nsamples 1\n",
+                                                "cpu_latency_s 0\ncpu_touch_bps 0\nsamples 1\ncpu_thin_m_s 0\ncpu_thin_n_s 0\n",
                            TSG_CPU_RATES_HEADER "\ncpu_flops 1e12\ncpu_mid_s 0\ncpu_small_s 0\n"
-                                                "cpu_latency_s 0\ncpu_touch_bps 5\nsamples 1\n",
+                                                "cpu_latency_s 0\ncpu_touch_bps 5\nsamples 1\ncpu_thin_m_s 0\ncpu_thin_n_s 0\n",
                            TSG_CPU_RATES_HEADER "\ncpu_flops 1e12\ncpu_mid_s 0\ncpu_small_s 0\n"
                                                 "cpu_latency_s 0\ncpu_touch_bps 0\n"};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; ++i) {
@@ -312,14 +314,14 @@ static void test_cpu_bounds(void **state)
 static void test_cpu_merge_keeps_the_best(void **state)
 {
     (void)state;
-    tsg_cpu_rates best = {1.0e12, 0.6e-3, 0, 5e-6, 3e9, 1};
-    const tsg_cpu_rates busy = {0.4e12, 1.5e-3, 0.3e-3, 9e-6, 1e9, 1}; /* measured under load */
+    tsg_cpu_rates best = {1.0e12, 0.6e-3, 0, 5e-6, 3e9, 1, 3e-3, 0};
+    const tsg_cpu_rates busy = {0.4e12, 1.5e-3, 0.3e-3, 9e-6, 1e9, 1, 6e-3, 7e-3}; /* measured under load */
     tsg_cpu_rates_merge(&best, &busy);
-    const tsg_cpu_rates want = {1.0e12, 0.6e-3, 0.3e-3, 5e-6, 3e9, 2};
+    const tsg_cpu_rates want = {1.0e12, 0.6e-3, 0.3e-3, 5e-6, 3e9, 2, 3e-3, 7e-3};
     assert_memory_equal(&best, &want, sizeof want);
-    const tsg_cpu_rates quick = {1.3e12, 0.5e-3, 0.2e-3, 4e-6, 4e9, 1};
+    const tsg_cpu_rates quick = {1.3e12, 0.5e-3, 0.2e-3, 4e-6, 4e9, 1, 2e-3, 2e-3};
     tsg_cpu_rates_merge(&best, &quick);
-    const tsg_cpu_rates want2 = {1.3e12, 0.5e-3, 0.2e-3, 4e-6, 4e9, 3};
+    const tsg_cpu_rates want2 = {1.3e12, 0.5e-3, 0.2e-3, 4e-6, 4e9, 3, 2e-3, 2e-3};
     assert_memory_equal(&best, &want2, sizeof want2);
 }
 
