@@ -163,10 +163,10 @@ TSG_EXPORT int tsgemm_kernel_info(char *buf, int len)
 {
     if (!buf || len <= 0) return -1;
     if (!tsg_start_gpu()) {
-        snprintf(buf, (size_t)len, "no usable GPU: %s",
-                 tsg_start_forked()                         ? "forked child of a process that used the GPU"
-                 : tsg_start_now() == TSG_START_DISABLED ? "disabled after a fatal CUDA error"
-                                                         : tsg_start_info());
+        const char *why = tsg_start_forked() ? "forked child of a process that used the GPU"
+                          : tsg_start_now() == TSG_START_DISABLED ? "disabled after a fatal CUDA error"
+                                                                  : tsg_start_info();
+        snprintf(buf, (size_t)len, "no usable GPU: %s", why);
         return -1;
     }
     char k[640];

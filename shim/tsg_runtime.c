@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "../kernels/tsg_gpu.h"
 #include "../src/tsg_dispatch.h"
