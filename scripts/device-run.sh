@@ -38,6 +38,9 @@
 #             NaN/Inf, repeats, then timing against cuBLAS FP32 and FAST_TF32: tf32.txt) and
 #             compute-sanitizer memcheck/racecheck/initcheck/synccheck on its --small run
 #             (TSGEMM_TF32_SAN_TOOLS; tf32_sanitize.log)
+#   accuracy  issue 36's accuracy study (bench/accuracy_study.c, not a default stage): error vs K
+#             for three input classes, tsgemm fp32 / 3xtf32 / tf32 and cuBLAS FP32 (accuracy.csv;
+#             docs/ACCURACY.md, scripts/plot-accuracy.py)
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
 #   clients   unmodified programs under LD_PRELOAD, traced and timed against their plain runs:
@@ -345,6 +348,16 @@ if want tf32 120; then # the tensor-core family (kernels/tf32/, issue 36): test,
     done
   else
     row tf32 FAIL "build: see build.log"; tail -30 "$OUT/build.log"; fails=$((fails+1))
+  fi
+fi
+
+if want accuracy 60; then # issue 36's accuracy study: error vs K, three input classes, each math
+  if [ -x "$B/bench/tsgemm-accuracy" ] || cmake --build "$B" -j"$(nproc)" --target tsgemm-accuracy >> "$OUT/build.log" 2>&1; then
+    timeout "${TSGEMM_ACCURACY_TIMEOUT:-150}" "$B/bench/tsgemm-accuracy" > "$OUT/accuracy.csv" 2> "$OUT/accuracy.err" &&
+      row accuracy ok "$(grep -c , "$OUT/accuracy.csv") lines in accuracy.csv; $(elapsed)" ||
+      { row accuracy FAIL "$(tail -1 "$OUT/accuracy.err")"; fails=$((fails+1)); }
+  else
+    row accuracy FAIL "build: see build.log"; fails=$((fails+1))
   fi
 fi
 
