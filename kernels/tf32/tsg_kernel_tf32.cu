@@ -24,8 +24,11 @@ Fn pick(bool ta, bool tb)
 }
 
 /* the producer's load order per math (tsg_kernel_tf32.cuh, PIPE); variants 1 and 2 the others,
- * in the order of PIPE after the default's (timed beside it by test_tf32_kernel) */
-constexpr int PIPE_3X = 0, PIPE_1X = 1, VARIANTS = 3;
+ * in the order of PIPE after the default's (timed beside it by test_tf32_kernel). Order 2 (the next
+ * k-tile loaded while this one is stored) was the fastest for both maths on the H100
+ * (docs/results/h100-2026-12-05-tf32-run2.txt: 3xTF32 8192^3 NN 76.0 TFLOP/s against 55.1 for
+ * order 0 and 65.7 for 1; 1xTF32 110.5 against 63.2 and 68.4) */
+constexpr int PIPE_3X = 2, PIPE_1X = 2, VARIANTS = 3;
 
 template <int MATH, int DEF>
 Fn pick_variant(bool ta, bool tb, int variant)
