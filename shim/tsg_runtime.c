@@ -27,7 +27,7 @@
 
 #define TSGEMM_BUILDING_LIBRARY
 #include "../include/tsgemm.h"
-#include "../kernels/tsg_gpu.h"
+#include "../gpu/tsg_gpu.h"
 #include "../src/tsg_dispatch.h"
 #include "../src/tsg_rates.h"
 #include "../src/tsg_split.h"

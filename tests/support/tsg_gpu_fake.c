@@ -24,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../kernels/tsg_gpu.h"
-#include "../../kernels/tsg_pool.h"
+#include "../../gpu/tsg_gpu.h"
+#include "../../gpu/tsg_pool.h"
 #include "../../src/tsg_split.h"
 
 static atomic_int g_measures;

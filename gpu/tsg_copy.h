@@ -1,7 +1,7 @@
 /*
  * tsg_copy.h — the transfer pipeline's host-side copy loops: what one copy thread does to one
  * range of floats when it gathers user memory into a pinned slot or scatters a landed slot into
- * the caller's C (kernels/tsg_exec.cu cuts the ranges; kernels/tsg_pool.h runs them).
+ * the caller's C (gpu/tsg_exec.cu cuts the ranges; gpu/tsg_pool.h runs them).
  *
  * Owns: the three copy kinds and their memory-ordering rule. Must not: know CUDA, OpenBLAS, the
  * plan or the pool. Plain C, so the unit tier (tests/unit/test_copy.c) checks it on any machine.

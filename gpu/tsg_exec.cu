@@ -41,9 +41,9 @@
 
 #include "tsg_copy.h"
 #include "tsg_gpu.h"
-#include "tsg_kernel.h"
+#include "../kernels/tsg_kernel.h"
 #include "tsg_pool.h"
-#include "tf32/tsg_kernel_tf32.h"
+#include "../kernels/tf32/tsg_kernel_tf32.h"
 #include "../src/tsg_config.h"
 #include "../src/tsg_multi.h"
 
