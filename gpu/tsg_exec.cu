@@ -66,15 +66,15 @@ constexpr size_t UNIT_MIN = (size_t)256 << 10;
  * UNIT_MIN), so the first DMA starts after a short gather (the pipeline's fill; v0.4). */
 constexpr int RAMP_STEPS = 2;
 /* Inside a pipelined call that stages (tsg_pool_burst_begin), idle copy threads and the caller
- * waiting on a copy poll instead of blocking, when the process has a CPU for each copy thread,
- * one for the caller and one to spare (tsg_pool_set_poll). A blocked copy thread took 50-130 us
+ * waiting on a copy poll instead of blocking, when the process has a CPU for each copy thread
+ * and POLL_SPARE_CPUS more (the caller's and one to spare; tsg_pool_set_poll). A blocked copy
+ * thread took 50-130 us
  * to start a queued 1 MiB gather or scatter in a 1024^3 call's steps (v0.9 run 1, v0.10 run 2),
  * which costs more than the copy. v0.11 run 2 (pipe_probe, two rounds in alternating processes,
  * polling against blocking): 768^3 0.395 / 0.367 ms against 0.453 / 0.547, 1024^3 0.452 / 0.485
  * against 0.516 / 0.573, 512 x 512 x 65536 5.44 / 5.53 against 5.65 / 5.55, 65536 x 64 x 4096
- * 20.4 / 20.8 against 20.8 / 21.0, 2048^3 to 8192^3 inside the noise (docs/NOTES.md "v0.11"). */
-constexpr bool POLL_IN_CALLS = true;
-/* ... for at most this long after a thread's last copy (then it blocks until the next one is
+ * 20.4 / 20.8 against 20.8 / 21.0, 2048^3 to 8192^3 inside the noise (docs/NOTES.md "v0.11").
+ * ... for at most this long after a thread's last copy (then it blocks until the next one is
  * queued): a 1024^3 call takes 0.45 ms, so small calls poll throughout, while a long call that
  * waits on its GPU, or many processes sharing the CPUs each in a call (MPI ranks), do not keep
  * every copy thread spinning. Runs 1-4 of v0.11 measured polling without this bound. */
@@ -106,8 +106,6 @@ double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
 double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
 double g_chunk_floats = 0; /* TSGEMM_TEST_CHUNK (0: the plan's TSG_PLAN_FIRST_FLOATS) */
 int g_order = 0;           /* TSGEMM_TEST_ORDER: 0 the rule, 1 block-major, 2 chunk-major, 3 + r: r rounds */
-bool g_ramp = true;        /* TSGEMM_TEST_RAMP=0: v0.3's unit sizes (no small first upload
-                              units, no 1 MiB floor on the last block's download units) */
 int g_ramp_steps = RAMP_STEPS; /* TSGEMM_TEST_RAMP=N: the first N upload units ramp up */
 int g_timeline = 0;        /* TSGEMM_TEST_TIMELINE: 1 the summary line, 2 also every step (Timeline) */
 int g_touch = 0;           /* TSGEMM_TEST_TOUCH: 0 the rule, -1 no first touch, -2 no huge-page
@@ -149,12 +147,6 @@ int gather_kind(const tsg_problem *p, bool fresh_c)
     if (up <= NT_GATHER_MAX_BYTES) return TSG_COPY_STREAM;
     return up <= NT_GATHER_REUSED_MAX_BYTES && !fresh_c ? TSG_COPY_STREAM : TSG_COPY_MEMCPY;
 }
-/* TSGEMM_TEST_BETA=device: beta != 0 with C in host memory sends C up and lets the kernels apply
- * beta (before v0.8). The rule: C stays on the host and the scatters apply beta (choose_modes). */
-bool g_beta_device = false;
-/* Compute streams of a pipelined call (Pipeline::comp): 2, or TSGEMM_TEST_STREAMS=1 for the single
- * stream of v0.8 and before (A/B runs; docs/NOTES.md "v0.9"). */
-int g_comp_streams = 2;
 std::atomic<int> g_exiting{0}, g_inflight{0};
 /* Device slots (TSGEMM_DEVICE=0,1 / all / 0,0; tsg_gpu_set_devices): slot 0 is g_device. A slot
  * whose device had a sticky error is dead: calls over several devices leave it out. */
@@ -838,7 +830,7 @@ bool gen_next(Pipeline &P, Unit *u)
             continue;
         }
         /* a column range of at most one unit; the call's first units ramp up (RAMP_STEPS) */
-        const int64_t ub = g_ramp && P.u_submit < g_ramp_steps
+        const int64_t ub = P.u_submit < g_ramp_steps
                                ? std::min(P.unit_bytes, std::max<int64_t>((int64_t)UNIT_MIN, P.unit_bytes >> (g_ramp_steps - P.u_submit)))
                                : P.unit_bytes; /* never above the unit: it is at most a pinned slot */
         const int64_t per = mode == M_DIRECT ? sc : std::max<int64_t>(1, ub / (4 * tsg_dev_ld(sr)));
@@ -892,8 +884,7 @@ bool issue_download(Pipeline &P)
      * following all of it (the call's tail; docs/NOTES.md "v0.3"); at least 1 MiB (v0.4: a
      * 1024^3 call's 4 MiB came down in 16 units of 256 KiB and took 0.4 ms, each unit's handoffs
      * costing more than its bytes) */
-    const int64_t quarter = g_ramp ? std::max<int64_t>(P.unit_bytes / 4, std::min<int64_t>(P.unit_bytes, (int64_t)1 << 20))
-                                   : P.unit_bytes / 4;
+    const int64_t quarter = std::max<int64_t>(P.unit_bytes / 4, std::min<int64_t>(P.unit_bytes, (int64_t)1 << 20));
     const int64_t unit = q == total_blocks(P) - 1 ? quarter : P.unit_bytes;
     const int64_t n = P.mcd == M_DIRECT ? bc
                                          : std::min(std::max<int64_t>(1, unit / (4 * dld)),
@@ -1183,7 +1174,7 @@ int run_pipeline(Pipeline &P)
     const tsg_plan &pl = P.pl;
     P.pieces = pl.gm * pl.gn * pl.nk;
     P.rounds = tsg_plan_rounds(&pl, P.dev_beta, g_order);
-    P.ncomp = g_comp_streams >= 2 && pl.splits <= 1 && total_blocks(P) > 1 ? 2 : 1;
+    P.ncomp = pl.splits <= 1 && total_blocks(P) > 1 ? 2 : 1;
     P.mark(TL_T0, w->s_up);
     while (P.status == TSG_GPU_OK) {
         if (g_exiting.load(std::memory_order_relaxed)) {
@@ -1265,7 +1256,7 @@ int run_pipeline(Pipeline &P)
  * The sum order differs from the kernels' beta when K has several chunks (fmaf(beta, C, P0 + P1
  * + ...) against ((beta*C + P0) + P1) + ...): both are fixed functions of the shape, so results
  * stay bit-identical from run to run. Managed C keeps the earlier path (C staged up, the kernels
- * apply beta), as does TSGEMM_TEST_BETA=device; the scatters were not measured on managed C. */
+ * apply beta): the scatters were not measured on managed C. */
 void choose_modes(const tsg_problem *p, Pipeline &P)
 {
     auto mode_of = [](unsigned char where) {
@@ -1274,7 +1265,7 @@ void choose_modes(const tsg_problem *p, Pipeline &P)
     P.ma = mode_of(p->where_a);
     P.mb = mode_of(p->where_b);
     const bool beta = p->beta != 0.0f;
-    P.host_beta = beta && !g_beta_device && (p->where_c == TSG_HOST || p->where_c == TSG_PINNED);
+    P.host_beta = beta && (p->where_c == TSG_HOST || p->where_c == TSG_PINNED);
     P.dev_beta = P.host_beta ? 0.0f : p->beta;
     const bool up = beta && !P.host_beta; /* C goes up: the kernels apply beta */
     switch (p->where_c) {
@@ -1368,7 +1359,7 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     P.len = len;
     choose_modes(p, P);
     const bool staged = P.ma == M_STAGE || P.mb == M_STAGE || P.mcu == M_STAGE || P.mcd == M_STAGE;
-    struct Burst { /* the copy threads stay awake for the whole call (POLL_IN_CALLS) */
+    struct Burst { /* the copy threads stay awake for the whole call (POLL_SPARE_CPUS) */
         bool on;
         explicit Burst(bool b) : on(b) { if (on) tsg_pool_burst_begin(); }
         ~Burst() { if (on) tsg_pool_burst_end(); }
@@ -1751,16 +1742,10 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     g_unit_bytes = cfg ? cfg->unit_bytes : 0;
     g_block_floats = cfg ? cfg->block_floats : 0;
     g_timeline = cfg ? cfg->timeline : 0;
-    g_ramp = !(cfg && cfg->ramp < 0);
     g_ramp_steps = cfg && cfg->ramp > 0 ? cfg->ramp : RAMP_STEPS;
     g_order = cfg ? cfg->order : 0;
     g_touch = cfg ? cfg->touch : 0;
-    g_beta_device = cfg && cfg->beta_on_device;
-    g_comp_streams = cfg && cfg->compute_streams == 1 ? 1 : 2;
-    tsg::kernel_set_ws(!(cfg && cfg->no_ws));
-    const bool poll = cfg && cfg->poll == 1   ? false
-                      : cfg && cfg->poll == 2 ? true
-                                              : POLL_IN_CALLS && cpus >= g_copy_threads + POLL_SPARE_CPUS;
+    const bool poll = (cfg && cfg->poll) || cpus >= g_copy_threads + POLL_SPARE_CPUS;
     tsg_pool_set_poll(poll ? POLL_MAX_US : 0);
     g_chunk_floats = cfg ? cfg->chunk_floats : 0;
     if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;

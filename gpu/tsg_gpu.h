@@ -51,10 +51,8 @@ typedef struct tsg_gpu_config {
     int timeline;        /* TSGEMM_TEST_TIMELINE: print where each pipelined call's time went
                             (stderr; tuning experiments): 1 one line, 2 also the times of every
                             upload unit, launch and download unit (the first 160 of each)    */
-    int ramp;            /* TSGEMM_TEST_RAMP: -1 (=0) v0.3's unit sizes (first upload units
-                            full size, last block's download units without a 1 MiB floor);
-                            N > 0: the first N upload units are 1/2^N, ..., 1/2 of a unit;
-                            0 = the executor's rule (RAMP_STEPS)                             */
+    int ramp;            /* TSGEMM_TEST_RAMP: N > 0: the first N upload units are 1/2^N, ..., 1/2
+                            of a unit; 0 = the executor's rule (RAMP_STEPS)                  */
     double chunk_floats; /* TSGEMM_TEST_CHUNK: floats of A and B per K chunk (tuning
                             experiments); 0 = the plan's rule (src/tsg_plan.h)               */
     int order;           /* TSGEMM_TEST_ORDER: 1 block-major, 2 chunk-major pieces, 3 + R: R
@@ -64,20 +62,10 @@ typedef struct tsg_gpu_config {
                             threads (tuning experiments): 0 = the executor's rule, -1 = none
                             (the scatters fault the pages in), -2 = without the huge-page
                             advice, > 0 = in that many parts                                 */
-    int beta_on_device;  /* TSGEMM_TEST_BETA=device: beta != 0 with C in host memory sends C up
-                            and the kernels apply beta (before v0.8; the cost model still
-                            prices the rule's path); 0 = the executor's rule: C does not go
-                            up, the copy threads apply beta as they scatter C                 */
-    int compute_streams; /* TSGEMM_TEST_STREAMS=1: a pipelined call launches on one stream (v0.8
-                            and before; tuning A/B); 0 = the executor's rule: two streams, a C
-                            block's launches on one of them, when C has several blocks        */
-    int poll;            /* TSGEMM_TEST_POLL (tuning A/B): 1 the copy threads block when idle
-                            even inside a pipelined call (v0.10), 2 they poll inside one
-                            (tsg_pool_burst_begin); 0 = the executor's rule (POLL_IN_CALLS in
-                            kernels/tsg_exec.cu)                                              */
-    int no_ws;           /* TSGEMM_TEST_WS=0 (tuning A/B): the rule plans without the
-                            warp-specialized configuration 10 (kernels/tsg_kernel.h
-                            kernel_set_ws); 0 = the rule                                     */
+    int poll;            /* TSGEMM_TEST_POLL=1 (tuning A/B): the copy threads poll inside
+                            pipelined calls (tsg_pool_burst_begin) even where the rule has
+                            them block (fewer CPUs than copy threads + POLL_SPARE_CPUS);
+                            0 = the executor's rule                                          */
 } tsg_gpu_config;
 
 /*
