@@ -273,12 +273,6 @@ inline cudaError_t injected_error(Stage s)
     return (s == ST_ALLOC || s == ST_PINNED) ? cudaErrorMemoryAllocation : cudaErrorInvalidValue;
 }
 
-#define TSG_TRY(call)                                                                           \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) return fail(e_, #call, msg, len);                                \
-    } while (0)
-
 /* ------------------------------------------------------------------ workspaces */
 
 struct Workspace {
@@ -454,7 +448,8 @@ int ensure_arena(Workspace *w, size_t bytes, char *msg, size_t len)
     if (w->arena_cap >= bytes) return TSG_GPU_OK;
     free_arena(w);
     size_t want = (bytes + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
-    TSG_TRY(TSG_STAGE(ST_ALLOC, cudaMalloc((void **)&w->arena, want)));
+    const cudaError_t e = TSG_STAGE(ST_ALLOC, cudaMalloc((void **)&w->arena, want));
+    if (e != cudaSuccess) return fail(e, "cudaMalloc (device arena)", msg, len);
     w->arena_cap = want;
     g_device_held += (long long)want;
     return TSG_GPU_OK;
@@ -464,7 +459,8 @@ int ensure_pinned(Workspace *w, char *msg, size_t len)
 {
     if (w->pinned && w->slot_bytes == g_slot_bytes) return TSG_GPU_OK;
     free_pinned(w);
-    TSG_TRY(TSG_STAGE(ST_PINNED, cudaMallocHost((void **)&w->pinned, (NS + ND) * g_slot_bytes)));
+    const cudaError_t e = TSG_STAGE(ST_PINNED, cudaMallocHost((void **)&w->pinned, (NS + ND) * g_slot_bytes));
+    if (e != cudaSuccess) return fail(e, "cudaMallocHost (pinned slots)", msg, len);
     w->slot_bytes = g_slot_bytes;
     g_pinned_held += (long long)((NS + ND) * g_slot_bytes);
     return TSG_GPU_OK;
@@ -1481,13 +1477,13 @@ int launch_in_place(int math, char ta, char tb, int64_t m, int64_t n, int64_t k,
     if (m == 0 || n == 0) return TSG_GPU_OK;
     if (k == 0 || alpha == 0.0f) {
         if (beta == 1.0f) return TSG_GPU_OK;
-        TSG_TRY(TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_scale(m, n, beta, C, ldc, s)));
-        return TSG_GPU_OK;
+        const cudaError_t e = TSG_STAGE(ST_KERNEL, (cudaError_t)tsg::kernel_scale(m, n, beta, C, ldc, s));
+        return e == cudaSuccess ? TSG_GPU_OK : fail(e, "kernel launch (beta * C)", msg, len);
     }
-    TSG_TRY(TSG_STAGE(ST_KERNEL, launch_product(math, sp.kp.config, ta, tb, m, n, k, sp.kp.kslice, sp.kp.splits,
-                                                sp.kp.tail_tiles, sp.kp.tail_blocks, alpha, A, lda, B, ldb,
-                                                beta, C, ldc, W, s, fam)));
-    return TSG_GPU_OK;
+    const cudaError_t e = TSG_STAGE(ST_KERNEL, launch_product(math, sp.kp.config, ta, tb, m, n, k, sp.kp.kslice,
+                                                              sp.kp.splits, sp.kp.tail_tiles, sp.kp.tail_blocks,
+                                                              alpha, A, lda, B, ldb, beta, C, ldc, W, s, fam));
+    return e == cudaSuccess ? TSG_GPU_OK : fail(e, "kernel launch", msg, len);
 }
 
 int sgemm_in_place(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
@@ -1520,8 +1516,8 @@ int sgemm_in_place(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     int st = launch_in_place(p->math, p->transa, p->transb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b,
                              p->ldb, p->beta, p->c, p->ldc, w->s_comp, W, sp, &done->families, msg, len);
     if (st != TSG_GPU_OK) return st;
-    TSG_TRY(TSG_STAGE(ST_SYNC, cudaStreamSynchronize(w->s_comp)));
-    return TSG_GPU_OK;
+    const cudaError_t e = TSG_STAGE(ST_SYNC, cudaStreamSynchronize(w->s_comp));
+    return e == cudaSuccess ? TSG_GPU_OK : fail(e, "kernel (sync)", msg, len);
 }
 
 /* Device operands must live on our GPU. */
@@ -1677,7 +1673,6 @@ extern "C" int tsg_gpu_device_count(int *count)
 
 extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, char *info, size_t len)
 {
-    char *msg = info;
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
@@ -1701,11 +1696,14 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     ContextGuard guard;
     g_device = (device >= 0 && device < count) ? device : 0;
     *used = g_device;
-    TSG_TRY(cudaSetDevice(g_device));
-    TSG_TRY(cudaFree(nullptr)); /* creates the context now, not inside the first timed call */
-    TSG_TRY(cudaGetDeviceProperties(&g_prop, g_device));
+    if ((e = cudaSetDevice(g_device)) != cudaSuccess) return fail(e, "cudaSetDevice", info, len);
+    if ((e = cudaFree(nullptr)) != cudaSuccess) /* the context now, not inside the first timed call */
+        return fail(e, "cudaFree (context creation)", info, len);
+    if ((e = cudaGetDeviceProperties(&g_prop, g_device)) != cudaSuccess)
+        return fail(e, "cudaGetDeviceProperties", info, len);
     int per_sm = 0;
-    TSG_TRY((cudaError_t)tsg::kernel_blocks_per_sm(&per_sm));
+    if ((e = (cudaError_t)tsg::kernel_blocks_per_sm(&per_sm)) != cudaSuccess)
+        return fail(e, "occupancy of the kernel configurations", info, len);
     /* the tensor-core family (issue 36): 0 also when it is not built or not for this device
      * (tsg::tf32_available() then says false and every call runs on the FP32 kernels). A failure
      * of its own set-up leaves it unavailable; it never stops the FP32 path from starting. */
@@ -1936,7 +1934,8 @@ extern "C" int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t l
      *            (tsg_problem.math), so each math's rates are its own (cached per math by the
      *            shim). */
     ContextGuard guard;
-    TSG_TRY(cudaSetDevice(g_device));
+    const cudaError_t e = cudaSetDevice(g_device);
+    if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
     tsg_pool_start(g_copy_threads);
     const size_t small_floats = (size_t)1 << 20; /* B and C of the upload call, A and B of the
                                                     download call, the latency call's operands */
@@ -2003,19 +2002,22 @@ extern "C" int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t l
             const int kcfg = tsg::kernel_plan('N', 'N', N, N, N, g_sms, 0, -1, 0).config;
             if ((s = ensure_arena(w, (size_t)3 * N * N * 4, msg, len))) return s;
             float *dA = w->arena, *dB = dA + N * N, *dC = dB + N * N;
-            TSG_TRY((cudaError_t)tsg::kernel_fill(dA, N * N, 1u, w->s_comp));
-            TSG_TRY((cudaError_t)tsg::kernel_fill(dB, N * N, 2u, w->s_comp));
-            TSG_TRY(cudaEventCreate(&t0));
-            TSG_TRY(cudaEventCreate(&t1));
+            cudaError_t e;
+            if ((e = (cudaError_t)tsg::kernel_fill(dA, N * N, 1u, w->s_comp)) != cudaSuccess ||
+                (e = (cudaError_t)tsg::kernel_fill(dB, N * N, 2u, w->s_comp)) != cudaSuccess)
+                return fail(e, "kernel_fill", msg, len);
+            if ((e = cudaEventCreate(&t0)) != cudaSuccess || (e = cudaEventCreate(&t1)) != cudaSuccess)
+                return fail(e, "cudaEventCreate", msg, len);
             for (int r = 0; r < 4; ++r) {
-                TSG_TRY(cudaEventRecord(t0, w->s_comp));
                 unsigned fam = 0;
-                TSG_TRY(launch_product(math, kcfg, 'N', 'N', N, N, N, N, 1, 0, 0, 1.0f, dA, N, dB, N, 0.0f, dC, N,
-                                       nullptr, w->s_comp, &fam));
-                TSG_TRY(cudaEventRecord(t1, w->s_comp));
-                TSG_TRY(cudaEventSynchronize(t1));
                 float ms;
-                TSG_TRY(cudaEventElapsedTime(&ms, t0, t1));
+                if ((e = cudaEventRecord(t0, w->s_comp)) != cudaSuccess ||
+                    (e = launch_product(math, kcfg, 'N', 'N', N, N, N, N, 1, 0, 0, 1.0f, dA, N, dB, N, 0.0f,
+                                        dC, N, nullptr, w->s_comp, &fam)) != cudaSuccess ||
+                    (e = cudaEventRecord(t1, w->s_comp)) != cudaSuccess ||
+                    (e = cudaEventSynchronize(t1)) != cudaSuccess ||
+                    (e = cudaEventElapsedTime(&ms, t0, t1)) != cudaSuccess)
+                    return fail(e, "timed kernel launch", msg, len);
                 if (r > 0) best_kernel = std::min(best_kernel, ms); /* r = 0 is the warm-up */
             }
             return TSG_GPU_OK;
