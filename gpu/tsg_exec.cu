@@ -43,28 +43,20 @@
 #include "tsg_gpu.h"
 #include "../kernels/tsg_kernel.h"
 #include "tsg_pool.h"
+#include "tsg_state.h"
 #include "../kernels/tf32/tsg_kernel_tf32.h"
 #include "../src/tsg_config.h"
 #include "../src/tsg_multi.h"
 
-namespace {
+namespace tsg {
+namespace gpu {
 
 /* ------------------------------------------------------------------ configuration */
 
-constexpr int NS = 6;   /* upload slots: one DMA in flight while the next ones are gathered */
-constexpr int ND = 4;   /* download slots                                                  */
-constexpr int NB = 16;  /* block events in flight (downloads may lag launches by this much) */
-constexpr int RING = 3; /* device pieces of the bounded mode (src/tsg_plan.c counts the same) */
-constexpr size_t SLOT_MAX = (size_t)16 << 20; /* 8-16 MiB slots sustain 50 GB/s (PERF.md) */
-constexpr size_t SLOT_MIN = (size_t)64 << 10; /* one column of the tallest piece (8192 rows) fits */
 /* The most workspaces (calls on the GPU at once) a pinned cap buys: 256 x 160 MiB = 40 GiB of
  * pinned slots. Bounds the cap's quotient before it becomes an int, whatever the cap. */
 constexpr int MAX_WS = 256;
-constexpr int64_t SPLIT_MIN_K = 256;
 constexpr size_t UNIT_MIN = (size_t)256 << 10;
-/* The call's first RAMP_STEPS upload units are 1/2^RAMP_STEPS, ..., 1/2 of a unit (at least
- * UNIT_MIN), so the first DMA starts after a short gather (the pipeline's fill; v0.4). */
-constexpr int RAMP_STEPS = 2;
 /* Inside a pipelined call that stages (tsg_pool_burst_begin), idle copy threads and the caller
  * waiting on a copy poll instead of blocking, when the process has a CPU for each copy thread
  * and POLL_SPARE_CPUS more (the caller's and one to spare; tsg_pool_set_poll). A blocked copy
@@ -81,39 +73,7 @@ constexpr int RAMP_STEPS = 2;
 constexpr int POLL_MAX_US = 1000;
 constexpr int POLL_SPARE_CPUS = 2;
 
-int g_device = 0;
-cudaDeviceProp g_prop;
-int64_t g_sms = 1;
-/* tsg_gpu_set_kernel_config (tests, tuning): a forced configuration of the kernel family and
- * split count; -1 / 0: the rule of tsg::kernel_plan */
-std::atomic<int> g_kcfg{-1};
-std::atomic<long long> g_ksplits{0};
-/* tsg_gpu_set_kernel_tail (tests, A/B): the stream-K tail of calls on device data; 0: the rule's,
- * -1: none, > 0: forced onto that many blocks (tsg::kernel_plan's `tail`) */
-std::atomic<long long> g_ktail{0};
-/* Split-K partials of calls on device data: a memory pool of our own that keeps up to
- * SPLIT_POOL_KEEP bytes mapped between calls. The default pool returns its memory at every
- * synchronisation (release threshold 0), so each split call paid a fresh mapping: 1024^3 in 2
- * splits took 60 us more than unsplit (v0.3 run 1). Ours, so the caller's default pool is left
- * as the caller set it. nullptr: not available, cudaMallocAsync is used. */
-cudaMemPool_t g_split_pool = nullptr;
-constexpr uint64_t SPLIT_POOL_KEEP = (uint64_t)256 << 20;
-double g_device_cap = 0, g_pinned_cap = 0;
-size_t g_slot_bytes = SLOT_MAX;
-int g_max_ws = 1, g_copy_threads = 1;
-bool g_pinned_default = true; /* TSGEMM_PINNED_MEMORY unset: the cap grows with the device slots */
-double g_unit_bytes = 0; /* TSGEMM_TEST_UNIT (0: the rule of sgemm_pipeline) */
-double g_block_floats = 0; /* TSGEMM_TEST_BLOCK (0: the rule of tsg_plan_make) */
-double g_chunk_floats = 0; /* TSGEMM_TEST_CHUNK (0: the plan's TSG_PLAN_FIRST_FLOATS) */
-int g_order = 0;           /* TSGEMM_TEST_ORDER: 0 the rule, 1 block-major, 2 chunk-major, 3 + r: r rounds */
-int g_ramp_steps = RAMP_STEPS; /* TSGEMM_TEST_RAMP=N: the first N upload units ramp up */
-int g_timeline = 0;        /* TSGEMM_TEST_TIMELINE: 1 the summary line, 2 also every step (Timeline) */
-int g_touch = 0;           /* TSGEMM_TEST_TOUCH: 0 the rule, -1 no first touch, -2 no huge-page
-                              advice, > 0 its parts */
-/* How the copy threads copy (kernels/tsg_copy.h). Scatters: non-temporal stores. Gathers: the
- * rule of gather_kind below; TSGEMM_TEST_COPY sets both kinds (g_gather_kind != 0). A scatter
- * with beta != 0 combines (TSG_COPY_AXPBY) whatever these say. */
-int g_gather_kind = 0, g_scatter_kind = TSG_COPY_STREAM;
+constexpr uint64_t SPLIT_POOL_KEEP = (uint64_t)256 << 20; /* State::split_pool keeps this mapped */
 /* The gathers of a call that uploads at most this many bytes of A and B use non-temporal stores,
  * larger ones memcpy (the rule before v0.9). Measured in alternating processes (docs/NOTES.md
  * "v0.9", runs 2 and 4): with memcpy a small call's slots keep their lines dirty in the CPU's
@@ -132,37 +92,22 @@ int g_gather_kind = 0, g_scatter_kind = TSG_COPY_STREAM;
 constexpr double NT_GATHER_MAX_BYTES = 64.0 * (1 << 20);
 constexpr double NT_GATHER_REUSED_MAX_BYTES = 160.0 * (1 << 20);
 
-/* Set on the thread that measures the rates (tsg_gpu_measure) while it does: its upload calls
- * (64 and 256 MiB of A) both gather with memcpy, the path of large uploads, so that the slope
- * between them is one kind's sustained rate (with the 64-160 MiB rule below the 64 MiB call went
- * non-temporal and v0.10 run 5's slope read 44.8 GB/s where run 1's, both memcpy, read 45.6). */
-thread_local bool t_rates_memcpy = false;
+/* t_rates_memcpy (gpu/tsg_state.h): set on the thread that measures the rates (tsg_gpu_measure)
+ * while it does: its upload calls (64 and 256 MiB of A) both gather with memcpy, the path of large
+ * uploads, so that the slope between them is one kind's sustained rate (with the 64-160 MiB rule
+ * below the 64 MiB call went non-temporal and v0.10 run 5's slope read 44.8 GB/s where run 1's,
+ * both memcpy, read 45.6). */
 
 /* The gathers' copy for problem p; fresh_c: the call first-touches C (a new C, numpy's case). */
 int gather_kind(const tsg_problem *p, bool fresh_c)
 {
-    if (g_gather_kind) return g_gather_kind;
+    if (state.gather_copy) return state.gather_copy;
     if (t_rates_memcpy) return TSG_COPY_MEMCPY;
     const double up = 4.0 * ((double)p->m * (double)p->k + (double)p->k * (double)p->n);
     if (up <= NT_GATHER_MAX_BYTES) return TSG_COPY_STREAM;
     return up <= NT_GATHER_REUSED_MAX_BYTES && !fresh_c ? TSG_COPY_STREAM : TSG_COPY_MEMCPY;
 }
-std::atomic<int> g_exiting{0}, g_inflight{0};
-/* Device slots (TSGEMM_DEVICE=0,1 / all / 0,0; tsg_gpu_set_devices): slot 0 is g_device. A slot
- * whose device had a sticky error is dead: calls over several devices leave it out. */
-int g_nslots = 1;
-int g_slot_dev[TSG_MAX_DEVICES] = {0};
-std::atomic<bool> g_slot_dead[TSG_MAX_DEVICES];
-std::atomic<long long> g_multi_calls{0}, g_handoffs{0};
 static_assert(TSG_MULTI_FATAL == TSG_GPU_EFATAL, "src/tsg_multi.h's copy of TSG_GPU_EFATAL");
-std::atomic<long long> g_device_held{0}, g_pinned_held{0};
-
-/* The driver's current-context calls, to leave the caller's thread as it was (cudaSetDevice
- * would create a context on a device the caller never used). */
-typedef int (*ctx_get_fn)(void **);
-typedef int (*ctx_set_fn)(void *);
-ctx_get_fn g_ctx_get;
-ctx_set_fn g_ctx_set;
 
 /* ------------------------------------------------------------------ errors */
 
@@ -240,25 +185,18 @@ int fail(cudaError_t e, const char *what, char *msg, size_t len)
 
 enum Stage { ST_ALLOC, ST_PINNED, ST_UPLOAD, ST_KERNEL, ST_DOWNLOAD, ST_SYNC, ST_COUNT };
 
-/* The device slot this thread runs a panel for (calls over several devices; -1: none). */
-thread_local int t_slot = -1;
-
 #ifdef TSG_FAULT_INJECTION
 const char *const stage_names[ST_COUNT] = {"alloc", "pinned", "upload", "kernel", "download", "sync"};
-std::atomic<int> g_fault_stage{-2}; /* -2 disarmed, -1 any */
-std::atomic<long long> g_fault_n{0}, g_fault_count{0};
-std::atomic<int> g_fault_every{0};
-std::atomic<int> g_fault_slot{-1}; /* "@SLOT": only stages reached by that device slot count */
 
 /* The error a stage reports when the test hook fires. */
 cudaError_t injected(Stage s)
 {
-    const int want = g_fault_stage.load(std::memory_order_relaxed);
+    const int want = state.fault_stage.load(std::memory_order_relaxed);
     if (want == -2 || (want >= 0 && want != (int)s)) return cudaSuccess;
-    const int slot = g_fault_slot.load(std::memory_order_relaxed);
+    const int slot = state.fault_slot.load(std::memory_order_relaxed);
     if (slot >= 0 && slot != t_slot) return cudaSuccess;
-    const long long c = ++g_fault_count, n = g_fault_n.load();
-    const bool fire = g_fault_every.load() ? (n > 0 && c % n == 0) : c == n;
+    const long long c = ++state.fault_count, n = state.fault_n.load();
+    const bool fire = state.fault_every.load() ? (n > 0 && c % n == 0) : c == n;
     if (!fire) return cudaSuccess;
     return (s == ST_ALLOC || s == ST_PINNED) ? cudaErrorMemoryAllocation : cudaErrorInvalidValue;
 }
@@ -289,16 +227,12 @@ struct Workspace {
     Workspace *next = nullptr;
 };
 
-pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
-pthread_cond_t g_pool_cv = PTHREAD_COND_INITIALIZER;
-Workspace *g_free_list = nullptr;
-int g_ws_out = 0, g_ws_made = 0;
 
 void free_arena(Workspace *w)
 {
     if (w->arena) {
         cudaFree(w->arena);
-        g_device_held -= (long long)w->arena_cap;
+        state.device_held -= (long long)w->arena_cap;
     }
     w->arena = nullptr;
     w->arena_cap = 0;
@@ -308,7 +242,7 @@ void free_pinned(Workspace *w)
 {
     if (w->pinned) {
         cudaFreeHost(w->pinned);
-        g_pinned_held -= (long long)((NS + ND) * w->slot_bytes);
+        state.pinned_held -= (long long)((NS + ND) * w->slot_bytes);
     }
     w->pinned = nullptr;
     w->slot_bytes = 0;
@@ -348,24 +282,24 @@ cudaError_t make_events(Workspace *w)
     return e;
 }
 
-/* Under g_pool_lock, after workspaces came back: with several device slots waiters want one or
+/* Under state.pool_lock, after workspaces came back: with several device slots waiters want one or
  * several workspaces (reserve_ws), so all of them look again — a signal could wake only one that
  * still cannot proceed while another that could sleeps on. */
 void wake_waiters()
 {
-    if (g_nslots > 1) pthread_cond_broadcast(&g_pool_cv);
-    else pthread_cond_signal(&g_pool_cv);
+    if (state.nslots > 1) pthread_cond_broadcast(&state.pool_cv);
+    else pthread_cond_signal(&state.pool_cv);
 }
 
-/* Reserves n of the g_max_ws workspaces (the pinned budget) for the caller; more callers wait, so
+/* Reserves n of the state.max_ws workspaces (the pinned budget) for the caller; more callers wait, so
  * concurrent calls queue for the GPU instead of each pinning memory. A call over several devices
  * reserves its workspaces at once, so two such calls never hold part of them each. */
 void reserve_ws(int n)
 {
-    pthread_mutex_lock(&g_pool_lock);
-    while (g_ws_out + n > g_max_ws) pthread_cond_wait(&g_pool_cv, &g_pool_lock);
-    g_ws_out += n;
-    pthread_mutex_unlock(&g_pool_lock);
+    pthread_mutex_lock(&state.pool_lock);
+    while (state.ws_out + n > state.max_ws) pthread_cond_wait(&state.pool_cv, &state.pool_lock);
+    state.ws_out += n;
+    pthread_mutex_unlock(&state.pool_lock);
 }
 
 /* Takes one reserved workspace of CUDA device `device` (the current device): a pooled one, or a
@@ -374,19 +308,19 @@ void reserve_ws(int n)
 int take_ws(int device, Workspace **out, char *msg, size_t len)
 {
     Workspace *w = nullptr, *evict = nullptr;
-    pthread_mutex_lock(&g_pool_lock);
-    for (Workspace **pp = &g_free_list; *pp; pp = &(*pp)->next)
+    pthread_mutex_lock(&state.pool_lock);
+    for (Workspace **pp = &state.free_list; *pp; pp = &(*pp)->next)
         if ((*pp)->device == device) {
             w = *pp;
             *pp = w->next;
             break;
         }
-    if (!w && g_free_list && g_ws_made >= g_max_ws) { /* its budget is ours */
-        evict = g_free_list;
-        g_free_list = evict->next;
-        g_ws_made--;
+    if (!w && state.free_list && state.ws_made >= state.max_ws) { /* its budget is ours */
+        evict = state.free_list;
+        state.free_list = evict->next;
+        state.ws_made--;
     }
-    pthread_mutex_unlock(&g_pool_lock);
+    pthread_mutex_unlock(&state.pool_lock);
     if (evict) {
         cudaSetDevice(evict->device);
         destroy(evict);
@@ -404,15 +338,15 @@ int take_ws(int device, Workspace **out, char *msg, size_t len)
         if (e == cudaSuccess) e = make_events(w);
         if (e != cudaSuccess) {
             if (w) destroy(w);
-            pthread_mutex_lock(&g_pool_lock);
-            g_ws_out--;
+            pthread_mutex_lock(&state.pool_lock);
+            state.ws_out--;
             wake_waiters();
-            pthread_mutex_unlock(&g_pool_lock);
+            pthread_mutex_unlock(&state.pool_lock);
             return fail(e, "cudaStreamCreate", msg, len);
         }
-        pthread_mutex_lock(&g_pool_lock);
-        g_ws_made++;
-        pthread_mutex_unlock(&g_pool_lock);
+        pthread_mutex_lock(&state.pool_lock);
+        state.ws_made++;
+        pthread_mutex_unlock(&state.pool_lock);
     }
     *out = w;
     return TSG_GPU_OK;
@@ -422,24 +356,24 @@ int take_ws(int device, Workspace **out, char *msg, size_t len)
 int acquire(Workspace **out, char *msg, size_t len)
 {
     reserve_ws(1);
-    return take_ws(g_device, out, msg, len);
+    return take_ws(state.device, out, msg, len);
 }
 
 void give_back(Workspace *w, int status)
 {
-    pthread_mutex_lock(&g_pool_lock);
-    g_ws_out--;
+    pthread_mutex_lock(&state.pool_lock);
+    state.ws_out--;
     if (status == TSG_GPU_EFATAL) { /* nothing in a poisoned context is worth keeping */
-        g_ws_made--;
+        state.ws_made--;
         wake_waiters();
-        pthread_mutex_unlock(&g_pool_lock);
+        pthread_mutex_unlock(&state.pool_lock);
         return;
     }
     if (status == TSG_GPU_ENOMEM) free_arena(w), free_pinned(w);
-    w->next = g_free_list;
-    g_free_list = w;
+    w->next = state.free_list;
+    state.free_list = w;
     wake_waiters();
-    pthread_mutex_unlock(&g_pool_lock);
+    pthread_mutex_unlock(&state.pool_lock);
 }
 
 /* Grows the workspace's device arena to at least `bytes` (2 MiB granularity). */
@@ -451,18 +385,18 @@ int ensure_arena(Workspace *w, size_t bytes, char *msg, size_t len)
     const cudaError_t e = TSG_STAGE(ST_ALLOC, cudaMalloc((void **)&w->arena, want));
     if (e != cudaSuccess) return fail(e, "cudaMalloc (device arena)", msg, len);
     w->arena_cap = want;
-    g_device_held += (long long)want;
+    state.device_held += (long long)want;
     return TSG_GPU_OK;
 }
 
 int ensure_pinned(Workspace *w, char *msg, size_t len)
 {
-    if (w->pinned && w->slot_bytes == g_slot_bytes) return TSG_GPU_OK;
+    if (w->pinned && w->slot_bytes == state.slot_bytes) return TSG_GPU_OK;
     free_pinned(w);
-    const cudaError_t e = TSG_STAGE(ST_PINNED, cudaMallocHost((void **)&w->pinned, (NS + ND) * g_slot_bytes));
+    const cudaError_t e = TSG_STAGE(ST_PINNED, cudaMallocHost((void **)&w->pinned, (NS + ND) * state.slot_bytes));
     if (e != cudaSuccess) return fail(e, "cudaMallocHost (pinned slots)", msg, len);
-    w->slot_bytes = g_slot_bytes;
-    g_pinned_held += (long long)((NS + ND) * g_slot_bytes);
+    w->slot_bytes = state.slot_bytes;
+    state.pinned_held += (long long)((NS + ND) * state.slot_bytes);
     return TSG_GPU_OK;
 }
 
@@ -470,7 +404,7 @@ float *up_slot(Workspace *w, int i) { return w->pinned + (size_t)i * (w->slot_by
 float *dn_slot(Workspace *w, int i) { return w->pinned + (size_t)(NS + i) * (w->slot_bytes / 4); }
 
 /* The device memory budget of one call: the cap shared by the workspaces that may exist. */
-double call_budget() { return g_device_cap / (double)g_max_ws; }
+double call_budget() { return state.device_cap / (double)state.max_ws; }
 
 /* ------------------------------------------------------------------ copy jobs */
 
@@ -510,7 +444,7 @@ void copy_part(void *ctx, int part, int nparts)
 int copy_parts(Copy &c)
 {
     const double bytes = 4.0 * (double)c.rows * (double)c.cols;
-    int parts = std::max(1, (int)std::min<double>((double)(g_copy_threads + 1), std::ceil(bytes / (128 << 10))));
+    int parts = std::max(1, (int)std::min<double>((double)(state.copy_threads + 1), std::ceil(bytes / (128 << 10))));
     c.rsplit = 1;
     if (c.sld == c.rows && c.dld == c.rows) return parts;
     if (parts > c.cols) {
@@ -826,8 +760,8 @@ bool gen_next(Pipeline &P, Unit *u)
             continue;
         }
         /* a column range of at most one unit; the call's first units ramp up (RAMP_STEPS) */
-        const int64_t ub = P.u_submit < g_ramp_steps
-                               ? std::min(P.unit_bytes, std::max<int64_t>((int64_t)UNIT_MIN, P.unit_bytes >> (g_ramp_steps - P.u_submit)))
+        const int64_t ub = P.u_submit < state.ramp_steps
+                               ? std::min(P.unit_bytes, std::max<int64_t>((int64_t)UNIT_MIN, P.unit_bytes >> (state.ramp_steps - P.u_submit)))
                                : P.unit_bytes; /* never above the unit: it is at most a pinned slot */
         const int64_t per = mode == M_DIRECT ? sc : std::max<int64_t>(1, ub / (4 * tsg_dev_ld(sr)));
         const int64_t c0 = P.g_col, n = std::min(per, sc - c0);
@@ -912,7 +846,7 @@ bool issue_download(Pipeline &P)
     d.q = q, d.c0 = P.dcol, d.cols = n;
     if (P.mcd == M_STAGE)
         d.copy = Copy{dn_slot(w, slot), dld, user + P.dcol * P.p->ldc, P.p->ldc, P.rows(i), n, 1,
-                      P.host_beta ? TSG_COPY_AXPBY : g_scatter_kind, P.p->beta};
+                      P.host_beta ? TSG_COPY_AXPBY : state.scatter_copy, P.p->beta};
     P.d_issue++;
     P.dcol += n;
     if (P.dcol >= bc) { /* the block's last unit */
@@ -1034,9 +968,9 @@ int launch_piece(Pipeline &P, int64_t piece)
      * the plan does not split takes the family's rule for its shape (a 1024 x 2048 block is
      * 128 tiles of configuration 0, half a wave), a split one stays on configuration 0 for the
      * workspace the plan sized. A shape's choice is fixed, so results do not depend on load. */
-    int kcfg = g_kcfg.load(std::memory_order_relaxed);
+    int kcfg = state.kernel_config.load(std::memory_order_relaxed);
     if (kcfg < 0)
-        kcfg = splits > 1 ? 0 : tsg::kernel_plan(P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, g_sms, 0, -1, 0).config;
+        kcfg = splits > 1 ? 0 : tsg::kernel_plan(P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, state.sms, 0, -1, 0).config;
     if (e == cudaSuccess)
         e = TSG_STAGE(ST_KERNEL, launch_product(P.p->math, kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl,
                                                 pl.split_kc, splits, 0, 0, P.p->alpha, A, lda, B, ldb,
@@ -1077,7 +1011,7 @@ int launch_ready(Pipeline &P, int64_t limit)
             P.touch_started = true;
             if (P.touch.lo) {
                 tsg_pool_submit(&P.touch_job, touch_part, &P.touch,
-                                g_touch > 0 ? g_touch : std::max(1, std::min(g_copy_threads, 16)));
+                                state.touch > 0 ? state.touch : std::max(1, std::min(state.copy_threads, 16)));
                 P.pending.push_back(&P.touch_job);
             }
         }
@@ -1169,11 +1103,11 @@ int run_pipeline(Pipeline &P)
     Workspace *w = P.w;
     const tsg_plan &pl = P.pl;
     P.pieces = pl.gm * pl.gn * pl.nk;
-    P.rounds = tsg_plan_rounds(&pl, P.dev_beta, g_order);
+    P.rounds = tsg_plan_rounds(&pl, P.dev_beta, state.order);
     P.ncomp = pl.splits <= 1 && total_blocks(P) > 1 ? 2 : 1;
     P.mark(TL_T0, w->s_up);
     while (P.status == TSG_GPU_OK) {
-        if (g_exiting.load(std::memory_order_relaxed)) {
+        if (state.exiting.load(std::memory_order_relaxed)) {
             snprintf(P.msg, P.len, "the process is exiting");
             P.status = TSG_GPU_EFAIL;
             break;
@@ -1207,7 +1141,7 @@ int run_pipeline(Pipeline &P)
     /* the rest of C comes down */
     while (P.status == TSG_GPU_OK && (P.mcd == M_STAGE || P.mcd == M_DIRECT) &&
            P.done.blocks < total_blocks(P)) {
-        if (g_exiting.load(std::memory_order_relaxed)) {
+        if (state.exiting.load(std::memory_order_relaxed)) {
             snprintf(P.msg, P.len, "the process is exiting");
             P.status = TSG_GPU_EFAIL;
             break;
@@ -1338,11 +1272,11 @@ tsg_plan_limits plan_limits()
     lim.device_bytes = call_budget();
     lim.tile_m = tsg::kernel_tile_m();
     lim.tile_n = tsg::kernel_tile_n();
-    lim.slots = g_sms;
+    lim.slots = state.sms;
     lim.split_min_k = SPLIT_MIN_K;
-    lim.max_rows = (int64_t)(g_slot_bytes / 4);
-    lim.block_area = (int64_t)g_block_floats;
-    lim.first_floats = (int64_t)g_chunk_floats;
+    lim.max_rows = (int64_t)(state.slot_bytes / 4);
+    lim.block_area = (int64_t)state.block_floats;
+    lim.first_floats = (int64_t)state.chunk_floats;
     return lim;
 }
 
@@ -1376,14 +1310,14 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     double bytes = 4.0 * ((double)p->m * (double)p->k + (double)p->k * (double)p->n +
                           2.0 * (double)p->m * (double)p->n);
     P.unit_bytes = (int64_t)std::max<double>((double)UNIT_MIN, std::min<double>((double)w->slot_bytes, bytes / 16));
-    if (g_unit_bytes > 0 && w->slot_bytes)
-        P.unit_bytes = (int64_t)std::min<double>((double)w->slot_bytes, std::max<double>(4096.0, g_unit_bytes));
+    if (state.unit_bytes > 0 && w->slot_bytes)
+        P.unit_bytes = (int64_t)std::min<double>((double)w->slot_bytes, std::max<double>(4096.0, state.unit_bytes));
     if (w->slot_bytes && P.unit_bytes > (int64_t)w->slot_bytes) P.unit_bytes = (int64_t)w->slot_bytes;
     /* managed operands: move them to the GPU ahead of the first launch */
-    if (g_prop.concurrentManagedAccess) {
+    if (state.prop.concurrentManagedAccess) {
         cudaMemLocation loc;
         loc.type = cudaMemLocationTypeDevice;
-        loc.id = g_device;
+        loc.id = state.device;
         int64_t ra, ca, rb, cb;
         tsg_stored_shape_a(p, &ra, &ca);
         tsg_stored_shape_b(p, &rb, &cb);
@@ -1396,7 +1330,7 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
         (void)cudaGetLastError(); /* a prefetch that is refused only costs speed */
     }
     /* first touch of a fresh pageable C (beta = 0: the call writes every element) */
-    if (P.mcd == M_STAGE && p->where_c == TSG_HOST && p->beta == 0.0f && g_touch >= 0) {
+    if (P.mcd == M_STAGE && p->where_c == TSG_HOST && p->beta == 0.0f && state.touch >= 0) {
         const size_t cbytes = (size_t)tsg_extent(p->m, p->n, p->ldc) * 4;
         if (!resident(p->c, cbytes)) {
             const long page = sysconf(_SC_PAGESIZE);
@@ -1411,16 +1345,16 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
              * byte outside C changes its backing; a refusal only costs speed. */
             const uintptr_t h = (uintptr_t)2 << 20;
             const uintptr_t hlo = ((uintptr_t)p->c + h - 1) & ~(h - 1), hhi = ((uintptr_t)p->c + cbytes) & ~(h - 1);
-            if (g_touch != -2 && hhi > hlo) (void)madvise((void *)hlo, hhi - hlo, MADV_HUGEPAGE);
+            if (state.touch != -2 && hhi > hlo) (void)madvise((void *)hlo, hhi - hlo, MADV_HUGEPAGE);
 #endif
         }
     }
     P.gather_kind = gather_kind(p, P.touch.lo != nullptr);
-    if (g_timeline) {
+    if (state.timeline) {
         P.tl.on = true;
         for (auto &ev : P.tl.ev)
             if (cudaEventCreate(&ev) != cudaSuccess) ev = nullptr;
-        if (g_timeline >= 2) P.tl.steps.reset(new (std::nothrow) Steps); /* none: no steps */
+        if (state.timeline >= 2) P.tl.steps.reset(new (std::nothrow) Steps); /* none: no steps */
         if (P.tl.steps) {
             for (auto &kind : P.tl.steps->h)
                 for (auto &step : kind) step[0] = step[1] = step[2] = -1;
@@ -1453,10 +1387,10 @@ struct SplitPlan {
 SplitPlan plan_split(char ta, char tb, int64_t m, int64_t n, int64_t k)
 {
     /* the partials may take 1 GiB of device memory at most */
-    const tsg::KernelPlan kp = tsg::kernel_plan(ta, tb, m, n, k, g_sms, ((int64_t)1 << 30) / (int64_t)sizeof(float),
-                                                g_kcfg.load(std::memory_order_relaxed),
-                                                g_ksplits.load(std::memory_order_relaxed),
-                                                g_ktail.load(std::memory_order_relaxed));
+    const tsg::KernelPlan kp = tsg::kernel_plan(ta, tb, m, n, k, state.sms, ((int64_t)1 << 30) / (int64_t)sizeof(float),
+                                                state.kernel_config.load(std::memory_order_relaxed),
+                                                state.kernel_splits.load(std::memory_order_relaxed),
+                                                state.kernel_tail.load(std::memory_order_relaxed));
     return SplitPlan{kp, tsg::kernel_ws_floats(kp.config, m, n, kp)};
 }
 
@@ -1498,10 +1432,10 @@ int sgemm_in_place(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
             sp = plain_plan(sp.kp.config, p->k);
         }
     }
-    if (g_prop.concurrentManagedAccess) {
+    if (state.prop.concurrentManagedAccess) {
         cudaMemLocation loc;
         loc.type = cudaMemLocationTypeDevice;
-        loc.id = g_device;
+        loc.id = state.device;
         int64_t ra, ca, rb, cb;
         tsg_stored_shape_a(p, &ra, &ca);
         tsg_stored_shape_b(p, &rb, &cb);
@@ -1531,9 +1465,9 @@ int check_placement(const tsg_problem *p, char *msg, size_t len)
         cudaPointerAttributes at;
         cudaError_t e = cudaPointerGetAttributes(&at, ptrs[i]);
         if (e != cudaSuccess) return fail(e, "cudaPointerGetAttributes", msg, len);
-        if (at.type == cudaMemoryTypeDevice && at.device != g_device) {
+        if (at.type == cudaMemoryTypeDevice && at.device != state.device) {
             snprintf(msg, len, "%s is memory of GPU %d; tsgemm runs on GPU %d (TSGEMM_DEVICE)",
-                     names[i], at.device, g_device);
+                     names[i], at.device, state.device);
             return TSG_GPU_EPLACE;
         }
     }
@@ -1544,10 +1478,10 @@ int check_placement(const tsg_problem *p, char *msg, size_t len)
 struct ContextGuard {
     void *saved = nullptr;
     bool have = false;
-    ContextGuard() { have = g_ctx_get && g_ctx_get(&saved) == 0; }
+    ContextGuard() { have = state.ctx_get && state.ctx_get(&saved) == 0; }
     ~ContextGuard()
     {
-        if (have && g_ctx_set) g_ctx_set(saved);
+        if (have && state.ctx_set) state.ctx_set(saved);
     }
 };
 
@@ -1579,21 +1513,21 @@ struct SlotGroup {
 void run_group(SlotGroup *g)
 {
     t_slot = g->slot;
-    const int dev = g_slot_dev[g->slot];
+    const int dev = state.slot_dev[g->slot];
     char msg[160] = "";
     Workspace *w = nullptr;
     cudaError_t e = cudaSetDevice(dev);
     int st = e == cudaSuccess ? take_ws(dev, &w, msg, sizeof msg) : fail(e, "cudaSetDevice", msg, sizeof msg);
     if (e != cudaSuccess) { /* take_ws was not reached: give its reservation back */
-        pthread_mutex_lock(&g_pool_lock);
-        g_ws_out--;
+        pthread_mutex_lock(&state.pool_lock);
+        state.ws_out--;
         wake_waiters();
-        pthread_mutex_unlock(&g_pool_lock);
+        pthread_mutex_unlock(&state.pool_lock);
     }
     int worst = st;
     for (int i = 0; i < g->n; ++i) {
         tsg_multi_task *t = g->task[i];
-        if (st == TSG_GPU_OK && !g_slot_dead[g->slot].load()) {
+        if (st == TSG_GPU_OK && !state.slot_dead[g->slot].load()) {
             t->done.families = 0;
             t->status = sgemm_pipeline(w, &t->p, &t->done, t->msg, sizeof t->msg);
             if (g->fam) g->fam->fetch_or(t->done.families);
@@ -1603,8 +1537,8 @@ void run_group(SlotGroup *g)
                 (void)cudaGetLastError();
             }
             if (t->status == TSG_GPU_EFATAL) { /* this device is poisoned: no slot of it again */
-                for (int s = 0; s < g_nslots; ++s)
-                    if (g_slot_dev[s] == dev) g_slot_dead[s].store(true);
+                for (int s = 0; s < state.nslots; ++s)
+                    if (state.slot_dev[s] == dev) state.slot_dead[s].store(true);
                 st = TSG_GPU_EFATAL;
             }
             if (t->status != TSG_GPU_OK && worst != TSG_GPU_EFATAL) worst = t->status;
@@ -1656,7 +1590,10 @@ bool multi_eligible(const tsg_problem *p)
     return p->k > 0 && p->alpha != 0.0f && host(p->where_a) && host(p->where_b) && host(p->where_c);
 }
 
-} /* namespace */
+} /* namespace gpu */
+} /* namespace tsg */
+
+using namespace tsg::gpu;
 
 /* ------------------------------------------------------------------ tsg_gpu.h */
 
@@ -1690,16 +1627,16 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
     /* libcuda is loaded now (cudart loaded it): the context calls of the driver */
     void *cu = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
     if (cu) {
-        g_ctx_get = (ctx_get_fn)dlsym(cu, "cuCtxGetCurrent");
-        g_ctx_set = (ctx_set_fn)dlsym(cu, "cuCtxSetCurrent");
+        state.ctx_get = (ctx_get_fn)dlsym(cu, "cuCtxGetCurrent");
+        state.ctx_set = (ctx_set_fn)dlsym(cu, "cuCtxSetCurrent");
     }
     ContextGuard guard;
-    g_device = (device >= 0 && device < count) ? device : 0;
-    *used = g_device;
-    if ((e = cudaSetDevice(g_device)) != cudaSuccess) return fail(e, "cudaSetDevice", info, len);
+    state.device = (device >= 0 && device < count) ? device : 0;
+    *used = state.device;
+    if ((e = cudaSetDevice(state.device)) != cudaSuccess) return fail(e, "cudaSetDevice", info, len);
     if ((e = cudaFree(nullptr)) != cudaSuccess) /* the context now, not inside the first timed call */
         return fail(e, "cudaFree (context creation)", info, len);
-    if ((e = cudaGetDeviceProperties(&g_prop, g_device)) != cudaSuccess)
+    if ((e = cudaGetDeviceProperties(&state.prop, state.device)) != cudaSuccess)
         return fail(e, "cudaGetDeviceProperties", info, len);
     int per_sm = 0;
     if ((e = (cudaError_t)tsg::kernel_blocks_per_sm(&per_sm)) != cudaSuccess)
@@ -1708,54 +1645,54 @@ extern "C" int tsg_gpu_init(int device, const tsg_gpu_config *cfg, int *used, ch
      * (tsg::tf32_available() then says false and every call runs on the FP32 kernels). A failure
      * of its own set-up leaves it unavailable; it never stops the FP32 path from starting. */
     if (tsg::tf32_init() != 0) (void)cudaGetLastError();
-    g_sms = g_prop.multiProcessorCount;
+    state.sms = state.prop.multiProcessorCount;
     /* budgets: pinned slots and workspaces, device memory */
-    g_pinned_cap = cfg && cfg->pinned_bytes > 0 ? cfg->pinned_bytes : (double)(512u << 20);
-    g_pinned_default = !(cfg && cfg->pinned_bytes > 0);
+    state.pinned_cap = cfg && cfg->pinned_bytes > 0 ? cfg->pinned_bytes : (double)(512u << 20);
+    state.pinned_default = !(cfg && cfg->pinned_bytes > 0);
     const double per_ws = (double)((NS + ND) * SLOT_MAX);
-    g_max_ws = (int)std::min<double>(MAX_WS, std::max(1.0, std::floor(g_pinned_cap / per_ws)));
-    g_slot_bytes = (size_t)std::min<double>((double)SLOT_MAX, g_pinned_cap / (double)((NS + ND) * g_max_ws));
-    g_slot_bytes = std::max(SLOT_MIN, g_slot_bytes & ~(size_t)4095);
+    state.max_ws = (int)std::min<double>(MAX_WS, std::max(1.0, std::floor(state.pinned_cap / per_ws)));
+    state.slot_bytes = (size_t)std::min<double>((double)SLOT_MAX, state.pinned_cap / (double)((NS + ND) * state.max_ws));
+    state.slot_bytes = std::max(SLOT_MIN, state.slot_bytes & ~(size_t)4095);
     /* a cap above the device's memory buys nothing: the device's memory is the bound */
-    g_device_cap = cfg && cfg->device_bytes > 0 ? std::min(cfg->device_bytes, (double)g_prop.totalGlobalMem)
-                                                : 0.75 * (double)g_prop.totalGlobalMem;
+    state.device_cap = cfg && cfg->device_bytes > 0 ? std::min(cfg->device_bytes, (double)state.prop.totalGlobalMem)
+                                                : 0.75 * (double)state.prop.totalGlobalMem;
     {
         cudaMemPoolProps pp;
         memset(&pp, 0, sizeof pp);
         pp.allocType = cudaMemAllocationTypePinned;
         pp.handleTypes = cudaMemHandleTypeNone;
         pp.location.type = cudaMemLocationTypeDevice;
-        pp.location.id = g_device;
+        pp.location.id = state.device;
         uint64_t keep = SPLIT_POOL_KEEP;
-        if (cudaMemPoolCreate(&g_split_pool, &pp) != cudaSuccess ||
-            cudaMemPoolSetAttribute(g_split_pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+        if (cudaMemPoolCreate(&state.split_pool, &pp) != cudaSuccess ||
+            cudaMemPoolSetAttribute(state.split_pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
             (void)cudaGetLastError();
-            g_split_pool = nullptr;
+            state.split_pool = nullptr;
         }
     }
     const int cpus = tsg_pool_usable_cpus();
     /* 3/4 of the CPUs, at most 12: on the 16-CPU H200 host 12 copy threads beat 8 and 15
      * (docs/NOTES.md, run 2), as PERF.md's memcpy scaling (35 GB/s at 12 threads, 33 at 16) */
-    g_copy_threads = cfg && cfg->copy_threads > 0 ? cfg->copy_threads : std::min(12, std::max(2, cpus * 3 / 4));
-    g_unit_bytes = cfg ? cfg->unit_bytes : 0;
-    g_block_floats = cfg ? cfg->block_floats : 0;
-    g_timeline = cfg ? cfg->timeline : 0;
-    g_ramp_steps = cfg && cfg->ramp > 0 ? cfg->ramp : RAMP_STEPS;
-    g_order = cfg ? cfg->order : 0;
-    g_touch = cfg ? cfg->touch : 0;
-    const bool poll = (cfg && cfg->poll) || cpus >= g_copy_threads + POLL_SPARE_CPUS;
+    state.copy_threads = cfg && cfg->copy_threads > 0 ? cfg->copy_threads : std::min(12, std::max(2, cpus * 3 / 4));
+    state.unit_bytes = cfg ? cfg->unit_bytes : 0;
+    state.block_floats = cfg ? cfg->block_floats : 0;
+    state.timeline = cfg ? cfg->timeline : 0;
+    state.ramp_steps = cfg && cfg->ramp > 0 ? cfg->ramp : RAMP_STEPS;
+    state.order = cfg ? cfg->order : 0;
+    state.touch = cfg ? cfg->touch : 0;
+    const bool poll = (cfg && cfg->poll) || cpus >= state.copy_threads + POLL_SPARE_CPUS;
     tsg_pool_set_poll(poll ? POLL_MAX_US : 0);
-    g_chunk_floats = cfg ? cfg->chunk_floats : 0;
-    if (cfg && cfg->copy_kind) g_gather_kind = g_scatter_kind = cfg->copy_kind;
+    state.chunk_floats = cfg ? cfg->chunk_floats : 0;
+    if (cfg && cfg->copy_kind) state.gather_copy = state.scatter_copy = cfg->copy_kind;
     int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);
     snprintf(info, len,
              "device %d of %d: %s, sm_%d%d, %d SMs, %.1f GiB; driver CUDA %d.%d, runtime %d.%d; "
              "%d copy threads (%s in calls), %d x %.0f MiB pinned slots per call, up to %d calls at once",
-             g_device, count, g_prop.name, g_prop.major, g_prop.minor, g_prop.multiProcessorCount,
-             (double)g_prop.totalGlobalMem / (1 << 30), drv / 1000, drv % 1000 / 10, rt / 1000,
-             rt % 1000 / 10, g_copy_threads, poll ? "polling" : "blocking", NS + ND, (double)g_slot_bytes / (1 << 20), g_max_ws);
+             state.device, count, state.prop.name, state.prop.major, state.prop.minor, state.prop.multiProcessorCount,
+             (double)state.prop.totalGlobalMem / (1 << 30), drv / 1000, drv % 1000 / 10, rt / 1000,
+             rt % 1000 / 10, state.copy_threads, poll ? "polling" : "blocking", NS + ND, (double)state.slot_bytes / (1 << 20), state.max_ws);
     return TSG_GPU_OK;
 }
 
@@ -1763,7 +1700,7 @@ extern "C" int tsg_gpu_uuid(char *buf, size_t len)
 {
     size_t pos = 0;
     for (int i = 0; i < 16 && pos + 3 <= len; ++i)
-        pos += snprintf(buf + pos, len - pos, "%02x", (unsigned char)g_prop.uuid.bytes[i]);
+        pos += snprintf(buf + pos, len - pos, "%02x", (unsigned char)state.prop.uuid.bytes[i]);
     return TSG_GPU_OK;
 }
 
@@ -1774,15 +1711,15 @@ extern "C" int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, si
     done->nparts = 0;
     done->families = 0;
     ContextGuard guard;
-    cudaError_t e = cudaSetDevice(g_device);
+    cudaError_t e = cudaSetDevice(state.device);
     if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
     int st = check_placement(p, msg, len);
     if (st != TSG_GPU_OK) return st;
     const bool in_place = p->where_a >= TSG_MANAGED && p->where_b >= TSG_MANAGED &&
                           (p->where_c == TSG_DEVICE || (p->where_c == TSG_MANAGED && p->beta == 0.0f));
     const bool scalar_only = p->k == 0 || p->alpha == 0.0f;
-    if (!in_place && !scalar_only) tsg_pool_start(g_copy_threads); /* once; blocked when idle */
-    g_inflight++;
+    if (!in_place && !scalar_only) tsg_pool_start(state.copy_threads); /* once; blocked when idle */
+    state.inflight++;
     Workspace *w;
     st = acquire(&w, msg, len);
     if (st == TSG_GPU_OK) {
@@ -1794,7 +1731,7 @@ extern "C" int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, si
         }
         give_back(w, st);
     }
-    g_inflight--;
+    state.inflight--;
     return st;
 }
 
@@ -1820,10 +1757,10 @@ extern "C" int tsg_gpu_set_devices(const int *ordinals, int n, int *slots, char 
             note("device %d does not exist; ", d);
             continue;
         }
-        if (d != g_device) {
+        if (d != state.device) {
             if (cudaGetDeviceProperties(&prop, d) != cudaSuccess ||
-                prop.multiProcessorCount != g_prop.multiProcessorCount || prop.major != g_prop.major ||
-                prop.minor != g_prop.minor || strcmp(prop.name, g_prop.name) != 0) {
+                prop.multiProcessorCount != state.prop.multiProcessorCount || prop.major != state.prop.major ||
+                prop.minor != state.prop.minor || strcmp(prop.name, state.prop.name) != 0) {
                 (void)cudaGetLastError();
                 note("device %d is not of the first device's kind; ", d);
                 continue;
@@ -1837,17 +1774,17 @@ extern "C" int tsg_gpu_set_devices(const int *ordinals, int n, int *slots, char 
                 continue;
             }
         }
-        g_slot_dev[ns++] = d;
+        state.slot_dev[ns++] = d;
     }
-    g_slot_dev[0] = g_device;
-    for (int s = 0; s < TSG_MAX_DEVICES; ++s) g_slot_dead[s].store(false);
+    state.slot_dev[0] = state.device;
+    for (int s = 0; s < TSG_MAX_DEVICES; ++s) state.slot_dead[s].store(false);
     /* the default pinned cap holds a workspace for every slot (512 MiB holds 3 of 160 MiB); a
      * cap the user set is kept, and then bounds how many slots one call uses (tsg_gpu_sgemm_split) */
-    if (g_pinned_default && ns > g_max_ws) {
-        g_max_ws = ns;
-        g_pinned_cap = (double)ns * (double)((NS + ND) * g_slot_bytes);
+    if (state.pinned_default && ns > state.max_ws) {
+        state.max_ws = ns;
+        state.pinned_cap = (double)ns * (double)((NS + ND) * state.slot_bytes);
     }
-    g_nslots = ns;
+    state.nslots = ns;
     *slots = ns;
     return TSG_GPU_OK;
 }
@@ -1855,12 +1792,12 @@ extern "C" int tsg_gpu_set_devices(const int *ordinals, int n, int *slots, char 
 extern "C" int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done,
                                    char *msg, size_t len)
 {
-    if (g_nslots <= 1 || !multi_eligible(p)) return tsg_gpu_sgemm(p, done, msg, len);
+    if (state.nslots <= 1 || !multi_eligible(p)) return tsg_gpu_sgemm(p, done, msg, len);
     int live[TSG_MAX_DEVICES], nl = 0;
-    for (int s = 0; s < g_nslots; ++s)
-        if (!g_slot_dead[s].load()) live[nl++] = s;
+    for (int s = 0; s < state.nslots; ++s)
+        if (!state.slot_dead[s].load()) live[nl++] = s;
     const tsg_multi_limits lim = {tsg::kernel_tile_m(), tsg::kernel_tile_n()};
-    const int d = tsg_multi_devices(p, std::min(nl, g_max_ws), r, &lim, nullptr);
+    const int d = tsg_multi_devices(p, std::min(nl, state.max_ws), r, &lim, nullptr);
     if (d <= 1) return tsg_gpu_sgemm(p, done, msg, len); /* one device: exactly the one-GPU call */
     tsg_multi_split split;
     if (tsg_multi_split_make(p, d, nullptr, &lim, &split) <= 1) return tsg_gpu_sgemm(p, done, msg, len);
@@ -1874,16 +1811,16 @@ extern "C" int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg
         return TSG_GPU_ENOMEM;
     }
     ContextGuard guard;
-    tsg_pool_start(g_copy_threads);
-    g_inflight++;
+    tsg_pool_start(state.copy_threads);
+    state.inflight++;
     tsg_multi_stats st;
     std::atomic<unsigned> fam{0};
     const int rc = tsg_multi_run(p, &split, run_round, &fam, tasks, done, &st, msg, len);
     done->families = fam.load();
-    g_inflight--;
+    state.inflight--;
     free(tasks);
-    g_multi_calls++;
-    g_handoffs += st.failed;
+    state.multi_calls++;
+    state.handoffs += st.failed;
     return rc;
 }
 
@@ -1893,14 +1830,14 @@ extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t
                                     int math, char *msg, size_t len)
 {
     ContextGuard guard;
-    cudaError_t e = cudaSetDevice(g_device);
+    cudaError_t e = cudaSetDevice(state.device);
     if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
     cudaStream_t s = (cudaStream_t)stream;
     SplitPlan sp = (m > 0 && n > 0 && k > 0 && alpha != 0.0f) ? plan_split(transa, transb, m, n, k) : plain_plan(0, k);
     float *W = nullptr;
     /* stream-ordered allocation: the partials live exactly as long as the caller's stream needs */
     if (sp.ws > 0 &&
-        (g_split_pool ? cudaMallocFromPoolAsync((void **)&W, (size_t)sp.ws * sizeof(float), g_split_pool, s)
+        (state.split_pool ? cudaMallocFromPoolAsync((void **)&W, (size_t)sp.ws * sizeof(float), state.split_pool, s)
                       : cudaMallocAsync((void **)&W, (size_t)sp.ws * sizeof(float), s)) != cudaSuccess) {
         (void)cudaGetLastError();
         sp = plain_plan(sp.kp.config, k);
@@ -1934,9 +1871,9 @@ extern "C" int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t l
      *            (tsg_problem.math), so each math's rates are its own (cached per math by the
      *            shim). */
     ContextGuard guard;
-    const cudaError_t e = cudaSetDevice(g_device);
+    const cudaError_t e = cudaSetDevice(state.device);
     if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
-    tsg_pool_start(g_copy_threads);
+    tsg_pool_start(state.copy_threads);
     const size_t small_floats = (size_t)1 << 20; /* B and C of the upload call, A and B of the
                                                     download call, the latency call's operands */
     const size_t floats = (size_t)8192 * 8192 + small_floats; /* the big operand: A up, C down */
@@ -1999,7 +1936,7 @@ extern "C" int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t l
             }
             /* kernel: NN 2048^3 on hashed data in the arena */
             const int64_t N = 2048;
-            const int kcfg = tsg::kernel_plan('N', 'N', N, N, N, g_sms, 0, -1, 0).config;
+            const int kcfg = tsg::kernel_plan('N', 'N', N, N, N, state.sms, 0, -1, 0).config;
             if ((s = ensure_arena(w, (size_t)3 * N * N * 4, msg, len))) return s;
             float *dA = w->arena, *dB = dA + N * N, *dC = dB + N * N;
             cudaError_t e;
@@ -2040,7 +1977,7 @@ extern "C" int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t l
     /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time; one
      * block per SM is the model's wave (a grid of <= 132 tiles runs each block about as fast as
      * a full SM allows: 1024^3, 64 tiles: 0.12 ms; 4096^3, 8 waves of 132: 3.6 ms) */
-    const double slots = (double)g_sms, tm = tsg::kernel_tile_m(), tn = tsg::kernel_tile_n();
+    const double slots = (double)state.sms, tm = tsg::kernel_tile_m(), tn = tsg::kernel_tile_n();
     const double tiles = std::ceil(2048.0 / tm) * std::ceil(2048.0 / tn);
     out->gpu_flops = std::ceil(tiles / slots) * slots * 2.0 * tm * tn * 2048.0 / (best_kernel * 1e-3);
     out->tile_m = tm;
@@ -2048,29 +1985,29 @@ extern "C" int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t l
     out->slots = slots;
     out->split_min_k = SPLIT_MIN_K;
     out->device_bytes = call_budget();
-    out->copy_threads = g_copy_threads;
+    out->copy_threads = state.copy_threads;
     return TSG_GPU_OK;
 }
 
 extern "C" void tsg_gpu_release(void)
 {
-    if (g_split_pool) { /* what no call holds now goes back to the driver */
+    if (state.split_pool) { /* what no call holds now goes back to the driver */
         ContextGuard guard;
-        if (cudaSetDevice(g_device) == cudaSuccess) cudaMemPoolTrimTo(g_split_pool, 0);
+        if (cudaSetDevice(state.device) == cudaSuccess) cudaMemPoolTrimTo(state.split_pool, 0);
         (void)cudaGetLastError();
     }
-    pthread_mutex_lock(&g_pool_lock);
-    Workspace *w = g_free_list;
-    g_free_list = nullptr;
-    pthread_mutex_unlock(&g_pool_lock);
+    pthread_mutex_lock(&state.pool_lock);
+    Workspace *w = state.free_list;
+    state.free_list = nullptr;
+    pthread_mutex_unlock(&state.pool_lock);
     if (!w) return;
     ContextGuard guard;
     while (w) {
         Workspace *next = w->next;
         cudaSetDevice(w->device);
-        pthread_mutex_lock(&g_pool_lock);
-        g_ws_made--;
-        pthread_mutex_unlock(&g_pool_lock);
+        pthread_mutex_lock(&state.pool_lock);
+        state.ws_made--;
+        pthread_mutex_unlock(&state.pool_lock);
         destroy(w);
         w = next;
     }
@@ -2078,24 +2015,24 @@ extern "C" void tsg_gpu_release(void)
 
 extern "C" void tsg_gpu_pool_sizes(tsg_gpu_pools *out)
 {
-    out->device_bytes = (double)g_device_held.load();
-    out->device_cap = g_device_cap;
-    out->pinned_bytes = (double)g_pinned_held.load();
-    out->pinned_cap = g_pinned_cap;
-    pthread_mutex_lock(&g_pool_lock);
-    out->workspaces = g_ws_made;
-    pthread_mutex_unlock(&g_pool_lock);
+    out->device_bytes = (double)state.device_held.load();
+    out->device_cap = state.device_cap;
+    out->pinned_bytes = (double)state.pinned_held.load();
+    out->pinned_cap = state.pinned_cap;
+    pthread_mutex_lock(&state.pool_lock);
+    out->workspaces = state.ws_made;
+    pthread_mutex_unlock(&state.pool_lock);
     out->copy_threads = tsg_pool_threads();
-    out->devices = g_nslots;
-    out->multi_calls = (double)g_multi_calls.load();
-    out->handoffs = (double)g_handoffs.load();
+    out->devices = state.nslots;
+    out->multi_calls = (double)state.multi_calls.load();
+    out->handoffs = (double)state.handoffs.load();
 }
 
 extern "C" void tsg_gpu_exiting(double wait_s)
 {
-    g_exiting.store(1);
+    state.exiting.store(1);
     const double t0 = now_s();
-    while (g_inflight.load() > 0 && now_s() - t0 < wait_s) usleep(1000);
+    while (state.inflight.load() > 0 && now_s() - t0 < wait_s) usleep(1000);
 }
 
 extern "C" int tsg_gpu_kernel_info(char *buf, size_t len)
@@ -2108,7 +2045,7 @@ extern "C" int tsg_gpu_kernel_info(char *buf, size_t len)
     if (tsg::tf32_available() && tsg::tf32_describe(TSG_MATH_3XTF32, t, sizeof t) != 0)
         snprintf(t, sizeof t, "available");
     snprintf(buf, len, "%s (device sm_%d%d); tensor-core family (TSGEMM_MATH=3xtf32, tf32): %s", k,
-             g_prop.major, g_prop.minor, t);
+             state.prop.major, state.prop.minor, t);
     return TSG_GPU_OK;
 }
 
@@ -2117,8 +2054,8 @@ extern "C" int tsg_gpu_tf32_available(void) { return tsg::tf32_available() ? 1 :
 extern "C" int tsg_gpu_set_kernel_config(int config, int64_t splits)
 {
     if (config < -1 || config >= tsg::kernel_configs() || splits < 0) return -1;
-    g_kcfg.store(config);
-    g_ksplits.store(config >= 0 ? splits : 0);
+    state.kernel_config.store(config);
+    state.kernel_splits.store(config >= 0 ? splits : 0);
     return 0;
 }
 
@@ -2134,7 +2071,7 @@ extern "C" int tsg_gpu_kernel_plan(char transa, char transb, int64_t m, int64_t 
 extern "C" int tsg_gpu_set_kernel_tail(int64_t blocks)
 {
     if (blocks < -1) return -1;
-    g_ktail.store(blocks);
+    state.kernel_tail.store(blocks);
     return 0;
 }
 
@@ -2156,9 +2093,9 @@ extern "C" int tsg_gpu_kernel_config_info(int config, char *buf, size_t len)
 #ifdef TSG_FAULT_INJECTION
 extern "C" void tsg_gpu_set_fault(const char *spec)
 {
-    g_fault_stage = -2;
-    g_fault_count = 0;
-    g_fault_slot = -1;
+    state.fault_stage = -2;
+    state.fault_count = 0;
+    state.fault_slot = -1;
     if (!spec || !*spec) return;
     char name[32] = "", body[64];
     long long n = 0;
@@ -2170,14 +2107,14 @@ extern "C" void tsg_gpu_set_fault(const char *spec)
         *at = '\0';
     }
     if (sscanf(body, "%31[a-z]:%lld:%15s", name, &n, every) < 2 || n <= 0) return;
-    g_fault_slot = slot;
+    state.fault_slot = slot;
     int stage = -2;
     if (!strcmp(name, "any")) stage = -1;
     for (int i = 0; i < ST_COUNT; ++i)
         if (!strcmp(name, stage_names[i])) stage = i;
-    g_fault_n = n;
-    g_fault_every = !strcmp(every, "every");
-    g_fault_stage = stage;
+    state.fault_n = n;
+    state.fault_every = !strcmp(every, "every");
+    state.fault_stage = stage;
 }
 #endif
 
