@@ -1,11 +1,13 @@
 /*
- * tsg_copy.c — the pipeline's host-side copy loops. See tsg_copy.h.
+ * tsg_copy.c — the pipeline's host-side copy loops and copy jobs. See tsg_copy.h.
  */
 #include "tsg_copy.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -81,4 +83,78 @@ void tsg_copy_fence(int kind)
 #else
     (void)kind;
 #endif
+}
+
+void tsg_copy_rect_part(void *ctx, int part, int nparts)
+{
+    const tsg_copy_rect *c = (const tsg_copy_rect *)ctx;
+    if (c->sld == c->rows && c->dld == c->rows) { /* both packed: one flat range */
+        const int64_t total = c->rows * c->cols;
+        const int64_t a = total * part / nparts, b = total * (part + 1) / nparts;
+        tsg_copy_floats(c->dst + a, c->src + a, b - a, c->kind, c->beta);
+    } else if (c->rsplit > 1) { /* a row range of one column */
+        const int64_t j = part / c->rsplit, r = part % c->rsplit;
+        const int64_t i0 = c->rows * r / c->rsplit, i1 = c->rows * (r + 1) / c->rsplit;
+        tsg_copy_floats(c->dst + j * c->dld + i0, c->src + j * c->sld + i0, i1 - i0, c->kind, c->beta);
+    } else {
+        const int64_t j0 = c->cols * part / nparts, j1 = c->cols * (part + 1) / nparts;
+        for (int64_t j = j0; j < j1; ++j)
+            tsg_copy_floats(c->dst + j * c->dld, c->src + j * c->sld, c->rows, c->kind, c->beta);
+    }
+    tsg_copy_fence(c->kind); /* the stores are visible before the job counts as done */
+}
+
+int tsg_copy_rect_parts(tsg_copy_rect *c, int threads)
+{
+    const double bytes = 4.0 * (double)c->rows * (double)c->cols;
+    const double by_size = ceil(bytes / (128 << 10));
+    const double most = (double)(threads + 1) < by_size ? (double)(threads + 1) : by_size;
+    int parts = (int)most > 1 ? (int)most : 1;
+    c->rsplit = 1;
+    if (c->sld == c->rows && c->dld == c->rows) return parts;
+    if (parts > c->cols) {
+        c->rsplit = (int)((parts + c->cols - 1) / c->cols);
+        return (int)(c->cols * c->rsplit);
+    }
+    return parts;
+}
+
+/* Page index (from t->lo) where part p of nparts starts: on a 2 MiB boundary except the ends. */
+static int64_t touch_edge(const tsg_touch *t, int64_t pages, long page, int64_t p, int nparts)
+{
+    const int64_t group = ((int64_t)2 << 20) / page > 1 ? ((int64_t)2 << 20) / page : 1; /* pages per 2 MiB */
+    const int64_t e = pages * p / nparts;
+    if (p == 0 || p == nparts) return e;
+    const int64_t lo = (int64_t)((uintptr_t)t->lo / (uintptr_t)page);
+    const int64_t first = (lo + group - 1) / group * group - lo; /* the first 2 MiB boundary */
+    const int64_t edge = e <= first ? first : first + (e - first + group / 2) / group * group;
+    return edge < pages ? edge : pages;
+}
+
+void tsg_touch_part(void *ctx, int part, int nparts)
+{
+    const tsg_touch *t = (const tsg_touch *)ctx;
+    const long page = sysconf(_SC_PAGESIZE);
+    const int64_t pages = (t->hi - t->lo) / page;
+    char *a = t->lo + touch_edge(t, pages, page, part, nparts) * page;
+    char *b = t->lo + touch_edge(t, pages, page, part + 1, nparts) * page;
+    if (b <= a) return;
+#ifdef MADV_POPULATE_WRITE
+    if (madvise(a, (size_t)(b - a), MADV_POPULATE_WRITE) == 0) return;
+#endif
+    for (char *q = a; q < b; q += page) { /* only words inside C's extent */
+        float *f = (float *)q < t->c_lo ? t->c_lo : (float *)q;
+        if (f < t->c_hi) __atomic_fetch_add((int *)f, 0, __ATOMIC_RELAXED);
+    }
+}
+
+int tsg_copy_mapped(const void *p, size_t bytes)
+{
+    const long page = sysconf(_SC_PAGESIZE);
+    unsigned char v = 0;
+    char *first = (char *)((uintptr_t)p & ~(uintptr_t)(page - 1));
+    char *last = (char *)(((uintptr_t)p + bytes - 1) & ~(uintptr_t)(page - 1));
+    if (mincore(first, (size_t)page, &v) != 0 || !(v & 1)) return 0;
+    if (mincore(last, (size_t)page, &v) != 0 || !(v & 1)) return 0;
+    return 1;
 }

@@ -1,11 +1,15 @@
 /*
- * tsg_gpu.h — the only bridge between host C and the CUDA code.
+ * tsg_gpu.h — the only bridge between host C and the CUDA code: the executor of gpu/ (its face is
+ * gpu/tsg_gpu.cu; the units behind it are listed in gpu/tsg_exec.h), which runs calls on the
+ * kernels of kernels/.
  *
- * kernels/ receives a canonical column-major problem (src/tsg_problem.h: transa/transb 'N' or
+ * The executor receives a canonical column-major problem (src/tsg_problem.h: transa/transb 'N' or
  * 'T', m n k, alpha, A lda, B ldb, beta, C ldc, and where each operand lives) and returns a
- * status; it knows nothing of CBLAS, xerbla, the environment or OpenBLAS, and it never prints.
- * Built without CUDA, tsg_gpu_stub.c implements this header and every function answers
- * TSG_GPU_ENODEV.
+ * status; it knows nothing of CBLAS, xerbla, the environment or OpenBLAS. It prints nothing,
+ * with one exception: the TSGEMM_TEST_TIMELINE lines on stderr (gpu/tsg_timeline.cu), which only
+ * the tests' twin library tsgemm_fi can be asked for (tsg_gpu_config.timeline; the release
+ * library never reads a TSGEMM_TEST_* knob). Built without CUDA, tsg_gpu_stub.c implements this
+ * header and every function answers TSG_GPU_ENODEV.
  *
  * All functions are thread-safe. None of them may be called in a forked child of a process that
  * initialised the GPU (the shim makes sure of that).

@@ -5,7 +5,7 @@
  *
  * Owns: the panel split, the count rule (size floor and cost model), and the orchestration of the
  * rounds and of the report of what is final (tsg_done parts, src/tsg_plan.h). Must not: know CUDA,
- * threads, print, or depend on load: the executor (kernels/tsg_exec.cu) runs the tasks of a round
+ * threads, print, or depend on load: the executor (gpu/tsg_devices.cu) runs the tasks of a round
  * concurrently through a callback, unit tests run them on fake devices (tests/unit/test_multi.c).
  *
  * A device "slot" is an entry of the TSGEMM_DEVICE list; the same GPU may be listed twice ("0,0"),
@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
-extern "C" { /* kernels/tsg_exec.cu runs the rounds */
+extern "C" { /* gpu/tsg_devices.cu runs the rounds */
 #endif
 
 #include "tsg_config.h"
@@ -100,8 +100,8 @@ double tsg_estimate_multi_gpu_s(const tsg_problem *p, const tsg_rates *r,
 int tsg_multi_devices(const tsg_problem *p, int ndev, const tsg_rates *r,
                       const tsg_multi_limits *lim, double *est);
 
-/* The status that poisons a device's context (TSG_GPU_EFATAL of kernels/tsg_gpu.h, which src/
- * does not include; kernels/tsg_exec.cu checks that the two agree). */
+/* The status that poisons a device's context (TSG_GPU_EFATAL of gpu/tsg_gpu.h, which src/
+ * does not include; gpu/tsg_device.cu checks that the two agree). */
 #define TSG_MULTI_FATAL (-4)
 
 /* One sub-problem of a round, run by one device slot. */

@@ -1,5 +1,5 @@
 /*
- * tsg_gpu_fake.c — a stand-in GPU backend (kernels/tsg_gpu.h) for the CPU tier: the tests'
+ * tsg_gpu_fake.c — a stand-in GPU backend (gpu/tsg_gpu.h) for the CPU tier: the tests'
  * library libtsgemm_fake.so is the real shim/ and src/ over this file instead of the CUDA
  * executor, so the dispatch, the rates cache (read, write, lock), cancellation and signals run
  * on a machine without a GPU.
