@@ -21,7 +21,6 @@
 #include "tsg_device.h"
 #include "tsg_exec.h"
 #include "tsg_pool.h"
-#include "../kernels/tsg_kernel.h"
 #include "../kernels/tf32/tsg_kernel_tf32.h"
 #include "../src/tsg_multi.h"
 
@@ -54,10 +53,17 @@ bool start_slot_device(int d)
     return true;
 }
 
+/* What the slots of one call share: its kernel families (tsg_done.families) and the limits its
+ * tasks were planned under. */
+struct PanelCall {
+    std::atomic<unsigned> fam{0};
+    const tsg_plan_limits *lim = nullptr;
+};
+
 struct SlotGroup {
     int slot = 0;
     int n = 0;
-    std::atomic<unsigned> *fam = nullptr; /* the call's kernel families (tsg_done.families) */
+    PanelCall *call = nullptr;
     tsg_multi_task *task[3 * TSG_MAX_DEVICES] = {};
 };
 
@@ -88,8 +94,9 @@ void run_group(SlotGroup *g)
             continue;
         }
         t->done.families = 0;
-        t->status = sgemm_pipeline(w, &t->p, &t->done, t->msg, sizeof t->msg);
-        if (g->fam) g->fam->fetch_or(t->done.families);
+        t->status = sgemm_pipeline(w, &t->p, t->planned ? &t->plan : nullptr, g->call->lim, &t->done, t->msg,
+                                   sizeof t->msg);
+        g->call->fam.fetch_or(t->done.families);
         if (t->status != TSG_GPU_OK && t->status != TSG_GPU_EFATAL) quiesce(w); /* idle streams for the next task */
         if (t->status == TSG_GPU_EFATAL) { /* this device is poisoned: no slot of it again */
             for (int s = 0; s < state.nslots; ++s)
@@ -112,7 +119,7 @@ void *group_thread(void *arg)
 void run_round(void *ctx, tsg_multi_task *tasks, int count)
 {
     SlotGroup groups[TSG_MAX_DEVICES];
-    for (auto &g : groups) g.fam = (std::atomic<unsigned> *)ctx;
+    for (auto &g : groups) g.call = (PanelCall *)ctx;
     int ng = 0;
     for (int i = 0; i < count; ++i) {
         int g = 0;
@@ -131,16 +138,10 @@ void run_round(void *ctx, tsg_multi_task *tasks, int count)
     }
 }
 
-/* A call the panels may take: a real product with every operand in host memory (device and
- * managed operands live on one GPU and are computed in place there). */
-bool multi_eligible(const tsg_problem *p)
-{
-    auto host = [](unsigned char w) { return w == TSG_HOST || w == TSG_PINNED; };
-    return p->k > 0 && p->alpha != 0.0f && host(p->where_a) && host(p->where_b) && host(p->where_c);
-}
-
-/* The panels of `split` (slots mapped to live ones) run by tsg_multi_run. */
-int run_panels(const tsg_problem *p, const tsg_multi_split *split, tsg_done *done, char *msg, size_t len)
+/* The panels of `split` (slots mapped to live ones) run by tsg_multi_run, its tasks planned under
+ * lim. */
+int run_panels(const tsg_problem *p, const tsg_multi_split *split, const tsg_plan_limits *lim, tsg_done *done,
+               char *msg, size_t len)
 {
     done->bm = done->bn = 1;
     done->blocks = done->cols = 0;
@@ -155,9 +156,10 @@ int run_panels(const tsg_problem *p, const tsg_multi_split *split, tsg_done *don
     tsg_pool_start(state.copy_threads);
     state.inflight++;
     tsg_multi_stats st;
-    std::atomic<unsigned> fam{0};
-    const int rc = tsg_multi_run(p, split, run_round, &fam, tasks, done, &st, msg, len);
-    done->families = fam.load();
+    PanelCall call;
+    call.lim = lim;
+    const int rc = tsg_multi_run(p, split, lim, run_round, &call, tasks, done, &st, msg, len);
+    done->families = call.fam.load();
     state.inflight--;
     free(tasks);
     state.multi_calls++;
@@ -212,19 +214,28 @@ int set_devices(const int *ordinals, int n, int *slots, char *info, size_t len)
     return TSG_GPU_OK;
 }
 
-int sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done, char *msg, size_t len)
+int usable_slots()
 {
-    if (state.nslots <= 1 || !multi_eligible(p)) return sgemm_one_device(p, done, msg, len);
-    int live[TSG_MAX_DEVICES], nl = 0;
-    for (int s = 0; s < state.nslots; ++s)
-        if (!state.slot_dead[s].load()) live[nl++] = s;
-    const tsg_multi_limits lim = {tsg::kernel_tile_m(), tsg::kernel_tile_n()};
-    const int d = tsg_multi_devices(p, std::min(nl, state.max_ws), r, &lim, nullptr);
-    if (d <= 1) return sgemm_one_device(p, done, msg, len); /* one device: exactly the one-GPU call */
-    tsg_multi_split split;
-    if (tsg_multi_split_make(p, d, nullptr, &lim, &split) <= 1) return sgemm_one_device(p, done, msg, len);
-    for (int i = 0; i < split.count; ++i) split.panel[i].slot = live[i];
-    return run_panels(p, &split, done, msg, len);
+    if (state.nslots <= 1) return 1;
+    int live = 0;
+    for (int s = 0; s < state.nslots; ++s) live += !state.slot_dead[s].load();
+    return std::min(live, state.max_ws);
+}
+
+int sgemm_panels(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg, size_t len)
+{
+    /* panel i on the i-th live slot (the work has at most as many panels as usable_slots said);
+     * should a slot have died since, the dead ones follow the live: a panel there fails as
+     * "device disabled" (run_group) and is handed to the slots that finished */
+    bool dead[TSG_MAX_DEVICES];
+    for (int s = 0; s < state.nslots; ++s) dead[s] = state.slot_dead[s].load();
+    int order[TSG_MAX_DEVICES], n = 0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (int s = 0; s < state.nslots; ++s)
+            if (dead[s] == (pass == 1)) order[n++] = s;
+    tsg_multi_split split = work->split;
+    for (int i = 0; i < split.count; ++i) split.panel[i].slot = order[i < n ? i : n - 1];
+    return run_panels(p, &split, &work->limits, done, msg, len);
 }
 
 } /* namespace gpu */

@@ -1,6 +1,8 @@
 /*
  * tsg_exec.h — the calls the executor runs (CUDA C++, gpu/ only): one entry point per kind of
- * call, each in its own unit, as the face (tsg_gpu.cu) and the other units call them.
+ * call, each in its own unit, as the face (tsg_gpu.cu) and the other units call them. How a call
+ * runs and its plans come with it (src/tsg_dispatch.h tsg_gpu_work); only the rate measurement's
+ * own calls are planned here.
  *
  *   tsg_call.cu      a call on tsgemm's device: its context, placement and workspace, in place
  *                    or through the pipeline
@@ -35,10 +37,12 @@ namespace gpu {
  * floats, and the TSGEMM_TEST_BLOCK / _CHUNK sizes. */
 tsg_plan_limits plan_limits();
 
-/* p (m, n, k > 0, alpha != 0; at least one operand in host memory) through the pipeline on
- * workspace w of the current device: tsg_gpu_sgemm's contract (tsg_gpu.h), *done the final
- * prefix of C on failure. */
-int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg, size_t len);
+/* p (m, n, k > 0, alpha != 0; at least one operand in host memory) through the pipeline with
+ * plan pl on workspace w of the current device: tsg_gpu_sgemm's contract (tsg_gpu.h), *done the
+ * final prefix of C on failure. pl = NULL (none fits the budget of lim, the limits it was
+ * planned under): TSG_GPU_ENOMEM, nothing done. */
+int sgemm_pipeline(Workspace *w, const tsg_problem *p, const tsg_plan *pl, const tsg_plan_limits *lim,
+                   tsg_done *done, char *msg, size_t len);
 
 /* ---- tsg_inplace.cu ---- */
 
@@ -65,9 +69,11 @@ void trim_split_pool();
 /* tsg_gpu_set_devices's work (tsg_gpu.h). */
 int set_devices(const int *ordinals, int n, int *slots, char *info, size_t len);
 
-/* tsg_gpu_sgemm_split's work (tsg_gpu.h): p over the live device slots when the count rule
- * (src/tsg_multi.h) picks several, else exactly the one-device call. */
-int sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done, char *msg, size_t len);
+/* The device slots one call may be split over now (tsg_gpu.h tsg_gpu_get_limits). */
+int usable_slots();
+
+/* tsg_gpu_sgemm's work for TSG_GPU_PANELS: work->split's panels on the live slots at once. */
+int sgemm_panels(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg, size_t len);
 
 /* ---- tsg_measure.cu ---- */
 
@@ -76,8 +82,8 @@ int measure(int math, tsg_gpu_rates *out, char *msg, size_t len);
 
 /* ---- tsg_call.cu ---- */
 
-/* tsg_gpu_sgemm's work (tsg_gpu.h) on tsgemm's device: in place or through the pipeline. */
-int sgemm_one_device(const tsg_problem *p, tsg_done *done, char *msg, size_t len);
+/* tsg_gpu_sgemm's work for TSG_GPU_IN_PLACE and TSG_GPU_PIPELINE, on tsgemm's device. */
+int sgemm_one_device(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg, size_t len);
 
 } /* namespace gpu */
 } /* namespace tsg */

@@ -63,15 +63,16 @@ extern "C" int tsg_gpu_tf32_available(void) { return tsg::tf32_available() ? 1 :
 
 /* ---- calls ---- */
 
-extern "C" int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len)
+extern "C" void tsg_gpu_get_limits(tsg_gpu_limits *out)
 {
-    return sgemm_one_device(p, done, msg, len);
+    out->plan = plan_limits();
+    out->devices = usable_slots();
 }
 
-extern "C" int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done, char *msg,
-                                   size_t len)
+extern "C" int tsg_gpu_sgemm(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg, size_t len)
 {
-    return sgemm_split(p, r, done, msg, len);
+    return work->how == TSG_GPU_PANELS ? sgemm_panels(p, work, done, msg, len)
+                                       : sgemm_one_device(p, work, done, msg, len);
 }
 
 extern "C" int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,

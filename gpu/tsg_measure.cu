@@ -83,13 +83,17 @@ struct Measure {
     HostBuffers host;
     Times t;
 
-    /* A pipelined NN call on host memory, packed operands, beta = 0. */
+    /* A pipelined NN call on host memory, packed operands, beta = 0, planned as a caller's call
+     * on one device would be. */
     int host_call(int64_t m, int64_t n, int64_t k, const float *A, const float *B, float *C)
     {
         const tsg_problem p = {'N', 'N', m, n, k, 1.0f, 0.0f, A, m, B, k, C, m, TSG_HOST, TSG_HOST, TSG_HOST,
                                (unsigned char)math, 0};
+        const tsg_plan_limits lim = plan_limits();
+        tsg_plan pl;
+        const bool planned = tsg_plan_make(&p, &lim, &pl) == 0;
         tsg_done done;
-        return sgemm_pipeline(w, &p, &done, msg, len);
+        return sgemm_pipeline(w, &p, planned ? &pl : nullptr, &lim, &done, msg, len);
     }
 };
 

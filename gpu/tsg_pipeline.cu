@@ -359,7 +359,8 @@ tsg_plan_limits plan_limits()
     return lim;
 }
 
-int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
+int sgemm_pipeline(Workspace *w, const tsg_problem *p, const tsg_plan *pl, const tsg_plan_limits *lim,
+                   tsg_done *done, char *msg, size_t len)
 {
     Pipeline P;
     P.p = p;
@@ -369,12 +370,12 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg
     choose_modes(p, P);
     const bool staged = P.ma == M_STAGE || P.mb == M_STAGE || P.mcu == M_STAGE || P.mcd == M_STAGE;
     Burst burst(staged);
-    tsg_plan_limits lim = plan_limits();
-    if (tsg_plan_make(p, &lim, &P.pl) != 0) {
+    if (!pl) {
         snprintf(msg, len, "the problem does not fit in the device memory budget (%.3g MiB)",
-                 lim.device_bytes / (1 << 20));
+                 lim->device_bytes / (1 << 20));
         return TSG_GPU_ENOMEM;
     }
+    P.pl = *pl;
     done->bm = P.pl.bm;
     done->bn = P.pl.bn;
     done->blocks = done->cols = 0;

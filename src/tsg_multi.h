@@ -109,6 +109,9 @@ typedef struct tsg_multi_task {
     tsg_problem p;  /* p restricted to the task's window of C                                 */
     int64_t r0, c0; /* the window's corner in the call's C                                   */
     int slot;       /* the device slot that runs it                                          */
+    int planned;    /* 1: plan is the pipeline's plan of p (tsg_plan_make under the run's
+                       limits); 0: not even its smallest pieces fit the device budget        */
+    tsg_plan plan;
     int status;     /* out: 0, or the backend's negative status                               */
     tsg_done done;  /* out on failure: what is final in the window (a one-device prefix)       */
     char msg[160];  /* out on failure: the reason                                            */
@@ -126,7 +129,9 @@ typedef struct tsg_multi_stats {
 } tsg_multi_stats;
 
 /*
- * Runs p over split s (s->count >= 1): round 1 runs every panel on its slot; every panel that
+ * Runs p over split s (s->count >= 1), each task planned under `plan_limits` (src/tsg_plan.h:
+ * what one pipelined call on one device may take; the executor only runs the plans): round 1
+ * runs every panel on its slot; every panel that
  * failed leaves at most two unfinished rectangles (tsg_done_remaining), handed round-robin, in
  * panel order, to the slots whose panel succeeded (round 2, at once); whatever is still not final
  * — nothing healthy was left, or a round-2 task failed too — is left to the caller's CPU retry.
@@ -136,9 +141,9 @@ typedef struct tsg_multi_stats {
  * msg, and *done (nparts > 0) says exactly which parts of C are final: everything else still
  * holds the caller's values. Never writes C itself.
  */
-int tsg_multi_run(const tsg_problem *p, const tsg_multi_split *s, tsg_multi_round_fn round,
-                  void *ctx, tsg_multi_task *tasks, tsg_done *done, tsg_multi_stats *st,
-                  char *msg, size_t len);
+int tsg_multi_run(const tsg_problem *p, const tsg_multi_split *s, const tsg_plan_limits *plan_limits,
+                  tsg_multi_round_fn round, void *ctx, tsg_multi_task *tasks, tsg_done *done,
+                  tsg_multi_stats *st, char *msg, size_t len);
 
 #ifdef __cplusplus
 }
