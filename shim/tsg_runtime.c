@@ -27,7 +27,7 @@
 
 #define TSGEMM_BUILDING_LIBRARY
 #include "../include/tsgemm.h"
-#include "../kernels/tsg_gpu.h"
+#include "../gpu/tsg_gpu.h"
 #include "../src/tsg_dispatch.h"
 #include "../src/tsg_rates.h"
 #include "../src/tsg_split.h"
@@ -293,8 +293,7 @@ static void gpu_init_once(void)
     const tsg_gpu_config gcfg = {cfg->device_memory, cfg->pinned_memory, cfg->copy_threads,
                                  cfg->test_unit, cfg->test_copy, cfg->test_block,
                                  cfg->test_timeline, cfg->test_ramp, cfg->test_chunk,
-                                 cfg->test_order, cfg->test_touch, cfg->test_beta,
-                                 cfg->test_streams, cfg->test_poll, cfg->test_ws};
+                                 cfg->test_order, cfg->test_touch, cfg->test_poll};
     char why[256];
     int device = pick_device(cfg, why, sizeof why);
     int used = device;
@@ -487,7 +486,7 @@ typedef struct rt_ctx {
 
 /* ------------------------------------------------------------------ backends for src/ */
 
-static int be_gpu_ready(void *ctx, tsg_rates *rates)
+static int be_gpu_ready(void *ctx, tsg_rates *rates, tsg_gpu_limits *lim)
 {
     const int math = ((const rt_ctx *)ctx)->math;
     if (!gpu_usable()) {
@@ -499,6 +498,7 @@ static int be_gpu_ready(void *ctx, tsg_rates *rates)
         pthread_once(&g_math_rates_once[math], g_rates_once_fn[math]);
     if (atomic_load(&g_gpu_state) != GPU_READY) return 0;
     *rates = g_rates[math]; /* all zero unless measured: the model then keeps calls on the CPU */
+    tsg_gpu_get_limits(lim); /* what src/ plans the call with (tsg_gpu_work_make) */
     return 1;
 }
 
@@ -512,14 +512,12 @@ static const char *status_text(int st)
     }
 }
 
-static int be_gpu_sgemm(void *ctx, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
+static int be_gpu_sgemm(void *ctx, const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done,
+                        char *msg, size_t len)
 {
-    const int math = ((const rt_ctx *)ctx)->math;
-    /* several slots: the executor splits the call where tsg_multi_devices says it wins (with the
-     * measured rates in auto mode; by the panel size floors alone when they were not measured) */
-    int st = g_nslots > 1 ? tsg_gpu_sgemm_split(p, atomic_load(&g_rates_ok[math]) ? &g_rates[math] : NULL,
-                                                done, msg, len)
-                          : tsg_gpu_sgemm(p, done, msg, len);
+    (void)ctx;
+    /* work: how src/ decided the call runs, over how many devices, and its plan */
+    int st = tsg_gpu_sgemm(p, work, done, msg, len);
     if (st == TSG_GPU_OK) {
         /* a split call whose failed panel the other GPUs finished: said once, like a failure */
         if (g_nslots > 1 && msg[0] && first_time(WARN_EFAIL))
@@ -849,7 +847,7 @@ TSG_EXPORT const char *tsgemm_cpu_blas(void)
 }
 
 #ifdef TSG_FAULT_INJECTION
-/* Test builds only (libtsgemm_fi): arms a pipeline failure (kernels/tsg_gpu.h,
+/* Test builds only (libtsgemm_fi): arms a pipeline failure (gpu/tsg_gpu.h,
  * tsg_gpu_set_fault); "" disarms. Starts the GPU first so the spec is not overwritten by
  * TSGEMM_TEST_FAULT at start-up. Returns 0, or -1 without a usable GPU. */
 TSG_EXPORT int tsgemm_test_fault(const char *spec)

@@ -290,7 +290,7 @@ static int parse_test_word(tsg_config *cfg, const char *name, const char *v,
     return 0;
 }
 
-/* The pipeline's knobs (kernels/tsg_gpu.h: tsg_gpu_config). */
+/* The pipeline's knobs (gpu/tsg_gpu.h: tsg_gpu_config). */
 static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t phys_bytes)
 {
     const char *v;
@@ -335,8 +335,8 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uin
         else warn_test(cfg, "TSGEMM_TEST_TIMELINE", v, "0, 1 or 2");
     }
     if ((v = lookup("TSGEMM_TEST_RAMP", ctx)) && *v) {
-        if (parse_long(v, 0, 10, &l) == 0) cfg->test_ramp = l == 0 ? -1 : (int)l;
-        else warn_test(cfg, "TSGEMM_TEST_RAMP", v, "a number of steps 0..10");
+        if (parse_long(v, 1, 10, &l) == 0) cfg->test_ramp = (int)l;
+        else warn_test(cfg, "TSGEMM_TEST_RAMP", v, "a number of steps 1..10");
     }
     if ((v = lookup("TSGEMM_TEST_ORDER", ctx)) && *v) { /* block, chunk or rounds:R (R >= 0) */
         if (!strcmp(v, "block")) cfg->test_order = 1;
@@ -351,17 +351,9 @@ static void parse_pipeline(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uin
         else if (parse_long(v, 1, 64, &l) == 0) cfg->test_touch = (int)l;
         else warn_test(cfg, "TSGEMM_TEST_TOUCH", v, "off, small or a number of parts 1..64");
     }
-    static const char *const beta[] = {"device", NULL}, *const streams[] = {"1", "2", NULL},
-                             *const ws[] = {"0", "1", NULL}, *const poll[] = {"0", "1", NULL},
-                             *const copy[] = {"memcpy", "nt", NULL};
-    if ((v = lookup("TSGEMM_TEST_BETA", ctx)) && *v)
-        cfg->test_beta = parse_test_word(cfg, "TSGEMM_TEST_BETA", v, beta, "device") == 1;
-    if ((v = lookup("TSGEMM_TEST_STREAMS", ctx)) && *v) /* 2 is the rule's count */
-        cfg->test_streams = parse_test_word(cfg, "TSGEMM_TEST_STREAMS", v, streams, "1 or 2") == 1;
-    if ((v = lookup("TSGEMM_TEST_WS", ctx)) && *v) /* 1 is the rule's */
-        cfg->test_ws = parse_test_word(cfg, "TSGEMM_TEST_WS", v, ws, "0 or 1") == 1;
-    if ((v = lookup("TSGEMM_TEST_POLL", ctx)) && *v) /* stored as the value + 1 */
-        cfg->test_poll = parse_test_word(cfg, "TSGEMM_TEST_POLL", v, poll, "0 or 1");
+    static const char *const poll[] = {"1", NULL}, *const copy[] = {"memcpy", "nt", NULL};
+    if ((v = lookup("TSGEMM_TEST_POLL", ctx)) && *v)
+        cfg->test_poll = parse_test_word(cfg, "TSGEMM_TEST_POLL", v, poll, "1");
     if ((v = lookup("TSGEMM_TEST_COPY", ctx)) && *v) /* 1 memcpy, 2 non-temporal */
         cfg->test_copy = parse_test_word(cfg, "TSGEMM_TEST_COPY", v, copy, "memcpy or nt");
 }
