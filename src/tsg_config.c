@@ -214,7 +214,7 @@ static void parse_cache_dir(tsg_config *cfg, const tsg_knob *knob, const char *v
         copy_path(cfg->cache_dir, v, "/.cache/tsgemm");
 }
 
-/* TSGEMM_TEST_FAULT: the spec as given, cut to the field (kernels/tsg_gpu.h tsg_gpu_set_fault
+/* TSGEMM_TEST_FAULT: the spec as given, cut to the field (gpu/tsg_gpu.h tsg_gpu_set_fault
  * judges it). */
 static void parse_test_fault(tsg_config *cfg, const tsg_knob *knob, const char *v,
                              tsg_lookup_fn lookup, void *ctx)
@@ -310,7 +310,7 @@ const tsg_knob tsg_knobs[] = {
      * goes" and "v0.4: the pipeline's tail"): never seen by a release library */
     {.name = "TSGEMM_TEST_FAULT", .kind = TSG_KNOB_OWN, .flags = TSG_KNOB_TEST,
      FIELD(test_fault), .own = parse_test_fault,
-     .doc = "arms a pipeline failure (kernels/tsg_gpu.h tsg_gpu_set_fault)"},
+     .doc = "arms a pipeline failure (gpu/tsg_gpu.h tsg_gpu_set_fault)"},
     {.name = "TSGEMM_TEST_UNIT", .kind = TSG_KNOB_SIZE, .flags = TSG_KNOB_TEST | TSG_KNOB_REAL,
      .hi = TEST_SIZE_MAX, FIELD(test_unit), .takes = "a size of at most 1T (K/M/G/T suffix)",
      RULE, .doc = "the pipeline's unit size, bytes; 0 = the rule"},
@@ -335,26 +335,13 @@ const tsg_knob tsg_knobs[] = {
     {.name = "TSGEMM_TEST_COPY", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
      WORDS("memcpy", "nt"), VALUES(1, 2), FIELD(test_copy), .takes = "memcpy or nt", RULE,
      .doc = "the copy threads' copy: memcpy or non-temporal stores"},
-    /* Superseded switches: each restores behaviour the rule replaced (RAMP=0 v0.3's unit sizes,
-     * BETA=device beta on the GPU, STREAMS=1 one stream, WS=0 no configuration 10, POLL=0 idle
-     * copy threads that block) and keeps its old path alive. Deleting one is deleting its entry
-     * here, its tsg_config field and its tsg_gpu_config member. */
-    {.name = "TSGEMM_TEST_RAMP", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST | TSG_KNOB_OR_UINT,
-     .lo = 1, .hi = 10, WORDS("0"), VALUES(-1), FIELD(test_ramp),
-     .takes = "a number of steps 0..10", RULE,
-     .doc = "0: v0.3's pipeline unit sizes; N: the first N upload units ramp up by halves"},
-    {.name = "TSGEMM_TEST_BETA", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
-     WORDS("device"), VALUES(1), FIELD(test_beta), .takes = "device", RULE,
-     .doc = "device: beta != 0 from host memory sends C up and the kernels apply beta"},
-    {.name = "TSGEMM_TEST_STREAMS", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
-     WORDS("1", "2"), VALUES(1, 0), FIELD(test_streams), .takes = "1 or 2", RULE,
-     .doc = "1: one compute stream per pipelined call; 2: the rule's"},
-    {.name = "TSGEMM_TEST_WS", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST, WORDS("0", "1"),
-     VALUES(1, 0), FIELD(test_ws), .takes = "0 or 1", RULE,
-     .doc = "0: the rule never takes the warp-specialized configuration 10; 1: the rule's"},
-    {.name = "TSGEMM_TEST_POLL", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
-     WORDS("0", "1"), VALUES(1, 2), FIELD(test_poll), .takes = "0 or 1", RULE,
-     .doc = "0: idle copy threads block; 1: they poll while a pipelined call is in flight"},
+    {.name = "TSGEMM_TEST_RAMP", .kind = TSG_KNOB_UINT, .flags = TSG_KNOB_TEST, .lo = 1, .hi = 10,
+     FIELD(test_ramp), .takes = "a number of steps 1..10", RULE,
+     .doc = "N: the first N upload units ramp up by halves; unset: the rule"},
+    {.name = "TSGEMM_TEST_POLL", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST, WORDS("1"),
+     VALUES(1), FIELD(test_poll), .takes = "1", RULE,
+     .doc = "1: the copy threads poll while a pipelined call is in flight even where the rule "
+            "blocks (too few CPUs to spare)"},
 };
 const int tsg_nknobs = (int)(sizeof tsg_knobs / sizeof tsg_knobs[0]);
 
