@@ -21,14 +21,13 @@
 #   fresh     numpy's case (not a default stage): 4096^3, 4095^3 (odd ld) and 4103 x 4096 x 4091
 #             with C reused and with a new C for every call (pipe_probe --fresh), the first touch
 #             by the rule / off / in 4 parts (TSGEMM_TEST_TOUCH), and their timelines
-#   beta      beta = 1 (not a default stage): the rule (the scatters apply beta, C stays on the
-#             host) against TSGEMM_TEST_BETA=device (C up, the kernels apply beta), two rounds,
-#             beta = 0 beside them, and their timelines
+#   beta      beta = 1 (not a default stage; the scatters apply beta, C stays on the host) against
+#             beta = 0, two rounds in alternating processes, and the beta = 1 timeline
 #   ab        an A/B of knob settings (not a default stage): pipe_probe (GPU forced, medians of 7) in
 #             one process per setting, the settings alternating, TSGEMM_AB_ROUNDS rounds (default
 #             2). TSGEMM_AB_VARIANTS: settings separated by '|', each "rule" or NAME=VALUE pairs
-#             separated by spaces (default "rule|TSGEMM_TEST_STREAMS=1": v0.9 run 1's stage
-#             "streams"); TSGEMM_AB_SHAPES (default
+#             separated by spaces (default "rule|TSGEMM_TEST_ORDER=block": the piece order's
+#             chunk-major rounds against block-major); TSGEMM_AB_SHAPES (default
 #             1024 2048 4096); TSGEMM_AB_STEPS: shapes whose 5th call prints every step
 #             (TSGEMM_TEST_TIMELINE=2) under each setting. The table (median ms per round) is printed last
 #   dma       the copy engines (pinned H2D / D2H, 256 KiB .. 64 MiB) and cudaHostRegister's cost
@@ -38,6 +37,9 @@
 #             NaN/Inf, repeats, then timing against cuBLAS FP32 and FAST_TF32: tf32.txt) and
 #             compute-sanitizer memcheck/racecheck/initcheck/synccheck on its --small run
 #             (TSGEMM_TF32_SAN_TOOLS; tf32_sanitize.log)
+#   accuracy  issue 36's accuracy study (bench/accuracy_study.c, not a default stage): error vs K
+#             for three input classes, tsgemm fp32 / 3xtf32 / tf32 and cuBLAS FP32 (accuracy.csv;
+#             docs/ACCURACY.md, scripts/plot-accuracy.py)
 #   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
 #   clients   unmodified programs under LD_PRELOAD, traced and timed against their plain runs:
@@ -211,8 +213,6 @@ if want pipe 120; then
         done
       done
     done
-    echo "== v0.3's unit sizes (TSGEMM_TEST_RAMP=0: full-size first upload units, no 1 MiB floor on the last block's download units); the rest default"
-    TSGEMM_TEST_RAMP=0 "$B/tests/gpu/pipe_probe" $shapes
     echo "== block-major pieces everywhere (TSGEMM_TEST_ORDER=block, as before v0.4); the rest default"
     TSGEMM_TEST_ORDER=block "$B/tests/gpu/pipe_probe" $shapes
     echo "== timelines (TSGEMM_TEST_TIMELINE=1: GPU and host ms from the start of each call)"
@@ -263,28 +263,24 @@ if want fresh 60; then # numpy's case: odd shapes and a new C for every call (is
   [ $? -eq 0 ] && row fresh ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row fresh FAIL "see fresh.txt"; fails=$((fails+1)); }
 fi
 
-if want beta 40; then # issue 9's beta = 1 target: beta applied by the scatters (the rule since
-  # v0.8) against C going up with the kernels applying it (TSGEMM_TEST_BETA=device), alternating
-  # processes, same run; then beta = 0 for the anchor
+if want beta 40; then # issue 9's beta = 1 target: beta applied by the scatters (C stays on the
+  # host) against beta = 0, alternating processes, same run
   log=$OUT/beta.txt
   shapes=${TSGEMM_BETA_SHAPES:-2048 4096 4095}
   { for r in 1 2; do
-      echo "== round $r: beta = 1, the rule (C stays on the host; the scatters apply beta)"
+      echo "== round $r: beta = 1 (C stays on the host; the scatters apply beta)"
       "$B/tests/gpu/pipe_probe" --beta 1 $shapes
-      echo "== round $r: beta = 1, TSGEMM_TEST_BETA=device (C up, the kernels apply beta; block-major)"
-      TSGEMM_TEST_BETA=device "$B/tests/gpu/pipe_probe" --beta 1 $shapes
       echo "== round $r: beta = 0"
       "$B/tests/gpu/pipe_probe" $shapes
     done
-    echo "== timelines, beta = 1 (5th call): the rule, then TSGEMM_TEST_BETA=device"
-    TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'
-    TSGEMM_TEST_TIMELINE=1 TSGEMM_TEST_BETA=device "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'; } > "$log" 2>&1
+    echo "== timeline, beta = 1 (5th call)"
+    TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" --beta 1 4096 2>&1 | awk '/tsgemm timeline/ { if (++n == 5) print; next } { print }'; } > "$log" 2>&1
   [ $? -eq 0 ] && row beta ok "$(grep -c ' ms ' "$log") timings; $(elapsed)" || { row beta FAIL "see beta.txt"; fails=$((fails+1)); }
 fi
 
 if want ab 60; then # knob settings against each other, same run, alternating processes
   log=$OUT/ab.txt
-  IFS='|' read -r -a variants <<< "${TSGEMM_AB_VARIANTS:-rule|TSGEMM_TEST_STREAMS=1}"
+  IFS='|' read -r -a variants <<< "${TSGEMM_AB_VARIANTS:-rule|TSGEMM_TEST_ORDER=block}"
   shapes=${TSGEMM_AB_SHAPES:-1024 2048 4096}
   run_variant() { # setting, then pipe_probe's arguments
     local v=$1; shift
@@ -348,6 +344,16 @@ if want tf32 120; then # the tensor-core family (kernels/tf32/, issue 36): test,
   fi
 fi
 
+if want accuracy 60; then # issue 36's accuracy study: error vs K, three input classes, each math
+  if [ -x "$B/bench/tsgemm-accuracy" ] || cmake --build "$B" -j"$(nproc)" --target tsgemm-accuracy >> "$OUT/build.log" 2>&1; then
+    timeout "${TSGEMM_ACCURACY_TIMEOUT:-150}" "$B/bench/tsgemm-accuracy" > "$OUT/accuracy.csv" 2> "$OUT/accuracy.err" &&
+      row accuracy ok "$(grep -c , "$OUT/accuracy.csv") lines in accuracy.csv; $(elapsed)" ||
+      { row accuracy FAIL "$(tail -1 "$OUT/accuracy.err")"; fails=$((fails+1)); }
+  else
+    row accuracy FAIL "build: see build.log"; fails=$((fails+1))
+  fi
+fi
+
 if want kbench; then
   "$B/tests/gpu/test_gpu_kernel" --bench 20 > "$OUT/kbench.txt" 2>&1 && row kbench ok "$(elapsed)" ||
     { row kbench FAIL "see kbench.txt"; fails=$((fails+1)); }
@@ -375,6 +381,10 @@ fi
 
 if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
   rfail=0
+  # the rates cache as a program finds it on a machine where tsgemm ran before: GPU rates cached
+  # once, CPU rates after three processes (shim/tsg_measure.c); the first process's cost is in
+  # the rates stage's line (measured, not hidden: docs/NOTES.md "2026-12-05 real programs")
+  for i in 1 2 3; do TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/replay-warm-$i.txt" 2>&1; done
   rtab=$(printf '%-34s %12s %12s %12s %s' trace openblas_ms tsgemm_ms gpu_ms "auto on GPU")
   for tr in "$ROOT"/bench/traces/*.trace; do
     name=$(basename "$tr" .trace)

@@ -6,12 +6,11 @@
 #include "tsg_measure.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
-#include "../kernels/tsg_gpu.h"
+#include "../gpu/tsg_gpu.h"
 #include "../src/tsg_config.h"
 #include "../src/tsg_rates.h"
 #include "tsg_cpublas.h"
@@ -21,7 +20,6 @@
 
 /* The rates per math (tsg_math); the GPU's part measured with that math's kernels. */
 static tsg_rates g_rates[TSG_MATH_COUNT];
-static atomic_int g_rates_ok[TSG_MATH_COUNT]; /* g_rates[m] holds measured (or cached) rates */
 static pthread_once_t g_math_rates_once[TSG_MATH_COUNT] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT,
                                                            PTHREAD_ONCE_INIT};
 static pthread_once_t g_cpu_rates_once = PTHREAD_ONCE_INIT;
@@ -199,7 +197,6 @@ static void rates_once(int math)
     rates->cpu_thin_m_s = g_cpu_rates.cpu_thin_m_s;
     rates->cpu_thin_n_s = g_cpu_rates.cpu_thin_n_s;
     rates->gpu_count = tsg_start_slots(); /* the first device's rates stand for every slot */
-    atomic_store(&g_rates_ok[math], 1);
     tsg_log(2, "rates (math %s) in %.0f ms in all", tsg_math_name(math), (tsg_now_s() - t0) * 1e3);
     tsg_log(2,
             "rates (math %s): upload %.3g GB/s, download %.3g GB/s (pipeline, sustained), kernel "
@@ -220,5 +217,3 @@ static void (*const g_rates_once_fn[TSG_MATH_COUNT])(void) = {rates_once_fp32, r
 void tsg_measure_once(int math) { pthread_once(&g_math_rates_once[math], g_rates_once_fn[math]); }
 
 const tsg_rates *tsg_measure_rates(int math) { return &g_rates[math]; }
-
-int tsg_measure_ok(int math) { return atomic_load(&g_rates_ok[math]); }

@@ -22,17 +22,14 @@
  * Makes the rates of `math` (0 .. TSG_MATH_COUNT-1) ready, once per process per math: read from
  * the cache file of this GPU, these knobs and this math when a good one is there, else measured
  * (~0.2-0.3 s on an H200) and cached when the folder and its lock allow. A failed measurement
- * disables the GPU (tsg_start_disable); rates outside their physical bounds are kept uncached
- * and leave tsg_measure_ok at 0. Call only on a started GPU, with cancellation off (the per-call
- * driver's state), so a cancelled caller never leaves the lock held.
+ * disables the GPU (tsg_start_disable); rates outside their physical bounds are kept, uncached
+ * (the model then keeps calls on the CPU). Call only on a started GPU, with cancellation off
+ * (the per-call driver's state), so a cancelled caller never leaves the lock held.
  */
 void tsg_measure_once(int math);
 
 /* The rates of `math`: all zero until tsg_measure_once made them (the model then keeps calls on
  * the CPU). Static storage, written once. */
 const tsg_rates *tsg_measure_rates(int math);
-
-/* 1 once the rates of `math` hold a measurement (or a cached one). */
-int tsg_measure_ok(int math);
 
 #endif /* TSG_MEASURE_H */

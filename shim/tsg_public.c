@@ -20,7 +20,7 @@
 
 #define TSGEMM_BUILDING_LIBRARY
 #include "../include/tsgemm.h"
-#include "../kernels/tsg_gpu.h"
+#include "../gpu/tsg_gpu.h"
 #include "../src/tsg_config.h"
 #include "../src/tsg_trace.h"
 #include "tsg_cpublas.h"
@@ -163,10 +163,10 @@ TSG_EXPORT int tsgemm_kernel_info(char *buf, int len)
 {
     if (!buf || len <= 0) return -1;
     if (!tsg_start_gpu()) {
-        snprintf(buf, (size_t)len, "no usable GPU: %s",
-                 tsg_start_forked()                         ? "forked child of a process that used the GPU"
-                 : tsg_start_now() == TSG_START_DISABLED ? "disabled after a fatal CUDA error"
-                                                         : tsg_start_info());
+        const char *why = tsg_start_forked() ? "forked child of a process that used the GPU"
+                          : tsg_start_now() == TSG_START_DISABLED ? "disabled after a fatal CUDA error"
+                                                                  : tsg_start_info();
+        snprintf(buf, (size_t)len, "no usable GPU: %s", why);
         return -1;
     }
     char k[640];
@@ -187,7 +187,7 @@ TSG_EXPORT const char *tsgemm_cpu_blas(void)
 }
 
 #ifdef TSG_FAULT_INJECTION
-/* Test builds only (libtsgemm_fi): arms a pipeline failure (kernels/tsg_gpu.h,
+/* Test builds only (libtsgemm_fi): arms a pipeline failure (gpu/tsg_gpu.h,
  * tsg_gpu_set_fault); "" disarms. Starts the GPU first so the spec is not overwritten by
  * TSGEMM_TEST_FAULT at start-up. Returns 0, or -1 without a usable GPU. */
 TSG_EXPORT int tsgemm_test_fault(const char *spec)

@@ -8,7 +8,7 @@
  * Once libcuda is seen the answer stays "yes" (cudart never unloads it). Watching goes on after
  * that until the program is known to use CUDA itself (see rescan).
  *
- * The driver ABI used here (values from CUDA's cuda.h, stable since CUDA 7; kernels/tsg_exec.cu
+ * The driver ABI used here (values from CUDA's cuda.h, stable since CUDA 7; gpu/tsg_device.cu
  * checks them against the header when built with CUDA):
  *   CUresult cuPointerGetAttributes(unsigned n, CUpointer_attribute *attrs, void **data,
  *                                   CUdeviceptr ptr)   — returns CUDA_SUCCESS (0) with zeroed

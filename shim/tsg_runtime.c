@@ -14,9 +14,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <string.h>
 
-#include "../kernels/tsg_gpu.h"
+#include "../gpu/tsg_gpu.h"
 #include "../src/tsg_dispatch.h"
 #include "../src/tsg_split.h"
 #include "../src/tsg_trace.h"
@@ -104,7 +103,7 @@ typedef struct rt_ctx {
 
 /* ------------------------------------------------------------------ backends for src/ */
 
-static int be_gpu_ready(void *ctx, tsg_rates *rates)
+static int be_gpu_ready(void *ctx, tsg_rates *rates, tsg_gpu_limits *lim)
 {
     const int math = ((const rt_ctx *)ctx)->math;
     if (!tsg_start_gpu()) {
@@ -116,6 +115,7 @@ static int be_gpu_ready(void *ctx, tsg_rates *rates)
         tsg_measure_once(math);
     if (tsg_start_now() != TSG_START_READY) return 0;
     *rates = *tsg_measure_rates(math); /* all zero unless measured: the model then keeps calls on the CPU */
+    tsg_gpu_get_limits(lim); /* what src/ plans the call with (tsg_gpu_work_make) */
     return 1;
 }
 
@@ -129,14 +129,12 @@ static const char *status_text(int st)
     }
 }
 
-static int be_gpu_sgemm(void *ctx, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
+static int be_gpu_sgemm(void *ctx, const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done,
+                        char *msg, size_t len)
 {
-    const int math = ((const rt_ctx *)ctx)->math;
-    /* several slots: the executor splits the call where tsg_multi_devices says it wins (with the
-     * measured rates in auto mode; by the panel size floors alone when they were not measured) */
-    int st = tsg_start_slots() > 1 ? tsg_gpu_sgemm_split(p, tsg_measure_ok(math) ? tsg_measure_rates(math) : NULL,
-                                                done, msg, len)
-                          : tsg_gpu_sgemm(p, done, msg, len);
+    (void)ctx;
+    /* work: how src/ decided the call runs, over how many devices, and its plan */
+    int st = tsg_gpu_sgemm(p, work, done, msg, len);
     if (st == TSG_GPU_OK) {
         /* a split call whose failed panel the other GPUs finished: said once, like a failure */
         if (tsg_start_slots() > 1 && msg[0] && tsg_log_first(TSG_ONCE_EFAIL))

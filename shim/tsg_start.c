@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../kernels/tsg_gpu.h"
+#include "../gpu/tsg_gpu.h"
 #include "tsg_log.h"
 #include "tsg_residency.h"
 #include "tsg_thread.h"
@@ -98,8 +98,7 @@ static void gpu_init_once(void)
     const tsg_gpu_config gcfg = {cfg->device_memory, cfg->pinned_memory, cfg->copy_threads,
                                  cfg->test_unit, cfg->test_copy, cfg->test_block,
                                  cfg->test_timeline, cfg->test_ramp, cfg->test_chunk,
-                                 cfg->test_order, cfg->test_touch, cfg->test_beta,
-                                 cfg->test_streams, cfg->test_poll, cfg->test_ws};
+                                 cfg->test_order, cfg->test_touch, cfg->test_poll};
     char why[256];
     int device = pick_device(cfg, why, sizeof why);
     int used = device;

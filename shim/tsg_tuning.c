@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "../include/tsgemm_tuning.h"
-#include "../kernels/tsg_gpu.h"
+#include "../gpu/tsg_gpu.h"
 #include "../src/tsg_problem.h"
 #include "tsg_start.h"
 

@@ -214,7 +214,7 @@ static void parse_cache_dir(tsg_config *cfg, const tsg_knob *knob, const char *v
         copy_path(cfg->cache_dir, v, "/.cache/tsgemm");
 }
 
-/* TSGEMM_TEST_FAULT: the spec as given, cut to the field (kernels/tsg_gpu.h tsg_gpu_set_fault
+/* TSGEMM_TEST_FAULT: the spec as given, cut to the field (gpu/tsg_gpu.h tsg_gpu_set_fault
  * judges it). */
 static void parse_test_fault(tsg_config *cfg, const tsg_knob *knob, const char *v,
                              tsg_lookup_fn lookup, void *ctx)
@@ -238,22 +238,8 @@ static void parse_test_order(tsg_config *cfg, const tsg_knob *knob, const char *
     else warn_bad(cfg, knob, v);
 }
 
+/* TSGEMM_MATH's words, which tsg_math_name and tsg_math_parse share */
 static const char *const math_words[TSG_MATH_COUNT + 1] = {"fp32", "3xtf32", "tf32", NULL};
-static const int math_values[TSG_MATH_COUNT] = {TSG_MATH_FP32, TSG_MATH_3XTF32, TSG_MATH_TF32};
-static const char *const mode_words[] = {"auto", "cpu", "gpu", NULL};
-static const int mode_values[] = {TSG_MODE_AUTO, TSG_MODE_CPU, TSG_MODE_GPU};
-static const char *const touch_words[] = {"off", "small", NULL};
-static const int touch_values[] = {-1, -2};      /* > 0: that many parts                   */
-static const char *const ramp_words[] = {"0", NULL};
-static const int ramp_values[] = {-1};           /* v0.3's unit sizes; 1..10: that many steps */
-static const char *const beta_words[] = {"device", NULL};
-static const char *const streams_words[] = {"1", "2", NULL};
-static const char *const ws_words[] = {"0", "1", NULL};
-static const char *const poll_words[] = {"0", "1", NULL};
-static const int one_value[] = {1};
-static const int one_zero[] = {1, 0};            /* the second word is the rule's own choice */
-static const int one_two[] = {1, 2};
-static const char *const copy_words[] = {"memcpy", "nt", NULL};
 
 /* The tuning knobs' sizes (bytes or floats): at most 1T. */
 #define TEST_SIZE_MAX ((uint64_t)1 << 40)
@@ -261,6 +247,9 @@ static const char *const copy_words[] = {"memcpy", "nt", NULL};
 #define FIELD(f)                                                                                \
     .field = #f, .offset = offsetof(tsg_config, f), .size = sizeof(((tsg_config *)0)->f)
 #define RULE .instead = "using the rule"
+/* a knob's words and the values they store, written in its entry (static storage) */
+#define WORDS(...) .words = (const char *const[]){__VA_ARGS__, NULL}
+#define VALUES(...) .values = (const int[]){__VA_ARGS__}
 
 _Static_assert(sizeof(tsg_mode) == sizeof(int), "TSGEMM_MODE is stored as an int");
 _Static_assert(TSG_MAX_DEVICES == 16, "TSGEMM_DEVICE's warning says 16");
@@ -271,14 +260,14 @@ const tsg_knob tsg_knobs[] = {
      .doc = "what is printed to stderr: 0 illegal-argument reports only, 1 (default) also bad "
             "knob values and the first GPU trouble of each kind, 2 also the device, the rates "
             "and an exit summary, 3 also one line per call"},
-    {.name = "TSGEMM_MODE", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_ANYCASE, .words = mode_words,
-     .values = mode_values, FIELD(policy.mode), .takes = "one of auto, cpu, gpu",
-     .instead = "using auto",
+    {.name = "TSGEMM_MODE", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_ANYCASE,
+     WORDS("auto", "cpu", "gpu"), VALUES(TSG_MODE_AUTO, TSG_MODE_CPU, TSG_MODE_GPU),
+     FIELD(policy.mode), .takes = "one of auto, cpu, gpu", .instead = "using auto",
      .doc = "where calls run: auto (default) by the cost model, cpu never on the GPU, gpu on the "
             "GPU whenever one works"},
     {.name = "TSGEMM_MATH", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_ANYCASE, .words = math_words,
-     .values = math_values, FIELD(math), .takes = "one of fp32, 3xtf32, tf32",
-     .instead = "using fp32",
+     VALUES(TSG_MATH_FP32, TSG_MATH_3XTF32, TSG_MATH_TF32), FIELD(math),
+     .takes = "one of fp32, 3xtf32, tf32", .instead = "using fp32",
      .doc = "the arithmetic of GPU calls: fp32 (default), 3xtf32 (tensor cores, error-"
             "compensated), tf32 (tensor cores, reduced precision); include/tsgemm.h "
             "tsgemm_set_math"},
@@ -321,7 +310,7 @@ const tsg_knob tsg_knobs[] = {
      * goes" and "v0.4: the pipeline's tail"): never seen by a release library */
     {.name = "TSGEMM_TEST_FAULT", .kind = TSG_KNOB_OWN, .flags = TSG_KNOB_TEST,
      FIELD(test_fault), .own = parse_test_fault,
-     .doc = "arms a pipeline failure (kernels/tsg_gpu.h tsg_gpu_set_fault)"},
+     .doc = "arms a pipeline failure (gpu/tsg_gpu.h tsg_gpu_set_fault)"},
     {.name = "TSGEMM_TEST_UNIT", .kind = TSG_KNOB_SIZE, .flags = TSG_KNOB_TEST | TSG_KNOB_REAL,
      .hi = TEST_SIZE_MAX, FIELD(test_unit), .takes = "a size of at most 1T (K/M/G/T suffix)",
      RULE, .doc = "the pipeline's unit size, bytes; 0 = the rule"},
@@ -339,33 +328,20 @@ const tsg_knob tsg_knobs[] = {
      FIELD(test_order), .own = parse_test_order, .takes = "block, chunk or rounds:R (R 0..1000000)",
      RULE, .doc = "the pipeline's piece order: block, chunk or rounds:R"},
     {.name = "TSGEMM_TEST_TOUCH", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST | TSG_KNOB_OR_UINT,
-     .lo = 1, .hi = 64, .words = touch_words, .values = touch_values, FIELD(test_touch),
+     .lo = 1, .hi = 64, WORDS("off", "small"), VALUES(-1, -2), FIELD(test_touch),
      .takes = "off, small or a number of parts 1..64", RULE,
      .doc = "a fresh C's first touch: off, small (without the huge-page advice) or that many "
             "parts"},
     {.name = "TSGEMM_TEST_COPY", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
-     .words = copy_words, .values = one_two, FIELD(test_copy), .takes = "memcpy or nt", RULE,
+     WORDS("memcpy", "nt"), VALUES(1, 2), FIELD(test_copy), .takes = "memcpy or nt", RULE,
      .doc = "the copy threads' copy: memcpy or non-temporal stores"},
-    /* Superseded switches: each restores behaviour the rule replaced (RAMP=0 v0.3's unit sizes,
-     * BETA=device beta on the GPU, STREAMS=1 one stream, WS=0 no configuration 10, POLL=0 idle
-     * copy threads that block) and keeps its old path alive. Deleting one is deleting its entry
-     * here, its tsg_config field and its tsg_gpu_config member. */
-    {.name = "TSGEMM_TEST_RAMP", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST | TSG_KNOB_OR_UINT,
-     .lo = 1, .hi = 10, .words = ramp_words, .values = ramp_values, FIELD(test_ramp),
-     .takes = "a number of steps 0..10", RULE,
-     .doc = "0: v0.3's pipeline unit sizes; N: the first N upload units ramp up by halves"},
-    {.name = "TSGEMM_TEST_BETA", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
-     .words = beta_words, .values = one_value, FIELD(test_beta), .takes = "device", RULE,
-     .doc = "device: beta != 0 from host memory sends C up and the kernels apply beta"},
-    {.name = "TSGEMM_TEST_STREAMS", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
-     .words = streams_words, .values = one_zero, FIELD(test_streams), .takes = "1 or 2", RULE,
-     .doc = "1: one compute stream per pipelined call; 2: the rule's"},
-    {.name = "TSGEMM_TEST_WS", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST, .words = ws_words,
-     .values = one_zero, FIELD(test_ws), .takes = "0 or 1", RULE,
-     .doc = "0: the rule never takes the warp-specialized configuration 10; 1: the rule's"},
-    {.name = "TSGEMM_TEST_POLL", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
-     .words = poll_words, .values = one_two, FIELD(test_poll), .takes = "0 or 1", RULE,
-     .doc = "0: idle copy threads block; 1: they poll while a pipelined call is in flight"},
+    {.name = "TSGEMM_TEST_RAMP", .kind = TSG_KNOB_UINT, .flags = TSG_KNOB_TEST, .lo = 1, .hi = 10,
+     FIELD(test_ramp), .takes = "a number of steps 1..10", RULE,
+     .doc = "N: the first N upload units ramp up by halves; unset: the rule"},
+    {.name = "TSGEMM_TEST_POLL", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST, WORDS("1"),
+     VALUES(1), FIELD(test_poll), .takes = "1", RULE,
+     .doc = "1: the copy threads poll while a pipelined call is in flight even where the rule "
+            "blocks (too few CPUs to spare)"},
 };
 const int tsg_nknobs = (int)(sizeof tsg_knobs / sizeof tsg_knobs[0]);
 

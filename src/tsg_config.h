@@ -55,7 +55,7 @@ typedef struct tsg_config {
                              else $HOME/.cache/tsgemm; "" = no cache                      */
     char trace_path[TSG_CONFIG_PATH_MAX]; /* TSGEMM_TRACE=<file>: append one line per call
                              (src/tsg_trace.h; "%p" in the name is the process id); "" = off */
-    /* the transfer pipeline's limits (0 = the executor's default, kernels/tsg_gpu.h)          */
+    /* the transfer pipeline's limits (0 = the executor's default, gpu/tsg_gpu.h)          */
     double device_memory; /* TSGEMM_DEVICE_MEMORY=<bytes, K/M/G/T suffix, 1M..16T>: device
                              memory cap (TSG_DEVICE_MEMORY_MAX)                               */
     double pinned_memory; /* TSGEMM_PINNED_MEMORY=<bytes, K/M/G/T suffix, >= 512K, at most half
@@ -71,29 +71,17 @@ typedef struct tsg_config {
     int test_timeline;    /* TSGEMM_TEST_TIMELINE=0|1|2: 1 one timeline line per pipelined
                              call; 2: also every upload unit, launch and download unit's times */
     int test_copy;        /* TSGEMM_TEST_COPY=memcpy|nt: the copy threads' copy (tuning runs)  */
-    int test_ramp;        /* TSGEMM_TEST_RAMP=0: v0.3's pipeline unit sizes (-1); =N (1..10): the
-                             first N upload units ramp up by halves (N); unset: the rule (0)
-                             (tuning runs)                                                      */
+    int test_ramp;        /* TSGEMM_TEST_RAMP=N (1..10): the first N upload units ramp up by
+                             halves; unset: the rule (0) (tuning runs)                          */
     double test_chunk;    /* TSGEMM_TEST_CHUNK=<floats>: A and B floats of a K chunk (tuning)  */
     int test_order;       /* TSGEMM_TEST_ORDER=block|chunk|rounds:R (R 0..1000000): piece order
                              (tuning): 1, 2, 3 + R (src/tsg_plan.h tsg_plan_rounds' force)    */
     int test_touch;       /* TSGEMM_TEST_TOUCH=off|small|<parts>: a fresh C's first touch
                              (tuning): 0 the rule, -1 off, -2 without the huge-page advice,
                              > 0 that many parts                                              */
-    int test_beta;        /* TSGEMM_TEST_BETA=device: beta != 0 from host memory sends C up and
-                             the kernels apply beta, as before v0.8 (tuning A/B); 0 = the rule
-                             (the copy threads apply beta while scattering C)                 */
-    int test_streams;     /* TSGEMM_TEST_STREAMS=1: one compute stream per pipelined call, as
-                             before v0.9 (tuning A/B); 0 = the rule (two when C has several
-                             blocks)                                                          */
-    int test_poll;        /* TSGEMM_TEST_POLL=0|1 (tuning A/B): 0 the copy threads block when
-                             idle (v0.10), 1 they poll while a pipelined call is in flight
-                             (kernels/tsg_pool.h bursts); stored as the value + 1; 0 = the
-                             rule                                                       */
-    int test_ws;          /* TSGEMM_TEST_WS=0 (tuning A/B): the rule never takes the
-                             warp-specialized configuration 10 (kernels/tsg_kernel_ws.cuh) and
-                             plans configurations 7 and 9 as before v0.19; stored as 1; 0 = the
-                             rule (configuration 10 on a device that runs sm_90a code)        */
+    int test_poll;        /* TSGEMM_TEST_POLL=1 (tuning A/B): the copy threads poll while a
+                             pipelined call is in flight (gpu/tsg_pool.h bursts) even where the
+                             rule blocks (too few CPUs to spare); 0 = the rule                */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
 } tsg_config;

@@ -11,10 +11,9 @@
 /* Bytes the pipeline moves: host operands only — A and B at their extents, C down. Device and
  * managed operands count as used in place (a managed C with beta != 0 is in fact staged both
  * ways; the model has always left that out). A host or pinned C never goes up: with beta != 0 the
- * copy threads apply beta while scattering C (kernels/tsg_exec.cu choose_modes, v0.8), a
+ * copy threads apply beta while scattering C (gpu/tsg_pipeline.cu choose_modes, v0.8), a
  * host-memory pass the model leaves out (the scatter reads C beside the slot it already
- * streams). The model prices the rule's path: under TSGEMM_TEST_BETA=device (tuning runs) C does
- * go up and the estimate is that much low. */
+ * streams). */
 static int moves(unsigned char where) { return where == TSG_HOST || where == TSG_PINNED; }
 
 static void transfer_bytes(const tsg_problem *p, double *in, double *out)

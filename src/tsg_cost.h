@@ -125,7 +125,7 @@ double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r);
  *   CPU: added to the estimate — OpenBLAS's threads fault the pages as they write C, inside the
  *        call (the rates above were measured on a reused C, so they leave it out);
  *   GPU: added to the pipeline's upload side, inside the max() of tsg_estimate_gpu_s — the copy
- *        threads first-touch C (kernels/tsg_exec.cu, MADV_POPULATE_WRITE) beside their gathers,
+ *        threads first-touch C (gpu/tsg_copy.c, MADV_POPULATE_WRITE) beside their gathers,
  *        while the kernels run; it shows only where the host side is the bottleneck.
  * The GPU side is priced at the same one-thread 4 KiB rate although the executor touches in
  * parallel parts with huge pages: an upper bound until a device run measures it (the replays of

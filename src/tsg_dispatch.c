@@ -31,6 +31,39 @@ double tsg_estimate_gpus_s(const tsg_problem *p, const tsg_rates *r)
 
 
 
+/* C may be written where it is: device memory, or managed memory with beta = 0 (a half-written
+ * managed C with beta != 0 would mislead a CPU retry, which reads it). */
+static int c_in_place(const tsg_problem *p)
+{
+    return p->where_c == TSG_DEVICE || (p->where_c == TSG_MANAGED && p->beta == 0.0f);
+}
+
+static int host_memory(unsigned char where) { return where == TSG_HOST || where == TSG_PINNED; }
+
+void tsg_gpu_work_make(const tsg_problem *p, const tsg_gpu_limits *lim, const tsg_rates *r,
+                       tsg_gpu_work *out)
+{
+    out->limits = lim->plan;
+    out->planned = 0;
+    out->split.count = 0;
+    const int scalar_only = p->k == 0 || p->alpha == 0.0f;
+    if (scalar_only || (p->where_a >= TSG_MANAGED && p->where_b >= TSG_MANAGED && c_in_place(p))) {
+        out->how = TSG_GPU_IN_PLACE;
+        return;
+    }
+    if (lim->devices > 1 && host_memory(p->where_a) && host_memory(p->where_b) && host_memory(p->where_c)) {
+        /* panel edges are multiples of the kernels' tile: each panel's tile grid is the call's */
+        const tsg_multi_limits ml = {lim->plan.tile_m, lim->plan.tile_n};
+        const int d = tsg_multi_devices(p, lim->devices, r, &ml, NULL);
+        if (d > 1 && tsg_multi_split_make(p, d, NULL, &ml, &out->split) > 1) {
+            out->how = TSG_GPU_PANELS;
+            return;
+        }
+    }
+    out->how = TSG_GPU_PIPELINE;
+    out->planned = tsg_plan_make(p, &lim->plan, &out->plan) == 0;
+}
+
 int tsg_may_want_gpu(const tsg_problem *p, const tsg_policy *cfg)
 {
     if (cfg->mode == TSG_MODE_CPU) return 0;
@@ -100,6 +133,17 @@ static __attribute__((noinline)) void retry_rest(const tsg_problem *p, const tsg
     for (int i = 0; i < count && i < 2 * TSG_DONE_MAX_PARTS; ++i) be->cpu_sgemm(be->ctx, &rest[i]);
 }
 
+/* The GPU attempt: its work made here, then run by the backend. Out of line: the work (a plan,
+ * up to TSG_MAX_DEVICES panels) stays off the stack of every CPU call. */
+static __attribute__((noinline)) int run_gpu(const tsg_problem *p, const tsg_backends *be,
+                                             const tsg_gpu_limits *lim, const tsg_rates *r,
+                                             tsg_report *rep)
+{
+    tsg_gpu_work work;
+    tsg_gpu_work_make(p, lim, r, &work);
+    return be->gpu_sgemm(be->ctx, p, &work, &rep->done, rep->msg, sizeof rep->msg);
+}
+
 void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be, tsg_report *rep)
 {
     /* not memset: msg is 256 bytes, more than a tiny call's whole budget */
@@ -120,9 +164,10 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
     }
     tsg_rates rates;
     memset(&rates, 0, sizeof rates);
+    tsg_gpu_limits lim; /* gpu_ready fills it when it answers 1 */
     int usable = 0;
     if ((device || tsg_may_want_gpu(p, cfg)) && cfg->mode != TSG_MODE_CPU && be->gpu_ready)
-        usable = be->gpu_ready(be->ctx, &rates);
+        usable = be->gpu_ready(be->ctx, &rates, &lim);
     if (device) { /* only the GPU can run it: there, or not at all */
         rep->why = cfg->mode == TSG_MODE_CPU ? TSG_WHY_MODE_CPU
                    : usable                  ? TSG_WHY_DEVICE_OPERAND
@@ -131,7 +176,7 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
             rep->path = TSG_PATH_REFUSED;
             return;
         }
-        rep->gpu_status = be->gpu_sgemm(be->ctx, p, &rep->done, rep->msg, sizeof rep->msg);
+        rep->gpu_status = run_gpu(p, be, &lim, &rates, rep);
         rep->path = rep->gpu_status == 0 ? TSG_PATH_GPU : TSG_PATH_REFUSED;
         return;
     }
@@ -145,7 +190,7 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
         rep->path = TSG_PATH_CPU;
         return;
     }
-    rep->gpu_status = be->gpu_sgemm(be->ctx, p, &rep->done, rep->msg, sizeof rep->msg);
+    rep->gpu_status = run_gpu(p, be, &lim, &rates, rep);
     if (rep->gpu_status == 0) {
         rep->path = TSG_PATH_GPU;
         return;

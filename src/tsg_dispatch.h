@@ -15,6 +15,7 @@
 
 #include "tsg_config.h"
 #include "tsg_cost.h"
+#include "tsg_multi.h"
 #include "tsg_plan.h"
 #include "tsg_problem.h"
 
@@ -72,15 +73,56 @@ int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
 /* True when the decision may need the GPU, i.e. it is worth initialising one for this call. */
 int tsg_may_want_gpu(const tsg_problem *p, const tsg_policy *cfg);
 
+/* What the GPU backend can give one call now (the executor answers: gpu/tsg_gpu.h
+ * tsg_gpu_get_limits; tests answer for fake devices). */
+typedef struct tsg_gpu_limits {
+    tsg_plan_limits plan; /* a call through the pipeline on one device (src/tsg_plan.h)        */
+    int devices;          /* device slots one call may be split over now (<= 1: one device)    */
+} tsg_gpu_limits;
+
+/* How a GPU call runs. */
+typedef enum tsg_gpu_how {
+    TSG_GPU_IN_PLACE = 0, /* on the operands where they are: every operand device or managed
+                             memory and C device memory (or managed with beta = 0: a half-written
+                             C cannot mislead a retry), or only the scalar rules on a device C    */
+    TSG_GPU_PIPELINE,     /* on one device, host operands through the transfer pipeline (plan)  */
+    TSG_GPU_PANELS        /* over several devices: split's panels, each a pipelined call        */
+} tsg_gpu_how;
+
+/* The work dispatch hands the GPU backend with the problem: decided and planned here, once, so
+ * that the executor only runs it. */
+typedef struct tsg_gpu_work {
+    tsg_gpu_how how;
+    tsg_plan_limits limits; /* the limits `plan` and the panels' plans (tsg_multi_run) are made
+                               with                                                            */
+    int planned;            /* TSG_GPU_PIPELINE: 1 when `plan` is p's plan; 0 when not even its
+                               smallest pieces fit the device budget (the backend then fails
+                               the call with out-of-memory, and the CPU redoes it)             */
+    tsg_plan plan;
+    tsg_multi_split split;  /* TSG_GPU_PANELS: the panels, panel i on the i-th live slot         */
+} tsg_gpu_work;
+
+/*
+ * The GPU work of legal problem p under lim: TSG_GPU_IN_PLACE as said there; TSG_GPU_PANELS when
+ * lim->devices > 1, p is a real product (k > 0, alpha != 0) with every operand in host memory,
+ * and the count rule of src/tsg_multi.h (tsg_multi_devices, with rates r when usable, else the
+ * panel floors alone) and tsg_multi_split_make give several panels; otherwise TSG_GPU_PIPELINE
+ * with tsg_plan_make's plan under lim->plan. A pure function of its arguments.
+ */
+void tsg_gpu_work_make(const tsg_problem *p, const tsg_gpu_limits *lim, const tsg_rates *r,
+                       tsg_gpu_work *out);
+
 typedef struct tsg_backends {
     /* Makes the GPU usable (once per process; later calls return the cached answer) and fills
-     * *rates. Returns 1 when a GPU can take calls now, 0 otherwise. */
-    int (*gpu_ready)(void *ctx, tsg_rates *rates);
-    /* Runs p on the GPU. 0 = done (C holds the result). Nonzero = failed: *done says which part
-     * of C is final (tsg_plan.h); the rest holds the caller's original values (the backend
-     * writes C only from completed device work). msg: the reason. Also takes the scalar-rule
-     * cases (alpha = 0 or k = 0) when C is device memory. */
-    int (*gpu_sgemm)(void *ctx, const tsg_problem *p, tsg_done *done, char *msg, size_t msglen);
+     * *rates and *lim (what a call may get now). Returns 1 when a GPU can take calls now, 0
+     * otherwise (*lim then unused). */
+    int (*gpu_ready)(void *ctx, tsg_rates *rates, tsg_gpu_limits *lim);
+    /* Runs p on the GPU as `work` (tsg_gpu_work_make) says. 0 = done (C holds the result).
+     * Nonzero = failed: *done says which part of C is final (tsg_plan.h); the rest holds the
+     * caller's original values (the backend writes C only from completed device work). msg: the
+     * reason. Also takes the scalar-rule cases (alpha = 0 or k = 0) when C is device memory. */
+    int (*gpu_sgemm)(void *ctx, const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done,
+                     char *msg, size_t msglen);
     /* Runs p on the CPU BLAS; cannot fail. */
     void (*cpu_sgemm)(void *ctx, const tsg_problem *p);
     void *ctx;
@@ -107,9 +149,10 @@ typedef struct tsg_report {
 
 /*
  * Runs a legal problem: scalar rules first (no backend sees alpha = 0, k = 0 or an empty C, except
- * the GPU when C is device memory), then the decision, then the GPU with a CPU retry of exactly
- * the part not final on failure, or the CPU. A problem with a device operand runs on the GPU
- * whatever its size, or not at all (TSG_PATH_REFUSED).
+ * the GPU when C is device memory), then the decision, then the GPU (with the work of
+ * tsg_gpu_work_make) and a CPU retry of exactly the part not final on failure, or the CPU. A
+ * problem with a device operand runs on the GPU whatever its size, or not at all
+ * (TSG_PATH_REFUSED).
  */
 void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be, tsg_report *rep);
 

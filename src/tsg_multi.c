@@ -153,12 +153,13 @@ static void corner(const tsg_problem *p, const tsg_problem *q, int64_t *r0, int6
     *c0 = off / p->ldc;
 }
 
-static void init_task(tsg_multi_task *t, const tsg_problem *p, int64_t r0, int64_t c0,
-                      int64_t m, int64_t n, int slot)
+static void init_task(tsg_multi_task *t, const tsg_problem *p, const tsg_plan_limits *lim, int64_t r0,
+                      int64_t c0, int64_t m, int64_t n, int slot)
 {
     t->p = tsg_problem_window(p, r0, m, c0, n);
     t->r0 = r0, t->c0 = c0;
     t->slot = slot;
+    t->planned = tsg_plan_make(&t->p, lim, &t->plan) == 0;
     t->status = 0;
     t->done.bm = m, t->done.bn = n, t->done.blocks = 0, t->done.cols = 0, t->done.nparts = 0;
     t->msg[0] = '\0';
@@ -178,9 +179,9 @@ static void note_failure(int st, const char *why, int *worst, char *msg, size_t 
     }
 }
 
-int tsg_multi_run(const tsg_problem *p, const tsg_multi_split *s, tsg_multi_round_fn round,
-                  void *ctx, tsg_multi_task *tasks, tsg_done *done, tsg_multi_stats *st,
-                  char *msg, size_t len)
+int tsg_multi_run(const tsg_problem *p, const tsg_multi_split *s, const tsg_plan_limits *plan_limits,
+                  tsg_multi_round_fn round, void *ctx, tsg_multi_task *tasks, tsg_done *done,
+                  tsg_multi_stats *st, char *msg, size_t len)
 {
     const int n = s->count;
     memset(st, 0, sizeof *st);
@@ -189,7 +190,7 @@ int tsg_multi_run(const tsg_problem *p, const tsg_multi_split *s, tsg_multi_roun
     if (msg && len) msg[0] = '\0';
     for (int i = 0; i < n; ++i) {
         const tsg_multi_panel *pn = &s->panel[i];
-        init_task(&tasks[i], p, pn->r0, pn->c0, pn->m, pn->n, pn->slot);
+        init_task(&tasks[i], p, plan_limits, pn->r0, pn->c0, pn->m, pn->n, pn->slot);
     }
     round(ctx, tasks, n);
     int healthy[TSG_MAX_DEVICES], nh = 0;
@@ -214,7 +215,7 @@ int tsg_multi_run(const tsg_problem *p, const tsg_multi_split *s, tsg_multi_roun
             int64_t r0, c0;
             corner(p, &rest[k], &r0, &c0);
             if (nh > 0) { /* round 2: round-robin over the healthy slots */
-                init_task(&tasks[n + n2], p, r0, c0, rest[k].m, rest[k].n, healthy[n2 % nh]);
+                init_task(&tasks[n + n2], p, plan_limits, r0, c0, rest[k].m, rest[k].n, healthy[n2 % nh]);
                 n2++;
             } else { /* nothing final in it: the CPU's */
                 add_part(done, r0, c0, rest[k].m, rest[k].n, rest[k].m, rest[k].n, 0, 0);

@@ -5,7 +5,7 @@
  *
  * Owns: the panel split, the count rule (size floor and cost model), and the orchestration of the
  * rounds and of the report of what is final (tsg_done parts, src/tsg_plan.h). Must not: know CUDA,
- * threads, print, or depend on load: the executor (kernels/tsg_exec.cu) runs the tasks of a round
+ * threads, print, or depend on load: the executor (gpu/tsg_devices.cu) runs the tasks of a round
  * concurrently through a callback, unit tests run them on fake devices (tests/unit/test_multi.c).
  *
  * A device "slot" is an entry of the TSGEMM_DEVICE list; the same GPU may be listed twice ("0,0"),
@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
-extern "C" { /* kernels/tsg_exec.cu runs the rounds */
+extern "C" { /* gpu/tsg_devices.cu runs the rounds */
 #endif
 
 #include "tsg_config.h"
@@ -100,8 +100,8 @@ double tsg_estimate_multi_gpu_s(const tsg_problem *p, const tsg_rates *r,
 int tsg_multi_devices(const tsg_problem *p, int ndev, const tsg_rates *r,
                       const tsg_multi_limits *lim, double *est);
 
-/* The status that poisons a device's context (TSG_GPU_EFATAL of kernels/tsg_gpu.h, which src/
- * does not include; kernels/tsg_exec.cu checks that the two agree). */
+/* The status that poisons a device's context (TSG_GPU_EFATAL of gpu/tsg_gpu.h, which src/
+ * does not include; gpu/tsg_device.cu checks that the two agree). */
 #define TSG_MULTI_FATAL (-4)
 
 /* One sub-problem of a round, run by one device slot. */
@@ -109,6 +109,9 @@ typedef struct tsg_multi_task {
     tsg_problem p;  /* p restricted to the task's window of C                                 */
     int64_t r0, c0; /* the window's corner in the call's C                                   */
     int slot;       /* the device slot that runs it                                          */
+    int planned;    /* 1: plan is the pipeline's plan of p (tsg_plan_make under the run's
+                       limits); 0: not even its smallest pieces fit the device budget        */
+    tsg_plan plan;
     int status;     /* out: 0, or the backend's negative status                               */
     tsg_done done;  /* out on failure: what is final in the window (a one-device prefix)       */
     char msg[160];  /* out on failure: the reason                                            */
@@ -126,7 +129,9 @@ typedef struct tsg_multi_stats {
 } tsg_multi_stats;
 
 /*
- * Runs p over split s (s->count >= 1): round 1 runs every panel on its slot; every panel that
+ * Runs p over split s (s->count >= 1), each task planned under `plan_limits` (src/tsg_plan.h:
+ * what one pipelined call on one device may take; the executor only runs the plans): round 1
+ * runs every panel on its slot; every panel that
  * failed leaves at most two unfinished rectangles (tsg_done_remaining), handed round-robin, in
  * panel order, to the slots whose panel succeeded (round 2, at once); whatever is still not final
  * — nothing healthy was left, or a round-2 task failed too — is left to the caller's CPU retry.
@@ -136,9 +141,9 @@ typedef struct tsg_multi_stats {
  * msg, and *done (nparts > 0) says exactly which parts of C are final: everything else still
  * holds the caller's values. Never writes C itself.
  */
-int tsg_multi_run(const tsg_problem *p, const tsg_multi_split *s, tsg_multi_round_fn round,
-                  void *ctx, tsg_multi_task *tasks, tsg_done *done, tsg_multi_stats *st,
-                  char *msg, size_t len);
+int tsg_multi_run(const tsg_problem *p, const tsg_multi_split *s, const tsg_plan_limits *plan_limits,
+                  tsg_multi_round_fn round, void *ctx, tsg_multi_task *tasks, tsg_done *done,
+                  tsg_multi_stats *st, char *msg, size_t len);
 
 #ifdef __cplusplus
 }

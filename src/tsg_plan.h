@@ -126,7 +126,7 @@ static inline int64_t tsg_plan_klen(const tsg_plan *pl, int64_t k, int64_t c)
  *
  * tsg_plan_rounds: R. The rule, for resident plans whose C does not go up (`beta`, the beta the
  * kernels apply, is 0 — it is also 0 when the executor's scatters apply the caller's beta on the
- * host; kernels/tsg_exec.cu choose_modes): nk for 3-4 blocks and at least 2 chunks; for more
+ * host; gpu/tsg_pipeline.cu choose_modes): nk for 3-4 blocks and at least 2 chunks; for more
  * blocks nk - ceil(TSG_PLAN_TAIL_K / kc) when that is at least 1; otherwise 0. A beta the kernels
  * apply would move all of C up before the first round ends. force (TSGEMM_TEST_ORDER): 0 the rule,
  * 1 block-major, 2 chunk-major, 3 + r: r rounds (at most nk), for any resident plan (a bounded

@@ -23,19 +23,37 @@ Fn pick(bool ta, bool tb)
     return tb ? tf32::tf32_kernel<MATH, false, true, PIPE> : tf32::tf32_kernel<MATH, false, false, PIPE>;
 }
 
-/* the producer's load order per math (tsg_kernel_tf32.cuh, PIPE); variant 1 the other order */
-constexpr int PIPE_3X = 0, PIPE_1X = 1;
+/* the producer's load order per math (tsg_kernel_tf32.cuh, PIPE); variants 1 and 2 the others,
+ * in the order of PIPE after the default's (timed beside it by test_tf32_kernel). Order 2 (the next
+ * k-tile loaded while this one is stored) was the fastest for both maths on the H100
+ * (docs/results/h100-2026-12-05-tf32-run2.txt: 3xTF32 8192^3 NN 76.0 TFLOP/s against 55.1 for
+ * order 0 and 65.7 for 1; 1xTF32 110.5 against 63.2 and 68.4) */
+constexpr int PIPE_3X = 2, PIPE_1X = 2, VARIANTS = 3;
+
+template <int MATH, int DEF>
+Fn pick_variant(bool ta, bool tb, int variant)
+{
+    switch ((DEF + variant) % 3) {
+    case 0: return pick<MATH, 0>(ta, tb);
+    case 1: return pick<MATH, 1>(ta, tb);
+    default: return pick<MATH, 2>(ta, tb);
+    }
+}
 
 Fn pick_fn(int math, bool ta, bool tb, int variant = 0)
 {
-    if (math == MATH_3XTF32)
-        return variant ? pick<MATH_3XTF32, 1 - PIPE_3X>(ta, tb) : pick<MATH_3XTF32, PIPE_3X>(ta, tb);
-    return variant ? pick<MATH_TF32, 1 - PIPE_1X>(ta, tb) : pick<MATH_TF32, PIPE_1X>(ta, tb);
+    if (math == MATH_3XTF32) return pick_variant<MATH_3XTF32, PIPE_3X>(ta, tb, variant);
+    return pick_variant<MATH_TF32, PIPE_1X>(ta, tb, variant);
 }
 
 int smem_of(int math)
 {
     return math == MATH_3XTF32 ? tf32::Cfg<MATH_3XTF32>::SMEM_BYTES : tf32::Cfg<MATH_TF32>::SMEM_BYTES;
+}
+
+bool pool_fits(int math, int regs)
+{
+    return math == MATH_3XTF32 ? tf32::Cfg<MATH_3XTF32>::fits(regs) : tf32::Cfg<MATH_TF32>::fits(regs);
 }
 
 /* one flag for the process: the family needs compute capability 9.0 and the sm_90a image
@@ -58,7 +76,7 @@ int tf32_init()
         return 0;
     }
     for (int math = MATH_3XTF32; math <= MATH_TF32; ++math)
-        for (int p = 0; p < 8; ++p) {
+        for (int p = 0; p < 4 * VARIANTS; ++p) {
             const Fn f = pick_fn(math, p & 1, p & 2, p >> 2);
             cudaFuncAttributes a;
             e = cudaFuncGetAttributes(&a, f);
@@ -68,6 +86,12 @@ int tf32_init()
                 return 0;
             }
             if (e != cudaSuccess) return (int)e;
+            /* setmaxnreg's pool is what the kernel is launched with: a count the roles cannot share
+             * out would make a consumer wait forever (tsg_kernel_tf32.cuh, "registers") */
+            if (!pool_fits(math, a.numRegs)) {
+                g_state = -1;
+                return 0;
+            }
             e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_of(math));
             if (e != cudaSuccess) return (int)e;
         }
@@ -90,7 +114,7 @@ bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_
     return true;
 }
 
-/* tf32_sgemm with the other producer load order (variant 1): the test's A/B, not in the header */
+/* tf32_sgemm with another producer load order (variant 1 or 2): the test's A/B, not in the header */
 int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
                        void *stream)

@@ -4,29 +4,39 @@
  * Needs sm_90a (wgmma, setmaxnreg): built for that target only (CMakeLists.txt, tsg_kernels_tf32).
  *
  * Owns: this family's kernel, its producer (global loads, the TF32 split, the swizzled K-major
- * shared tiles) and its consumers (wgmma, promotion, the write-back). Borrows from
- * tsg_kernel_ws.cuh the mbarrier helpers and setmaxnreg, and tile_coords (tsg_kernel_simt.cuh).
+ * shared tiles, the non-finite flags) and its consumers (wgmma, promotion, the write-back, the
+ * FP32 path of a tile with non-finite inputs). Borrows from tsg_kernel_ws.cuh the mbarrier
+ * helpers and setmaxnreg, and tile_coords.
  *
  * The block (THREADS = 384): warpgroups 0 and 1 are consumers, each owning 64 rows of the
  * 128 x 128 C tile (wgmma m64n128k8); warpgroup 2 is the producer. The grid is persistent: block
  * b takes tiles b, b + gridDim.x, ... in tile_coords' order; the producer runs ahead across tiles.
- *  - producer, per k-tile of BK = 32: waits for the stage to be empty, loads the 128 x 32 slices
- *    of op(A) and op(B) into registers (16-byte loads; zero for elements outside the operand),
- *    splits each element x into big = cvt.rna.tf32(x) and small = cvt.rna.tf32(x - big)
- *    (3xTF32; 1xTF32 keeps big only), stores them K-major with the 128-byte swizzle, fences the
- *    generic-proxy stores for the async proxy (fence.proxy.async.shared::cta) and arrives on the
- *    stage's "full" mbarrier (128 arrivals).
- *  - consumers, per k-tile: wait on "full"; 3xTF32 issues X += small_A*big_B, X += big_A*small_B
- *    (4 k8 steps each, X a wgmma accumulator kept across the whole K: the cross terms are 2^-11
- *    of the product, their accumulation error is far below FP32's rounding) and then
- *    Y_t = big_A*big_B (4 k8 steps, the first overwriting), waits for the group, releases the stage
- *    ("empty", 256 arrivals) and promotes Y_t into the FP32 register sum Y (one RN add per element
- *    and k-tile: Hopper's tensor-core accumulation truncates, so only 12 products per k-tile go
- *    through it). The result is Y + X where Y is finite, Y where it is not: an Inf input makes the
- *    cross terms Inf * 0 = NaN where FP32 gives Inf, while Y carries the FP32 semantics
- *    (Inf*finite = Inf, Inf*0 = NaN, NaN propagates). 1xTF32 accumulates big_A*big_B in the wgmma
- *    accumulator over the whole K (TF32's input rounding dominates its error) and keeps one group
- *    in flight, releasing stage s when the group of the next k-tile has been issued.
+ *  - producer, per k-tile of BK = 32: loads the 128 x 32 slices of op(A) and op(B) into registers
+ *    (16-byte loads; zero for elements outside the operand), waits for the stage to be empty,
+ *    splits each element x into big = cvt.rna.tf32(x) and small = cvt.rna.tf32(x - big) (3xTF32;
+ *    1xTF32 keeps big only), stores them K-major with the 128-byte swizzle, records per warp
+ *    whether any big part is not finite (an Inf or NaN input, or a finite x that rounds to Inf),
+ *    fences the generic-proxy stores for the async proxy (fence.proxy.async.shared::cta) and
+ *    arrives on the stage's "full" mbarrier (128 arrivals).
+ *  - consumers, 3xTF32, per k-tile: wait on "full", read the stage's flags, issue
+ *    T = small_A*big_B + big_A*small_B + big_A*big_B (12 wgmma k8 steps into one accumulator, the
+ *    small terms first), wait for the group, release the stage ("empty", 256 arrivals) and
+ *    promote T into the FP32 register sum Y with one round-to-nearest add per element: Hopper's
+ *    tensor-core accumulation aligns and truncates, so only one k-tile's products go through it
+ *    (docs/NOTES.md "3xTF32: prediction": never promoting costs 3-200x FP32's error).
+ *    1xTF32 accumulates big_A*big_B over the whole K in the wgmma accumulator (the operands' own
+ *    TF32 rounding, 2^-11, dominates its error) and keeps one group in flight, releasing stage s
+ *    when the group of the next k-tile has been issued.
+ *  - non-finite inputs: a tile whose slices had any flag set is recomputed by its consumers in
+ *    FP32 (fmaf over k in order, operands read from global memory) and written back from that:
+ *    NaN and Inf then come out exactly as the FP32 kernels give them (the split would turn
+ *    Inf * 0 and Inf - Inf into other classes). Such tiles are slow; they are rare.
+ *  - registers: setmaxnreg.inc draws registers from those the other role gave back with .dec,
+ *    so CTHREADS * (CREG - R0) + PTHREADS * (PREG - R0) <= 0 with R0 the count the kernel is
+ *    launched with (ptxas's, 168 under __launch_bounds__(384, 1)); a request the pool cannot
+ *    meet waits forever. Cfg checks it for R0 = 168; tf32_init checks the real count and leaves
+ *    the family unavailable where it does not hold. 3xTF32's consumers take registers (two
+ *    64-float accumulators), 1xTF32's give them to the producer (one accumulator).
  *  - shared layout of one operand slice (R = 128 rows of m or n, 32 k): row r at r * 128 bytes,
  *    its 16-byte chunk c (k = 4c .. 4c+3) at chunk position c ^ (r mod 8): the 128-byte swizzle
  *    (PTX ISA 9.7.15.5.1, "Shared Memory Matrix Layout", K-major, 128B swizzling: 8 rows x 128
@@ -62,10 +72,22 @@ namespace tf32 {
 constexpr int BM = 128, BN = 128, BK = 32;
 constexpr int CTHREADS = 256, PTHREADS = 128, THREADS = CTHREADS + PTHREADS;
 constexpr int SLICE_BYTES = BM * BK * 4; /* one operand slice, one part: 16 KiB */
+/* registers per thread the kernel is launched with: ptxas's count under __launch_bounds__(THREADS, 1)
+ * (65536 / 384 rounded down to a multiple of 8); tf32_init checks the real one */
+constexpr int R0 = 168;
+
+/* this role's registers per thread from here on: setmaxnreg.inc above R0, .dec below */
+template <int R>
+static __device__ __forceinline__ void regs_to()
+{
+    if (R > R0) ws::regs_inc<R>();
+    else if (R < R0) ws::regs_dec<R>();
+}
 static_assert(BM == BN, "both operands' slices share one loader geometry");
 
-/* MATH: MATH_3XTF32 (parts big and small) or MATH_TF32 (big only). Registers after setmaxnreg:
- * 256 CREG + 128 PREG <= 65536, and per scheduler 64 CREG + 32 PREG <= 16384. */
+/* MATH: MATH_3XTF32 (parts big and small) or MATH_TF32 (big only). Registers per thread after
+ * setmaxnreg: consumers CREG, producer PREG, multiples of 8 with PREG <= R0 <= CREG for the launch
+ * count R0, and the consumers' growth paid by the producer's shrinking (file comment). */
 template <int MATH>
 struct Cfg {
     static constexpr bool X3 = MATH == MATH_3XTF32;
@@ -73,17 +95,25 @@ struct Cfg {
     static constexpr int STAGE_BYTES = 2 * PARTS * SLICE_BYTES; /* [A big][B big]([A small][B small]) */
     static constexpr int STAGES = X3 ? 3 : 6;
     static constexpr int BAR_OFF = STAGES * STAGE_BYTES;
-    static constexpr int SMEM_BYTES = 1024 + BAR_OFF + 2 * STAGES * 8; /* + 1024: alignment slack */
+    static constexpr int FLAG_OFF = BAR_OFF + 2 * STAGES * 8; /* uint32 flags[STAGES][4]: per producer warp */
+    static constexpr int SMEM_BYTES = 1024 + FLAG_OFF + 16 * STAGES; /* + 1024: alignment slack */
 #ifndef TSG_TF32_CREG3
-#define TSG_TF32_CREG3 200
-#define TSG_TF32_PREG3 112
+#define TSG_TF32_CREG3 176
+#define TSG_TF32_PREG3 152
 #endif
 #ifndef TSG_TF32_CREG1
-#define TSG_TF32_CREG1 160
-#define TSG_TF32_PREG1 152
+#define TSG_TF32_CREG1 152
+#define TSG_TF32_PREG1 200
 #endif
     static constexpr int CREG = X3 ? TSG_TF32_CREG3 : TSG_TF32_CREG1, PREG = X3 ? TSG_TF32_PREG3 : TSG_TF32_PREG1;
-    static_assert(CTHREADS * CREG + PTHREADS * PREG <= 65536 && 64 * CREG + 32 * PREG <= 16384, "registers");
+    /* the pool rule for a launch count r0: what one role takes beyond r0 the other gives back */
+    static constexpr bool fits(int r0)
+    {
+        return CTHREADS * (CREG - r0) + PTHREADS * (PREG - r0) <= 0 && (CREG - r0) * (PREG - r0) <= 0;
+    }
+    static_assert(CREG % 8 == 0 && PREG % 8 == 0 && CREG <= 256 && PREG <= 256 && CREG >= 24 && PREG >= 24,
+                  "setmaxnreg counts");
+    static_assert(fits(R0), "setmaxnreg: what one role takes must be given back by the other");
     static_assert(SMEM_BYTES <= 227 * 1024, "shared memory per block");
 };
 
@@ -94,17 +124,13 @@ static __device__ __forceinline__ uint32_t to_tf32(float x)
     return r;
 }
 
-/* big = x rounded to nearest TF32 (x's 19 high bits: truncation where rounding would overflow a
- * finite x to Inf); small = TF32(x - big), x - big exact in FP32; small = 0 for x = +-Inf (x - big
- * would be NaN). NaN stays NaN in big. */
+/* big = x rounded to nearest TF32, small = TF32(x - big) (x - big is exact in FP32). A non-finite
+ * big (x Inf or NaN, or a finite x within half a TF32 step of FLT_MAX) makes small meaningless:
+ * the producer flags it (Slice::store) and the tile is recomputed in FP32. */
 static __device__ __forceinline__ void split(float x, uint32_t &big, uint32_t &small)
 {
-    uint32_t b = to_tf32(x);
-    if ((b & 0x7fffffffu) == 0x7f800000u && fabsf(x) != __int_as_float(0x7f800000))
-        b = __float_as_uint(x) & 0xffffe000u;
-    big = b;
-    const float s = x - __uint_as_float(b);
-    small = isinf(x) ? 0u : to_tf32(s);
+    big = to_tf32(x);
+    small = to_tf32(x - __uint_as_float(big));
 }
 
 static __device__ __forceinline__ void st_shared_v4(uint32_t addr, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
@@ -163,9 +189,10 @@ struct Slice {
         }
     }
 
-    /* the split parts into the slice tiles at shared addresses big_t / small_t (PARTS 2) */
+    /* the split parts into the slice tiles at shared addresses big_t / small_t (PARTS 2); nf
+     * becomes NaN (and stays so) when a big part is not finite: big * 0 is 0 for every finite big */
     template <int PARTS>
-    __device__ __forceinline__ void store(uint32_t big_t, uint32_t small_t, int pt) const
+    __device__ __forceinline__ void store(uint32_t big_t, uint32_t small_t, int pt, float &nf) const
     {
         const int l = pt % 32, w = pt / 32;
 #pragma unroll
@@ -176,6 +203,7 @@ struct Slice {
             for (int j = 0; j < 4; ++j) {
                 if (PARTS == 2) split(e[j], b[j], s[j]);
                 else b[j] = to_tf32(e[j]), s[j] = 0;
+                nf = __fmaf_rn(__uint_as_float(b[j]), 0.0f, nf);
             }
             if (KC) {
                 const int r = pt / 8 + 16 * i, c = pt % 8;
@@ -249,11 +277,35 @@ static __device__ __forceinline__ void wgmma_128(float (&d)[64], uint64_t da, ui
 #endif
 }
 
+/* one element of C from an FP32 result v: beta == 0 never reads C */
+static __device__ __forceinline__ void put(float *__restrict__ C, int64_t ldc, int64_t r, int64_t c, float alpha,
+                                           float v, float beta)
+{
+    float *p = C + r + c * ldc;
+    *p = beta == 0.0f ? alpha * v : fmaf(alpha, v, beta * *p);
+}
+
+/* C(r, c) of a tile with non-finite inputs, in FP32: fmaf over k in order, as an FFMA kernel's
+ * thread does, so that NaN and Inf come out as the FP32 kernels give them */
+template <bool TA, bool TB>
+static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *__restrict__ A, int64_t lda,
+                                 const float *__restrict__ B, int64_t ldb)
+{
+    float s = 0.0f;
+    for (int64_t kk = 0; kk < k; ++kk) {
+        const float a = TA ? A[kk + r * lda] : A[r + kk * lda];
+        const float b = TB ? B[c + kk * ldb] : B[kk + c * ldb];
+        s = fmaf(a, b, s);
+    }
+    return s;
+}
+
 /*
  * The kernel: C = alpha*op(A)*op(B) + beta*C, m, n, k >= 1; TA / TB as transa / transb == 'T'.
- * Dynamic shared memory Cfg<MATH>::SMEM_BYTES. PIPE: 1 the producer issues both slices' loads
- * before storing either (64 data registers live), 0 op(A)'s slice is stored before op(B)'s is
- * loaded (32 live: no spill at the 3xTF32 producer's register count).
+ * Dynamic shared memory Cfg<MATH>::SMEM_BYTES. PIPE, the producer's order: 0 op(A)'s slice is
+ * stored before op(B)'s is loaded (32 data registers live); 1 both slices' loads are issued before
+ * either is stored (64 live); 2 the next k-tile's slices are loaded while this one's are stored
+ * (64 live, a stage's time to cover the loads).
  */
 template <int MATH, bool TA, bool TB, int PIPE>
 __global__ void __launch_bounds__(THREADS, 1)
@@ -266,6 +318,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     const uint32_t s_raw = (uint32_t)__cvta_generic_to_shared(smem_raw);
     const uint32_t s_base = (s_raw + 1023u) & ~1023u;
     const uint32_t bar_full = s_base + CF::BAR_OFF, bar_empty = bar_full + 8 * S;
+    uint32_t *const flags = reinterpret_cast<uint32_t *>(smem_raw + (s_base - s_raw) + CF::FLAG_OFF);
 
     const int t = threadIdx.x;
     if (t == 0) {
@@ -283,69 +336,119 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 
     if (t >= CTHREADS) {
         /* ---- producer ---- */
-        ws::regs_dec<CF::PREG>();
+        regs_to<CF::PREG>();
         const int pt = t - CTHREADS;
         int st = 0;
         uint32_t ph = 0;
         Slice<TA> sa;  /* op(A) m x k: TA: A[k + m lda] contiguous along k */
         Slice<!TB> sb; /* op(B) k x n: !TB: B[k + n ldb] contiguous along k */
-        for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-            int64_t bm, bn;
-            tile_coords(tile, tiles_m, tiles_n, &bm, &bn);
-            const int64_t m0 = bm * BM, n0 = bn * BN;
-            const int64_t a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
-            for (int64_t kt = 0; kt < ktiles; ++kt) {
-                const int64_t k0 = kt * BK;
+        if (PIPE == 2) {
+            /* rolling: the slices of the next (tile, k-tile) are loaded while this one's are stored,
+             * across tile boundaries too, so a whole stage's time covers the loads' latency */
+            int64_t tile = blockIdx.x, kt = 0, m0 = 0, n0 = 0, a_full = 0, b_full = 0;
+            auto coords = [&](int64_t tl) {
+                int64_t bm, bn;
+                tile_coords(tl, tiles_m, tiles_n, &bm, &bn);
+                m0 = bm * BM, n0 = bn * BN;
+                a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
+            };
+            auto load_a = [&](int64_t kk) {
+                if (kk < a_full) sa.template load<true>(A, lda, m0, m, kk * BK, k, pt);
+                else sa.template load<false>(A, lda, m0, m, kk * BK, k, pt);
+            };
+            auto load_b = [&](int64_t kk) {
+                if (kk < b_full) sb.template load<true>(B, ldb, n0, n, kk * BK, k, pt);
+                else sb.template load<false>(B, ldb, n0, n, kk * BK, k, pt);
+            };
+            if (tile < tiles) {
+                coords(tile);
+                load_a(0);
+                load_b(0);
+            }
+            while (tile < tiles) {
+                int64_t nkt = kt + 1, ntile = tile;
+                if (nkt == ktiles) nkt = 0, ntile += gridDim.x;
+                const bool more = ntile < tiles;
                 const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
-                if (kt < a_full) sa.template load<true>(A, lda, m0, m, k0, k, pt);
-                else sa.template load<false>(A, lda, m0, m, k0, k, pt);
-                if (PIPE) { /* both slices' loads in flight at once */
-                    if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
-                    else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
-                }
+                float nf = 0.0f;
                 ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
-                sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt);
-                if (!PIPE) {
-                    if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
-                    else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
-                }
-                sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt);
+                sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
+                if (more && ntile != tile) coords(ntile);
+                if (more) load_a(nkt);
+                sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                if (more) load_b(nkt);
+                const unsigned bad = __any_sync(0xffffffffu, nf != nf);
+                if (pt % 32 == 0) flags[4 * st + pt / 32] = bad;
                 fence_proxy_async();
                 ws::mbar_arrive(bar_full + 8 * st);
                 if (++st == S) st = 0, ph ^= 1;
+                tile = ntile, kt = nkt;
+            }
+        } else {
+            for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                int64_t bm, bn;
+                tile_coords(tile, tiles_m, tiles_n, &bm, &bn);
+                const int64_t m0 = bm * BM, n0 = bn * BN;
+                const int64_t a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
+                for (int64_t kt = 0; kt < ktiles; ++kt) {
+                    const int64_t k0 = kt * BK;
+                    const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                    float nf = 0.0f;
+                    if (kt < a_full) sa.template load<true>(A, lda, m0, m, k0, k, pt);
+                    else sa.template load<false>(A, lda, m0, m, k0, k, pt);
+                    if (PIPE) { /* both slices' loads in flight at once */
+                        if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
+                        else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                    }
+                    ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
+                    sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
+                    if (!PIPE) {
+                        if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
+                        else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                    }
+                    sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                    const unsigned bad = __any_sync(0xffffffffu, nf != nf);
+                    if (pt % 32 == 0) flags[4 * st + pt / 32] = bad;
+                    fence_proxy_async();
+                    ws::mbar_arrive(bar_full + 8 * st);
+                    if (++st == S) st = 0, ph ^= 1;
+                }
             }
         }
     } else {
         /* ---- consumers ---- */
-        ws::regs_inc<CF::CREG>();
+        regs_to<CF::CREG>();
         const int wg = t / 128, w = (t % 128) / 32, l = t % 32;
         const uint32_t a_off = (uint32_t)(wg * 64 * 128); /* this warpgroup's 64 rows of the A slice */
         int st = 0;
         uint32_t ph = 0;
         for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-            float y[64], yt[64], x[64];
+            float y[64];
+            uint32_t bad = 0;
 #pragma unroll
-            for (int i = 0; i < 64; ++i) y[i] = 0.0f, x[i] = 0.0f, yt[i] = 0.0f;
+            for (int i = 0; i < 64; ++i) y[i] = 0.0f;
             if (CF::X3) {
+                float yt[64];
+#pragma unroll
+                for (int i = 0; i < 64; ++i) yt[i] = 0.0f;
                 for (int64_t kt = 0; kt < ktiles; ++kt) {
                     ws::mbar_wait(bar_full + 8 * st, ph);
+                    const uint4 f = *reinterpret_cast<const uint4 *>(flags + 4 * st);
+                    bad |= f.x | f.y | f.z | f.w;
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     const uint32_t ab = sbase + a_off, bb = sbase + SLICE_BYTES;
                     const uint32_t as = sbase + 2 * SLICE_BYTES + a_off, bs = sbase + 3 * SLICE_BYTES;
-                    reg_fence(x);
                     reg_fence(yt);
                     wg_fence();
 #pragma unroll
                     for (int kk = 0; kk < 4; ++kk)
-                        wgmma_128(x, desc(as + 32 * kk), desc(bb + 32 * kk), 1u);
+                        wgmma_128(yt, desc(as + 32 * kk), desc(bb + 32 * kk), kk > 0 ? 1u : 0u);
 #pragma unroll
-                    for (int kk = 0; kk < 4; ++kk) wgmma_128(x, desc(ab + 32 * kk), desc(bs + 32 * kk), 1u);
+                    for (int kk = 0; kk < 4; ++kk) wgmma_128(yt, desc(ab + 32 * kk), desc(bs + 32 * kk), 1u);
 #pragma unroll
-                    for (int kk = 0; kk < 4; ++kk)
-                        wgmma_128(yt, desc(ab + 32 * kk), desc(bb + 32 * kk), kk > 0 ? 1u : 0u);
+                    for (int kk = 0; kk < 4; ++kk) wgmma_128(yt, desc(ab + 32 * kk), desc(bb + 32 * kk), 1u);
                     wg_commit();
                     wg_wait<0>();
-                    reg_fence(x);
                     reg_fence(yt);
                     ws::mbar_arrive(bar_empty + 8 * st);
 #pragma unroll
@@ -356,6 +459,8 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 int pst = 0;
                 for (int64_t kt = 0; kt < ktiles; ++kt) {
                     ws::mbar_wait(bar_full + 8 * st, ph);
+                    const uint4 f = *reinterpret_cast<const uint4 *>(flags + 4 * st);
+                    bad |= f.x | f.y | f.z | f.w;
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     const uint32_t ab = sbase + a_off, bb = sbase + SLICE_BYTES;
                     if (kt == 0) reg_fence(y);
@@ -380,16 +485,19 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
             int64_t bm, bn;
             tile_coords(tile, tiles_m, tiles_n, &bm, &bn);
             const int64_t r0 = bm * BM + wg * 64 + 16 * w + l / 4, c0 = bn * BN + 2 * (l % 4);
+            if (bad) { /* block-uniform: every consumer thread read the same flags */
+                for (int i = 0; i < 16; ++i)
+                    for (int e = 0; e < 4; ++e) {
+                        const int64_t r = r0 + 8 * (e / 2), c = c0 + 8 * i + e % 2;
+                        if (r < m && c < n) put(C, ldc, r, c, alpha, fp32_dot<TA, TB>(r, c, k, A, lda, B, ldb), beta);
+                    }
+            } else {
 #pragma unroll
-            for (int i = 0; i < 16; ++i) {
+                for (int i = 0; i < 16; ++i) {
 #pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const int64_t r = r0 + 8 * (e / 2), c = c0 + 8 * i + e % 2;
-                    float v = y[4 * i + e];
-                    if (CF::X3 && isfinite(v)) v += x[4 * i + e];
-                    if (r < m && c < n) {
-                        float *p = C + r + c * ldc;
-                        *p = beta == 0.0f ? alpha * v : fmaf(alpha, v, beta * *p);
+                    for (int e = 0; e < 4; ++e) {
+                        const int64_t r = r0 + 8 * (e / 2), c = c0 + 8 * i + e % 2;
+                        if (r < m && c < n) put(C, ldc, r, c, alpha, y[4 * i + e], beta);
                     }
                 }
             }

@@ -1,5 +1,5 @@
 /*
- * test_gpu_multi.c — one call over several device slots (src/tsg_multi.h, kernels/tsg_exec.cu
+ * test_gpu_multi.c — one call over several device slots (src/tsg_multi.h, gpu/tsg_devices.cu
  * tsg_gpu_sgemm_split) on a single GPU: TSGEMM_DEVICE=0,0 lists device 0 twice, so every large
  * call is cut into two panels that run at once as two pipelines (two workspaces: streams, pinned
  * slots, arenas) on the one GPU — the same code as on two GPUs. Linked to libtsgemm_fi (faults

@@ -1,5 +1,5 @@
 /*
- * tsg_gpu_fake.c — a stand-in GPU backend (kernels/tsg_gpu.h) for the CPU tier: the tests'
+ * tsg_gpu_fake.c — a stand-in GPU backend (gpu/tsg_gpu.h) for the CPU tier: the tests'
  * library libtsgemm_fake.so is the real shim/ and src/ over this file instead of the CUDA
  * executor, so the dispatch, the rates cache (read, write, lock), cancellation and signals run
  * on a machine without a GPU.
@@ -24,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../kernels/tsg_gpu.h"
-#include "../../kernels/tsg_pool.h"
+#include "../../gpu/tsg_gpu.h"
+#include "../../gpu/tsg_pool.h"
 #include "../../src/tsg_split.h"
 
 static atomic_int g_measures;
@@ -118,8 +118,21 @@ static void run_part(void *ctx, int part, int nparts)
     tsg_ref_sgemm(&w);
 }
 
-int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len)
+/* One device, limits as tsg_gpu_measure's rates say (8 GiB, 128 x 128 tiles, 132 slots). */
+void tsg_gpu_get_limits(tsg_gpu_limits *out)
 {
+    memset(out, 0, sizeof *out);
+    out->plan.device_bytes = 8.0 * (1 << 30);
+    out->plan.tile_m = out->plan.tile_n = 128;
+    out->plan.slots = 132;
+    out->plan.split_min_k = 256;
+    out->devices = 1;
+}
+
+/* Whatever the work says, the reference loop does all of C. */
+int tsg_gpu_sgemm(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg, size_t len)
+{
+    (void)work;
     done->bm = done->bn = 1;
     done->blocks = done->cols = 0;
     done->nparts = 0;
@@ -142,12 +155,6 @@ int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len)
     return TSG_GPU_OK;
 }
 
-int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done, char *msg,
-                        size_t len)
-{
-    (void)r;
-    return tsg_gpu_sgemm(p, done, msg, len);
-}
 
 int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                          const float *a, int64_t lda, const float *b, int64_t ldb, float beta,

@@ -1,12 +1,12 @@
 #!/bin/sh
 # check_test_knobs.sh CLIENT LIBTSGEMM LIBTSGEMM_FI — TSGEMM_TEST_* through the real libraries:
 # CLIENT (dlopen_loop.c) dlopens the library and makes one checked call on the CPU path, with a
-# valid tuning knob (TSGEMM_TEST_WS=0), a bad one (TSGEMM_TEST_TIMELINE=x) and TSGEMM_LOG=2. The
+# valid tuning knob (TSGEMM_TEST_ORDER=block), a bad one (TSGEMM_TEST_TIMELINE=x) and TSGEMM_LOG=2. The
 # twin tsgemm_fi reads the TSGEMM_TEST_* knobs, so it warns exactly once about the bad one; the
 # release library must not read them at all: not one line about any TSGEMM_TEST_* knob.
 client=$1 lib=$2 lib_fi=$3
 run() {
-  TSGEMM_MODE=cpu TSGEMM_LOG=2 TSGEMM_TEST_WS=0 TSGEMM_TEST_TIMELINE=x "$client" "$1" 1 2>&1
+  TSGEMM_MODE=cpu TSGEMM_LOG=2 TSGEMM_TEST_ORDER=block TSGEMM_TEST_TIMELINE=x "$client" "$1" 1 2>&1
 }
 out=$(run "$lib_fi"); rc=$?
 echo "== $lib_fi"; echo "$out"

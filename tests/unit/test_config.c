@@ -565,33 +565,32 @@ static void test_tuning_knobs(void **state)
     c = parse(zero);
     assert_int_equal(c.test_order, 3);
     assert_int_equal(c.test_ramp, 0); /* unset: the executor's rule */
-    const char *ramp_off[] = {"TSGEMM_TEST_RAMP=0", NULL}; /* v0.3's unit sizes */
+    const char *ramp_off[] = {"TSGEMM_TEST_RAMP=0", NULL}; /* v0.3's unit sizes: deleted */
     c = parse(ramp_off);
-    assert_int_equal(c.test_ramp, -1);
+    assert_int_equal(c.test_ramp, 0);
+    assert_int_equal(c.nwarn, 1);
     const char *ramp4[] = {"TSGEMM_TEST_RAMP=4", NULL}; /* four halving steps */
     c = parse(ramp4);
     assert_int_equal(c.test_ramp, 4);
     assert_int_equal(c.test_poll, 0); /* unset: the rule */
-    const char *poll_off[] = {"TSGEMM_TEST_POLL=0", NULL}; /* stored as the value + 1 */
-    assert_int_equal(parse(poll_off).test_poll, 1);
+    const char *poll_off[] = {"TSGEMM_TEST_POLL=0", NULL}; /* v0.10's blocking: deleted */
+    c = parse(poll_off);
+    assert_int_equal(c.test_poll, 0);
+    assert_int_equal(c.nwarn, 1);
     const char *poll_on[] = {"TSGEMM_TEST_POLL=1", NULL};
-    assert_int_equal(parse(poll_on).test_poll, 2);
+    assert_int_equal(parse(poll_on).test_poll, 1);
     const char *poll_two[] = {"TSGEMM_TEST_POLL=2", NULL}; /* removed in v0.11: the rule */
     assert_int_equal(parse(poll_two).test_poll, 0);
     const char *poll_bad[] = {"TSGEMM_TEST_POLL=on", NULL};
     assert_int_equal(parse(poll_bad).test_poll, 0);
-    assert_int_equal(c.test_ws, 0); /* unset: the rule */
-    const char *ws_off[] = {"TSGEMM_TEST_WS=0", NULL};
-    assert_int_equal(parse(ws_off).test_ws, 1);
-    const char *ws_on[] = {"TSGEMM_TEST_WS=1", NULL}; /* the rule's */
-    assert_int_equal(parse(ws_on).test_ws, 0);
-    assert_int_equal(c.test_streams, 0);
-    const char *one[] = {"TSGEMM_TEST_STREAMS=1", NULL};
-    c = parse(one);
-    assert_int_equal(c.test_streams, 1);
-    const char *two[] = {"TSGEMM_TEST_STREAMS=2", NULL}; /* the rule's */
-    c = parse(two);
-    assert_int_equal(c.test_streams, 0);
+    /* the switches that restored superseded paths are no knobs any more: read as nothing, no
+     * warning, the configuration of an empty environment */
+    const char *gone[] = {"TSGEMM_TEST_BETA=device", "TSGEMM_TEST_STREAMS=1", "TSGEMM_TEST_WS=0", NULL};
+    static tsg_config read, empty; /* parsed in place: tsg_config_parse clears every byte */
+    tsg_config_parse(&read, lookup, gone, PHYS);
+    tsg_config_parse(&empty, lookup, none, PHYS);
+    assert_int_equal(read.nwarn, 0);
+    assert_memory_equal(&read, &empty, sizeof read);
     assert_int_equal(c.test_timeline, 0);
     const char *tl[][2] = {{"TSGEMM_TEST_TIMELINE=1", NULL}, {"TSGEMM_TEST_TIMELINE=2", NULL},
                            {"TSGEMM_TEST_TIMELINE=7", NULL}, {"TSGEMM_TEST_TIMELINE=0", NULL}};
@@ -651,9 +650,8 @@ static void test_tuning_knobs_strict(void **state)
         {"TSGEMM_TEST_ORDER=rounds:1000001", "TSGEMM_TEST_ORDER"},
         {"TSGEMM_TEST_ORDER=rounds:", "TSGEMM_TEST_ORDER"},
         {"TSGEMM_TEST_ORDER=Block", "TSGEMM_TEST_ORDER"},
-        {"TSGEMM_TEST_BETA=host", "TSGEMM_TEST_BETA"},
-        {"TSGEMM_TEST_STREAMS=01", "TSGEMM_TEST_STREAMS"},
-        {"TSGEMM_TEST_WS=off", "TSGEMM_TEST_WS"},
+        {"TSGEMM_TEST_RAMP=0", "TSGEMM_TEST_RAMP"},
+        {"TSGEMM_TEST_POLL=0", "TSGEMM_TEST_POLL"},
         {"TSGEMM_TEST_POLL=2", "TSGEMM_TEST_POLL"},
         {"TSGEMM_TEST_COPY=fast", "TSGEMM_TEST_COPY"},
     };
@@ -668,21 +666,18 @@ static void test_tuning_knobs_strict(void **state)
         assert_int_equal(c.test_ramp, 0);
         assert_int_equal(c.test_touch, 0);
         assert_int_equal(c.test_order, 0);
-        assert_int_equal(c.test_beta, 0);
-        assert_int_equal(c.test_streams, 0);
-        assert_int_equal(c.test_ws, 0);
         assert_int_equal(c.test_poll, 0);
         assert_int_equal(c.test_copy, 0);
     }
     const char *good[] = {"TSGEMM_TEST_RAMP=10", "TSGEMM_TEST_TOUCH=64", "TSGEMM_TEST_ORDER=rounds:1000000",
-                          "TSGEMM_TEST_COPY=nt", "TSGEMM_TEST_BETA=device", "TSGEMM_TEST_TIMELINE=0", NULL};
+                          "TSGEMM_TEST_COPY=nt", "TSGEMM_TEST_POLL=1", "TSGEMM_TEST_TIMELINE=0", NULL};
     c = parse(good);
     assert_int_equal(c.nwarn, 0);
     assert_int_equal(c.test_ramp, 10);
     assert_int_equal(c.test_touch, 64);
     assert_int_equal(c.test_order, 3 + 1000000);
     assert_int_equal(c.test_copy, 2);
-    assert_int_equal(c.test_beta, 1);
+    assert_int_equal(c.test_poll, 1);
     const char *memcpy_[] = {"TSGEMM_TEST_COPY=memcpy", NULL};
     assert_int_equal(parse(memcpy_).test_copy, 1);
 }

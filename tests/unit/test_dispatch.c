@@ -475,24 +475,43 @@ static void test_knob_overrides(void **state)
 typedef struct fake {
     int usable;        /* what gpu_ready answers                          */
     int fail;          /* gpu_sgemm's status (0 = success)                */
+    tsg_gpu_how how;   /* the work gpu_sgemm was handed last               */
     tsg_done done;     /* what a failing GPU claims final                 */
     int ready_calls, gpu_calls, cpu_calls;
     int64_t cpu_m[4], cpu_n[4]; /* m, n of each CPU call                  */
     const float *cpu_c[4];
 } fake;
 
-static int fake_ready(void *ctx, tsg_rates *r)
+/* One H200-like device: the executor's limits with the default budgets (3/4 of 141 GiB over
+ * three workspaces, 16 MiB pinned slots). */
+static tsg_gpu_limits h200_limits(int devices)
+{
+    tsg_gpu_limits lim;
+    memset(&lim, 0, sizeof lim);
+    lim.plan.device_bytes = 0.75 * 141.0 * (1 << 30) / 3;
+    lim.plan.tile_m = lim.plan.tile_n = 128;
+    lim.plan.slots = 132;
+    lim.plan.split_min_k = 256;
+    lim.plan.max_rows = (16 << 20) / 4;
+    lim.devices = devices;
+    return lim;
+}
+
+static int fake_ready(void *ctx, tsg_rates *r, tsg_gpu_limits *lim)
 {
     fake *f = ctx;
     f->ready_calls++;
     *r = h200();
+    *lim = h200_limits(1);
     return f->usable;
 }
 
-static int fake_gpu(void *ctx, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
+static int fake_gpu(void *ctx, const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg,
+                    size_t len)
 {
     fake *f = ctx;
     f->gpu_calls++;
+    f->how = work->how;
     if (f->fail) {
         /* a partial result: write the final values of exactly the part it claims done — the
          * whole problem minus what tsg_done_remaining says is left */
@@ -791,6 +810,73 @@ static void test_fresh_c_first_touch(void **state)
     assert_int_equal(why, TSG_WHY_MODEL_GPU);
 }
 
+/* Two plans alike, field by field (a struct's padding is not part of it). */
+static void assert_same_plan(const tsg_plan *a, const tsg_plan *b)
+{
+    assert_true(a->bm == b->bm && a->bn == b->bn && a->gm == b->gm && a->gn == b->gn);
+    assert_true(a->kc == b->kc && a->nk == b->nk && a->split_kc == b->split_kc && a->splits == b->splits);
+    assert_true(a->resident == b->resident && a->device_bytes == b->device_bytes);
+}
+
+/* How a GPU call runs, decided and planned once here (tsg_gpu_work_make), for the executor to run:
+ * in place for device-accessible operands and the scalar rules, the pipeline with exactly
+ * tsg_plan_make's plan under the executor's limits, panels over several devices only for real
+ * products on host memory above the panel floors. */
+static void test_gpu_work(void **state)
+{
+    (void)state;
+    const tsg_rates r = h200_pipeline();
+    tsg_gpu_limits one = h200_limits(1), two = h200_limits(2);
+    tsg_gpu_work w;
+    tsg_problem p = square(4096);
+    tsg_gpu_work_make(&p, &one, &r, &w); /* host memory, one device: the pipeline */
+    assert_int_equal(w.how, TSG_GPU_PIPELINE);
+    assert_int_equal(w.planned, 1);
+    tsg_plan want;
+    assert_int_equal(tsg_plan_make(&p, &one.plan, &want), 0);
+    assert_same_plan(&w.plan, &want);
+    assert_memory_equal(&w.limits, &one.plan, sizeof one.plan);
+    tsg_gpu_work_make(&p, &two, NULL, &w); /* two devices, no rates: the panel floors alone */
+    assert_int_equal(w.how, TSG_GPU_PANELS);
+    tsg_multi_split split;
+    const tsg_multi_limits ml = {128, 128};
+    assert_int_equal(tsg_multi_split_make(&p, 2, NULL, &ml, &split), 2);
+    assert_int_equal(w.split.count, 2);
+    for (int i = 0; i < 2; ++i) {
+        const tsg_multi_panel *a = &w.split.panel[i], *b = &split.panel[i];
+        assert_true(a->r0 == b->r0 && a->c0 == b->c0 && a->m == b->m && a->n == b->n && a->slot == b->slot);
+    }
+    assert_memory_equal(&w.limits, &two.plan, sizeof two.plan); /* the panels' tasks plan with it */
+    tsg_problem small = square(256); /* below the panel floors: one device */
+    tsg_gpu_work_make(&small, &two, NULL, &w);
+    assert_int_equal(w.how, TSG_GPU_PIPELINE);
+    assert_int_equal(w.planned, 1);
+    tsg_problem dev = p; /* device operands: in place, never split */
+    dev.where_a = dev.where_b = dev.where_c = TSG_DEVICE;
+    tsg_gpu_work_make(&dev, &two, NULL, &w);
+    assert_int_equal(w.how, TSG_GPU_IN_PLACE);
+    tsg_problem managed = p; /* managed C in place only with beta = 0 */
+    managed.where_a = managed.where_b = managed.where_c = TSG_MANAGED;
+    tsg_gpu_work_make(&managed, &one, &r, &w);
+    assert_int_equal(w.how, TSG_GPU_IN_PLACE);
+    managed.beta = 1.0f;
+    tsg_gpu_work_make(&managed, &one, &r, &w);
+    assert_int_equal(w.how, TSG_GPU_PIPELINE);
+    tsg_problem mixed = dev; /* one host operand: the pipeline, on one device */
+    mixed.where_b = TSG_PINNED;
+    tsg_gpu_work_make(&mixed, &two, NULL, &w);
+    assert_int_equal(w.how, TSG_GPU_PIPELINE);
+    tsg_problem scale = dev; /* the scalar rules on a device C */
+    scale.alpha = 0.0f;
+    tsg_gpu_work_make(&scale, &one, &r, &w);
+    assert_int_equal(w.how, TSG_GPU_IN_PLACE);
+    tsg_gpu_limits tiny = h200_limits(1); /* nothing fits: not planned (the backend says ENOMEM) */
+    tiny.plan.device_bytes = 1024;
+    tsg_gpu_work_make(&p, &tiny, &r, &w);
+    assert_int_equal(w.how, TSG_GPU_PIPELINE);
+    assert_int_equal(w.planned, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -809,6 +895,7 @@ int main(void)
         cmocka_unit_test(test_device_operands),
         cmocka_unit_test(test_pipeline_overlap),
         cmocka_unit_test(test_pipeline_choices),
+        cmocka_unit_test(test_gpu_work),
         cmocka_unit_test(test_absent_gpu_and_tiny_calls),
         cmocka_unit_test(test_scalar_rules_before_any_backend),
     };

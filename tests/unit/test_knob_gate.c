@@ -23,7 +23,7 @@ static void test_gate(void **state)
     setenv("TSGEMM_LOG", "2", 1);
     setenv("TSGEMM_COPY_THREADS", "3", 1);
     setenv("TSGEMM_PINNED_MEMORY", "1M", 1);
-    setenv("TSGEMM_TEST_WS", "0", 1);
+    setenv("TSGEMM_TEST_TOUCH", "off", 1);
     setenv("TSGEMM_TEST_TIMELINE", "1", 1);
     setenv("TSGEMM_TEST_FAULT", "kernel:1", 1);
     setenv("TSGEMM_TEST_ORDER", "chunk", 1);
@@ -35,7 +35,7 @@ static void test_gate(void **state)
     assert_int_equal(c->copy_threads, 3);
     assert_true(c->pinned_memory == 1 << 20);
 #ifdef TSG_FAULT_INJECTION
-    assert_int_equal(c->test_ws, 1);
+    assert_int_equal(c->test_touch, -1);
     assert_int_equal(c->test_timeline, 1);
     assert_string_equal(c->test_fault, "kernel:1");
     assert_int_equal(c->test_order, 2);
@@ -43,7 +43,7 @@ static void test_gate(void **state)
     assert_int_equal(c->nwarn, 1);
     assert_non_null(strstr(c->warn[0], "TSGEMM_TEST_RAMP=\"x\""));
 #else
-    assert_int_equal(c->test_ws, 0);
+    assert_int_equal(c->test_touch, 0);
     assert_int_equal(c->test_timeline, 0);
     assert_string_equal(c->test_fault, "");
     assert_int_equal(c->test_order, 0);

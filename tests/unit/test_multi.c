@@ -229,12 +229,30 @@ static void compute(fake *f, const tsg_problem *q)
     mark(f, q);
 }
 
+/* The limits tsg_run's work carries here (be_ready): every task of every round is planned under
+ * them (fake_round checks it; the fake devices compute without the plans). */
+static tsg_plan_limits fake_plan_limits(void)
+{
+    tsg_plan_limits lim;
+    memset(&lim, 0, sizeof lim);
+    lim.device_bytes = 1e12;
+    lim.tile_m = BM, lim.tile_n = BN;
+    lim.slots = 8;
+    return lim;
+}
+
 static void fake_round(void *ctx, tsg_multi_task *tasks, int count)
 {
     fake *f = ctx;
     f->rounds++;
+    const tsg_plan_limits lim = fake_plan_limits();
     for (int t = 0; t < count; ++t) {
         tsg_multi_task *k = &tasks[t];
+        tsg_plan want; /* the task's own plan, made by tsg_multi_run: the executor makes none */
+        assert_int_equal(tsg_plan_make(&k->p, &lim, &want), 0);
+        assert_int_equal(k->planned, 1);
+        assert_true(k->plan.bm == want.bm && k->plan.bn == want.bn && k->plan.kc == want.kc &&
+                    k->plan.nk == want.nk && k->plan.splits == want.splits && k->plan.resident == want.resident);
         f->calls[k->slot]++;
         const fake_fail *ff = &f->fail[k->slot];
         const tsg_problem *q = &k->p;
@@ -275,17 +293,20 @@ typedef struct harness {
     tsg_multi_stats stats;
 } harness;
 
-static int be_ready(void *ctx, tsg_rates *r)
+static int be_ready(void *ctx, tsg_rates *r, tsg_gpu_limits *lim)
 {
     (void)ctx;
     memset(r, 0, sizeof *r);
+    lim->plan = fake_plan_limits();
+    lim->devices = TSG_MAX_DEVICES;
     return 1;
 }
 
-static int be_gpu(void *ctx, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
+static int be_gpu(void *ctx, const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg,
+                  size_t len)
 {
     harness *h = ctx;
-    return tsg_multi_run(p, &h->split, fake_round, &h->f, h->tasks, done, &h->stats, msg, len);
+    return tsg_multi_run(p, &h->split, &work->limits, fake_round, &h->f, h->tasks, done, &h->stats, msg, len);
 }
 
 static void be_cpu(void *ctx, const tsg_problem *p)

@@ -1,5 +1,5 @@
 /*
- * test_pool.c — kernels/tsg_pool.c, the copy-thread pool, on its own: no CUDA, no OpenBLAS, so
+ * test_pool.c — gpu/tsg_pool.c, the copy-thread pool, on its own: no CUDA, no OpenBLAS, so
  * the same source also runs under ThreadSanitizer (unit.pool_tsan).
  *
  * Proves: every part of every job runs exactly once; jobs from many submitting threads at once;

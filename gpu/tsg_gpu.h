@@ -1,11 +1,15 @@
 /*
- * tsg_gpu.h — the only bridge between host C and the CUDA code.
+ * tsg_gpu.h — the only bridge between host C and the CUDA code: the executor of gpu/ (its face is
+ * gpu/tsg_gpu.cu; the units behind it are listed in gpu/tsg_exec.h), which runs calls on the
+ * kernels of kernels/.
  *
- * kernels/ receives a canonical column-major problem (src/tsg_problem.h: transa/transb 'N' or
+ * The executor receives a canonical column-major problem (src/tsg_problem.h: transa/transb 'N' or
  * 'T', m n k, alpha, A lda, B ldb, beta, C ldc, and where each operand lives) and returns a
- * status; it knows nothing of CBLAS, xerbla, the environment or OpenBLAS, and it never prints.
- * Built without CUDA, tsg_gpu_stub.c implements this header and every function answers
- * TSG_GPU_ENODEV.
+ * status; it knows nothing of CBLAS, xerbla, the environment or OpenBLAS. It prints nothing,
+ * with one exception: the TSGEMM_TEST_TIMELINE lines on stderr (gpu/tsg_timeline.cu), which only
+ * the tests' twin library tsgemm_fi can be asked for (tsg_gpu_config.timeline; the release
+ * library never reads a TSGEMM_TEST_* knob). Built without CUDA, tsg_gpu_stub.c implements this
+ * header and every function answers TSG_GPU_ENODEV.
  *
  * All functions are thread-safe. None of them may be called in a forked child of a process that
  * initialised the GPU (the shim makes sure of that).
@@ -51,10 +55,8 @@ typedef struct tsg_gpu_config {
     int timeline;        /* TSGEMM_TEST_TIMELINE: print where each pipelined call's time went
                             (stderr; tuning experiments): 1 one line, 2 also the times of every
                             upload unit, launch and download unit (the first 160 of each)    */
-    int ramp;            /* TSGEMM_TEST_RAMP: -1 (=0) v0.3's unit sizes (first upload units
-                            full size, last block's download units without a 1 MiB floor);
-                            N > 0: the first N upload units are 1/2^N, ..., 1/2 of a unit;
-                            0 = the executor's rule (RAMP_STEPS)                             */
+    int ramp;            /* TSGEMM_TEST_RAMP: N > 0: the first N upload units are 1/2^N, ..., 1/2
+                            of a unit; 0 = the executor's rule (RAMP_STEPS)                  */
     double chunk_floats; /* TSGEMM_TEST_CHUNK: floats of A and B per K chunk (tuning
                             experiments); 0 = the plan's rule (src/tsg_plan.h)               */
     int order;           /* TSGEMM_TEST_ORDER: 1 block-major, 2 chunk-major pieces, 3 + R: R
@@ -64,20 +66,10 @@ typedef struct tsg_gpu_config {
                             threads (tuning experiments): 0 = the executor's rule, -1 = none
                             (the scatters fault the pages in), -2 = without the huge-page
                             advice, > 0 = in that many parts                                 */
-    int beta_on_device;  /* TSGEMM_TEST_BETA=device: beta != 0 with C in host memory sends C up
-                            and the kernels apply beta (before v0.8; the cost model still
-                            prices the rule's path); 0 = the executor's rule: C does not go
-                            up, the copy threads apply beta as they scatter C                 */
-    int compute_streams; /* TSGEMM_TEST_STREAMS=1: a pipelined call launches on one stream (v0.8
-                            and before; tuning A/B); 0 = the executor's rule: two streams, a C
-                            block's launches on one of them, when C has several blocks        */
-    int poll;            /* TSGEMM_TEST_POLL (tuning A/B): 1 the copy threads block when idle
-                            even inside a pipelined call (v0.10), 2 they poll inside one
-                            (tsg_pool_burst_begin); 0 = the executor's rule (POLL_IN_CALLS in
-                            kernels/tsg_exec.cu)                                              */
-    int no_ws;           /* TSGEMM_TEST_WS=0 (tuning A/B): the rule plans without the
-                            warp-specialized configuration 10 (kernels/tsg_kernel.h
-                            kernel_set_ws); 0 = the rule                                     */
+    int poll;            /* TSGEMM_TEST_POLL=1 (tuning A/B): the copy threads poll inside
+                            pipelined calls (tsg_pool_burst_begin) even where the rule has
+                            them block (fewer CPUs than copy threads + POLL_SPARE_CPUS);
+                            0 = the executor's rule                                          */
 } tsg_gpu_config;
 
 /*
@@ -131,36 +123,44 @@ int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len);
 int tsg_gpu_tf32_available(void);
 
 /*
- * C = alpha*op(A)*op(B) + beta*C with each operand where p->where_* says (src/tsg_problem.h):
- * host memory through the pipeline of src/tsg_plan.h (pageable: copy threads and pinned staging;
- * pinned: direct DMA), managed and device memory in place. Device operands must be on tsgemm's
- * GPU (else TSG_GPU_EPLACE, nothing done). Needs m, n > 0 and either a real product (k > 0,
- * alpha != 0) or C in device memory (the scalar rules then run on the GPU).
- * Reads A and B only within their extents (cols-1)*ld + rows, C only when beta != 0 and only its
- * m x n window; writes only the m x n window of C, and host C only from completed device work:
- * on failure *done says what is final (tsg_plan.h) and every other element of C's window holds
- * its original value. Returns when C is final (the call is synchronous); the calling thread's
- * current CUDA context is the same on return as before. msg receives the reason of a failure.
- * p->math picks the arithmetic: each launch with math != TSG_MATH_FP32 that the tensor-core
- * family takes (tsg::tf32_takes) runs on it, the others on the FP32 kernels; done->families
- * says which ran.
+ * What a call may get now (src/tsg_dispatch.h, which plans with it: tsg_gpu_work_make): the plan
+ * limits of a pipelined call on one device (a workspace's share of the device memory cap, the
+ * FP32 kernels' tile and wave, the split-K floor, a pinned slot's floats, the TSGEMM_TEST_BLOCK /
+ * _CHUNK sizes) and the device slots one call may be split over (1 with one slot; else the slots
+ * whose device had no sticky error, at most as many as the workspace budget holds). Requires a
+ * successful tsg_gpu_init.
  */
-int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len);
+void tsg_gpu_get_limits(tsg_gpu_limits *out);
 
 /*
- * tsg_gpu_sgemm over the device slots of tsg_gpu_set_devices. With one slot, a call that is not
- * a real product with A, B and C all in host memory, or when tsg_multi_devices (src/tsg_multi.h:
- * with rates r, the cost model; r = NULL, the panel size floors alone) picks one device: exactly
- * tsg_gpu_sgemm. Otherwise C is cut into one panel per slot (tsg_multi_split_make), each panel a
- * pipelined call of its own on its slot's device, all at once; a slot that fails hands its
- * unfinished rectangles to the slots that finished (tsg_multi_run). Slots whose device had a
- * sticky error are left out of later calls. Same contract as tsg_gpu_sgemm: on failure *done says
- * what is final (with nparts > 0: per part), every other element of C's window holds its
- * original value; returns 0 when all of C is final, even if a device failed on the way (counted
- * in tsg_gpu_pools.handoffs).
+ * C = alpha*op(A)*op(B) + beta*C with each operand where p->where_* says (src/tsg_problem.h), run
+ * as `work` says (src/tsg_dispatch.h tsg_gpu_work_make: the executor takes the decision and the
+ * plans it is handed, and makes none of its own):
+ *   TSG_GPU_IN_PLACE  managed and device memory used where it is, one launch; or the scalar rules
+ *                     on a device C;
+ *   TSG_GPU_PIPELINE  host memory through the pipeline with work->plan (pageable: copy threads and
+ *                     pinned staging; pinned: direct DMA); work->planned = 0: TSG_GPU_ENOMEM,
+ *                     nothing done;
+ *   TSG_GPU_PANELS    over the device slots of tsg_gpu_set_devices: work->split's panel i on the
+ *                     i-th slot whose device is still healthy, each a pipelined call of its own on
+ *                     its slot's device, all at once; a slot that fails hands its unfinished
+ *                     rectangles to the slots that finished (tsg_multi_run, which plans them
+ *                     under work->limits). Slots whose device had a sticky error are left out of
+ *                     later calls (tsg_gpu_get_limits). Returns 0 when all of C is final, even if
+ *                     a device failed on the way (counted in tsg_gpu_pools.handoffs; msg says why).
+ * Device operands must be on tsgemm's GPU (else TSG_GPU_EPLACE, nothing done). Needs m, n > 0 and
+ * either a real product (k > 0, alpha != 0) or C in device memory (the scalar rules then run on
+ * the GPU).
+ * Reads A and B only within their extents (cols-1)*ld + rows, C only when beta != 0 and only its
+ * m x n window; writes only the m x n window of C, and host C only from completed device work:
+ * on failure *done says what is final (tsg_plan.h; with nparts > 0: per part) and every other
+ * element of C's window holds its original value. Returns when C is final (the call is
+ * synchronous); the calling thread's current CUDA context is the same on return as before. msg
+ * receives the reason of a failure. p->math picks the arithmetic: each launch with math !=
+ * TSG_MATH_FP32 that the tensor-core family takes (tsg::tf32_takes) runs on it, the others on the
+ * FP32 kernels; done->families says which ran.
  */
-int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done, char *msg,
-                        size_t len);
+int tsg_gpu_sgemm(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg, size_t len);
 
 /*
  * The same on device pointers, enqueued on `stream` (cudaStream_t; NULL = legacy default).
@@ -221,7 +221,7 @@ int tsg_gpu_kernel_config_info(int config, char *buf, size_t len);
  * spec "STAGE:N" fails the N-th time (counted from 1, process-wide) STAGE is reached,
  * "STAGE:N:every" every N-th time; STAGE is alloc, pinned, upload, kernel, download, sync or any.
  * A suffix "@SLOT" ("kernel:1@1") counts only the stages reached while device slot SLOT runs a
- * panel of a call over several devices (tsg_gpu_sgemm_split), so one of two slots fails.
+ * panel of a call over several devices (TSG_GPU_PANELS), so one of two slots fails.
  * NULL or "" disarms. A release build has no such entry point.
  */
 void tsg_gpu_set_fault(const char *spec);

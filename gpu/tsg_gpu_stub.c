@@ -41,21 +41,20 @@ int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len)
     return nodev(msg, len);
 }
 
-int tsg_gpu_sgemm(const tsg_problem *p, tsg_done *done, char *msg, size_t len)
+void tsg_gpu_get_limits(tsg_gpu_limits *out)
 {
-    (void)p;
+    memset(out, 0, sizeof *out);
+    out->devices = 1;
+}
+
+int tsg_gpu_sgemm(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg, size_t len)
+{
+    (void)p, (void)work;
     done->bm = done->bn = 1;
     done->blocks = done->cols = 0;
     done->nparts = 0;
     done->families = 0;
     return nodev(msg, len);
-}
-
-int tsg_gpu_sgemm_split(const tsg_problem *p, const tsg_rates *r, tsg_done *done, char *msg,
-                        size_t len)
-{
-    (void)r;
-    return tsg_gpu_sgemm(p, done, msg, len);
 }
 
 int tsg_gpu_sgemm_device(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,

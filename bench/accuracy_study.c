@@ -1,0 +1,170 @@
+/*
+ * accuracy_study.c — the accuracy study of issue 36 (docs/ACCURACY.md): ||C - C64||_F / ||C64||_F
+ * against K for three input classes, tsgemm in each math (fp32, 3xtf32, tf32) beside cuBLAS FP32.
+ *
+ *   tsgemm-accuracy [--n N] [--k "256 1024 ..."]      CSV on stdout: class,k,column,error,ratio
+ *
+ * C = A * B, NN, column-major, m = n = N (default 512), k over the list (default 256 1024 4096
+ * 16384 65536); alpha 1, beta 0. A and B are drawn per (class, k) from a fixed seed:
+ *   uniform  uniform in [-1, 1)
+ *   samesign uniform in [0, 1)
+ *   wide     random sign, magnitude (1 + u) 2^e, u uniform in [0, 1), e uniform over the integers
+ *            -20 .. 20 (values spanning 2^-20 .. 2^21)
+ * The reference C64 is cuBLAS DGEMM on the same inputs converted to double (exact products, FP64
+ * sums). tsgemm runs through its public device-pointer entry (tsgemm_sgemm_device) after
+ * tsgemm_set_math, so each column is the path a CUDA caller gets; cuBLAS FP32 is cublasSgemm with
+ * CUBLAS_DEFAULT_MATH (no TF32). ratio = error / cuBLAS FP32's error on the same inputs.
+ * Exit 0 when every column ran, 1 on a CUDA / cuBLAS / tsgemm failure, 77 without a GPU.
+ * Not a test: it asserts nothing about the figures (test_tf32_kernel does, on its own grid).
+ */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsgemm.h"
+
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CB(x)                                                                                      \
+    do {                                                                                           \
+        cublasStatus_t s_ = (x);                                                                   \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
+            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #x, (int)s_);     \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static uint64_t g_state = 0x9e3779b97f4a7c15ull;
+static double next_unit(void) /* splitmix64 -> [0, 1) with 53 bits */
+{
+    uint64_t z = (g_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1.0p-53;
+}
+
+static float draw(int cls)
+{
+    if (cls == 0) return (float)(2.0 * next_unit() - 1.0);
+    if (cls == 1) return (float)next_unit();
+    const double u = next_unit(), s = next_unit() < 0.5 ? -1.0 : 1.0;
+    const int e = (int)(next_unit() * 41.0) - 20;
+    return (float)(s * ldexp(1.0 + u, e));
+}
+
+static double frob_rel(const float *c, const double *r, size_t count)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const double d = (double)c[i] - r[i];
+        num += d * d, den += r[i] * r[i];
+    }
+    return sqrt(num / den);
+}
+
+int main(int argc, char **argv)
+{
+    int n = 512;
+    char klist[256] = "256 1024 4096 16384 65536";
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--k") && i + 1 < argc) snprintf(klist, sizeof klist, "%s", argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [--n N] [--k \"K1 K2 ...\"]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (n < 1 || n > 8192) {
+        fprintf(stderr, "--n: 1 .. 8192\n");
+        return 2;
+    }
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    cublasHandle_t h;
+    CB(cublasCreate(&h));
+    CB(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    static const char *const cls_name[3] = {"uniform", "samesign", "wide"};
+    static const struct {
+        const char *name;
+        int math;
+    } cols[3] = {{"tsgemm-fp32", TSGEMM_MATH_FP32}, {"tsgemm-3xtf32", TSGEMM_MATH_3XTF32}, {"tsgemm-tf32", TSGEMM_MATH_TF32}};
+    char info[512];
+    tsgemm_kernel_info(info, sizeof info);
+    printf("# n = %d, NN, alpha 1, beta 0; reference cuBLAS DGEMM; %s\n", n, info);
+    printf("class,k,column,error,ratio\n");
+    const char *p = klist;
+    char *end;
+    for (long k = strtol(p, &end, 10); end != p; p = end, k = strtol(p, &end, 10)) {
+        if (k < 1 || k > (1L << 20)) {
+            fprintf(stderr, "k %ld: 1 .. 2^20\n", k);
+            return 2;
+        }
+        const size_t na = (size_t)n * k, nc = (size_t)n * n;
+        float *ha = malloc(na * 4), *hb = malloc(na * 4), *hc = malloc(nc * 4);
+        double *hr = malloc(nc * 8), *hd = malloc(na * 8);
+        float *da, *db, *dc;
+        double *dda, *ddb, *ddc;
+        if (!ha || !hb || !hc || !hr || !hd) {
+            fprintf(stderr, "out of host memory\n");
+            return 1;
+        }
+        CK(cudaMalloc((void **)&da, na * 4));
+        CK(cudaMalloc((void **)&db, na * 4));
+        CK(cudaMalloc((void **)&dc, nc * 4));
+        CK(cudaMalloc((void **)&dda, na * 8));
+        CK(cudaMalloc((void **)&ddb, na * 8));
+        CK(cudaMalloc((void **)&ddc, nc * 8));
+        for (int cls = 0; cls < 3; ++cls) {
+            for (size_t i = 0; i < na; ++i) ha[i] = draw(cls);
+            for (size_t i = 0; i < na; ++i) hb[i] = draw(cls);
+            CK(cudaMemcpy(da, ha, na * 4, cudaMemcpyHostToDevice));
+            CK(cudaMemcpy(db, hb, na * 4, cudaMemcpyHostToDevice));
+            for (size_t i = 0; i < na; ++i) hd[i] = ha[i];
+            CK(cudaMemcpy(dda, hd, na * 8, cudaMemcpyHostToDevice));
+            for (size_t i = 0; i < na; ++i) hd[i] = hb[i];
+            CK(cudaMemcpy(ddb, hd, na * 8, cudaMemcpyHostToDevice));
+            const double one = 1, zero = 0;
+            CB(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, (int)k, &one, dda, n, ddb, (int)k, &zero, ddc, n));
+            CK(cudaMemcpy(hr, ddc, nc * 8, cudaMemcpyDeviceToHost));
+            const float onef = 1, zerof = 0;
+            CK(cudaMemset(dc, 0xff, nc * 4));
+            CB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, (int)k, &onef, da, n, db, (int)k, &zerof, dc, n));
+            CK(cudaMemcpy(hc, dc, nc * 4, cudaMemcpyDeviceToHost));
+            const double ecub = frob_rel(hc, hr, nc);
+            printf("%s,%ld,cublas-fp32,%.4e,1.000\n", cls_name[cls], k, ecub);
+            for (int c = 0; c < 3; ++c) {
+                tsgemm_set_math(cols[c].math);
+                CK(cudaMemset(dc, 0xff, nc * 4));
+                if (tsgemm_sgemm_device('N', 'N', n, n, k, 1.0f, da, n, db, k, 0.0f, dc, n, NULL) != 0) {
+                    fprintf(stderr, "tsgemm_sgemm_device failed (%s, k %ld)\n", cols[c].name, k);
+                    return 1;
+                }
+                CK(cudaDeviceSynchronize());
+                CK(cudaMemcpy(hc, dc, nc * 4, cudaMemcpyDeviceToHost));
+                const double e = frob_rel(hc, hr, nc);
+                printf("%s,%ld,%s,%.4e,%.3f\n", cls_name[cls], k, cols[c].name, e, e / ecub);
+            }
+            fflush(stdout);
+        }
+        tsgemm_set_math(TSGEMM_MATH_FP32);
+        cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dda), cudaFree(ddb), cudaFree(ddc);
+        free(ha), free(hb), free(hc), free(hr), free(hd);
+    }
+    tsgemm_release();
+    cublasDestroy(h);
+    return 0;
+}

@@ -1,0 +1,226 @@
+/*
+ * tsg_measure.cu — the rates of this executor on this machine (tsg_gpu.h tsg_gpu_measure, for the
+ * cost model of src/tsg_cost.h), in a few tens of milliseconds.
+ *
+ * The pipeline's own rates: real calls from populated pageable memory (as a caller's operands
+ * are), each dominated by one term:
+ *   upload   8192 x 8 x 2048 and 8192 x 8 x 8192: A is 64 and 256 MiB up, B and C tiny; the rate
+ *            is the slope between the two (the sustained rate; one call's time over its bytes
+ *            read 29-33 GB/s where 1 GiB moved at 48-50, docs/NOTES.md v0.4);
+ *   download 4096 x 4096 x 8 and 8192 x 8192 x 8: C is 64 and 256 MiB down; likewise;
+ *   call     TSG_GPU_FIT_N^3 (256^3) calls, the mean less the slowest, and the best of a few 64^3
+ *            calls: the shim fits the model's fixed cost to the first (tsg_fit_gpu_latency) and
+ *            never below the second (before v0.12 the executor took a 512^3 call less its bytes,
+ *            and the model counted that call's kernel again: docs/NOTES.md "v0.12");
+ *   kernel   NN 2048^3 on device buffers with the configuration the per-shape rule picks for it
+ *            (one wave of tiles on an H200; configuration 7 since v0.4, where the rates up to
+ *            cache v9 timed configuration 0: 38 TFLOP/s, 17% under what large calls run at);
+ *            with math != fp32 the launch the call's math gets (launch_product: the tensor-core
+ *            family where it takes the shape), as do all the calls above (tsg_problem.math), so
+ *            each math's rates are its own (cached per math by the shim).
+ * These calls are the executor's own: they plan themselves (src/tsg_plan.h with plan_limits), as
+ * no call of a caller ever does.
+ */
+#include <stdio.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tsg_device.h"
+#include "tsg_exec.h"
+#include "tsg_pool.h"
+#include "../kernels/tsg_kernel.h"
+#include "../src/tsg_cost.h"
+
+namespace tsg {
+namespace gpu {
+
+namespace {
+
+constexpr int FIT_CALLS = 7; /* TSG_GPU_FIT_N^3 calls timed (after one to warm up) */
+constexpr int64_t KERNEL_N = 2048; /* the timed kernel's NN KERNEL_N^3 */
+
+/* The calls' host memory, mapped and populated: the big operand (A up, C down: 8192^2 floats)
+ * and a small buffer for the rest (B and C of the upload calls, A and B of the download calls,
+ * the fixed cost's operands). Never zeros. */
+struct HostBuffers {
+    static constexpr size_t SMALL = (size_t)1 << 20;
+    static constexpr size_t FLOATS = (size_t)8192 * 8192 + SMALL;
+    void *map = MAP_FAILED;
+    float *big = nullptr, *small = nullptr;
+
+    bool make()
+    {
+        map = mmap(nullptr, FLOATS * 4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        if (map == MAP_FAILED) return false;
+        float *host = (float *)map;
+        for (size_t i = 0; i < FLOATS; i += 1024) host[i] = (float)(i % 7) * 0.25f;
+        big = host;
+        small = host + (size_t)8192 * 8192;
+        return true;
+    }
+    ~HostBuffers()
+    {
+        if (map != MAP_FAILED) munmap(map, FLOATS * 4);
+    }
+};
+
+/* What the calls took (seconds; the kernel in ms), best (or all) of their repeats. */
+struct Times {
+    double up[2] = {1e30, 1e30}, down[2] = {1e30, 1e30}; /* 64 and 256 MiB */
+    double fit[FIT_CALLS] = {};
+    double lat64 = 1e30;
+    float kernel_ms = 1e30f;
+};
+
+/* One measurement: its workspace, math and error message. */
+struct Measure {
+    Workspace *w;
+    int math;
+    char *msg;
+    size_t len;
+    HostBuffers host;
+    Times t;
+
+    /* A pipelined NN call on host memory, packed operands, beta = 0, planned as a caller's call
+     * on one device would be. */
+    int host_call(int64_t m, int64_t n, int64_t k, const float *A, const float *B, float *C)
+    {
+        const tsg_problem p = {'N', 'N', m, n, k, 1.0f, 0.0f, A, m, B, k, C, m, TSG_HOST, TSG_HOST, TSG_HOST,
+                               (unsigned char)math, 0};
+        const tsg_plan_limits lim = plan_limits();
+        tsg_plan pl;
+        const bool planned = tsg_plan_make(&p, &lim, &pl) == 0;
+        tsg_done done;
+        return sgemm_pipeline(w, &p, planned ? &pl : nullptr, &lim, &done, msg, len);
+    }
+};
+
+/* Upload and download: r = 0 warms up (allocations, threads, page tables), then the best of four
+ * calls of each size (v0.10: of two; a slope between two close times is sensitive to either).
+ * The upload calls gather with memcpy (t_rates_memcpy), whatever way they end. */
+int time_transfers(Measure &M)
+{
+    float *big = M.host.big, *small = M.host.small;
+    for (int r = 0; r < 5; ++r)
+        for (int z = 0; z < 2; ++z) {
+            const int64_t big_side = z ? 8192 : 2048, c_side = z ? 8192 : 4096;
+            double s0 = now_s();
+            t_rates_memcpy = true;
+            int s = M.host_call(8192, 8, big_side, big, small, small + 8192 * 8);
+            t_rates_memcpy = false;
+            if (s) return s;
+            if (r) M.t.up[z] = std::min(M.t.up[z], now_s() - s0);
+            s0 = now_s();
+            if ((s = M.host_call(c_side, c_side, 8, small, small + 8192 * 8, big))) return s;
+            if (r) M.t.down[z] = std::min(M.t.down[z], now_s() - s0);
+        }
+    return TSG_GPU_OK;
+}
+
+/* The fixed cost's calls, with the rule's gathers as callers get them; A, B, C of the
+ * TSG_GPU_FIT_N^3 call in the small buffer (3 x 256 KiB). r = 0 warms up. */
+int time_calls(Measure &M)
+{
+    const int64_t F = TSG_GPU_FIT_N;
+    static_assert(3 * TSG_GPU_FIT_N * TSG_GPU_FIT_N <= (1 << 20), "fits the small buffer");
+    float *small = M.host.small;
+    for (int r = 0; r < FIT_CALLS + 1; ++r) {
+        double s0 = now_s();
+        int s = M.host_call(64, 64, 64, small, small + 4096, small + 8192);
+        if (s) return s;
+        M.t.lat64 = std::min(M.t.lat64, now_s() - s0);
+        s0 = now_s();
+        if ((s = M.host_call(F, F, F, small, small + F * F, small + 2 * F * F))) return s;
+        if (r) M.t.fit[r - 1] = now_s() - s0;
+    }
+    return TSG_GPU_OK;
+}
+
+/* The kernel: NN KERNEL_N^3 on hashed data in the arena, timed by events; r = 0 warms up. */
+int time_kernel(Measure &M)
+{
+    const int64_t N = KERNEL_N;
+    Workspace *w = M.w;
+    const int kcfg = tsg::kernel_plan('N', 'N', N, N, N, state.sms, 0, -1, 0).config;
+    int s = ensure_arena(w, (size_t)3 * N * N * 4, M.msg, M.len);
+    if (s) return s;
+    float *dA = w->arena, *dB = dA + N * N, *dC = dB + N * N;
+    cudaError_t e;
+    if ((e = (cudaError_t)tsg::kernel_fill(dA, N * N, 1u, w->s_comp)) != cudaSuccess ||
+        (e = (cudaError_t)tsg::kernel_fill(dB, N * N, 2u, w->s_comp)) != cudaSuccess)
+        return fail(e, "kernel_fill", M.msg, M.len);
+    cudaEvent_t t0 = nullptr, t1 = nullptr;
+    if ((e = cudaEventCreate(&t0)) != cudaSuccess || (e = cudaEventCreate(&t1)) != cudaSuccess) {
+        s = fail(e, "cudaEventCreate", M.msg, M.len);
+    } else {
+        for (int r = 0; r < 4 && e == cudaSuccess; ++r) {
+            unsigned fam = 0;
+            float ms;
+            if ((e = cudaEventRecord(t0, w->s_comp)) != cudaSuccess ||
+                (e = launch_product(M.math, kcfg, 'N', 'N', N, N, N, N, 1, 0, 0, 1.0f, dA, N, dB, N, 0.0f, dC,
+                                    N, nullptr, w->s_comp, &fam)) != cudaSuccess ||
+                (e = cudaEventRecord(t1, w->s_comp)) != cudaSuccess || (e = cudaEventSynchronize(t1)) != cudaSuccess ||
+                (e = cudaEventElapsedTime(&ms, t0, t1)) != cudaSuccess)
+                s = fail(e, "timed kernel launch", M.msg, M.len);
+            else if (r > 0)
+                M.t.kernel_ms = std::min(M.t.kernel_ms, ms);
+        }
+    }
+    if (t0) cudaEventDestroy(t0);
+    if (t1) cudaEventDestroy(t1);
+    return s;
+}
+
+/* The rates from the times. */
+void rates_from(const Times &t, tsg_gpu_rates *out)
+{
+    const double mib192 = (double)(256 - 64) * (1 << 20), mib256 = (double)256 * (1 << 20);
+    /* the slope, but never above 1.5x the large call's own average (timing noise between two
+     * close times must not invent a rate) */
+    out->h2d_bps = std::min(1.5 * mib256 / t.up[1], mib192 / std::max(1e-9, t.up[1] - t.up[0]));
+    out->d2h_bps = std::min(1.5 * mib256 / t.down[1], mib192 / std::max(1e-9, t.down[1] - t.down[0]));
+    double fit[FIT_CALLS];
+    std::copy(t.fit, t.fit + FIT_CALLS, fit);
+    out->call_s = tsg_mean_less_slowest(fit, FIT_CALLS);
+    out->floor_s = t.lat64;
+    /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time; one
+     * block per SM is the model's wave (a grid of <= 132 tiles runs each block about as fast as
+     * a full SM allows: 1024^3, 64 tiles: 0.12 ms; 4096^3, 8 waves of 132: 3.6 ms) */
+    const double slots = (double)state.sms, tm = tsg::kernel_tile_m(), tn = tsg::kernel_tile_n();
+    const double n = (double)KERNEL_N, tiles = std::ceil(n / tm) * std::ceil(n / tn);
+    out->gpu_flops = std::ceil(tiles / slots) * slots * 2.0 * tm * tn * n / (t.kernel_ms * 1e-3);
+    out->tile_m = tm;
+    out->tile_n = tn;
+    out->slots = slots;
+    out->split_min_k = SPLIT_MIN_K;
+    out->device_bytes = call_budget();
+    out->copy_threads = state.copy_threads;
+}
+
+} /* namespace */
+
+int measure(int math, tsg_gpu_rates *out, char *msg, size_t len)
+{
+    ContextGuard guard;
+    const cudaError_t e = cudaSetDevice(state.device);
+    if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
+    tsg_pool_start(state.copy_threads);
+    Measure M{nullptr, math, msg, len, {}, {}};
+    if (!M.host.make()) {
+        snprintf(msg, len, "host allocation failed");
+        return TSG_GPU_ENOMEM;
+    }
+    int st = acquire(&M.w, msg, len);
+    if (st != TSG_GPU_OK) return st;
+    if ((st = time_transfers(M)) == TSG_GPU_OK && (st = time_calls(M)) == TSG_GPU_OK) st = time_kernel(M);
+    if (st == TSG_GPU_OK) free_arena(M.w); /* the measurement's sizes are not the callers' */
+    give_back(M.w, st);
+    if (st != TSG_GPU_OK) return st;
+    rates_from(M.t, out);
+    return TSG_GPU_OK;
+}
+
+} /* namespace gpu */
+} /* namespace tsg */
