@@ -159,22 +159,25 @@ enum tsgemm_math { TSGEMM_MATH_FP32 = 0, TSGEMM_MATH_3XTF32 = 1, TSGEMM_MATH_TF3
  *   TSGEMM_MATH_3XTF32 (1) Hopper's TF32 tensor cores, error-compensated: each operand x is
  *                      split into big = TF32(x) and small = TF32(x - big), the product is
  *                      big*big + big*small + small*big with the tensor cores' partial sums
- *                      promoted into FP32 every short k-tile. Expected error: the same class as
- *                      FP32 SGEMM's (relative Frobenius error ||C - C64|| / ||C64|| within a
- *                      small factor of the FP32 kernels', uniform [-1, 1] inputs, K 256-16384;
- *                      the CPU model's prediction is in docs/NOTES.md "2026-12-05 3xTF32:
- *                      prediction"; a device measurement is still to come). Other bits than
- *                      FP32: not bit-identical to TSGEMM_MATH_FP32, still bit-identical from run
- *                      to run.
+ *                      promoted into FP32 every k-tile of 32. Error: the same class as FP32
+ *                      SGEMM's. Measured (docs/ACCURACY.md, H100, m = n = 512, K 256-65536):
+ *                      relative Frobenius error ||C - C64|| / ||C64|| 0.47-0.81x cuBLAS FP32's
+ *                      at uniform [-1, 1] inputs, 0.6-2.8x at same-sign [0, 1] inputs (larger
+ *                      from K = 1024 on), 0.9-1.6x at inputs spanning 2^-20..2^21; every
+ *                      element within TESTING.md's FP32 bound. NaN and Inf as the FP32 kernels
+ *                      give them (a tile with a non-finite input is recomputed in FP32). Other
+ *                      bits than FP32: not bit-identical to TSGEMM_MATH_FP32, still
+ *                      bit-identical from run to run.
  *   TSGEMM_MATH_TF32   (2) plain TF32 tensor cores: REDUCED PRECISION. Operands are rounded to
  *                      10 mantissa bits (TF32), products accumulate in FP32: expect a relative
- *                      error of about 1e-3 (the CPU model: 2-3e-4 at uniform [-1, 1] inputs),
- *                      some 100-1000x FP32's. For callers that asked for it (as cuBLAS's
+ *                      error of about 1e-3 (measured 2.6e-4 at uniform and wide inputs, up to
+ *                      4.5e-4 at same-sign inputs of K = 65536: docs/ACCURACY.md), some
+ *                      100-2000x FP32's. For callers that asked for it (as cuBLAS's
  *                      CUBLAS_COMPUTE_32F_FAST_TF32), never a default.
  *
  * On a GPU without the tensor-core family (not Hopper, or a library built without it), and for
- * calls the family does not take (operand alignment; non-finite inputs as
- * kernels/tf32/tsg_kernel_tf32.h says), the FP32 kernels run instead: the math is a request, not
+ * calls the family does not take (A and B 16-byte aligned with lda, ldb multiples of 4:
+ * kernels/tf32/tsg_kernel_tf32.h), the FP32 kernels run instead: the math is a request, not
  * a guarantee; TSGEMM_LOG=3 names the family each GPU call ran on. In auto mode the cost model
  * uses rates measured with the math in force (cached per math).
  * Returns the previous math (TSGEMM_MATH's value, or the last override), or -1 (nothing changed)

@@ -14,9 +14,9 @@
  * 3xTF32: each operand x is split into big = x rounded to nearest TF32 and small = x - big
  * (exact in FP32, then rounded to TF32); the product is small*big + big*small + big*big with the
  * tensor-core partial sums promoted into FP32 registers at short k intervals. Error: see the
- * doc comment of tsgemm_set_math in include/tsgemm.h and docs/NOTES.md. Non-finite inputs: the
- * family does not take a call it cannot answer as the FP32 kernels would; the executor checks
- * (tf32_takes) and runs the FP32 family instead.
+ * doc comment of tsgemm_set_math in include/tsgemm.h and docs/ACCURACY.md. Non-finite inputs:
+ * a tile whose slices hold an Inf or NaN (or a finite value that TF32 rounds to Inf) is
+ * recomputed in FP32 by the kernel itself, so NaN and Inf come out as the FP32 kernels give them.
  */
 #ifndef TSG_KERNEL_TF32_H
 #define TSG_KERNEL_TF32_H
