@@ -13,9 +13,9 @@
 #include <cmath>
 
 #include "tsg_kernel.h"
-#include "tsg_kernel_big.cuh"
-#include "tsg_kernel_ws.cuh"
-#include "tsg_kernel_simt.cuh"
+#include "big/tsg_kernel_big.cuh"
+#include "simt/tsg_kernel_simt.cuh"
+#include "ws/tsg_kernel_ws.cuh"
 
 namespace tsg {
 

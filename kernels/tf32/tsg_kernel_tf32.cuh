@@ -53,7 +53,8 @@
 
 #include <stdint.h>
 
-#include "../tsg_kernel_ws.cuh" /* ws::mbar_*, ws::regs_inc/dec, tile_coords */
+#include "../common/tsg_mbarrier.cuh"    /* ws::mbar_*, ws::regs_inc/dec */
+#include "../common/tsg_tile_coords.cuh" /* tile_coords */
 #include "tsg_kernel_tf32.h"
 
 namespace tsg {

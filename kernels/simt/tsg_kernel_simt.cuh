@@ -24,12 +24,13 @@
 
 #include <stdint.h>
 
+#include "../common/tsg_kernel_common.h"  /* KernelFn, PAD */
+#include "../common/tsg_tile_coords.cuh" /* tile_coords */
+
 namespace tsg {
 
 /* split-K slices are multiples of 8; with BK = 16 a slice may end in a half-filled (zeroed) step */
 constexpr int KALIGN = 8;
-constexpr int PAD = 4;     /* keeps 16-byte alignment of rows; spreads the transposed stores */
-constexpr int GROUP_M = 8; /* tiles of C visited in column groups of 8 for L2 reuse */
 
 /* One configuration of the family: C tile BM x BN, K step BK, register tile TM x TN per thread. */
 template <int BM_, int BN_, int TM_, int TN_, int BK_ = 8, int MINB_ = 0>
@@ -146,20 +147,6 @@ struct TileLoader {
     }
 };
 
-/* Maps a linear tile index to (tile row, tile column), grouped so that consecutive blocks share
- * panels of A and B in L2. */
-static __device__ __forceinline__ void tile_coords(int64_t tile, int64_t tiles_m, int64_t tiles_n,
-                                                   int64_t *tm, int64_t *tn)
-{
-    const int64_t per_group = (int64_t)GROUP_M * tiles_n;
-    const int64_t group = tile / per_group;
-    const int64_t first_m = group * GROUP_M;
-    const int64_t rows = tiles_m - first_m < GROUP_M ? tiles_m - first_m : GROUP_M;
-    const int64_t in_group = tile - group * per_group;
-    *tm = first_m + in_group % rows;
-    *tn = in_group / rows;
-}
-
 /*
  * One launch covers all work units: a 1-D grid (x has no 65535 limit) striding over
  * ceil(m/BM) * ceil(n/BN) tiles times `splits` slices of K, so no grid axis ever limits m or n.
@@ -269,9 +256,6 @@ sgemm_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, fl
 }
 
 /* ---- the configurations and their instantiation (one tsg_kernel_simt_cfg*.cu each) ---- */
-
-using KernelFn = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, float, const float *,
-                          int64_t, const float *, int64_t, float, float *, int64_t, int64_t);
 
 /* The instance for a transpose pair and the operands' vector widths (va/vb: 16-byte loads). */
 template <class CF>

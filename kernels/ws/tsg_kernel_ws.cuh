@@ -58,12 +58,15 @@
 
 #include <type_traits>
 
-#include "tsg_kernel_big.cuh" /* big::AsyncLoader, cp_async, ffma_ij, write_tile; KernelFn, tile_coords */
+#include "../common/tsg_cp_async.cuh"    /* cp_async, AsyncLoader, smem_addr */
+#include "../common/tsg_kernel_common.h"  /* KernelFn, PAD */
+#include "../common/tsg_mbarrier.cuh"    /* mbar_*, regs_inc / regs_dec */
+#include "../common/tsg_tile_coords.cuh" /* tile_coords */
+#include "../common/tsg_warp_tile.cuh"   /* ffma_ij, write_tile */
 
 namespace tsg {
 namespace ws {
 
-using big::PAD;
 constexpr int PRODUCERS = 128; /* the producer warpgroup's threads */
 
 /*
@@ -102,84 +105,6 @@ struct WsConfig {
                       PTHREADS * PREG + CTHREADS * CREG <= 65536 && 32 * PREG + 32 * (CWARPS / 4) * CREG <= 16384,
                   "setmaxnreg: multiples of 8 that fit the register file and each scheduler's quarter of it");
 };
-
-/* ---- mbarriers and register reallocation (sm_90; setmaxnreg sm_90a) ---- */
-
-static __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-#else
-    (void)bar, (void)count;
-    __trap();
-#endif
-}
-
-/* makes the initialisations visible to the other threads' barrier operations (with the
- * __syncthreads that follows it) */
-static __device__ __forceinline__ void mbar_init_fence()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-#endif
-}
-
-/* one arrival (release at CTA scope: this thread's earlier shared-memory reads are ordered
- * before it) */
-static __device__ __forceinline__ void mbar_arrive(uint32_t bar)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.release.cta.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar)
-                 : "memory");
-#else
-    (void)bar;
-    __trap();
-#endif
-}
-
-/* an arrival triggered once all of this thread's earlier cp.async copies have landed; .noinc:
- * it counts against the barrier's initial count (one per producer thread) */
-static __device__ __forceinline__ void mbar_arrive_cp_async(uint32_t bar)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
-#else
-    (void)bar;
-    __trap();
-#endif
-}
-
-/* Waits until the phase of parity `parity` has completed (acquire at CTA scope). asm volatile
- * with a memory clobber: no shared-memory access after it is hoisted above it. */
-static __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("{\n.reg .pred p;\nTSG_WAIT_%=:\n"
-                 "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%0], %1;\n"
-                 "@!p bra TSG_WAIT_%=;\n}\n" ::"r"(bar),
-                 "r"(parity)
-                 : "memory");
-#else
-    (void)bar, (void)parity;
-    __trap();
-#endif
-}
-
-/* this warpgroup's registers per thread from here on (sm_90a; elsewhere the kernel is not built) */
-template <int R>
-static __device__ __forceinline__ void regs_inc()
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
-#endif
-}
-template <int R>
-static __device__ __forceinline__ void regs_dec()
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
-#endif
-}
 
 /* Work unit `unit` of the grid, as in every family: tile unit mod tiles (tile_coords' order) over
  * K range split = unit / tiles, [kb, kb + klen). The producer's decoding; the consumers decode
@@ -267,7 +192,7 @@ struct RowLoader {
                 /* k = kq + 4 j: kswz depends on k / 8 only, the same for every kq < 4 */
                 const uint32_t col = (uint32_t)((r0 ^ kswz(4 * j)) + q * RSTEP);
                 const bool ok = FULL || (mn_lim > q * RSTEP && k_left > 4 * j);
-                big::cp_async<4, PF>(s_tile + s_off + (4 * j * SROW + col) * 4, ok ? r + 4 * j : x, ok ? 4 : 0);
+                cp_async<4, PF>(s_tile + s_off + (4 * j * SROW + col) * 4, ok ? r + 4 * j : x, ok ? 4 : 0);
             }
             r += pstep;
         }
@@ -304,21 +229,21 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
     /* A not transposed is contiguous along m; B transposed is contiguous along n: AsyncLoader's
      * copies. An operand contiguous along k: RowLoader's. */
     using LoadA = std::conditional_t<TRANS_A, RowLoader<BM, BK, (CF::SWZ & 1) != 0, CF::PF>,
-                                     big::AsyncLoader<BM, BK, P, true, VA, false, CF::PF>>;
-    using LoadB = std::conditional_t<TRANS_B, big::AsyncLoader<BN, BK, P, true, VB, false, CF::PF>,
+                                     AsyncLoader<BM, BK, P, true, VA, false, CF::PF>>;
+    using LoadB = std::conditional_t<TRANS_B, AsyncLoader<BN, BK, P, true, VB, false, CF::PF>,
                                      RowLoader<BN, BK, (CF::SWZ & 2) != 0, CF::PF>>;
     /* whether the compute loop undoes a swizzle: that operand is contiguous along k and swizzled */
     constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
-    static_assert(!SWA || same_swizzle<LoadA, big::AsyncLoader<BM, BK, P, false, 1, true, CF::PF>, BK>(),
+    static_assert(!SWA || same_swizzle<LoadA, AsyncLoader<BM, BK, P, false, 1, true, CF::PF>, BK>(),
                   "both loaders swizzle alike");
-    static_assert(!SWB || same_swizzle<LoadB, big::AsyncLoader<BN, BK, P, false, 1, true, CF::PF>, BK>(),
+    static_assert(!SWB || same_swizzle<LoadB, AsyncLoader<BN, BK, P, false, 1, true, CF::PF>, BK>(),
                   "both loaders swizzle alike");
     constexpr int ORD = CF::ord(TRANS_A, TRANS_B);
-    static_assert(big::ffma_order_is_permutation<ORD, TM, TN>(), "the FFMA order covers the lane tile once");
+    static_assert(ffma_order_is_permutation<ORD, TM, TN>(), "the FFMA order covers the lane tile once");
     (void)LN;
 
     extern __shared__ __align__(16) float smem[];
-    const uint32_t s_base = big::smem_addr(smem);
+    const uint32_t s_base = smem_addr(smem);
     constexpr uint32_t STAGE_B = CF::STAGE_FLOATS * 4, B_OFF = CF::A_FLOATS * 4;
     /* full[s] at bar_full + 8 s, empty[s] at bar_empty + 8 s */
     const uint32_t bar_full = s_base + CF::BAR_OFF, bar_empty = bar_full + 8 * S;
@@ -364,7 +289,7 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
                 if (++ws == S) ws = 0, wph ^= 1;
             }
         }
-        big::cp_async_wait<0>(); /* nothing of this thread's in flight when it leaves its loop */
+        cp_async_wait<0>(); /* nothing of this thread's in flight when it leaves its loop */
     } else {
         /* ---- consumers: big_kernel's warp and lane layout and K loop ---- */
         regs_inc<CF::CREG>();
@@ -422,7 +347,7 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
                     const int sa = SWA ? LoadA::kswz(kk) : 0, sb = SWB ? LoadB::kswz(kk) : 0;
 #pragma unroll
                     for (int x = 0; x < TM * TN; ++x) {
-                        const int i = big::ffma_ij<ORD, TM, TN>(x, true), j = big::ffma_ij<ORD, TM, TN>(x, false);
+                        const int i = ffma_ij<ORD, TM, TN>(x, true), j = ffma_ij<ORD, TM, TN>(x, false);
                         acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
                     }
                 }
@@ -431,7 +356,7 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
 
             int64_t bm, bn;
             tile_coords(unit - split * tiles, tiles_m, tiles_n, &bm, &bn);
-            big::write_tile<CF>(acc, C + split * split_stride, ldc, m, n, bm * BM, bn * BN, a_col, b_col, alpha,
+            write_tile<CF>(acc, C + split * split_stride, ldc, m, n, bm * BM, bn * BN, a_col, b_col, alpha,
                                 beta);
         }
     }
