@@ -58,58 +58,10 @@
 #include "../common/tsg_kernel_common.h"  /* KernelFn, PAD */
 #include "../common/tsg_tile_coords.cuh" /* tile_coords */
 #include "../common/tsg_warp_tile.cuh"   /* ffma_ij, write_tile */
+#include "tsg_kernel_big_config.h"
 
 namespace tsg {
 namespace big {
-
-/*
- * One configuration of the big family: C tile BM x BN, warp tile WM x WN, lanes LM along m (32/LM
- * along n), K step BK (8, 16 or 32), STAGES shared buffers, MINB resident blocks per SM the
- * register budget is compiled for (1: up to 255 registers per thread).
- * For an operand contiguous along k (A transposed, B not): SWZ (bit 0: A, bit 1: B) lands it
- * swizzled in shared memory; PF: the L2 prefetch of the 4-byte copies (0: none; 128: the whole
- * line, so that its other half is in L2 when the next slice asks for it; 256: two lines).
- * BS_NN, BS_NT, BS_TN, BS_TT: per transpose pair, the k step of a slice at which B's copies (of
- * the slice STAGES - 1 ahead) are issued; A's go at step 0 (0: B's with them).
- * ORD_NN, ORD_NT, ORD_TN, ORD_TT: per transpose pair, the order of the FFMAs within a k step
- * (ffma_ij; the same results in every order).
- * AKC: a transposed A (contiguous along k) whose base and lda allow 16-byte copies goes as 16-byte
- * copies into a k-contiguous shared tile (KLoader) and its fragments are read AKC k at a time
- * (4: LDS.128, 2: LDS.64; 0: off, the 4-byte copies of AsyncLoader).
- */
-template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
-          int PF_ = 0, int BS_NN_ = 0, int BS_NT_ = 0, int BS_TN_ = 0, int BS_TT_ = 0, int ORD_NN_ = 0,
-          int ORD_NT_ = 0, int ORD_TN_ = 0, int ORD_TT_ = 0, int AKC_ = 0>
-struct BigConfig {
-    static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
-    static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
-    static constexpr int SWZ = SWZ_, PF = PF_;
-    static constexpr int BS_NN = BS_NN_, BS_NT = BS_NT_, BS_TN = BS_TN_, BS_TT = BS_TT_;
-    static constexpr int bstep(bool ta, bool tb) { return ta ? (tb ? BS_TT : BS_TN) : (tb ? BS_NT : BS_NN); }
-    static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
-    static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
-    static constexpr int AKC = AKC_;
-    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
-    static constexpr int TM = WM / LM, TN = WN / LN;
-    static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
-    /* A's part of a stage: BK rows of SA, or (AKC) room for KLoader's tile of BM rows of BK */
-    static constexpr int A_FLOATS = AKC != 0 && BM * BK + BM > BK * SA ? BM * BK + BM : BK * SA;
-    static constexpr int STAGE_FLOATS = A_FLOATS + BK * SB;
-    static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * 4;   /* dynamic shared memory */
-    static_assert(BM % WM == 0 && BN % WN == 0 && 32 % LM == 0, "warps and lanes tile the block");
-    static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
-                  "lane tiles are made of 4 x 4 sub-tiles");
-    static_assert(STAGES >= 2, "at least two stages");
-    static_assert(ORD_NN >= 0 && ORD_NN < 16 && ORD_NT >= 0 && ORD_NT < 16 && ORD_TN >= 0 && ORD_TN < 16 &&
-                      ORD_TT >= 0 && ORD_TT < 16,
-                  "FFMA orders 0-15 (ffma_ij)");
-    static_assert(PF == 0 || PF == 128 || PF == 256, "PF: 0, 128 or 256 bytes");
-    static_assert((AKC == 0 || AKC == 2 || AKC == 4) && (AKC == 0 || BK % (2 * AKC) == 0),
-                  "AKC: 0, 2 or 4 k per fragment read; a slice holds an even number of them");
-    static_assert(BS_NN >= 0 && BS_NN < BK - 1 && BS_NT >= 0 && BS_NT < BK - 1 && BS_TN >= 0 &&
-                      BS_TN < BK - 1 && BS_TT >= 0 && BS_TT < BK - 1,
-                  "B's copies at a k step before the slice's barrier");
-};
 
 /*
  * Copies BK x W slices [k0, k0 + BK) x [mn0, mn0 + W) of an operand contiguous along k
@@ -538,73 +490,15 @@ TailFn pick_tail(bool ta, bool tb, bool va, bool vb)
 
 } /* namespace big */
 
-/* ---- the family's configurations (config numbers of tsg_kernel.h after the SIMT family's) ---- */
-/*
- * Cfg7: 256 x 128 tile, 256 threads (8 warps of 64 x 64, lanes 8 x 4, 8 x 16 accumulators per
- * lane), BK = 16, 3 stages (73.5 KB of dynamic shared memory), one block per SM (255 registers,
- * no spills). The best of six candidates in v0.4 run 1 (docs/NOTES.md): 0.89-0.94x cuBLAS on
- * every large shape, where the 256 x 128 x 8 version of the same tile reached 0.85-0.89x (twice
- * the barriers and per-slice loader work per FFMA), 4 stages at BK = 8 0.82-0.91x, 128 x 256
- * 0.84-0.88x, 16 x 8 per lane 0.82-0.86x, and a 128 x 128 tile at 8 x 8 per lane (two blocks per
- * SM) 0.85-0.88x. v0.7 (docs/NOTES.md "v0.7", runs 1-3): B's shared stores swizzled when B is
- * contiguous along k (SWZ = 2: NN 4096^3 0.910 -> 0.927 of cuBLAS, 8192^3 0.930 -> 0.946, the
- * same code for NT and TT) and a 128-byte L2 prefetch on the 4-byte copies (TN 8192^3 0.876 ->
- * 0.887); swizzling a transposed A as well lost 2% on TN and TT (run 1), and so did 8 threads per
- * column of it (run 3), BK = 32 (run 1) and spreading a slice's copies over its k steps (run 2).
- * v0.8 (docs/NOTES.md "v0.8", runs 3-4): B's copies of a slice issued at k step 4 (TN: 3) of the
- * slice instead of at step 0 with A's — NN / TN / TT 4096^3 0.916 / 0.897 / 0.931 -> 0.944 /
- * 0.917 / 0.961 of cuBLAS, NN 16384^3 0.925 -> 0.955 (run 4); steps 2, 6, 8 and 12 gained less or
- * lost; NT (both operands in 16-byte copies) lost 2% at step 4. v0.10 (docs/NOTES.md "v0.10", run
- * 3): NT's B copies at step 3 — NT 4096^3 / 8192^3 0.934 / 0.915 -> 0.946 / 0.927 of cuBLAS in one
- * process; steps 1 and 2 lost (0.921 / 0.904, 0.884 / 0.866), as NN's step 2 did in v0.8.
- * v0.15 (docs/NOTES.md "v0.15", runs 1-4): the FFMAs of a k step in serpentine order (ffma_ij;
- * NN and NT order 5, TN 2, TT 3, the best of 16 orders per pair in runs 1-2, two passes each) —
- * 4096^3 NN / NT / TN 0.932 / 0.941 / 0.915 -> 0.944 / 0.954 / 0.924 of cuBLAS in one process (run
- * 1), NN / NT / TN 8192^3 0.949 / 0.932 / 0.916 -> 0.962 / 0.945 / 0.922; run 4, the code as it
- * lands: 0.946 / 0.960 / 0.935, 8192^3 0.969 / 0.945 / 0.928. v0.16 (docs/NOTES.md "v0.16", runs
- * 1-2): NN in order 15, NT in 10, TN in 13 (v0.15 run 4's candidates) — against v0.15's orders in
- * the same process (run 1, two passes), NN / NT / TN 4096^3 0.947-0.956 / 0.952-0.956 /
- * 0.923-0.925 -> 0.955-0.964 / 0.959-0.964 / 0.925-0.927, NN / NT 8192^3 0.964-0.968 /
- * 0.942-0.945 -> 0.973-0.977 / 0.949-0.952, NN 16384^3 0.964-0.969 -> 0.971-0.976.
- * v0.17 (docs/NOTES.md "v0.17"): the 4-byte copies' L2 prefetch 128 -> 256 bytes (v0.16's
- * candidate 10): TN 4096^3 / 8192^3 +0.2-0.3% against PF 128 in the same process in each of four
- * passes (v0.16 run 4, v0.17 run 2: 0.935 -> 0.9375, 0.931 -> 0.933 in run 2's medians), the
- * geometric mean over NN / NT / TN / TT at 4096^3 and 8192^3 +0.12%; memcheck, racecheck,
- * initcheck and synccheck 0 on it (v0.17 run 2).
- */
-using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 3>;
-/*
- * Cfg8 / Cfg9: the same warp (64 x 64, lanes 8 x 4, 8 x 16 accumulators per lane), BK = 16 and
- * 3 stages in 128-thread blocks of 256 x 64 / 64 x 256 (61.5 KB of shared memory, two blocks per
- * SM): C grids one tile of 64 wide (tall-skinny 65536 x 64, wide 64 x 65536), where configuration
- * 7's 128-wide tile is half empty. v0.5 run 2 (docs/NOTES.md, its candidates 12 and 13):
- * 65536 x 64 x 4096 0.967x cuBLAS on Cfg8 against 0.828 for v0.4's rule (configuration 1, split 3);
- * 64 x 65536 x 4096 0.843 on Cfg9 against 0.833; NN 4096^3 44.78 / 40.76 TFLOP/s (eff 0.669 /
- * 0.609 of the 66.9 peak). B swizzled as Cfg7's since v0.7 (run 3: 0.938 / 0.824). B's copies at
- * step 4 except NT's since v0.8 (run 4: 65536 x 64 x 4096 0.927 -> 0.982 on Cfg8, 64 x 65536 x 4096
- * 0.829 -> 0.858 on Cfg9). v0.16 run 1 (two passes; orders 5, 10 and 15 for every pair measured):
- * configuration 8's NN in order 15 (65536 x 64 x 4096 0.981-0.999 -> 0.996-1.014 of cuBLAS),
- * configuration 9's TT in order 10 (TT 4096^3 / 8192^3, the rule's TT tile: 0.977-0.978 /
- * 0.967 -> 0.982 / 0.971-0.972); the other pairs keep order 0 (no order gained on 64 x 65536 x
- * 4096 beyond 0.2%, and the rest were not timed).
- */
-using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 15, 0, 0, 0>;
-using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 0, 0, 0, 10>;
-
-KernelFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cfg7(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cfg8(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
-
-/* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
- * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
- * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table. None open:
- * v0.17's candidate 10 (configuration 7 with AKC = 2: a transposed A in 16-byte copies into a
- * k-contiguous tile, TN 4096^3 / 8192^3 0.864 / 0.865 of cuBLAS against 7's 0.932 / 0.939, its
- * FFMAs waiting on register banks) was removed in v0.19, when configuration 10 took its number;
- * BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 15, 2> rebuilds it. */
+/* Instance pickers of the configurations (tsg_kernel_big_config.h), one file each so that a
+ * parallel build compiles them side by side (big/tsg_kernel_big_<tile>.cu): big_kernel's
+ * instances and big_tail_kernel's. */
+KernelFn pick_big_256x128(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_big_256x128(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_big_256x64(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_big_256x64(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_big_64x256(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_big_64x256(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

@@ -26,24 +26,9 @@
 
 #include "../common/tsg_kernel_common.h"  /* KernelFn, PAD */
 #include "../common/tsg_tile_coords.cuh" /* tile_coords */
+#include "tsg_kernel_simt_config.h"
 
 namespace tsg {
-
-/* split-K slices are multiples of 8; with BK = 16 a slice may end in a half-filled (zeroed) step */
-constexpr int KALIGN = 8;
-
-/* One configuration of the family: C tile BM x BN, K step BK, register tile TM x TN per thread. */
-template <int BM_, int BN_, int TM_, int TN_, int BK_ = 8, int MINB_ = 0>
-struct TileConfig {
-    static constexpr int BM = BM_, BN = BN_, TM = TM_, TN = TN_, BK = BK_;
-    static constexpr int TX = BM / TM, TY = BN / TN, THREADS = TX * TY;
-    /* resident blocks per SM the register budget is compiled for: 256 threads x 2 blocks = 128
-     * registers (v0.1); smaller blocks get up to 168 (12 warps per SM), since at 128 their 8 x 8
-     * instances spilled 60-100 bytes (ptxas -v) */
-    static constexpr int MIN_BLOCKS = MINB_ > 0 ? MINB_ : THREADS >= 256 ? 2 : 384 / THREADS;
-    static_assert(TM % 4 == 0 && TN % 4 == 0, "register tiles are made of 4 x 4 sub-tiles");
-    static_assert(BM % TM == 0 && BN % TN == 0, "the thread grid covers the tile");
-};
 
 /*
  * Loads BK x W slices [k0, k0+BK) x [mn0, mn0+W) of op(X) into shared memory laid out as
@@ -255,9 +240,8 @@ sgemm_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, fl
     }
 }
 
-/* ---- the configurations and their instantiation (one tsg_kernel_simt_cfg*.cu each) ---- */
-
-/* The instance for a transpose pair and the operands' vector widths (va/vb: 16-byte loads). */
+/* The instance for a transpose pair and the operands' vector widths (va/vb: 16-byte loads):
+ * instantiates the configuration's 16 kernels, so only its instance file calls it. */
 template <class CF>
 KernelFn pick_instance(bool ta, bool tb, bool va, bool vb)
 {
@@ -269,27 +253,15 @@ KernelFn pick_instance(bool ta, bool tb, bool va, bool vb)
 #undef TSG_PICK
 }
 
-/* The family's configurations, in the order of tsg_kernel.h's config numbers. */
-using Cfg0 = TileConfig<128, 128, 8, 8>; /* 256 threads: v0.1, big grids */
-using Cfg1 = TileConfig<128, 64, 8, 8>;  /* 128 threads: half the tiles' width (tall C, n ~ 64) */
-using Cfg2 = TileConfig<64, 128, 8, 8>;  /* 128 threads: wide C, m ~ 64 */
-using Cfg3 = TileConfig<64, 64, 8, 8>;   /* 64 threads: 4x the tiles of Cfg0 */
-using Cfg4 = TileConfig<64, 64, 4, 4, 16>; /* 256 threads on a 64 x 64 tile (BK = 16 so that
-                                              * every thread loads a whole vector) */
-using Cfg5 = TileConfig<32, 32, 4, 4>;   /* 64 threads: the smallest grids */
-using Cfg6 = TileConfig<128, 128, 8, 8, 8, 1>; /* Cfg0 compiled for one block per SM: no register
-                                                * cap of 128 (Cfg0 spills 40-56 bytes in 6 of
-                                                * its 16 instances) */
-constexpr int NCONFIGS = 7;
-
-/* Instance pickers, defined in the per-configuration files (compiled in parallel). */
-KernelFn pick_cfg0(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg1(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg2(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg3(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg4(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg5(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg6(bool ta, bool tb, bool va, bool vb);
+/* Instance pickers of the configurations (tsg_kernel_simt_config.h), one file each so that a
+ * parallel build compiles them side by side (simt/tsg_kernel_simt_<tile>.cu). */
+KernelFn pick_simt_128x128(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_128x64(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_64x128(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_64x64(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_64x64_bk16(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_32x32(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_128x128_1block(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

@@ -63,48 +63,10 @@
 #include "../common/tsg_mbarrier.cuh"    /* mbar_*, regs_inc / regs_dec */
 #include "../common/tsg_tile_coords.cuh" /* tile_coords */
 #include "../common/tsg_warp_tile.cuh"   /* ffma_ij, write_tile */
+#include "tsg_kernel_ws_config.h"
 
 namespace tsg {
 namespace ws {
-
-constexpr int PRODUCERS = 128; /* the producer warpgroup's threads */
-
-/*
- * One configuration: C tile BM x BN, consumer warp tile WM x WN, lanes LM along m, K step BK,
- * STAGES shared buffers, SWZ / PF as BigConfig's (B swizzled when contiguous along k; the 4-byte
- * copies' L2 prefetch), CREG / PREG the consumers' / producer's registers per thread after
- * setmaxnreg (multiples of 8, 24..256), ORD_* the FFMA order per transpose pair (ffma_ij). One
- * block per SM. BS_* and AKC exist for the launcher's table and are 0: the producer issues a
- * slice's copies as soon as its stage is empty.
- */
-template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int SWZ_, int PF_, int CREG_,
-          int PREG_, int ORD_NN_, int ORD_NT_, int ORD_TN_, int ORD_TT_>
-struct WsConfig {
-    static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
-    static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = 1;
-    static constexpr int SWZ = SWZ_, PF = PF_, CREG = CREG_, PREG = PREG_;
-    static constexpr int BS_NN = 0, BS_NT = 0, BS_TN = 0, BS_TT = 0, AKC = 0;
-    static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
-    static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
-    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, CWARPS = WARPS_M * WARPS_N;
-    static constexpr int PTHREADS = PRODUCERS;                      /* the producer warpgroup */
-    static constexpr int CTHREADS = 32 * CWARPS, THREADS = CTHREADS + PTHREADS;
-    static constexpr int TM = WM / LM, TN = WN / LN;
-    static constexpr int SA = BM + PAD, SB = BN + PAD;              /* shared row strides, floats */
-    static constexpr int A_FLOATS = BK * SA, STAGE_FLOATS = A_FLOATS + BK * SB;
-    static constexpr int BAR_OFF = STAGES * STAGE_FLOATS * 4;       /* full[STAGES], empty[STAGES] */
-    static constexpr int SMEM_BYTES = BAR_OFF + 2 * STAGES * 8;     /* dynamic shared memory */
-    static_assert(BM % WM == 0 && BN % WN == 0 && 32 % LM == 0, "warps and lanes tile the block");
-    static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
-                  "lane tiles are made of 4 x 4 sub-tiles");
-    static_assert(CWARPS % 4 == 0, "the consumers are whole warpgroups (setmaxnreg acts per warpgroup)");
-    static_assert(BK == 8 || BK == 16 || BK == 32, "BK: 8, 16 or 32");
-    static_assert(STAGES >= 2, "at least two stages");
-    static_assert(BAR_OFF % 8 == 0, "mbarriers are 8-byte aligned");
-    static_assert(CREG % 8 == 0 && PREG % 8 == 0 && PREG >= 24 && CREG <= 256 &&
-                      PTHREADS * PREG + CTHREADS * CREG <= 65536 && 32 * PREG + 32 * (CWARPS / 4) * CREG <= 16384,
-                  "setmaxnreg: multiples of 8 that fit the register file and each scheduler's quarter of it");
-};
 
 /* Work unit `unit` of the grid, as in every family: tile unit mod tiles (tile_coords' order) over
  * K range split = unit / tiles, [kb, kb + klen). The producer's decoding; the consumers decode
@@ -365,34 +327,6 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
     __syncthreads();
 }
 
-/*
- * A configuration per transpose pair (each a WsConfig of the same tile, warps and threads): the
- * launcher's table has one row for the set (its BK, STAGES, SWZ and PF are NN's, for the
- * description; its dynamic shared memory the largest of the four, so that every instance gets
- * what it needs).
- */
-template <class NN_, class NT_, class TN_, class TT_>
-struct WsSet {
-    using PNN = NN_; /* the configuration of each pair */
-    using PNT = NT_;
-    using PTN = TN_;
-    using PTT = TT_;
-    static constexpr int BM = NN_::BM, BN = NN_::BN, TM = NN_::TM, TN = NN_::TN, THREADS = NN_::THREADS;
-    static constexpr int BK = NN_::BK, STAGES = NN_::STAGES, SWZ = NN_::SWZ, PF = NN_::PF;
-    static constexpr int BS_NN = 0, BS_NT = 0, BS_TN = 0, BS_TT = 0, AKC = 0;
-    static constexpr int max2(int a, int b) { return a > b ? a : b; }
-    static constexpr int SMEM_BYTES =
-        max2(max2(NN_::SMEM_BYTES, NT_::SMEM_BYTES), max2(TN_::SMEM_BYTES, TT_::SMEM_BYTES));
-    template <class X>
-    static constexpr bool same_tile()
-    {
-        return X::BM == BM && X::BN == BN && X::WM == NN_::WM && X::WN == NN_::WN && X::LM == NN_::LM &&
-               X::THREADS == THREADS;
-    }
-    static_assert(same_tile<NT_>() && same_tile<TN_>() && same_tile<TT_>(),
-                  "one tile, warp layout and block for all pairs");
-};
-
 /* The instance for a transpose pair and the operands' alignment (as big::pick_big: TN one
  * instance, NN two, TT two, NT four). */
 template <class SET>
@@ -411,41 +345,9 @@ KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
 
 } /* namespace ws */
 
-/*
- * Configuration 10 (CfgWs): configuration 7's tile (256 x 128, 8 consumer warps of 64 x 64, lanes
- * 8 x 4, 8 x 16 accumulators per lane) with a producer warpgroup (384 threads), consumers at 232
- * registers and the producer at 40, a 256-byte L2 prefetch on the 4-byte copies, RowLoader for
- * an operand contiguous along k; per pair, the best of v0.19's runs 1-3 and v0.20's runs 1-2
- * (docs/NOTES.md "v0.19", "v0.20"; ratios to cuBLAS in the same process, columns timed one after
- * another, against configuration 7's; v0.20 run 8's fairer figures are in NOTES):
- *  - NN: BK 16, 6 stages (147 KB), FFMA order 15 — v0.19 run 2: 4096^3 0.992-0.994 (7:
- *    0.968-0.969), 8192^3 0.994-0.998 (0.974-0.975), 16384^3 0.986 (0.970); v0.20 run 1, with
- *    RowLoader: 4096^3 0.985-0.991, 8192^3 0.997-1.000;
- *  - NT: as NN, order 10 — 4096^3 0.964-0.970 (0.953-0.962), 8192^3 0.950-0.954 (0.948-0.952).
- *    BK 32 in 3 stages read 0.949-0.955 and 0.983-0.984 in run 2 and was adopted first, but runs
- *    4-5 (three more passes) put it under configuration 7 at 4096^3 (0.936-0.957 against
- *    0.960-0.969): the gain at 8192^3 does not carry to 4096^3, and BK 16 keeps both at or above 7;
- *  - TN: BK 16, 6 stages, neither operand swizzled, order 15 — v0.20 run 2: 4096^3 0.991-0.994
- *    (7: 0.927-0.932), 8192^3 1.018-1.029 (0.953-0.958); in order 13 0.982-0.983 and 1.013-1.018,
- *    in order 10 0.966-0.968 and 0.993-0.995. Run 1 (order 13): with AsyncLoader's copies
- *    0.942-0.946 at both sizes, RowLoader with B swizzled as in v0.19 0.963-0.969, A swizzled too
- *    0.959-0.963. (v0.19, with AsyncLoader: orders 10, 15, 2, 5, 0, a 128-byte prefetch and
- *    consumers at 240 registers read lower than 13, A swizzled lost 4%.)
- *  - TT: BK 16, 6 stages, A swizzled too, order 3 — v0.19 run 2: 4096^3 1.027-1.041 (configuration
- *    9, the rule's before: 0.997-1.003), 8192^3 1.000-1.006 (0.969-0.974); v0.20 run 1, with
- *    RowLoader: 1.036-1.047 and 1.040-1.047; A not swizzled lost 2-3% (run 2).
- * On a device that cannot run sm_90a code the configuration is unavailable: the rule never takes it
- * and a forced launch runs configuration 7 (tsg_kernel_simt.cu).
- */
-using CfgWs = ws::WsSet<ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 15, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 15, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 0, 256, 232, 40, 15, 10, 15, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 256, 232, 40, 15, 10, 15, 3>>;
-KernelFn pick_cfg10(bool ta, bool tb, bool va, bool vb);
-
-/* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_ws_cand*.cu, for sm_90a, and
- * numbers them after the big family's; a candidate is a WsSet here, a file with its picker and a
- * TSG_WS_ROW in tsg_kernel_simt.cu). None open. */
+/* The instance picker of configuration 10 (tsg_kernel_ws_config.h), in its own file built for
+ * sm_90a only (ws/tsg_kernel_ws_256x128.cu). */
+KernelFn pick_ws_256x128(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 
