@@ -2,14 +2,14 @@
  * tsg_kernel_big.cuh — tsgemm's SGEMM kernel family for large C grids (issue 10): FP32 SIMT,
  * warp-tiled, a multi-stage cp.async pipeline. C = alpha*op(A)*op(B) + beta*C, column-major, any
  * lda/ldb/ldc >= rows; the same launch signature, split-K and tile order as the SIMT family
- * (tsg_kernel_simt.cuh), so the per-shape rule (kernel_plan) treats its configurations like any
- * other.
+ * (../common/tsg_kernel_common.h, tile_coords), so the per-shape rule (kernel_plan) treats its
+ * configurations like any other. The configurations: tsg_kernel_big_config.h.
  *
  * Owns: this family's kernels (big_kernel; big_tail_kernel, the same tiles with a stream-K tail,
  * TailPlan) and their loaders, under the kernel contract of DESIGN.md. Must not:
  * know about host memory, CBLAS, or anything but device pointers and the canonical problem.
  *
- * Why a family of its own rather than the SIMT family's main loop (docs/NOTES.md, v0.4): the SIMT
+ * Why a family of its own rather than the SIMT family's main loop (docs/NOTES.md "v0.4"): the SIMT
  * family stages every K slice through registers (LDG, then STS after the math), gives a warp 16
  * distinct rows of A per LDS.128 (two shared-memory wavefronts) and, at 8 x 8 per thread, spends
  * one LDS.128 per 16 FFMA. Here:
@@ -134,23 +134,22 @@ struct KLoader {
  * The stream-K tail (docs/NOTES.md "v0.14"). A grid of T tiles on G resident blocks runs in
  * ceil(T / G) rounds; when T is not a multiple of G the last round keeps rem = T mod G blocks
  * busy and G - rem idle for a whole tile's time (4096^3 on configuration 7: 512 tiles, 132
- * blocks, 116 busy in the fourth round). With a tail, big_kernel runs the first T - rem tiles
- * (whole rounds) and big_tail_kernel, launched after it with G blocks, the last rem tiles: their
- * K slices (KT = ceil(k / BK) per tile, I = rem * KT in all) cut into G equal runs of consecutive
- * slices, block b taking slices [start(b), start(b + 1)), start(b) = floor(b I / G), across a
- * tile boundary where its run crosses one. Since rem < G, a run is shorter than a tile and
- * touches at most two tiles: its j-th piece (j = 0, 1) goes as a partial BM x BN tile
- * (column-major, ld BM) to slot 2 b + j of a workspace; tail_reduce_kernel then sums, for each
- * tail tile, its pieces in the order of b (fixed: the result is a function of the shape and G
- * only) and applies alpha and beta. (One launch for both parts, its last G blocks the tail's,
- * cost configuration 7 6% in the first build, v0.14 run 1: the K loop's schedule suffers from
- * every value the work-item logic keeps live.) The idea is stream-K's (Osama et al., "Stream-K: Work-centric
- * Parallel Decomposition for Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023; its
- * "data-parallel + one stream-K wave" hybrid), with a separate fixed-order reduction in place of
- * the paper's in-kernel fix-up, so that results stay bit-identical from run to run. The rule
- * (kernel_plan, tsg_kernel_simt.cu) takes a tail only where it models at least 5% faster: not at
- * 4096^3, 8192^3 or 16384^3 (3%, 3%, 1.5% modelled; -2% to +1.5% measured), but at 5120^3 (8 of
- * 800 tiles in a seventh round: +12%) and at mid sizes such as 2304^3-3072^3 (+16-30%).
+ * blocks, 116 busy in the fourth round). With a tail, one launch of big_tail_kernel runs the
+ * first T - rem tiles (whole rounds) data-parallel on T - rem blocks, and the last rem tiles on
+ * G more blocks: their K slices (KT = ceil(k / BK) per tile, I = rem * KT in all) cut into G
+ * equal runs of consecutive slices, block b taking slices [start(b), start(b + 1)),
+ * start(b) = floor(b I / G), across a tile boundary where its run crosses one. Since rem < G, a
+ * run is shorter than a tile and touches at most two tiles: its j-th piece (j = 0, 1) goes as a
+ * partial BM x BN tile (column-major, ld BM) to slot 2 b + j of a workspace; tail_reduce_kernel
+ * (tsg_kernel_big_launch.cu) then sums, for each tail tile, its pieces in the order of b (fixed:
+ * the result is a function of the shape and G only) and applies alpha and beta. The idea is
+ * stream-K's (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense
+ * Matrix-Matrix Multiplication on the GPU", PPoPP 2023; its "data-parallel + one stream-K wave"
+ * hybrid), with a separate fixed-order reduction in place of the paper's in-kernel fix-up, so
+ * that results stay bit-identical from run to run. The rule (kernel_plan, tsg_kernel_plan.cu)
+ * takes a tail only where it models at least 5% faster: not at 4096^3, 8192^3 or 16384^3 (3%,
+ * 3%, 1.5% modelled; -2% to +1.5% measured), but at 5120^3 (8 of 800 tiles in a seventh round:
+ * +12%) and at mid sizes such as 2304^3-3072^3 (+16-30%).
  */
 struct TailPlan {
     int64_t tiles;  /* rem: the last tiles of the grid, shared by the tail blocks (0: no tail) */
@@ -205,7 +204,7 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
     /* this lane's first element in a k row of the A / B tile (written out in each kernel and in
      * tile_product: the same lines as one shared helper changed ptxas's schedule of every K loop,
-     * 15 of TN's fragment loads 6 instructions from their FFMAs, v0.14) */
+     * 15 of TN's fragment loads 6 instructions from their FFMAs: docs/NOTES.md "v0.14") */
     const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
 
     const int64_t ktiles = (klen + BK - 1) / BK;
@@ -331,10 +330,10 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
  * beta = 0 and a workspace as C). VA / VB: the vector width of A's / B's copies when that operand
  * is contiguous along m / n (4: 16-byte aligned base and ld % 4 == 0; 1: any). Dynamic shared
  * memory: CF::SMEM_BYTES (the launcher raises the block's limit past 48 KB where needed).
- * Its SASS (CUDA 13.0, sm_90) is v0.13's instruction for instruction: ptxas's schedule of the K
- * loop moves with small changes around it (a loop bound passed as one more parameter put NT's
- * fragment loads 6 instructions before their FFMAs; v0.14), so the stream-K tail lives in a
- * kernel of its own (big_tail_kernel) rather than in this one.
+ * ptxas's schedule of the K loop moves with small changes around it (a loop bound passed as one
+ * more parameter put NT's fragment loads 6 instructions before their FFMAs: docs/NOTES.md
+ * "v0.14"), so the stream-K tail lives in a kernel of its own (big_tail_kernel) rather than in
+ * this one; scripts/sass-loops.py compares the K loops of two builds.
  */
 template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB>
 __global__ void __launch_bounds__(CF::THREADS, CF::MIN_BLOCKS)
@@ -349,7 +348,7 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
     /* this lane's first element in a k row of the A / B tile (written out in each kernel and in
      * tile_product: the same lines as one shared helper changed ptxas's schedule of every K loop,
-     * 15 of TN's fragment loads 6 instructions from their FFMAs, v0.14) */
+     * 15 of TN's fragment loads 6 instructions from their FFMAs: docs/NOTES.md "v0.14") */
     const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
 
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
@@ -395,7 +394,7 @@ big_tail_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__res
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
     /* this lane's first element in a k row of the A / B tile (written out in each kernel and in
      * tile_product: the same lines as one shared helper changed ptxas's schedule of every K loop,
-     * 15 of TN's fragment loads 6 instructions from their FFMAs, v0.14) */
+     * 15 of TN's fragment loads 6 instructions from their FFMAs: docs/NOTES.md "v0.14") */
     const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
 
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
@@ -429,9 +428,9 @@ big_tail_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__res
         }
         /* Only cur lives across the K loop: the item is decoded again (opaquely, so that the
          * compiler does not keep the first decoding live instead). Keeping an item's pointer,
-         * scalars and bounds live through the loop cost the first build of this kernel about 6%
-         * (v0.14 run 1: the scheduler, at 255 registers, put fragment loads 6-17 instructions
-         * before their FFMAs). */
+         * scalars and bounds live through the loop cost about 6% (the scheduler, at 255
+         * registers, put fragment loads 6-17 instructions before their FFMAs: docs/NOTES.md
+         * "v0.14"). */
         asm volatile("" : "+l"(cur));
         const Item it = decode(cur);
         int64_t bm, bn;

@@ -134,7 +134,7 @@ struct AsyncLoader {
      * advances to the next slice. FULL (the caller's block-uniform promise): the slice lies wholly
      * inside the operand (a tile interior along mn, all BK rows of k below k_end), so no element
      * needs a check — the main loop's common case, about a third of the non-FFMA instructions of
-     * a K step otherwise (SASS, v0.4). */
+     * a K step otherwise (in the SASS). */
     template <bool FULL>
     __device__ __forceinline__ void issue(uint32_t s_tile)
     {

@@ -25,7 +25,7 @@ namespace tsg {
  * registers and sets the operand-reuse flags after the order, and so the number of FFMAs whose
  * two register-file reads fall in one register bank (scripts/sass-loops.py's "bank2": 195-237
  * in orders 2 and 5, 290-300 in 0, 560-600 in 4), which tracked the speed of the 16 orders
- * measured (v0.15 runs 1-2, docs/NOTES.md "v0.15").
+ * measured (docs/NOTES.md "v0.15").
  */
 template <int ORD, int TM, int TN>
 static __device__ __forceinline__ constexpr int ffma_ij(int x, bool want_i)
@@ -78,8 +78,8 @@ static_assert(ffma_orders_are_permutations(int_seq<0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
 /*
  * The write-back of a tile's accumulators: C(m0 + r, n0 + c) = alpha * acc + beta * C for the
  * elements inside C's m x n window (C column-major, ld ldc); beta == 0 never reads C. (Writing a
- * lane's 4 consecutive rows as one 16-byte store lost 3-4% of the whole kernel in v0.8 run 2: the
- * vector stores tie the accumulators' register assignment, which the FFMA loop pays for.)
+ * lane's 4 consecutive rows as one 16-byte store lost 3-4% of the whole kernel: the vector stores
+ * tie the accumulators' register assignment, which the FFMA loop pays for; docs/NOTES.md "v0.8".)
  */
 template <class CF>
 static __device__ __forceinline__ void write_tile(const float (&acc)[CF::TM][CF::TN], float *__restrict__ C,

@@ -13,7 +13,7 @@
  * fast thread index runs along m, the contiguous dimension of C, so write-back is coalesced),
  * columns likewise with ty = t / TX. Shared memory holds op(A) as As[k][m] and op(B) as Bs[k][n]
  * (k-major: the inner product reads 16-byte vectors along m and n), two buffers each, rows
- * padded by 4 floats. The 128 x 128 / 8 x 8 / 256-thread configuration is v0.1's kernel.
+ * padded by 4 floats. The configurations: tsg_kernel_simt_config.h.
  * Transposes live in TileLoader only: op(X)(mn, kk) is either x[mn + kk*ld] (contiguous along mn)
  * or x[kk + mn*ld] (contiguous along k); the loader swaps coordinates and lets consecutive threads
  * read the contiguous dimension. The compute loop is the same for all four combinations and for

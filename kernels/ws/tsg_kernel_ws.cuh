@@ -1,25 +1,26 @@
 /*
  * tsg_kernel_ws.cuh — tsgemm's warp-specialized SGEMM kernel family for Hopper (issue 10): FP32
- * SIMT, the big family's tile, warp tiles, fragment layout and FFMA orders (tsg_kernel_big.cuh),
+ * SIMT, the big family's tile, warp tiles, fragment layout and FFMA orders (../big/),
  * but every global -> shared copy is issued by a producer warpgroup and the stages are handed over
  * by mbarriers instead of __syncthreads; `setmaxnreg` moves the producer's registers to the
  * consumers. Needs sm_90a (setmaxnreg): its instance files are compiled for that target only
  * (CMakeLists.txt) and the launcher offers it on a compute capability 9.0 device only.
  * Same launch signature, split-K semantics and tile order (tile_coords) as the other families.
  *
- * Owns: this family's kernel and its mbarrier helpers, under the kernel contract of DESIGN.md.
+ * Owns: this family's kernel and its loader RowLoader, under the kernel contract of DESIGN.md.
  * Must not: know about host memory, CBLAS, or anything but device pointers and the canonical
- * problem. Borrows from tsg_kernel_big.cuh the cp.async wrappers, AsyncLoader (for operands
- * contiguous along m / n), ffma_ij and write_tile; its own RowLoader copies an operand contiguous
- * along k (the transposing copies, zero fill and swizzle as AsyncLoader's, a cheaper thread mapping).
+ * problem. Uses from ../common/ the cp.async wrappers, AsyncLoader (for operands contiguous along
+ * m / n), the mbarrier and setmaxnreg wrappers, ffma_ij and write_tile; its own RowLoader copies
+ * an operand contiguous along k (the transposing copies, zero fill and swizzle as AsyncLoader's,
+ * a cheaper thread mapping). The configuration: tsg_kernel_ws_config.h.
  *
  * Why (docs/NOTES.md "v0.19"): configuration 7's 8 warps issue their own copies (TN: 24 LDGSTS.32
  * per thread and slice, with their address arithmetic; NN 12, NT 6) and meet at one __syncthreads
- * per 16-k slice; ncu (v0.18 run 6) put TN's extra stalls on those copies — write-after-read on
- * the registers of queued LDGSTS and the LSU queue. v0.13's warp-specialized candidate (one
- * producer warp, 288 threads) lost 20-25% because 9 warps cap every thread at 168 registers (a
- * scheduler's quarter of the register file holds 3 warps), which left no room for two fragment
- * buffers. Here, with sm_90a:
+ * per 16-k slice; ncu put TN's extra stalls on those copies — write-after-read on the registers
+ * of queued LDGSTS and the LSU queue ("v0.18"). A warp-specialized kernel with one producer warp
+ * (288 threads) lost 20-25% because 9 warps cap every thread at 168 registers (a scheduler's
+ * quarter of the register file holds 3 warps), which left no room for two fragment buffers
+ * ("v0.13"). Here, with sm_90a:
  *  - THREADS = CTHREADS + 128: warps 0 .. CWARPS-1 (two warpgroups at CWARPS = 8) are the
  *    consumers, laid out exactly as big_kernel's warps; the last warpgroup (4 warps, one per
  *    scheduler) is the producer. __launch_bounds__(THREADS, 1) caps every thread at 168
@@ -43,7 +44,7 @@
  *  - no __syncthreads after the barriers' initialisation but one at the very end that every
  *    thread reaches; none between units, so the producer fills the next unit's stages while the
  *    consumers write C back.
- *  - zero fill, the transposes and the swizzles are AsyncLoader's (tsg_kernel_big.cuh; RowLoader
+ *  - zero fill, the transposes and the swizzles are AsyncLoader's (../common/tsg_cp_async.cuh; RowLoader
  *    keeps them): out-of-range elements are copied with src-size 0 (or a partial 16-byte vector)
  *    from the operand's first element; the store to shared memory is never skipped.
  * Sources of the ideas: producer / consumer warp specialisation with per-stage full / empty
