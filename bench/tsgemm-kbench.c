@@ -252,19 +252,6 @@ static void bench(int reps)
     cudaFree(g_bA), cudaFree(g_bB), cudaFree(g_bC);
 }
 
-/* Whether c is one of the comma-separated numbers in list ("7" or "7,9,11"). */
-static int in_list(const char *list, int c)
-{
-    for (const char *p = list; *p;) {
-        char *end;
-        const long v = strtol(p, &end, 10);
-        if (end == p) return 0;
-        if (v == c) return 1;
-        p = *end == ',' ? end + 1 : end;
-    }
-    return 0;
-}
-
 /* Whether name contains one of the '|'-separated texts of filter (NULL or empty: every name). */
 static int name_matches(const char *name, const char *filter)
 {
@@ -321,7 +308,7 @@ static void bench_big(int reps, const char *list)
     const int ncfg = tsgemm_kernel_config_info(0, info, sizeof info);
     int cfgs[32], nc = 0;
     for (int c = 0; c < ncfg && nc < 32; ++c)
-        if (list && *list ? in_list(list, c) : (c == 0 || c >= 7)) cfgs[nc++] = c;
+        if (list && *list ? tt_in_list(list, c) : (c == 0 || c >= 7)) cfgs[nc++] = c;
     printf("\nbig-kernel benchmark, device-resident data, beta = 0, median of %d after 3 warm-ups (16384^3: %d)\n",
            reps, reps / 4 > 3 ? reps / 4 : 3);
     for (int i = 0; i < nc; ++i) {

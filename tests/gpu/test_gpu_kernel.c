@@ -435,19 +435,6 @@ static void host_path(void)
     tsgemm_set_mode(TSGEMM_MODE_AUTO);
 }
 
-/* Whether c is one of the comma-separated numbers in list ("7" or "7,9,11"). */
-static int in_list(const char *list, int c)
-{
-    for (const char *p = list; *p;) {
-        char *end;
-        const long v = strtol(p, &end, 10);
-        if (end == p) return 0;
-        if (v == c) return 1;
-        p = *end == ',' ? end + 1 : end;
-    }
-    return 0;
-}
-
 /* The stream-K tail forced onto few blocks, so that small grids exercise it: tiles shared by
  * blocks whose runs cross a tile boundary (two pieces), DP tiles beside tail tiles, long K,
  * transposes, padded and offset operands, beta applied by the fix-up. Integer inputs are exact
@@ -491,7 +478,7 @@ static void every_config(int small)
     const int count = tsgemm_kernel_config_info(0, info, sizeof info);
     const char *only = getenv("TSGEMM_KERNEL_CONFIG");
     for (int c = 0; c < count; ++c) {
-        if (only && *only && !in_list(only, c)) continue;
+        if (only && *only && !tt_in_list(only, c)) continue;
         tsgemm_kernel_config_info(c, info, sizeof info);
         const int f0 = g_fail, c0 = g_checks;
         for (int splits = 0; splits <= 3; splits += 3) {
