@@ -71,6 +71,9 @@ constexpr int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr bool has_tail(const KernelConfig &c) { return c.family == Family::big; }
 constexpr bool needs_sm90a(const KernelConfig &c) { return c.family == Family::ws; }
 
+/* The table entry of a family's configuration type: its shape and copy options read from the type
+ * (TileConfig: two shared-memory buffers, static shared memory; BigConfig; WsSet: its NN configuration's
+ * BK, STAGES, SWZ and PF, the largest shared memory of its four), the rule's eff given. */
 template <class CF>
 constexpr KernelConfig simt_config(ConfigId id, double eff)
 {
@@ -80,14 +83,15 @@ constexpr KernelConfig simt_config(ConfigId id, double eff)
 template <class CF>
 constexpr KernelConfig big_config(ConfigId id, double eff)
 {
-    return {id,      Family::big,  CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, CF::STAGES, CF::SMEM_BYTES,
-            CF::SWZ, CF::PF, {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC, 0, eff, BIG_SPLIT_MIN_K};
+    return {id, Family::big, CF::BM, CF::BN, CF::BK, CF::TM, CF::TN, CF::THREADS, CF::STAGES,
+            CF::SMEM_BYTES, CF::SWZ, CF::PF, {CF::BS_NN, CF::BS_NT, CF::BS_TN, CF::BS_TT}, CF::AKC, 0, eff,
+            BIG_SPLIT_MIN_K};
 }
 template <class SET>
 constexpr KernelConfig ws_config(ConfigId id, double eff)
 {
-    return {id,       Family::ws,   SET::BM,      SET::BN, SET::BK, SET::TM, SET::TN, SET::THREADS,
-            SET::STAGES, SET::SMEM_BYTES, SET::SWZ, SET::PF, {0, 0, 0, 0}, 0, ws::PRODUCERS, eff, BIG_SPLIT_MIN_K};
+    return {id, Family::ws, SET::BM, SET::BN, SET::BK, SET::TM, SET::TN, SET::THREADS, SET::STAGES,
+            SET::SMEM_BYTES, SET::SWZ, SET::PF, {0, 0, 0, 0}, 0, ws::PRODUCERS, eff, BIG_SPLIT_MIN_K};
 }
 
 /*
