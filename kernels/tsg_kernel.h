@@ -1,14 +1,14 @@
 /*
- * tsg_kernel.h — host-side entry points of tsgemm's kernels on device pointers (CUDA C++).
+ * tsg_kernel.h — host-side entry points of tsgemm's FP32 kernels on device pointers (CUDA C++).
  *
- * Owns: the launch interface between the executor (tsg_exec.cu) and the kernel families
- * (tsg_kernel_simt.cu / .cuh / _cfg*.cu: configurations 0-6; tsg_kernel_big.cuh / _cfg7-9.cu: the
- * large-grid configuration 7 of issue 10, and 8 / 9 for one-tile-wide tall / wide C grids, issue
- * 11): the configurations (tile shapes), the rule
- * that picks a configuration and a split-K for a shape, which template instance serves a
- * transpose pair and alignment, the grid, split-K with its fixed-order reduction, the beta-only
- * scale. The executor never sees a template or a grid. Every launching function enqueues on
- * `stream` and returns the launch's cudaError_t (as int, so this header needs no CUDA include).
+ * Owns: the launch interface between the executor and the kernel families: the configurations
+ * (tile shapes; the table, named: tsg_kernel_configs.h), the rule that picks a configuration and a
+ * split-K for a shape (tsg_kernel_plan.cu), which template instance serves a transpose pair and
+ * alignment, the grid, split-K with its fixed-order reduction, the stream-K tail, the beta-only
+ * scale (tsg_kernel.cu and the families' launchers). The families, one folder each: simt/
+ * (configurations 0-6), big/ (7-9), ws/ (10, sm_90a); what they share in common/. The executor
+ * never sees a template or a grid. Every launching function enqueues on `stream` and returns the
+ * launch's cudaError_t (as int, so this header needs no CUDA include).
  */
 #ifndef TSG_KERNEL_H
 #define TSG_KERNEL_H
@@ -22,8 +22,8 @@ namespace tsg {
 int kernel_tile_m();
 int kernel_tile_n();
 
-/* Number of configurations of the three families (SIMT 0-6, big 7-9, warp-specialized 10, then
- * candidates); configuration numbers are 0 .. kernel_configs()-1. */
+/* Number of configurations of the three families (SIMT 0-6, big 7-9, warp-specialized 10);
+ * configuration numbers are 0 .. kernel_configs()-1 (tsg_kernel_configs.h names them). */
 int kernel_configs();
 
 /* Measures (occupancy API) the resident blocks per SM of every configuration on the current
@@ -32,14 +32,11 @@ int kernel_configs();
  * at initialisation, before any kernel_plan. Returns 0 or a cudaError_t. */
 int kernel_blocks_per_sm(int *per_sm);
 
-/* Unit tests only: sets the occupancy table (count entries) kernel_plan uses, as
- * kernel_blocks_per_sm would measure it, so the rule can be checked on a machine with no GPU; an
- * sm_90a configuration counts as available where its entry is > 0. */
+/* Sets the occupancy table (entries 0 .. count-1) kernel_plan uses: kernel_blocks_per_sm's
+ * measurement lands here, and the unit tests give the table of a GPU so the rule can be checked on
+ * a machine with none. An entry is raised to at least 1; an sm_90a configuration counts as
+ * available where its entry is > 0. */
 void kernel_set_blocks_per_sm(const int *per_config, int count);
-
-/* on = 0: the rule never takes the warp-specialized configuration 10 (TSGEMM_TEST_WS=0, the A/B
- * knob; kernels/tsg_gpu.h no_ws); 1 (the default): it takes it where available (kernel_plan). */
-void kernel_set_ws(int on);
 
 /* Whether configuration `config` runs its own kernels on this device (false for 10 where no
  * sm_90a code loads: kernel_sgemm then runs configuration 7, the same tile). */
@@ -49,8 +46,8 @@ bool kernel_available(int config);
 struct KernelPlan {
     int config;
     int64_t splits, kslice; /* splits == 1: kslice == k */
-    /* the stream-K tail (big family, splits == 1; kernels/tsg_kernel_big.cuh, TailPlan): the
-     * grid's last tail_tiles tiles shared by tail_blocks blocks (0, 0: none) */
+    /* the stream-K tail (big family, splits == 1; big/tsg_kernel_big.cuh, TailPlan): the grid's
+     * last tail_tiles tiles shared by tail_blocks blocks (0, 0: none) */
     int64_t tail_tiles = 0, tail_blocks = 0;
 };
 
@@ -63,9 +60,9 @@ struct KernelPlan {
  * config >= 0 forces that configuration (splits > 0 forces the split count too, capped by k and
  * by max_ws_floats): the test knob that runs the edge grid on every configuration.
  * transa / transb ('N' or 'T', op(A) and op(B) as in kernel_sgemm): the rule's one pair-dependent
- * choice, TT on configuration 9 where 7 would run unsplit (tsg_kernel_simt.cu, TT_EFF).
- * Where configuration 10 is available (sm_90a; kernel_set_ws), it replaces 7 wherever 7 would
- * run unsplit without a tail (docs/NOTES.md "v0.19").
+ * choice, TT on configuration 9 where 7 would run unsplit (tsg_kernel_plan.cu, TT_EFF).
+ * Where configuration 10 is available (sm_90a), it replaces 7 wherever 7 would run unsplit
+ * without a tail (docs/NOTES.md "v0.19").
  * tail: the stream-K tail of an unsplit big-family plan (docs/NOTES.md "v0.14"): 0 the rule's
  * (where the grid's last round of resident blocks is part-empty and a tail models at least 5%
  * faster than the same configuration without, the partial tiles' traffic included; weighed in

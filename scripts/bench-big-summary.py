@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""bench-big-summary.py — the ratio tables of `test_gpu_kernel --bench-big`, read by column name.
+"""bench-big-summary.py — the ratio tables of `tsgemm-kbench --big`, read by column name.
 
     scripts/bench-big-summary.py [--against COL] [--shapes 'A|B'] FILE [FILE ...]
 
-FILE: anything holding one or more of the tables that `--bench-big` prints last ("ratio to
+FILE: anything holding one or more of the tables that `tsgemm-kbench --big` prints last ("ratio to
 cuBLAS ..." then a header line "shape cuBLAS rule no-tail cfg7 ..." and one row per shape): the
-bench's own output, or a docs/results file with several passes in it. Each table is one pass. For
+bench's own output, or a docs/results file with several passes in it (those name the bench by its
+earlier home, `test_gpu_kernel --bench-big`: the same table). Each table is one pass. For
 every shape and column it prints the median of the passes (the ratio of tsgemm's median TFLOP/s
 to cuBLAS's in the same process; the cuBLAS column in TFLOP/s) and, with two passes or more, the
 range. With --against COL (e.g. cfg7) it then ranks every other configuration column (cfgN; not
@@ -65,7 +66,7 @@ def main(argv=None):
         with open(f, encoding='utf-8', errors='replace') as fh:
             passes += tables(fh.read().splitlines())
     if not passes:
-        print('no --bench-big ratio table found', file=sys.stderr)
+        print('no tsgemm-kbench --big ratio table found', file=sys.stderr)
         return 1
     keep = (lambda s: any(t in s for t in a.shapes.split('|') if t)) if a.shapes else (lambda s: True)
     cols, shapes = [], []

@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
 # scripts/big-run.sh — the big kernel family's device run in one call (issues 10-11): build only
-# test_gpu_kernel (sm_90, the devkit), the issue-10/11 shapes against cuBLAS for the rule and each
-# configuration in BENCH_CONFIGS (--bench-big), the gpu-tier kernel test on CONFIGS (edge
-# grid forced on each, then the whole v0.1 suite under the rule), compute-sanitizer memcheck,
+# test_gpu_kernel and tsgemm-kbench (sm_90, the devkit), the issue-10/11 shapes against cuBLAS for
+# the rule and each configuration in BENCH_CONFIGS (tsgemm-kbench --big), the gpu-tier kernel
+# test on CONFIGS (edge grid forced on each, then the whole v0.1 suite under the rule), compute-sanitizer memcheck,
 # racecheck, synccheck and initcheck over the small edge grid of each forced (--small-forced;
 # SAN_CONFIGS narrows the last three); a short table last.
 #   DEVKIT   the devkit tarball (default .devkit.tar.xz; unpacked unless .devkit/env.sh exists)
 #   CONFIGS  the configurations under test (default 7,8,9,10: the big and warp-specialized families); BENCH_CONFIGS: bench list
 #            (default 0 and CONFIGS)
 #   BUDGET   seconds the whole call may take (default 300); REPS bench repetitions (default 10)
-#   CANDIDATES=ON  also build the candidate configurations (kernels/tsg_kernel_big_cand*.cu),
-#            numbered after the adopted ones, for CONFIGS / BENCH_CONFIGS to name
 #   SHAPES   bench only the shapes whose name contains one of these '|'-separated texts
 #   ACC_N    sizes of the accuracy ratio in the gpu.kernel step (default "4096"; "1024 4096 16384")
 #   SAN_TOOLS  the compute-sanitizer tools to run (default "memcheck racecheck synccheck initcheck";
@@ -31,12 +29,11 @@ source .devkit/env.sh
 B=build-k
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$OUT/smi.txt" 2>&1
 { cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" \
-    -DTSGEMM_KERNEL_CANDIDATES="${CANDIDATES:-OFF}" &&
-  cmake --build $B -j"$(nproc)" --target test_gpu_kernel; } > "$OUT/build.log" 2>&1
+    -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" &&
+  cmake --build $B -j"$(nproc)" --target test_gpu_kernel tsgemm-kbench; } > "$OUT/build.log" 2>&1
 rows=("build rc=$? $(el)s")
 if fits 170; then
-  TSGEMM_BENCH_SHAPES="${SHAPES:-}" timeout "$(left 170)" $B/tests/gpu/test_gpu_kernel --bench-big "${REPS:-10}" "${BENCH_CONFIGS:-0,$CONFIGS}" > "$OUT/bigbench.txt" 2>&1
+  TSGEMM_BENCH_SHAPES="${SHAPES:-}" timeout "$(left 170)" $B/bench/tsgemm-kbench --big "${REPS:-10}" "${BENCH_CONFIGS:-0,$CONFIGS}" > "$OUT/bigbench.txt" 2>&1
   rows+=("bench rc=$? $(el)s")
 else rows+=("bench skipped: no time left"); fi
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >> "$OUT/smi.txt" 2>&1

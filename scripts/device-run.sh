@@ -39,8 +39,9 @@
 #             (TSGEMM_TF32_SAN_TOOLS; tf32_sanitize.log)
 #   accuracy  issue 36's accuracy study (bench/accuracy_study.c, not a default stage): error vs K
 #             for three input classes, tsgemm fp32 / 3xtf32 / tf32 and cuBLAS FP32 (accuracy.csv;
-#             docs/ACCURACY.md, scripts/plot-accuracy.py)
-#   kbench    kernel vs cuBLAS on device data: NN NT TN TT at 4096, 4095^3, 8192^3 (median of 20)
+#             docs/ACCURACY.md, scripts/plot-accuracy.sh)
+#   kbench    kernel vs cuBLAS on device data (bench/tsgemm-kbench): the rule and every configuration,
+#             NN NT TN TT at 4096, 4095^3, 8192^3 among the shapes (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
 #   clients   unmodified programs under LD_PRELOAD, traced and timed against their plain runs:
 #             pip numpy (the machine's python3) and a C program linked to OpenBLAS (n = 4096);
@@ -67,7 +68,7 @@
 # invocations in the same stage, option lists separated by '|' (e.g. "--shapes 4096 --beta 1
 # --reps 7 --no-nvblas|--shapes 4096 --reps 5").
 # TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large").
-# TSGEMM_CMAKE_ARGS adds configure arguments to the build stage (e.g. -DTSGEMM_KERNEL_CANDIDATES=ON).
+# TSGEMM_CMAKE_ARGS adds configure arguments to the build stage (e.g. -DTSGEMM_LINEINFO=ON).
 # Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand), and all
 # of them into $OUT/all.tar.gz; a summary table is printed last. Exit status: 0 when every stage that ran passed.
 set -uo pipefail
@@ -355,7 +356,7 @@ if want accuracy 60; then # issue 36's accuracy study: error vs K, three input c
 fi
 
 if want kbench; then
-  "$B/tests/gpu/test_gpu_kernel" --bench 20 > "$OUT/kbench.txt" 2>&1 && row kbench ok "$(elapsed)" ||
+  "$B/bench/tsgemm-kbench" 20 > "$OUT/kbench.txt" 2>&1 && row kbench ok "$(elapsed)" ||
     { row kbench FAIL "see kbench.txt"; fails=$((fails+1)); }
 fi
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/kernel-run.sh — the kernel family's device run in one call (issue 11): build only
-# test_gpu_kernel (sm_90, the devkit), the per-configuration bench against cuBLAS, the gpu-tier
+# test_gpu_kernel and tsgemm-kbench (sm_90, the devkit), the per-configuration bench against
+# cuBLAS (tsgemm-kbench), the gpu-tier
 # kernel test (edge grid on every configuration), compute-sanitizer memcheck over the small edge
 # grid of every configuration, auto mode's rates and choices; a short table last. BUDGET (seconds, default 225) bounds the call.
 set -u
@@ -14,9 +15,9 @@ source .devkit/env.sh
 B=build-k
 { cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" &&
-  cmake --build $B -j"$(nproc)" --target test_gpu_kernel gpu_probe; } > "$OUT/build.log" 2>&1
+  cmake --build $B -j"$(nproc)" --target test_gpu_kernel tsgemm-kbench gpu_probe; } > "$OUT/build.log" 2>&1
 rows=("build rc=$? $(el)s")
-timeout $(( BUDGET - $(el) - 100 )) $B/tests/gpu/test_gpu_kernel --bench ${REPS:-20} > "$OUT/kbench.txt" 2>&1
+timeout $(( BUDGET - $(el) - 100 )) $B/bench/tsgemm-kbench ${REPS:-20} > "$OUT/kbench.txt" 2>&1
 rows+=("bench rc=$? $(el)s")
 timeout $(( BUDGET - $(el) - 40 )) $B/tests/gpu/test_gpu_kernel > "$OUT/gpu.txt" 2>&1
 rows+=("gpu.kernel rc=$? $(el)s: $(grep -E '^[0-9]+ checks' "$OUT/gpu.txt" | tail -1)")

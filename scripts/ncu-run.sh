@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # scripts/ncu-run.sh — Nsight Compute on a few kernel launches in one device call: builds
-# test_gpu_kernel (sm_90, the devkit), then for each kernel-name pattern runs
-# `test_gpu_kernel --bench-big` under ncu, profiling the first launch whose demangled name matches
+# tsgemm-kbench (sm_90, the devkit), then for each kernel-name pattern runs
+# `tsgemm-kbench --big` under ncu, profiling the first launch whose demangled name matches
 # (--clock-control none: the device tool's METHOD.md leaves clocks alone), and prints each
 # profile's key lines (duration, SM / L1 / L2 / DRAM throughput, issue slots with an eligible warp,
 # cycles per issued instruction, instructions executed, the stall reasons of STALLS); the full
 # reports keep the rest.
 #   KERNELS    patterns, one per line (ncu regexes over demangled names, which read like
 #              "big_kernel<tsg::big::BigConfig<(int)256, ...>, (bool)1, (bool)0, (int)1, (int)1>":
-#              write "." for the parentheses; default: the 256 x 128 tile's NT and TN instances,
-#              configuration 7's in the default build — a candidates build has more 256 x 128
-#              configurations, so name the last BigConfig argument there)
+#              write "." for the parentheses; default: configuration 7's (the 256 x 128 tile's)
+#              NT and TN instances)
 #   SHAPES     TSGEMM_BENCH_SHAPES, a substring of the bench's shape names (default "4096^3": the
 #              four transpose pairs at 4096^3); CONFIGS the bench's configurations (default 7)
 #   SECTIONS   ncu sections (default: SpeedOfLight WarpStateStats SchedulerStats InstructionStats)
@@ -18,8 +17,7 @@
 #              (warps stalled on that reason per issued instruction): a list of reasons (barrier
 #              long_scoreboard mio_throttle ...), "" for none, default "all" (a regex over every
 #              reason this ncu version names)
-#   CANDIDATES=ON  build the candidate configurations too (kernels/tsg_kernel_big_cand*.cu, where
-#              the checkout has them); DEVKIT, BUDGET (seconds, default 300)
+#   DEVKIT, BUDGET (seconds, default 300)
 # Full reports go to $OUT/ncu-N.txt; a short table is printed last.
 set -u
 cd "$(dirname "$0")/.."
@@ -31,9 +29,8 @@ t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 source .devkit/env.sh
 B=build-ncu
 { cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" \
-    -DTSGEMM_KERNEL_CANDIDATES="${CANDIDATES:-OFF}" &&
-  cmake --build $B -j"$(nproc)" --target test_gpu_kernel; } > "$OUT/build.log" 2>&1
+    -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" &&
+  cmake --build $B -j"$(nproc)" --target tsgemm-kbench; } > "$OUT/build.log" 2>&1
 echo "build rc=$? $(el)s"
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -1)
 [ -n "$ncu" ] || { echo "ncu not found"; exit 1; }
@@ -60,7 +57,7 @@ while IFS= read -r pat; do
   { echo "== pattern $i: $pat"
     TSGEMM_BENCH_SHAPES="${SHAPES:-4096^3}" timeout $(( BUDGET - $(el) - 10 )) "$ncu" --clock-control none \
       --kernel-name-base demangled --kernel-name "regex:$pat" --launch-count 1 "${secs[@]}" \
-      $B/tests/gpu/test_gpu_kernel --bench-big 3 "${CONFIGS:-7}" < /dev/null
+      $B/bench/tsgemm-kbench --big 3 "${CONFIGS:-7}" < /dev/null
     echo "rc=$?"; } > "$OUT/ncu-$i.txt" 2>&1
   echo "pattern $i $(tail -1 "$OUT/ncu-$i.txt") $(el)s"
 done <<< "$KERNELS"

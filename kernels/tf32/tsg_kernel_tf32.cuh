@@ -5,8 +5,8 @@
  *
  * Owns: this family's kernel, its producer (global loads, the TF32 split, the swizzled K-major
  * shared tiles, the non-finite flags) and its consumers (wgmma, promotion, the write-back, the
- * FP32 path of a tile with non-finite inputs). Borrows from tsg_kernel_ws.cuh the mbarrier
- * helpers and setmaxnreg, and tile_coords.
+ * FP32 path of a tile with non-finite inputs). Borrows from kernels/common/ the mbarrier and
+ * setmaxnreg wrappers and tile_coords.
  *
  * The block (THREADS = 384): warpgroups 0 and 1 are consumers, each owning 64 rows of the
  * 128 x 128 C tile (wgmma m64n128k8); warpgroup 2 is the producer. The grid is persistent: block
@@ -63,7 +63,8 @@
 
 #include <stdint.h>
 
-#include "../tsg_kernel_ws.cuh" /* ws::mbar_*, ws::regs_inc/dec, tile_coords */
+#include "../common/tsg_mbarrier.cuh"    /* ws::mbar_*, ws::regs_inc/dec */
+#include "../common/tsg_tile_coords.cuh" /* tile_coords */
 #include "tsg_kernel_tf32.h"
 
 namespace tsg {

@@ -30,6 +30,18 @@ double tt_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+int tt_in_list(const char *list, int c)
+{
+    for (const char *p = list; *p;) {
+        char *end;
+        const long v = strtol(p, &end, 10);
+        if (end == p) return 0;
+        if (v == c) return 1;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return 0;
+}
+
 const float tt_sentinel = 12345.678f;
 
 void tt_seed(tt_rng *r, uint64_t seed) { r->s = seed ? seed : 0x9e3779b97f4a7c15ull; }

@@ -15,6 +15,10 @@
 double tt_now_s(void);
 double tt_median(double *v, int n);
 
+/* Whether c is one of the comma-separated numbers in list ("7" or "7,9,11"): the knobs and
+ * arguments that name kernel configurations. */
+int tt_in_list(const char *list, int c);
+
 /* xorshift64* — reproducible inputs from a seed printed on failure. */
 typedef struct tt_rng { uint64_t s; } tt_rng;
 void tt_seed(tt_rng *r, uint64_t seed);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""unit.bench_big_summary: scripts/bench-big-summary.py reads --bench-big ratio tables by column
-name. Checked on a synthetic two-pass output (with the per-shape lines between the tables that
+"""unit.bench_big_summary: scripts/bench-big-summary.py reads tsgemm-kbench --big ratio tables by
+column name. Checked on a synthetic two-pass output (with the per-shape lines between the tables that
 broke v0.16 run 4's inline awk, and a shape name of four words) and on a stored results file
 (docs/results/h200-2026-12-03-v0.16-run4.txt: values read from its tables by hand)."""
 import contextlib

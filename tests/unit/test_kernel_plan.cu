@@ -1,7 +1,7 @@
 /*
- * test_kernel_plan.cu — the kernel family's selection rule (kernels/tsg_kernel.h, kernel_plan)
- * on the host, no GPU needed: with the H200's occupancy table (132 SMs; blocks per SM measured in
- * v0.3 runs 1-2, v0.4 run 1) the issues' shapes get the configurations and splits docs/NOTES.md
+ * test_kernel_plan.cu — the kernels' selection rule (kernels/tsg_kernel.h, kernel_plan; the unit
+ * kernels/tsg_kernel_plan.cu alone) on the host, no GPU needed: with the H200's occupancy table
+ * (132 SMs; blocks per SM measured in v0.3 runs 1-2, v0.4 run 1) the issues' shapes get the configurations and splits docs/NOTES.md
  * reports (v0.3 run 2, v0.4 run 1, v0.5 run 2); the big family (configurations 7-9) is split only
  * into slices of at least 2048;
  * forced configurations and splits are honoured; the stream-K tail (v0.14) goes to the big
@@ -84,11 +84,10 @@ int main()
      * v0.5 run 2: configurations 8 and 9 (its candidates 12 and 13, two blocks per SM) */
     const int h200[] = {2, 3, 3, 6, 2, 8, 1, 1, 2, 2};
     tsg::kernel_set_blocks_per_sm(h200, (int)(sizeof h200 / sizeof h200[0]));
-    /* 11 adopted configurations (more in a -DTSGEMM_KERNEL_CANDIDATES=ON build: the candidates
-     * come after them and tie with configuration 7, so the picks below stay); the table above
-     * has no entry for the warp-specialized 10, so it counts as unavailable (a device without
-     * sm_90a code) until the section that gives it one */
-    EXPECT(tsg::kernel_configs() >= 11, "%d configurations", tsg::kernel_configs());
+    /* 11 configurations (kernels/tsg_kernel_configs.h); the table above has no entry for the
+     * warp-specialized 10, so it counts as unavailable (a device without sm_90a code) until the
+     * section that gives it one */
+    EXPECT(tsg::kernel_configs() == 11, "%d configurations", tsg::kernel_configs());
     EXPECT(!tsg::kernel_available(10) && tsg::kernel_available(7), "availability without sm_90a");
 
     const Expect expect[] = {
@@ -235,7 +234,7 @@ int main()
      * configuration 10 takes 7's place wherever 7 would run unsplit without a tail, on every
      * pair, and TT's too where 9 took it only for its rate (runs 2-3: TT 4096^3 / 8192^3 1.03 /
      * 1.00 of cuBLAS on 10, 1.00 / 0.97 on 9); 7 keeps its tails and its splits, 9 the grids
-     * it fits better; TSGEMM_TEST_WS=0 (kernel_set_ws(0)) gives v0.18's plans back */
+     * it fits better */
     {
         const int h200ws[] = {2, 3, 3, 6, 2, 8, 1, 1, 2, 2, 1};
         tsg::kernel_set_blocks_per_sm(h200ws, (int)(sizeof h200ws / sizeof h200ws[0]));
@@ -260,11 +259,6 @@ int main()
         EXPECT(t5.tail_tiles == 800 % 132, "5120^3 keeps 7's tail: %lld", (long long)t5.tail_tiles);
         /* the pipeline's launches (no workspace: no tail, no split) take 10 where 7's tile wins */
         EXPECT(tsg::kernel_plan('N', 'N', 5120, 5120, 5120, SMS, 0, -1, 0).config == 10, "5120^3 without workspace");
-        /* the knob: v0.18's plans */
-        tsg::kernel_set_ws(0);
-        EXPECT(tsg::kernel_plan('N', 'N', 4096, 4096, 4096, SMS, WS, -1, 0).config == 7, "knob off: NN 4096^3");
-        EXPECT(tsg::kernel_plan('T', 'T', 4096, 4096, 4096, SMS, WS, -1, 0).config == 9, "knob off: TT 4096^3");
-        tsg::kernel_set_ws(1);
         /* forced: 10 when asked for (kernel_sgemm runs 7 in its place where it is unavailable) */
         EXPECT(tsg::kernel_plan('N', 'N', 4096, 4096, 4096, SMS, WS, 10, 0).config == 10, "forced 10");
         EXPECT(tsg::kernel_plan('N', 'N', 4096, 4096, 4096, SMS, WS, 7, 0).config == 7, "forced 7");

@@ -2,14 +2,14 @@
  * tsg_kernel_big.cuh — tsgemm's SGEMM kernel family for large C grids (issue 10): FP32 SIMT,
  * warp-tiled, a multi-stage cp.async pipeline. C = alpha*op(A)*op(B) + beta*C, column-major, any
  * lda/ldb/ldc >= rows; the same launch signature, split-K and tile order as the SIMT family
- * (tsg_kernel_simt.cuh), so the per-shape rule (kernel_plan) treats its configurations like any
- * other.
+ * (../common/tsg_kernel_common.h, tile_coords), so the per-shape rule (kernel_plan) treats its
+ * configurations like any other. The configurations: tsg_kernel_big_config.h.
  *
  * Owns: this family's kernels (big_kernel; big_tail_kernel, the same tiles with a stream-K tail,
  * TailPlan) and their loaders, under the kernel contract of DESIGN.md. Must not:
  * know about host memory, CBLAS, or anything but device pointers and the canonical problem.
  *
- * Why a family of its own rather than the SIMT family's main loop (docs/NOTES.md, v0.4): the SIMT
+ * Why a family of its own rather than the SIMT family's main loop (docs/NOTES.md "v0.4"): the SIMT
  * family stages every K slice through registers (LDG, then STS after the math), gives a warp 16
  * distinct rows of A per LDS.128 (two shared-memory wavefronts) and, at 8 x 8 per thread, spends
  * one LDS.128 per 16 FFMA. Here:
@@ -54,206 +54,14 @@
 
 #include <type_traits>
 
-#include "tsg_kernel_simt.cuh" /* KernelFn, tile_coords, KALIGN */
+#include "../common/tsg_cp_async.cuh"    /* cp_async, AsyncLoader, smem_addr */
+#include "../common/tsg_kernel_common.h"  /* KernelFn, PAD */
+#include "../common/tsg_tile_coords.cuh" /* tile_coords */
+#include "../common/tsg_warp_tile.cuh"   /* ffma_ij, write_tile */
+#include "tsg_kernel_big_config.h"
 
 namespace tsg {
 namespace big {
-
-constexpr int PAD = 4;
-
-/*
- * One configuration of the big family: C tile BM x BN, warp tile WM x WN, lanes LM along m (32/LM
- * along n), K step BK (8, 16 or 32), STAGES shared buffers, MINB resident blocks per SM the
- * register budget is compiled for (1: up to 255 registers per thread).
- * For an operand contiguous along k (A transposed, B not): SWZ (bit 0: A, bit 1: B) lands it
- * swizzled in shared memory; PF: the L2 prefetch of the 4-byte copies (0: none; 128: the whole
- * line, so that its other half is in L2 when the next slice asks for it; 256: two lines).
- * BS_NN, BS_NT, BS_TN, BS_TT: per transpose pair, the k step of a slice at which B's copies (of
- * the slice STAGES - 1 ahead) are issued; A's go at step 0 (0: B's with them).
- * ORD_NN, ORD_NT, ORD_TN, ORD_TT: per transpose pair, the order of the FFMAs within a k step
- * (ffma_ij; the same results in every order).
- * AKC: a transposed A (contiguous along k) whose base and lda allow 16-byte copies goes as 16-byte
- * copies into a k-contiguous shared tile (KLoader) and its fragments are read AKC k at a time
- * (4: LDS.128, 2: LDS.64; 0: off, the 4-byte copies of AsyncLoader).
- */
-template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int MINB_, int SWZ_ = 0,
-          int PF_ = 0, int BS_NN_ = 0, int BS_NT_ = 0, int BS_TN_ = 0, int BS_TT_ = 0, int ORD_NN_ = 0,
-          int ORD_NT_ = 0, int ORD_TN_ = 0, int ORD_TT_ = 0, int AKC_ = 0>
-struct BigConfig {
-    static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
-    static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = MINB_;
-    static constexpr int SWZ = SWZ_, PF = PF_;
-    static constexpr int BS_NN = BS_NN_, BS_NT = BS_NT_, BS_TN = BS_TN_, BS_TT = BS_TT_;
-    static constexpr int bstep(bool ta, bool tb) { return ta ? (tb ? BS_TT : BS_TN) : (tb ? BS_NT : BS_NN); }
-    static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
-    static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
-    static constexpr int AKC = AKC_;
-    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
-    static constexpr int TM = WM / LM, TN = WN / LN;
-    static constexpr int SA = BM + PAD, SB = BN + PAD;             /* shared row strides, floats */
-    /* A's part of a stage: BK rows of SA, or (AKC) room for KLoader's tile of BM rows of BK */
-    static constexpr int A_FLOATS = AKC != 0 && BM * BK + BM > BK * SA ? BM * BK + BM : BK * SA;
-    static constexpr int STAGE_FLOATS = A_FLOATS + BK * SB;
-    static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * 4;   /* dynamic shared memory */
-    static_assert(BM % WM == 0 && BN % WN == 0 && 32 % LM == 0, "warps and lanes tile the block");
-    static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
-                  "lane tiles are made of 4 x 4 sub-tiles");
-    static_assert(STAGES >= 2, "at least two stages");
-    static_assert(ORD_NN >= 0 && ORD_NN < 16 && ORD_NT >= 0 && ORD_NT < 16 && ORD_TN >= 0 && ORD_TN < 16 &&
-                      ORD_TT >= 0 && ORD_TT < 16,
-                  "FFMA orders 0-15 (ffma_ij)");
-    static_assert(PF == 0 || PF == 128 || PF == 256, "PF: 0, 128 or 256 bytes");
-    static_assert((AKC == 0 || AKC == 2 || AKC == 4) && (AKC == 0 || BK % (2 * AKC) == 0),
-                  "AKC: 0, 2 or 4 k per fragment read; a slice holds an even number of them");
-    static_assert(BS_NN >= 0 && BS_NN < BK - 1 && BS_NT >= 0 && BS_NT < BK - 1 && BS_TN >= 0 &&
-                      BS_TN < BK - 1 && BS_TT >= 0 && BS_TT < BK - 1,
-                  "B's copies at a k step before the slice's barrier");
-};
-
-/* ---- cp.async (sm_80+): 4- or 16-byte copies global -> shared, zero-filling past src_bytes ---- */
-
-static __device__ __forceinline__ uint32_t smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-/* A 16-byte copy bypasses L1 (.cg): a slice of an operand contiguous along m / n uses whole
- * lines. A 4-byte copy allocates in L1 (.ca, the only kind PTX has); PF = 128 / 256 adds an L2
- * prefetch of the 128- / 256-byte block around the address (.L2::128B / .L2::256B). */
-template <int BYTES, int PF = 0>
-static __device__ __forceinline__ void cp_async(uint32_t dst, const float *src, int src_bytes)
-{
-    static_assert(BYTES == 16 || BYTES == 4, "cp.async of 4 or 16 bytes");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define TSG_CP_ASYNC(op)                                                                           \
-    asm volatile(op " [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(BYTES), "r"(src_bytes) : "memory")
-    if constexpr (BYTES == 16) TSG_CP_ASYNC("cp.async.cg.shared.global");
-    else if constexpr (PF == 128) TSG_CP_ASYNC("cp.async.ca.shared.global.L2::128B");
-    else if constexpr (PF == 256) TSG_CP_ASYNC("cp.async.ca.shared.global.L2::256B");
-    else TSG_CP_ASYNC("cp.async.ca.shared.global");
-#undef TSG_CP_ASYNC
-#else
-    (void)dst, (void)src, (void)src_bytes;
-    __trap(); /* the family is built for sm_80 and up only (CMake's architecture list) */
-#endif
-}
-
-static __device__ __forceinline__ void cp_async_commit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-template <int N>
-static __device__ __forceinline__ void cp_async_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
-
-/*
- * Copies BK x W slices [k0, k0 + BK) x [mn0, mn0 + W) of op(X) into a k-major shared tile
- * s[kk][mn] (row stride W + PAD), one slice per issue(). CONTIG_MN: op(X)(mn, kk) = x[mn + kk*ld];
- * otherwise op(X)(mn, kk) = x[kk + mn*ld] (the coordinate swap is the transpose). VW = 4: 16-byte
- * copies along mn (x and ld 16-byte aligned); VW = 1: 4-byte copies. A row (running along the
- * contiguous dimension) has LV vectors; TV = min(LV, THREADS) threads share it, thread t owning
- * vectors t % TV + j * TV (j < CP = LV / TV: more than one only when a row has more vectors than
- * the block has threads, as 256 floats one at a time in a 128-thread block) of rows
- * t / TV + q * RSTEP (q < PASSES). Elements
- * outside [0, mn_end) x [0, k_end) are zero-filled (src-size 0 or a partial vector; the source
- * address then points at x itself, so nothing outside the operand is ever addressed).
- * SWZ (an operand contiguous along k only): element (mn, kk) lands at column mn ^ kswz(kk) of row
- * kk, kswz(kk) = (kk / 8) * (32 / BK) < 4. Without it a BK = 16 slice's warp (16 consecutive k of
- * 2 columns) stores k and k + 8 to one bank, as rows are W + 4 = 4 (mod 32) floats apart: every
- * 4-byte copy of a transposed operand takes two shared-memory wavefronts. With it the 32 lanes
- * hit 32 banks; the XOR stays inside an aligned group of 4 columns, so a fragment's LDS.128 reads
- * the same 16 bytes, its components permuted, and the compute loop undoes the permutation in its
- * (compile-time) register indices.
- * PF: the L2 prefetch size of the 4-byte copies (cp_async).
- */
-template <int W, int BK, int THREADS, bool CONTIG_MN, int VW, bool SWZ = false, int PF = 0>
-struct AsyncLoader {
-    static constexpr int LC = CONTIG_MN ? W : BK; /* contiguous extent of a slice */
-    static constexpr int LO = CONTIG_MN ? BK : W; /* the other extent */
-    static constexpr int LV = LC / VW;            /* vectors per row */
-    static constexpr int CP = LV > THREADS ? LV / THREADS : 1; /* vectors of a row per thread */
-    static constexpr int TV = LV / CP;            /* threads per row */
-    static constexpr int RSTEP = THREADS / TV;    /* rows between a thread's passes */
-    static constexpr int PASSES = LO / RSTEP;
-    static constexpr int SROW = W + PAD;
-    /* byte distance in shared memory between a thread's passes */
-    static constexpr int SPASS = CONTIG_MN ? RSTEP * SROW * 4 : RSTEP * 4;
-    static_assert(CONTIG_MN || VW == 1, "an operand contiguous along k is copied a float at a time");
-    static_assert(LC % VW == 0 && LV % CP == 0 && THREADS % TV == 0 && LO % RSTEP == 0 && PASSES >= 1,
-                  "the threads cover the slice");
-    static_assert(CP == 1 || CONTIG_MN, "only a row along mn is wider than the block");
-    static_assert(!SWZ || CONTIG_MN || (TV == BK && (BK == 8 || BK == 16 || BK == 32) && RSTEP % 4 == 0),
-                  "the swizzle's bank argument: a warp covers 32 / BK columns of BK consecutive k, and a "
-                  "pass moves by whole groups of 4 columns");
-    static constexpr __host__ __device__ int kswz(int kk) { return (kk % BK / 8) * (32 / BK); }
-
-    const float *x;  /* the operand's first element (a valid address for zero-size copies) */
-    const float *p;  /* this thread's first element of the current slice */
-    int64_t step;    /* address step from one slice to the next */
-    int64_t pstep;   /* address step from one pass to the next: RSTEP rows along k or mn, ld apart */
-    int64_t k_left;  /* k_end minus this thread's first k in the current slice */
-    int mn_lim;      /* valid elements ahead along mn (0..W): of the row from the thread's first
-                        vector (CONTIG_MN), or rows from its first (otherwise) */
-    uint32_t s_off;  /* byte offset of this thread's first element in a stage's tile */
-
-    __device__ __forceinline__ AsyncLoader(const float *x_, int64_t ld, int64_t mn0, int64_t mn_end,
-                                           int64_t k_end)
-        : AsyncLoader(x_, ld, mn0, mn_end, k_end, (int)threadIdx.x)
-    {
-    }
-    /* t: this thread's number among the THREADS that copy (a warp-specialized block's producers
-     * count from 0; tsg_kernel_ws.cuh) */
-    __device__ __forceinline__ AsyncLoader(const float *x_, int64_t ld, int64_t mn0, int64_t mn_end,
-                                           int64_t k_end, int t)
-    {
-        const int c = (t % TV) * VW, r = t / TV;
-        const int64_t mn = CONTIG_MN ? mn0 + c : mn0 + r;
-        const int64_t kk = CONTIG_MN ? r : c;
-        x = x_;
-        p = CONTIG_MN ? x_ + kk * ld + mn : x_ + mn * ld + kk; /* 64-bit: coordinate times ld */
-        step = CONTIG_MN ? (int64_t)BK * ld : (int64_t)BK;
-        pstep = (int64_t)RSTEP * ld;
-        k_left = k_end - kk;
-        const int64_t left = mn_end - mn;
-        mn_lim = (int)(left < 0 ? 0 : left > W ? W : left);
-        s_off = (uint32_t)(CONTIG_MN ? (r * SROW + c) * 4 : (c * SROW + (SWZ ? r ^ kswz(c) : r)) * 4);
-    }
-
-    /* Issues this thread's copies of the current slice into the tile at shared address s_tile and
-     * advances to the next slice. FULL (the caller's block-uniform promise): the slice lies wholly
-     * inside the operand (a tile interior along mn, all BK rows of k below k_end), so no element
-     * needs a check — the main loop's common case, about a third of the non-FFMA instructions of
-     * a K step otherwise (SASS, v0.4). */
-    template <bool FULL>
-    __device__ __forceinline__ void issue(uint32_t s_tile)
-    {
-#pragma unroll
-        for (int q = 0; q < PASSES; ++q) {
-#pragma unroll
-            for (int j = 0; j < CP; ++j) {
-                int bytes = VW * 4;
-                if (FULL)
-                    ;
-                else if (CONTIG_MN) { /* row k = first k + q*RSTEP; vector j runs along mn */
-                    const int v = mn_lim - j * TV * VW;
-                    bytes = k_left > (int64_t)q * RSTEP ? (v < 0 ? 0 : v > VW ? VW : v) * 4 : 0;
-                } else                /* row mn = first mn + q*RSTEP; one element at this thread's k */
-                    bytes = (mn_lim > q * RSTEP && k_left > 0) ? 4 : 0;
-                const float *src = FULL || bytes ? p + q * pstep + j * TV * VW : x;
-                cp_async<VW * 4, PF>(s_tile + s_off + q * SPASS + j * TV * VW * 4, src, bytes);
-            }
-        }
-        p += step;
-        k_left -= BK;
-    }
-};
 
 /*
  * Copies BK x W slices [k0, k0 + BK) x [mn0, mn0 + W) of an operand contiguous along k
@@ -326,23 +134,22 @@ struct KLoader {
  * The stream-K tail (docs/NOTES.md "v0.14"). A grid of T tiles on G resident blocks runs in
  * ceil(T / G) rounds; when T is not a multiple of G the last round keeps rem = T mod G blocks
  * busy and G - rem idle for a whole tile's time (4096^3 on configuration 7: 512 tiles, 132
- * blocks, 116 busy in the fourth round). With a tail, big_kernel runs the first T - rem tiles
- * (whole rounds) and big_tail_kernel, launched after it with G blocks, the last rem tiles: their
- * K slices (KT = ceil(k / BK) per tile, I = rem * KT in all) cut into G equal runs of consecutive
- * slices, block b taking slices [start(b), start(b + 1)), start(b) = floor(b I / G), across a
- * tile boundary where its run crosses one. Since rem < G, a run is shorter than a tile and
- * touches at most two tiles: its j-th piece (j = 0, 1) goes as a partial BM x BN tile
- * (column-major, ld BM) to slot 2 b + j of a workspace; tail_reduce_kernel then sums, for each
- * tail tile, its pieces in the order of b (fixed: the result is a function of the shape and G
- * only) and applies alpha and beta. (One launch for both parts, its last G blocks the tail's,
- * cost configuration 7 6% in the first build, v0.14 run 1: the K loop's schedule suffers from
- * every value the work-item logic keeps live.) The idea is stream-K's (Osama et al., "Stream-K: Work-centric
- * Parallel Decomposition for Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023; its
- * "data-parallel + one stream-K wave" hybrid), with a separate fixed-order reduction in place of
- * the paper's in-kernel fix-up, so that results stay bit-identical from run to run. The rule
- * (kernel_plan, tsg_kernel_simt.cu) takes a tail only where it models at least 5% faster: not at
- * 4096^3, 8192^3 or 16384^3 (3%, 3%, 1.5% modelled; -2% to +1.5% measured), but at 5120^3 (8 of
- * 800 tiles in a seventh round: +12%) and at mid sizes such as 2304^3-3072^3 (+16-30%).
+ * blocks, 116 busy in the fourth round). With a tail, one launch of big_tail_kernel runs the
+ * first T - rem tiles (whole rounds) data-parallel on T - rem blocks, and the last rem tiles on
+ * G more blocks: their K slices (KT = ceil(k / BK) per tile, I = rem * KT in all) cut into G
+ * equal runs of consecutive slices, block b taking slices [start(b), start(b + 1)),
+ * start(b) = floor(b I / G), across a tile boundary where its run crosses one. Since rem < G, a
+ * run is shorter than a tile and touches at most two tiles: its j-th piece (j = 0, 1) goes as a
+ * partial BM x BN tile (column-major, ld BM) to slot 2 b + j of a workspace; tail_reduce_kernel
+ * (tsg_kernel_big_launch.cu) then sums, for each tail tile, its pieces in the order of b (fixed:
+ * the result is a function of the shape and G only) and applies alpha and beta. The idea is
+ * stream-K's (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense
+ * Matrix-Matrix Multiplication on the GPU", PPoPP 2023; its "data-parallel + one stream-K wave"
+ * hybrid), with a separate fixed-order reduction in place of the paper's in-kernel fix-up, so
+ * that results stay bit-identical from run to run. The rule (kernel_plan, tsg_kernel_plan.cu)
+ * takes a tail only where it models at least 5% faster: not at 4096^3, 8192^3 or 16384^3 (3%,
+ * 3%, 1.5% modelled; -2% to +1.5% measured), but at 5120^3 (8 of 800 tiles in a seventh round:
+ * +12%) and at mid sizes such as 2304^3-3072^3 (+16-30%).
  */
 struct TailPlan {
     int64_t tiles;  /* rem: the last tiles of the grid, shared by the tail blocks (0: no tail) */
@@ -354,69 +161,6 @@ struct TailPlan {
     /* the tail block whose run holds slice x (0 <= x < slices()): the largest b with start(b) <= x */
     __host__ __device__ int64_t block_of(int64_t x) const { return ((x + 1) * blocks - 1) / slices(); }
 };
-
-/*
- * The x-th FFMA of a k step (x < TM * TN) in source order ORD: it updates acc[i][j], i =
- * ffma_ij(x, true), j = ffma_ij(x, false). 0: i outer, j inner; 1: j outer, i inner; 2: i outer,
- * j reversed on odd rows (serpentine); 3: j outer, i reversed on odd columns; 4: 4 x 4 blocks, i
- * outer inside; 5: as 2, j reversed on even rows; 6: i outer, j in the order 0, 4, 8, 12, 1, 5, ...;
- * 7: as 2, rows in the order 0, 4, 1, 5, ...; 8-15: serpentine rows in other row orders — 8 and 9:
- * rows 7 down to 0; 10 and 11: rows 1, 0, 3, 2, ...; 12 and 13: rows 0, 2, 4, 6, 1, 3, 5, 7; 14
- * and 15: rows 0 to 7 with each row's j rotated by TN / 2 (even ORD: j reversed on odd rows, odd
- * ORD: on even rows). Every order does the same FFMAs on each accumulator in the same k order, so
- * the results are the same bits; what changes is the SASS: ptxas allocates the accumulators'
- * registers and sets the operand-reuse flags after the order, and so the number of FFMAs whose
- * two register-file reads fall in one register bank (scripts/sass-loops.py's "bank2": 195-237
- * in orders 2 and 5, 290-300 in 0, 560-600 in 4), which tracked the speed of the 16 orders
- * measured (v0.15 runs 1-2, docs/NOTES.md "v0.15").
- */
-template <int ORD, int TM, int TN>
-static __device__ __forceinline__ constexpr int ffma_ij(int x, bool want_i)
-{
-    if constexpr (ORD >= 8) { /* serpentine rows (j reversed on odd n, 9/11/13/15: on even n) in a row order */
-        const int n = x / TN, e = x % TN, s = ORD % 2 ? n % 2 == 0 : n % 2 == 1;
-        const int jj = s ? TN - 1 - e : e;
-        if (want_i)
-            return ORD < 10 ? TM - 1 - n : ORD < 12 ? n ^ 1 : ORD < 14 ? (n % (TM / 2)) * 2 + n / (TM / 2) : n;
-        return ORD < 14 ? jj : (jj + TN / 2) % TN;
-    } else if (want_i)
-        return ORD == 1 ? x % TM
-             : ORD == 3 ? ((x / TM) % 2 ? TM - 1 - x % TM : x % TM)
-             : ORD == 4 ? (x / (4 * TN)) * 4 + (x % 16) / 4
-             : ORD == 7 ? ((x / TN) % 2) * (TM / 2) + (x / TN) / 2
-             : x / TN;
-    else
-        return ORD == 1 || ORD == 3 ? x / TM
-             : ORD == 2 || ORD == 7 ? ((x / TN) % 2 ? TN - 1 - x % TN : x % TN)
-             : ORD == 4 ? ((x % (4 * TN)) / 16) * 4 + x % 4
-             : ORD == 5 ? ((x / TN) % 2 ? x % TN : TN - 1 - x % TN)
-             : ORD == 6 ? (x % TN % 4) * (TN / 4) + (x % TN) / 4
-             : x % TN;
-}
-
-/* Whether order ORD visits every (i, j) of a TM x TN lane tile exactly once: checked at compile
- * time for every order at the family's lane tile and for each configuration's own (tile_product),
- * so that a wrong order fails the build rather than a GPU test. */
-template <int ORD, int TM, int TN>
-constexpr bool ffma_order_is_permutation()
-{
-    bool seen[TM * TN] = {};
-    for (int x = 0; x < TM * TN; ++x) {
-        const int i = ffma_ij<ORD, TM, TN>(x, true), j = ffma_ij<ORD, TM, TN>(x, false);
-        if (i < 0 || i >= TM || j < 0 || j >= TN || seen[i * TN + j]) return false;
-        seen[i * TN + j] = true;
-    }
-    return true;
-}
-template <int... ORD>
-struct int_seq {};
-template <int... ORD>
-constexpr bool ffma_orders_are_permutations(int_seq<ORD...>)
-{
-    return (ffma_order_is_permutation<ORD, 8, 16>() && ...);
-}
-static_assert(ffma_orders_are_permutations(int_seq<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>{}),
-              "every FFMA order is a permutation of the 8 x 16 lane tile");
 
 /*
  * The product of one tile over one range of K: acc (this lane's TM x TN accumulators, set here) =
@@ -460,7 +204,7 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
     /* this lane's first element in a k row of the A / B tile (written out in each kernel and in
      * tile_product: the same lines as one shared helper changed ptxas's schedule of every K loop,
-     * 15 of TN's fragment loads 6 instructions from their FFMAs, v0.14) */
+     * 15 of TN's fragment loads 6 instructions from their FFMAs: docs/NOTES.md "v0.14") */
     const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
 
     const int64_t ktiles = (klen + BK - 1) / BK;
@@ -580,44 +324,16 @@ static __device__ __forceinline__ void tile_product(float (&acc)[CF::TM][CF::TN]
 }
 
 /*
- * The write-back of a tile's accumulators: C(m0 + r, n0 + c) = alpha * acc + beta * C for the
- * elements inside C's m x n window (C column-major, ld ldc); beta == 0 never reads C. (Writing a
- * lane's 4 consecutive rows as one 16-byte store lost 3-4% of the whole kernel in v0.8 run 2: the
- * vector stores tie the accumulators' register assignment, which the FFMA loop pays for.)
- */
-template <class CF>
-static __device__ __forceinline__ void write_tile(const float (&acc)[CF::TM][CF::TN], float *__restrict__ C,
-                                                  int64_t ldc, int64_t m, int64_t n, int64_t m0, int64_t n0,
-                                                  int a_col, int b_col, float alpha, float beta)
-{
-#pragma unroll
-    for (int j = 0; j < CF::TN; ++j) {
-        const int64_t col = n0 + b_col + 4 * CF::LN * (j / 4) + (j % 4);
-        if (col >= n) continue;
-        float *cc = C + col * ldc;
-#pragma unroll
-        for (int i = 0; i < CF::TM; ++i) {
-            const int64_t row = m0 + a_col + 4 * CF::LM * (i / 4) + (i % 4);
-            if (row < m) {
-                float *c = cc + row;
-                const float v = alpha * acc[i][j];
-                *c = beta == 0.0f ? v : fmaf(beta, *c, v);
-            }
-        }
-    }
-}
-
-/*
  * The kernel. One launch covers all work units: a 1-D grid striding over ceil(m/BM) * ceil(n/BN)
  * tiles times `splits` slices of K (as the SIMT family: split s of a tile computes the k range
  * [s*kchunk, min(k, (s+1)*kchunk)) into C + s*split_stride; the caller then passes alpha = 1,
  * beta = 0 and a workspace as C). VA / VB: the vector width of A's / B's copies when that operand
  * is contiguous along m / n (4: 16-byte aligned base and ld % 4 == 0; 1: any). Dynamic shared
  * memory: CF::SMEM_BYTES (the launcher raises the block's limit past 48 KB where needed).
- * Its SASS (CUDA 13.0, sm_90) is v0.13's instruction for instruction: ptxas's schedule of the K
- * loop moves with small changes around it (a loop bound passed as one more parameter put NT's
- * fragment loads 6 instructions before their FFMAs; v0.14), so the stream-K tail lives in a
- * kernel of its own (big_tail_kernel) rather than in this one.
+ * ptxas's schedule of the K loop moves with small changes around it (a loop bound passed as one
+ * more parameter put NT's fragment loads 6 instructions before their FFMAs: docs/NOTES.md
+ * "v0.14"), so the stream-K tail lives in a kernel of its own (big_tail_kernel) rather than in
+ * this one; scripts/sass-loops.py compares the K loops of two builds.
  */
 template <class CF, bool TRANS_A, bool TRANS_B, int VA, int VB>
 __global__ void __launch_bounds__(CF::THREADS, CF::MIN_BLOCKS)
@@ -632,7 +348,7 @@ big_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, floa
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
     /* this lane's first element in a k row of the A / B tile (written out in each kernel and in
      * tile_product: the same lines as one shared helper changed ptxas's schedule of every K loop,
-     * 15 of TN's fragment loads 6 instructions from their FFMAs, v0.14) */
+     * 15 of TN's fragment loads 6 instructions from their FFMAs: docs/NOTES.md "v0.14") */
     const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
 
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
@@ -678,7 +394,7 @@ big_tail_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__res
     const int wm = warp % CF::WARPS_M, wn = warp / CF::WARPS_M;
     /* this lane's first element in a k row of the A / B tile (written out in each kernel and in
      * tile_product: the same lines as one shared helper changed ptxas's schedule of every K loop,
-     * 15 of TN's fragment loads 6 instructions from their FFMAs, v0.14) */
+     * 15 of TN's fragment loads 6 instructions from their FFMAs: docs/NOTES.md "v0.14") */
     const int a_col = wm * CF::WM + 4 * lm, b_col = wn * CF::WN + 4 * ln;
 
     const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
@@ -712,9 +428,9 @@ big_tail_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__res
         }
         /* Only cur lives across the K loop: the item is decoded again (opaquely, so that the
          * compiler does not keep the first decoding live instead). Keeping an item's pointer,
-         * scalars and bounds live through the loop cost the first build of this kernel about 6%
-         * (v0.14 run 1: the scheduler, at 255 registers, put fragment loads 6-17 instructions
-         * before their FFMAs). */
+         * scalars and bounds live through the loop cost about 6% (the scheduler, at 255
+         * registers, put fragment loads 6-17 instructions before their FFMAs: docs/NOTES.md
+         * "v0.14"). */
         asm volatile("" : "+l"(cur));
         const Item it = decode(cur);
         int64_t bm, bn;
@@ -773,73 +489,15 @@ TailFn pick_tail(bool ta, bool tb, bool va, bool vb)
 
 } /* namespace big */
 
-/* ---- the family's configurations (config numbers of tsg_kernel.h after the SIMT family's) ---- */
-/*
- * Cfg7: 256 x 128 tile, 256 threads (8 warps of 64 x 64, lanes 8 x 4, 8 x 16 accumulators per
- * lane), BK = 16, 3 stages (73.5 KB of dynamic shared memory), one block per SM (255 registers,
- * no spills). The best of six candidates in v0.4 run 1 (docs/NOTES.md): 0.89-0.94x cuBLAS on
- * every large shape, where the 256 x 128 x 8 version of the same tile reached 0.85-0.89x (twice
- * the barriers and per-slice loader work per FFMA), 4 stages at BK = 8 0.82-0.91x, 128 x 256
- * 0.84-0.88x, 16 x 8 per lane 0.82-0.86x, and a 128 x 128 tile at 8 x 8 per lane (two blocks per
- * SM) 0.85-0.88x. v0.7 (docs/NOTES.md "v0.7", runs 1-3): B's shared stores swizzled when B is
- * contiguous along k (SWZ = 2: NN 4096^3 0.910 -> 0.927 of cuBLAS, 8192^3 0.930 -> 0.946, the
- * same code for NT and TT) and a 128-byte L2 prefetch on the 4-byte copies (TN 8192^3 0.876 ->
- * 0.887); swizzling a transposed A as well lost 2% on TN and TT (run 1), and so did 8 threads per
- * column of it (run 3), BK = 32 (run 1) and spreading a slice's copies over its k steps (run 2).
- * v0.8 (docs/NOTES.md "v0.8", runs 3-4): B's copies of a slice issued at k step 4 (TN: 3) of the
- * slice instead of at step 0 with A's — NN / TN / TT 4096^3 0.916 / 0.897 / 0.931 -> 0.944 /
- * 0.917 / 0.961 of cuBLAS, NN 16384^3 0.925 -> 0.955 (run 4); steps 2, 6, 8 and 12 gained less or
- * lost; NT (both operands in 16-byte copies) lost 2% at step 4. v0.10 (docs/NOTES.md "v0.10", run
- * 3): NT's B copies at step 3 — NT 4096^3 / 8192^3 0.934 / 0.915 -> 0.946 / 0.927 of cuBLAS in one
- * process; steps 1 and 2 lost (0.921 / 0.904, 0.884 / 0.866), as NN's step 2 did in v0.8.
- * v0.15 (docs/NOTES.md "v0.15", runs 1-4): the FFMAs of a k step in serpentine order (ffma_ij;
- * NN and NT order 5, TN 2, TT 3, the best of 16 orders per pair in runs 1-2, two passes each) —
- * 4096^3 NN / NT / TN 0.932 / 0.941 / 0.915 -> 0.944 / 0.954 / 0.924 of cuBLAS in one process (run
- * 1), NN / NT / TN 8192^3 0.949 / 0.932 / 0.916 -> 0.962 / 0.945 / 0.922; run 4, the code as it
- * lands: 0.946 / 0.960 / 0.935, 8192^3 0.969 / 0.945 / 0.928. v0.16 (docs/NOTES.md "v0.16", runs
- * 1-2): NN in order 15, NT in 10, TN in 13 (v0.15 run 4's candidates) — against v0.15's orders in
- * the same process (run 1, two passes), NN / NT / TN 4096^3 0.947-0.956 / 0.952-0.956 /
- * 0.923-0.925 -> 0.955-0.964 / 0.959-0.964 / 0.925-0.927, NN / NT 8192^3 0.964-0.968 /
- * 0.942-0.945 -> 0.973-0.977 / 0.949-0.952, NN 16384^3 0.964-0.969 -> 0.971-0.976.
- * v0.17 (docs/NOTES.md "v0.17"): the 4-byte copies' L2 prefetch 128 -> 256 bytes (v0.16's
- * candidate 10): TN 4096^3 / 8192^3 +0.2-0.3% against PF 128 in the same process in each of four
- * passes (v0.16 run 4, v0.17 run 2: 0.935 -> 0.9375, 0.931 -> 0.933 in run 2's medians), the
- * geometric mean over NN / NT / TN / TT at 4096^3 and 8192^3 +0.12%; memcheck, racecheck,
- * initcheck and synccheck 0 on it (v0.17 run 2).
- */
-using Cfg7 = big::BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 3>;
-/*
- * Cfg8 / Cfg9: the same warp (64 x 64, lanes 8 x 4, 8 x 16 accumulators per lane), BK = 16 and
- * 3 stages in 128-thread blocks of 256 x 64 / 64 x 256 (61.5 KB of shared memory, two blocks per
- * SM): C grids one tile of 64 wide (tall-skinny 65536 x 64, wide 64 x 65536), where configuration
- * 7's 128-wide tile is half empty. v0.5 run 2 (docs/NOTES.md, its candidates 12 and 13):
- * 65536 x 64 x 4096 0.967x cuBLAS on Cfg8 against 0.828 for v0.4's rule (configuration 1, split 3);
- * 64 x 65536 x 4096 0.843 on Cfg9 against 0.833; NN 4096^3 44.78 / 40.76 TFLOP/s (eff 0.669 /
- * 0.609 of the 66.9 peak). B swizzled as Cfg7's since v0.7 (run 3: 0.938 / 0.824). B's copies at
- * step 4 except NT's since v0.8 (run 4: 65536 x 64 x 4096 0.927 -> 0.982 on Cfg8, 64 x 65536 x 4096
- * 0.829 -> 0.858 on Cfg9). v0.16 run 1 (two passes; orders 5, 10 and 15 for every pair measured):
- * configuration 8's NN in order 15 (65536 x 64 x 4096 0.981-0.999 -> 0.996-1.014 of cuBLAS),
- * configuration 9's TT in order 10 (TT 4096^3 / 8192^3, the rule's TT tile: 0.977-0.978 /
- * 0.967 -> 0.982 / 0.971-0.972); the other pairs keep order 0 (no order gained on 64 x 65536 x
- * 4096 beyond 0.2%, and the rest were not timed).
- */
-using Cfg8 = big::BigConfig<256, 64, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 15, 0, 0, 0>;
-using Cfg9 = big::BigConfig<64, 256, 64, 64, 8, 16, 3, 2, 2, 0, 4, 0, 4, 4, 0, 0, 0, 10>;
-
-KernelFn pick_cfg7(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cfg7(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg8(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cfg8(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg9(bool ta, bool tb, bool va, bool vb);
-big::TailFn pick_tail_cfg9(bool ta, bool tb, bool va, bool vb);
-
-/* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_big_cand*.cu and numbers
- * them after the adopted configurations, for a device run's A/B; docs/NOTES.md). A candidate is a
- * BigConfig here, a file with its pickers, and a row in tsg_kernel_simt.cu's table. None open:
- * v0.17's candidate 10 (configuration 7 with AKC = 2: a transposed A in 16-byte copies into a
- * k-contiguous tile, TN 4096^3 / 8192^3 0.864 / 0.865 of cuBLAS against 7's 0.932 / 0.939, its
- * FFMAs waiting on register banks) was removed in v0.19, when configuration 10 took its number;
- * BigConfig<256, 128, 64, 64, 8, 16, 3, 1, 2, 256, 4, 3, 3, 4, 15, 10, 13, 15, 2> rebuilds it. */
+/* Instance pickers of the configurations (tsg_kernel_big_config.h), one file each so that a
+ * parallel build compiles them side by side (big/tsg_kernel_big_<tile>.cu): big_kernel's
+ * instances and big_tail_kernel's. */
+KernelFn pick_big_256x128(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_big_256x128(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_big_256x64(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_big_256x64(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_big_64x256(bool ta, bool tb, bool va, bool vb);
+big::TailFn pick_tail_big_64x256(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

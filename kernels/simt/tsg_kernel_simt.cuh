@@ -13,7 +13,7 @@
  * fast thread index runs along m, the contiguous dimension of C, so write-back is coalesced),
  * columns likewise with ty = t / TX. Shared memory holds op(A) as As[k][m] and op(B) as Bs[k][n]
  * (k-major: the inner product reads 16-byte vectors along m and n), two buffers each, rows
- * padded by 4 floats. The 128 x 128 / 8 x 8 / 256-thread configuration is v0.1's kernel.
+ * padded by 4 floats. The configurations: tsg_kernel_simt_config.h.
  * Transposes live in TileLoader only: op(X)(mn, kk) is either x[mn + kk*ld] (contiguous along mn)
  * or x[kk + mn*ld] (contiguous along k); the loader swaps coordinates and lets consecutive threads
  * read the contiguous dimension. The compute loop is the same for all four combinations and for
@@ -24,25 +24,11 @@
 
 #include <stdint.h>
 
+#include "../common/tsg_kernel_common.h"  /* KernelFn, PAD */
+#include "../common/tsg_tile_coords.cuh" /* tile_coords */
+#include "tsg_kernel_simt_config.h"
+
 namespace tsg {
-
-/* split-K slices are multiples of 8; with BK = 16 a slice may end in a half-filled (zeroed) step */
-constexpr int KALIGN = 8;
-constexpr int PAD = 4;     /* keeps 16-byte alignment of rows; spreads the transposed stores */
-constexpr int GROUP_M = 8; /* tiles of C visited in column groups of 8 for L2 reuse */
-
-/* One configuration of the family: C tile BM x BN, K step BK, register tile TM x TN per thread. */
-template <int BM_, int BN_, int TM_, int TN_, int BK_ = 8, int MINB_ = 0>
-struct TileConfig {
-    static constexpr int BM = BM_, BN = BN_, TM = TM_, TN = TN_, BK = BK_;
-    static constexpr int TX = BM / TM, TY = BN / TN, THREADS = TX * TY;
-    /* resident blocks per SM the register budget is compiled for: 256 threads x 2 blocks = 128
-     * registers (v0.1); smaller blocks get up to 168 (12 warps per SM), since at 128 their 8 x 8
-     * instances spilled 60-100 bytes (ptxas -v) */
-    static constexpr int MIN_BLOCKS = MINB_ > 0 ? MINB_ : THREADS >= 256 ? 2 : 384 / THREADS;
-    static_assert(TM % 4 == 0 && TN % 4 == 0, "register tiles are made of 4 x 4 sub-tiles");
-    static_assert(BM % TM == 0 && BN % TN == 0, "the thread grid covers the tile");
-};
 
 /*
  * Loads BK x W slices [k0, k0+BK) x [mn0, mn0+W) of op(X) into shared memory laid out as
@@ -145,20 +131,6 @@ struct TileLoader {
         }
     }
 };
-
-/* Maps a linear tile index to (tile row, tile column), grouped so that consecutive blocks share
- * panels of A and B in L2. */
-static __device__ __forceinline__ void tile_coords(int64_t tile, int64_t tiles_m, int64_t tiles_n,
-                                                   int64_t *tm, int64_t *tn)
-{
-    const int64_t per_group = (int64_t)GROUP_M * tiles_n;
-    const int64_t group = tile / per_group;
-    const int64_t first_m = group * GROUP_M;
-    const int64_t rows = tiles_m - first_m < GROUP_M ? tiles_m - first_m : GROUP_M;
-    const int64_t in_group = tile - group * per_group;
-    *tm = first_m + in_group % rows;
-    *tn = in_group / rows;
-}
 
 /*
  * One launch covers all work units: a 1-D grid (x has no 65535 limit) striding over
@@ -268,12 +240,8 @@ sgemm_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, fl
     }
 }
 
-/* ---- the configurations and their instantiation (one tsg_kernel_simt_cfg*.cu each) ---- */
-
-using KernelFn = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, float, const float *,
-                          int64_t, const float *, int64_t, float, float *, int64_t, int64_t);
-
-/* The instance for a transpose pair and the operands' vector widths (va/vb: 16-byte loads). */
+/* The instance for a transpose pair and the operands' vector widths (va/vb: 16-byte loads):
+ * instantiates the configuration's 16 kernels, so only its instance file calls it. */
 template <class CF>
 KernelFn pick_instance(bool ta, bool tb, bool va, bool vb)
 {
@@ -285,27 +253,15 @@ KernelFn pick_instance(bool ta, bool tb, bool va, bool vb)
 #undef TSG_PICK
 }
 
-/* The family's configurations, in the order of tsg_kernel.h's config numbers. */
-using Cfg0 = TileConfig<128, 128, 8, 8>; /* 256 threads: v0.1, big grids */
-using Cfg1 = TileConfig<128, 64, 8, 8>;  /* 128 threads: half the tiles' width (tall C, n ~ 64) */
-using Cfg2 = TileConfig<64, 128, 8, 8>;  /* 128 threads: wide C, m ~ 64 */
-using Cfg3 = TileConfig<64, 64, 8, 8>;   /* 64 threads: 4x the tiles of Cfg0 */
-using Cfg4 = TileConfig<64, 64, 4, 4, 16>; /* 256 threads on a 64 x 64 tile (BK = 16 so that
-                                              * every thread loads a whole vector) */
-using Cfg5 = TileConfig<32, 32, 4, 4>;   /* 64 threads: the smallest grids */
-using Cfg6 = TileConfig<128, 128, 8, 8, 8, 1>; /* Cfg0 compiled for one block per SM: no register
-                                                * cap of 128 (Cfg0 spills 40-56 bytes in 6 of
-                                                * its 16 instances) */
-constexpr int NCONFIGS = 7;
-
-/* Instance pickers, defined in the per-configuration files (compiled in parallel). */
-KernelFn pick_cfg0(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg1(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg2(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg3(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg4(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg5(bool ta, bool tb, bool va, bool vb);
-KernelFn pick_cfg6(bool ta, bool tb, bool va, bool vb);
+/* Instance pickers of the configurations (tsg_kernel_simt_config.h), one file each so that a
+ * parallel build compiles them side by side (simt/tsg_kernel_simt_<tile>.cu). */
+KernelFn pick_simt_128x128(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_128x64(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_64x128(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_64x64(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_64x64_bk16(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_32x32(bool ta, bool tb, bool va, bool vb);
+KernelFn pick_simt_128x128_1block(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 

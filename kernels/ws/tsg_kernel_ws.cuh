@@ -1,25 +1,26 @@
 /*
  * tsg_kernel_ws.cuh — tsgemm's warp-specialized SGEMM kernel family for Hopper (issue 10): FP32
- * SIMT, the big family's tile, warp tiles, fragment layout and FFMA orders (tsg_kernel_big.cuh),
+ * SIMT, the big family's tile, warp tiles, fragment layout and FFMA orders (../big/),
  * but every global -> shared copy is issued by a producer warpgroup and the stages are handed over
  * by mbarriers instead of __syncthreads; `setmaxnreg` moves the producer's registers to the
  * consumers. Needs sm_90a (setmaxnreg): its instance files are compiled for that target only
  * (CMakeLists.txt) and the launcher offers it on a compute capability 9.0 device only.
  * Same launch signature, split-K semantics and tile order (tile_coords) as the other families.
  *
- * Owns: this family's kernel and its mbarrier helpers, under the kernel contract of DESIGN.md.
+ * Owns: this family's kernel and its loader RowLoader, under the kernel contract of DESIGN.md.
  * Must not: know about host memory, CBLAS, or anything but device pointers and the canonical
- * problem. Borrows from tsg_kernel_big.cuh the cp.async wrappers, AsyncLoader (for operands
- * contiguous along m / n), ffma_ij and write_tile; its own RowLoader copies an operand contiguous
- * along k (the transposing copies, zero fill and swizzle as AsyncLoader's, a cheaper thread mapping).
+ * problem. Uses from ../common/ the cp.async wrappers, AsyncLoader (for operands contiguous along
+ * m / n), the mbarrier and setmaxnreg wrappers, ffma_ij and write_tile; its own RowLoader copies
+ * an operand contiguous along k (the transposing copies, zero fill and swizzle as AsyncLoader's,
+ * a cheaper thread mapping). The configuration: tsg_kernel_ws_config.h.
  *
  * Why (docs/NOTES.md "v0.19"): configuration 7's 8 warps issue their own copies (TN: 24 LDGSTS.32
  * per thread and slice, with their address arithmetic; NN 12, NT 6) and meet at one __syncthreads
- * per 16-k slice; ncu (v0.18 run 6) put TN's extra stalls on those copies — write-after-read on
- * the registers of queued LDGSTS and the LSU queue. v0.13's warp-specialized candidate (one
- * producer warp, 288 threads) lost 20-25% because 9 warps cap every thread at 168 registers (a
- * scheduler's quarter of the register file holds 3 warps), which left no room for two fragment
- * buffers. Here, with sm_90a:
+ * per 16-k slice; ncu put TN's extra stalls on those copies — write-after-read on the registers
+ * of queued LDGSTS and the LSU queue ("v0.18"). A warp-specialized kernel with one producer warp
+ * (288 threads) lost 20-25% because 9 warps cap every thread at 168 registers (a scheduler's
+ * quarter of the register file holds 3 warps), which left no room for two fragment buffers
+ * ("v0.13"). Here, with sm_90a:
  *  - THREADS = CTHREADS + 128: warps 0 .. CWARPS-1 (two warpgroups at CWARPS = 8) are the
  *    consumers, laid out exactly as big_kernel's warps; the last warpgroup (4 warps, one per
  *    scheduler) is the producer. __launch_bounds__(THREADS, 1) caps every thread at 168
@@ -43,7 +44,7 @@
  *  - no __syncthreads after the barriers' initialisation but one at the very end that every
  *    thread reaches; none between units, so the producer fills the next unit's stages while the
  *    consumers write C back.
- *  - zero fill, the transposes and the swizzles are AsyncLoader's (tsg_kernel_big.cuh; RowLoader
+ *  - zero fill, the transposes and the swizzles are AsyncLoader's (../common/tsg_cp_async.cuh; RowLoader
  *    keeps them): out-of-range elements are copied with src-size 0 (or a partial 16-byte vector)
  *    from the operand's first element; the store to shared memory is never skipped.
  * Sources of the ideas: producer / consumer warp specialisation with per-stage full / empty
@@ -58,128 +59,15 @@
 
 #include <type_traits>
 
-#include "tsg_kernel_big.cuh" /* big::AsyncLoader, cp_async, ffma_ij, write_tile; KernelFn, tile_coords */
+#include "../common/tsg_cp_async.cuh"    /* cp_async, AsyncLoader, smem_addr */
+#include "../common/tsg_kernel_common.h"  /* KernelFn, PAD */
+#include "../common/tsg_mbarrier.cuh"    /* mbar_*, regs_inc / regs_dec */
+#include "../common/tsg_tile_coords.cuh" /* tile_coords */
+#include "../common/tsg_warp_tile.cuh"   /* ffma_ij, write_tile */
+#include "tsg_kernel_ws_config.h"
 
 namespace tsg {
 namespace ws {
-
-using big::PAD;
-constexpr int PRODUCERS = 128; /* the producer warpgroup's threads */
-
-/*
- * One configuration: C tile BM x BN, consumer warp tile WM x WN, lanes LM along m, K step BK,
- * STAGES shared buffers, SWZ / PF as BigConfig's (B swizzled when contiguous along k; the 4-byte
- * copies' L2 prefetch), CREG / PREG the consumers' / producer's registers per thread after
- * setmaxnreg (multiples of 8, 24..256), ORD_* the FFMA order per transpose pair (ffma_ij). One
- * block per SM. BS_* and AKC exist for the launcher's table and are 0: the producer issues a
- * slice's copies as soon as its stage is empty.
- */
-template <int BM_, int BN_, int WM_, int WN_, int LM_, int BK_, int STAGES_, int SWZ_, int PF_, int CREG_,
-          int PREG_, int ORD_NN_, int ORD_NT_, int ORD_TN_, int ORD_TT_>
-struct WsConfig {
-    static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
-    static constexpr int BK = BK_, STAGES = STAGES_, MIN_BLOCKS = 1;
-    static constexpr int SWZ = SWZ_, PF = PF_, CREG = CREG_, PREG = PREG_;
-    static constexpr int BS_NN = 0, BS_NT = 0, BS_TN = 0, BS_TT = 0, AKC = 0;
-    static constexpr int ORD_NN = ORD_NN_, ORD_NT = ORD_NT_, ORD_TN = ORD_TN_, ORD_TT = ORD_TT_;
-    static constexpr int ord(bool ta, bool tb) { return ta ? (tb ? ORD_TT : ORD_TN) : (tb ? ORD_NT : ORD_NN); }
-    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, CWARPS = WARPS_M * WARPS_N;
-    static constexpr int PTHREADS = PRODUCERS;                      /* the producer warpgroup */
-    static constexpr int CTHREADS = 32 * CWARPS, THREADS = CTHREADS + PTHREADS;
-    static constexpr int TM = WM / LM, TN = WN / LN;
-    static constexpr int SA = BM + PAD, SB = BN + PAD;              /* shared row strides, floats */
-    static constexpr int A_FLOATS = BK * SA, STAGE_FLOATS = A_FLOATS + BK * SB;
-    static constexpr int BAR_OFF = STAGES * STAGE_FLOATS * 4;       /* full[STAGES], empty[STAGES] */
-    static constexpr int SMEM_BYTES = BAR_OFF + 2 * STAGES * 8;     /* dynamic shared memory */
-    static_assert(BM % WM == 0 && BN % WN == 0 && 32 % LM == 0, "warps and lanes tile the block");
-    static_assert(TM % 4 == 0 && TN % 4 == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0,
-                  "lane tiles are made of 4 x 4 sub-tiles");
-    static_assert(CWARPS % 4 == 0, "the consumers are whole warpgroups (setmaxnreg acts per warpgroup)");
-    static_assert(BK == 8 || BK == 16 || BK == 32, "BK: 8, 16 or 32");
-    static_assert(STAGES >= 2, "at least two stages");
-    static_assert(BAR_OFF % 8 == 0, "mbarriers are 8-byte aligned");
-    static_assert(CREG % 8 == 0 && PREG % 8 == 0 && PREG >= 24 && CREG <= 256 &&
-                      PTHREADS * PREG + CTHREADS * CREG <= 65536 && 32 * PREG + 32 * (CWARPS / 4) * CREG <= 16384,
-                  "setmaxnreg: multiples of 8 that fit the register file and each scheduler's quarter of it");
-};
-
-/* ---- mbarriers and register reallocation (sm_90; setmaxnreg sm_90a) ---- */
-
-static __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-#else
-    (void)bar, (void)count;
-    __trap();
-#endif
-}
-
-/* makes the initialisations visible to the other threads' barrier operations (with the
- * __syncthreads that follows it) */
-static __device__ __forceinline__ void mbar_init_fence()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-#endif
-}
-
-/* one arrival (release at CTA scope: this thread's earlier shared-memory reads are ordered
- * before it) */
-static __device__ __forceinline__ void mbar_arrive(uint32_t bar)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.release.cta.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar)
-                 : "memory");
-#else
-    (void)bar;
-    __trap();
-#endif
-}
-
-/* an arrival triggered once all of this thread's earlier cp.async copies have landed; .noinc:
- * it counts against the barrier's initial count (one per producer thread) */
-static __device__ __forceinline__ void mbar_arrive_cp_async(uint32_t bar)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
-#else
-    (void)bar;
-    __trap();
-#endif
-}
-
-/* Waits until the phase of parity `parity` has completed (acquire at CTA scope). asm volatile
- * with a memory clobber: no shared-memory access after it is hoisted above it. */
-static __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("{\n.reg .pred p;\nTSG_WAIT_%=:\n"
-                 "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%0], %1;\n"
-                 "@!p bra TSG_WAIT_%=;\n}\n" ::"r"(bar),
-                 "r"(parity)
-                 : "memory");
-#else
-    (void)bar, (void)parity;
-    __trap();
-#endif
-}
-
-/* this warpgroup's registers per thread from here on (sm_90a; elsewhere the kernel is not built) */
-template <int R>
-static __device__ __forceinline__ void regs_inc()
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
-#endif
-}
-template <int R>
-static __device__ __forceinline__ void regs_dec()
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
-#endif
-}
 
 /* Work unit `unit` of the grid, as in every family: tile unit mod tiles (tile_coords' order) over
  * K range split = unit / tiles, [kb, kb + klen). The producer's decoding; the consumers decode
@@ -267,7 +155,7 @@ struct RowLoader {
                 /* k = kq + 4 j: kswz depends on k / 8 only, the same for every kq < 4 */
                 const uint32_t col = (uint32_t)((r0 ^ kswz(4 * j)) + q * RSTEP);
                 const bool ok = FULL || (mn_lim > q * RSTEP && k_left > 4 * j);
-                big::cp_async<4, PF>(s_tile + s_off + (4 * j * SROW + col) * 4, ok ? r + 4 * j : x, ok ? 4 : 0);
+                cp_async<4, PF>(s_tile + s_off + (4 * j * SROW + col) * 4, ok ? r + 4 * j : x, ok ? 4 : 0);
             }
             r += pstep;
         }
@@ -304,21 +192,21 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
     /* A not transposed is contiguous along m; B transposed is contiguous along n: AsyncLoader's
      * copies. An operand contiguous along k: RowLoader's. */
     using LoadA = std::conditional_t<TRANS_A, RowLoader<BM, BK, (CF::SWZ & 1) != 0, CF::PF>,
-                                     big::AsyncLoader<BM, BK, P, true, VA, false, CF::PF>>;
-    using LoadB = std::conditional_t<TRANS_B, big::AsyncLoader<BN, BK, P, true, VB, false, CF::PF>,
+                                     AsyncLoader<BM, BK, P, true, VA, false, CF::PF>>;
+    using LoadB = std::conditional_t<TRANS_B, AsyncLoader<BN, BK, P, true, VB, false, CF::PF>,
                                      RowLoader<BN, BK, (CF::SWZ & 2) != 0, CF::PF>>;
     /* whether the compute loop undoes a swizzle: that operand is contiguous along k and swizzled */
     constexpr bool SWA = TRANS_A && (CF::SWZ & 1), SWB = !TRANS_B && (CF::SWZ & 2);
-    static_assert(!SWA || same_swizzle<LoadA, big::AsyncLoader<BM, BK, P, false, 1, true, CF::PF>, BK>(),
+    static_assert(!SWA || same_swizzle<LoadA, AsyncLoader<BM, BK, P, false, 1, true, CF::PF>, BK>(),
                   "both loaders swizzle alike");
-    static_assert(!SWB || same_swizzle<LoadB, big::AsyncLoader<BN, BK, P, false, 1, true, CF::PF>, BK>(),
+    static_assert(!SWB || same_swizzle<LoadB, AsyncLoader<BN, BK, P, false, 1, true, CF::PF>, BK>(),
                   "both loaders swizzle alike");
     constexpr int ORD = CF::ord(TRANS_A, TRANS_B);
-    static_assert(big::ffma_order_is_permutation<ORD, TM, TN>(), "the FFMA order covers the lane tile once");
+    static_assert(ffma_order_is_permutation<ORD, TM, TN>(), "the FFMA order covers the lane tile once");
     (void)LN;
 
     extern __shared__ __align__(16) float smem[];
-    const uint32_t s_base = big::smem_addr(smem);
+    const uint32_t s_base = smem_addr(smem);
     constexpr uint32_t STAGE_B = CF::STAGE_FLOATS * 4, B_OFF = CF::A_FLOATS * 4;
     /* full[s] at bar_full + 8 s, empty[s] at bar_empty + 8 s */
     const uint32_t bar_full = s_base + CF::BAR_OFF, bar_empty = bar_full + 8 * S;
@@ -364,7 +252,7 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
                 if (++ws == S) ws = 0, wph ^= 1;
             }
         }
-        big::cp_async_wait<0>(); /* nothing of this thread's in flight when it leaves its loop */
+        cp_async_wait<0>(); /* nothing of this thread's in flight when it leaves its loop */
     } else {
         /* ---- consumers: big_kernel's warp and lane layout and K loop ---- */
         regs_inc<CF::CREG>();
@@ -422,7 +310,7 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
                     const int sa = SWA ? LoadA::kswz(kk) : 0, sb = SWB ? LoadB::kswz(kk) : 0;
 #pragma unroll
                     for (int x = 0; x < TM * TN; ++x) {
-                        const int i = big::ffma_ij<ORD, TM, TN>(x, true), j = big::ffma_ij<ORD, TM, TN>(x, false);
+                        const int i = ffma_ij<ORD, TM, TN>(x, true), j = ffma_ij<ORD, TM, TN>(x, false);
                         acc[i][j] = fmaf(av[i ^ sa], bv[j ^ sb], acc[i][j]);
                     }
                 }
@@ -431,7 +319,7 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
 
             int64_t bm, bn;
             tile_coords(unit - split * tiles, tiles_m, tiles_n, &bm, &bn);
-            big::write_tile<CF>(acc, C + split * split_stride, ldc, m, n, bm * BM, bn * BN, a_col, b_col, alpha,
+            write_tile<CF>(acc, C + split * split_stride, ldc, m, n, bm * BM, bn * BN, a_col, b_col, alpha,
                                 beta);
         }
     }
@@ -439,34 +327,6 @@ ws_kernel(int64_t m, int64_t n, int64_t k, int64_t kchunk, int64_t splits, float
      * a barrier it arrives on */
     __syncthreads();
 }
-
-/*
- * A configuration per transpose pair (each a WsConfig of the same tile, warps and threads): the
- * launcher's table has one row for the set (its BK, STAGES, SWZ and PF are NN's, for the
- * description; its dynamic shared memory the largest of the four, so that every instance gets
- * what it needs).
- */
-template <class NN_, class NT_, class TN_, class TT_>
-struct WsSet {
-    using PNN = NN_; /* the configuration of each pair */
-    using PNT = NT_;
-    using PTN = TN_;
-    using PTT = TT_;
-    static constexpr int BM = NN_::BM, BN = NN_::BN, TM = NN_::TM, TN = NN_::TN, THREADS = NN_::THREADS;
-    static constexpr int BK = NN_::BK, STAGES = NN_::STAGES, SWZ = NN_::SWZ, PF = NN_::PF;
-    static constexpr int BS_NN = 0, BS_NT = 0, BS_TN = 0, BS_TT = 0, AKC = 0;
-    static constexpr int max2(int a, int b) { return a > b ? a : b; }
-    static constexpr int SMEM_BYTES =
-        max2(max2(NN_::SMEM_BYTES, NT_::SMEM_BYTES), max2(TN_::SMEM_BYTES, TT_::SMEM_BYTES));
-    template <class X>
-    static constexpr bool same_tile()
-    {
-        return X::BM == BM && X::BN == BN && X::WM == NN_::WM && X::WN == NN_::WN && X::LM == NN_::LM &&
-               X::THREADS == THREADS;
-    }
-    static_assert(same_tile<NT_>() && same_tile<TN_>() && same_tile<TT_>(),
-                  "one tile, warp layout and block for all pairs");
-};
 
 /* The instance for a transpose pair and the operands' alignment (as big::pick_big: TN one
  * instance, NN two, TT two, NT four). */
@@ -486,41 +346,9 @@ KernelFn pick_ws(bool ta, bool tb, bool va, bool vb)
 
 } /* namespace ws */
 
-/*
- * Configuration 10 (CfgWs): configuration 7's tile (256 x 128, 8 consumer warps of 64 x 64, lanes
- * 8 x 4, 8 x 16 accumulators per lane) with a producer warpgroup (384 threads), consumers at 232
- * registers and the producer at 40, a 256-byte L2 prefetch on the 4-byte copies, RowLoader for
- * an operand contiguous along k; per pair, the best of v0.19's runs 1-3 and v0.20's runs 1-2
- * (docs/NOTES.md "v0.19", "v0.20"; ratios to cuBLAS in the same process, columns timed one after
- * another, against configuration 7's; v0.20 run 8's fairer figures are in NOTES):
- *  - NN: BK 16, 6 stages (147 KB), FFMA order 15 — v0.19 run 2: 4096^3 0.992-0.994 (7:
- *    0.968-0.969), 8192^3 0.994-0.998 (0.974-0.975), 16384^3 0.986 (0.970); v0.20 run 1, with
- *    RowLoader: 4096^3 0.985-0.991, 8192^3 0.997-1.000;
- *  - NT: as NN, order 10 — 4096^3 0.964-0.970 (0.953-0.962), 8192^3 0.950-0.954 (0.948-0.952).
- *    BK 32 in 3 stages read 0.949-0.955 and 0.983-0.984 in run 2 and was adopted first, but runs
- *    4-5 (three more passes) put it under configuration 7 at 4096^3 (0.936-0.957 against
- *    0.960-0.969): the gain at 8192^3 does not carry to 4096^3, and BK 16 keeps both at or above 7;
- *  - TN: BK 16, 6 stages, neither operand swizzled, order 15 — v0.20 run 2: 4096^3 0.991-0.994
- *    (7: 0.927-0.932), 8192^3 1.018-1.029 (0.953-0.958); in order 13 0.982-0.983 and 1.013-1.018,
- *    in order 10 0.966-0.968 and 0.993-0.995. Run 1 (order 13): with AsyncLoader's copies
- *    0.942-0.946 at both sizes, RowLoader with B swizzled as in v0.19 0.963-0.969, A swizzled too
- *    0.959-0.963. (v0.19, with AsyncLoader: orders 10, 15, 2, 5, 0, a 128-byte prefetch and
- *    consumers at 240 registers read lower than 13, A swizzled lost 4%.)
- *  - TT: BK 16, 6 stages, A swizzled too, order 3 — v0.19 run 2: 4096^3 1.027-1.041 (configuration
- *    9, the rule's before: 0.997-1.003), 8192^3 1.000-1.006 (0.969-0.974); v0.20 run 1, with
- *    RowLoader: 1.036-1.047 and 1.040-1.047; A not swizzled lost 2-3% (run 2).
- * On a device that cannot run sm_90a code the configuration is unavailable: the rule never takes it
- * and a forced launch runs configuration 7 (tsg_kernel_simt.cu).
- */
-using CfgWs = ws::WsSet<ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 15, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 2, 256, 232, 40, 15, 10, 15, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 0, 256, 232, 40, 15, 10, 15, 3>,
-                        ws::WsConfig<256, 128, 64, 64, 8, 16, 6, 3, 256, 232, 40, 15, 10, 15, 3>>;
-KernelFn pick_cfg10(bool ta, bool tb, bool va, bool vb);
-
-/* Candidates (-DTSGEMM_KERNEL_CANDIDATES=ON builds kernels/tsg_kernel_ws_cand*.cu, for sm_90a, and
- * numbers them after the big family's; a candidate is a WsSet here, a file with its picker and a
- * TSG_WS_ROW in tsg_kernel_simt.cu). None open. */
+/* The instance picker of configuration 10 (tsg_kernel_ws_config.h), in its own file built for
+ * sm_90a only (ws/tsg_kernel_ws_256x128.cu). */
+KernelFn pick_ws_256x128(bool ta, bool tb, bool va, bool vb);
 
 } /* namespace tsg */
 
