@@ -118,7 +118,7 @@ bool set_copy_and_knobs(const tsg_gpu_config *cfg)
 {
     const int cpus = tsg_pool_usable_cpus();
     /* 3/4 of the CPUs, at most 12: on the 16-CPU H200 host 12 copy threads beat 8 and 15
-     * (docs/NOTES.md, run 2), as PERF.md's memcpy scaling (35 GB/s at 12 threads, 33 at 16) */
+     * (docs/NOTES.md, run 2), as docs/PERF.md's memcpy scaling (35 GB/s at 12 threads, 33 at 16) */
     state.copy_threads = cfg && cfg->copy_threads > 0 ? cfg->copy_threads : std::min(12, std::max(2, cpus * 3 / 4));
     if (cfg) {
         state.unit_bytes = cfg->unit_bytes;

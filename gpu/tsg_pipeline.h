@@ -3,7 +3,7 @@
  * state of a call in flight and the steps its four units share (tsg_pipeline.cu: set-up, device
  * layout and the loop; tsg_upload.cu; tsg_launch.cu; tsg_download.cu).
  *
- * One call (the plan of src/tsg_plan.h; ../shared/DESIGN.md "Calls from host memory") is three
+ * One call (the plan of src/tsg_plan.h; docs/DESIGN.md "Calls from host memory") is three
  * overlapped streams of work driven by the calling thread:
  *   upload   units (column ranges of the pieces of A, B, and of C's blocks when C goes up, at most
  *            a pinned slot each): pageable ones are gathered by the copy threads (gpu/tsg_pool.h)

@@ -1,6 +1,6 @@
 /*
  * tsg_pool.h — the library's own host threads that copy user memory into pinned staging and back
- * (the transfer pipeline, ../shared/DESIGN.md "Calls from host memory").
+ * (the transfer pipeline, docs/DESIGN.md "Calls from host memory").
  *
  * Owns: a process-wide pool of worker threads and a FIFO of jobs, each split into parts that any
  * worker (or the thread waiting for the job) runs. Must not: know CUDA, BLAS or the environment;

@@ -30,14 +30,14 @@
 namespace tsg {
 namespace gpu {
 
-/* ---- fixed sizes (../shared/DESIGN.md "Calls from host memory"; docs/NOTES.md per version) ---- */
+/* ---- fixed sizes (docs/DESIGN.md "Calls from host memory"; docs/NOTES.md per version) ---- */
 
 constexpr int NS = 6;   /* upload slots of a workspace: one DMA in flight while the next ones are
                            gathered                                                            */
 constexpr int ND = 4;   /* download slots of a workspace                                         */
 constexpr int NB = 16;  /* block events in flight (downloads may lag launches by this much)      */
 constexpr int RING = 3; /* device pieces of the bounded mode (src/tsg_plan.c counts the same)    */
-constexpr size_t SLOT_MAX = (size_t)16 << 20; /* 8-16 MiB slots sustain 50 GB/s (PERF.md)     */
+constexpr size_t SLOT_MAX = (size_t)16 << 20; /* 8-16 MiB slots sustain 50 GB/s (docs/PERF.md)     */
 constexpr size_t SLOT_MIN = (size_t)64 << 10; /* one column of the tallest piece (8192 rows) fits */
 constexpr int64_t SPLIT_MIN_K = 256; /* smallest k of a split-K slice of the pipeline's plans */
 /* The call's first RAMP_STEPS upload units are 1/2^RAMP_STEPS, ..., 1/2 of a unit (at least

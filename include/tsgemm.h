@@ -56,7 +56,7 @@ struct tsgemm_stats {
     /* Since 0.2: */
     uint64_t refused;        /* calls with an operand in device memory that could not run on
                                 the GPU (TSGEMM_MODE=cpu, no GPU, or the GPU failed): nothing
-                                computed, one line printed (README "From CUDA programs")       */
+                                computed, one line printed (docs/USING.md "From CUDA programs")       */
     /* What tsgemm's pools hold right now, and their caps (bytes; README "Knobs"): device
      * buffers and pinned staging kept between calls (tsgemm_release frees them), the copy
      * threads, and the workspaces (one per GPU call that may run at once). 0 before the first
@@ -64,7 +64,7 @@ struct tsgemm_stats {
     double device_pool_bytes, device_pool_cap;
     double pinned_pool_bytes, pinned_pool_cap;
     uint32_t copy_threads, workspaces;
-    /* Since several GPUs (README "Several GPUs"; 0 before the first GPU call): */
+    /* Since several GPUs (docs/USING.md "Several GPUs"; 0 before the first GPU call): */
     uint32_t gpu_devices;     /* device slots calls may be split over (TSGEMM_DEVICE=0,1 / all /
                                  0,0); 1 for one GPU                                            */
     uint64_t multi_gpu_calls; /* calls whose C was split into panels over several slots      */
@@ -164,7 +164,7 @@ enum tsgemm_math { TSGEMM_MATH_FP32 = 0, TSGEMM_MATH_3XTF32 = 1, TSGEMM_MATH_TF3
  *                      relative Frobenius error ||C - C64|| / ||C64|| 0.47-0.81x cuBLAS FP32's
  *                      at uniform [-1, 1] inputs, 0.6-2.8x at same-sign [0, 1] inputs (larger
  *                      from K = 1024 on), 0.9-1.6x at inputs spanning 2^-20..2^21; every
- *                      element within TESTING.md's FP32 bound. NaN and Inf as the FP32 kernels
+ *                      element within docs/TESTING.md's FP32 bound. NaN and Inf as the FP32 kernels
  *                      give them (a tile with a non-finite input is recomputed in FP32). Other
  *                      bits than FP32: not bit-identical to TSGEMM_MATH_FP32, still
  *                      bit-identical from run to run.

@@ -33,7 +33,7 @@ bool g_avail[NUM_CONFIGS];
 }();
 
 constexpr int64_t MAX_SPLITS = 64;
-constexpr double GPU_PEAK_SM = 2.0 * 128 * 1.98e9; /* FP32 flop/s of one H200 SM (PERF.md) */
+constexpr double GPU_PEAK_SM = 2.0 * 128 * 1.98e9; /* FP32 flop/s of one H200 SM (docs/PERF.md) */
 constexpr double LAUNCH_S = 6e-6;      /* a launch's fixed cost on the timeline (512^3: ~6 us) */
 constexpr double REDUCE_BPS = 2.5e12;  /* split-K reduction: bytes/s it streams */
 constexpr double SPLIT_MARGIN = 1.1;   /* a split must win by 10% (second launch, workspace) */

@@ -47,7 +47,7 @@
 #             pip numpy (the machine's python3) and a C program linked to OpenBLAS (n = 4096);
 #             and PyTorch as a CUDA caller (tests/preload/torch_caller.py: device pointers from a
 #             program with its own shared CUDA runtime, checked, timed against torch.mm)
-#   multi     several GPUs (README "Several GPUs"; not a default stage): pipe_probe (GPU forced)
+#   multi     several GPUs (docs/USING.md "Several GPUs"; not a default stage): pipe_probe (GPU forced)
 #             and tsgemm-bench with TSGEMM_DEVICE unset against TSGEMM_DEVICE=$TSGEMM_MULTI_DEVICES
 #             (default all; 0,0 on a one-GPU machine checks the split's overhead), the issue's
 #             shapes 8192^3 and 16384^3 among them (targets on nvidia-h200-x2: >= 1.6x, >= 1.8x)
@@ -59,7 +59,7 @@
 #             of auto mode's calls; replay-*.txt and replay-bench.{txt,csv} under $OUT
 #   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
 #             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. Needs the
-#             wheels in .whl/ (README "Tests", the pip download line), installed into /tmp/site; not a default stage
+#             wheels in .whl/ (docs/TESTING.md "The tiers as built", the pip download line), installed into /tmp/site; not a default stage
 # TSGEMM_PIPE_SHAPES / _COPY / _THREADS / _UNITS / _BLOCKS / _CHUNKS: the pipe stage's sweep (the
 # TSGEMM_TEST_* tuning knobs; 0 = the library's rule). Only the tests' twin libtsgemm_fi reads
 # TSGEMM_TEST_* (a release libtsgemm ignores them): pipe_probe and test_gpu_pipeline link it; a
@@ -103,7 +103,7 @@ fi
 # shellcheck disable=SC1091
 source .devkit/env.sh
 export TSGEMM_CACHE_DIR=$B/cache
-# OpenBLAS 0.3.21 misdetects this host's CPU ("Prescott", 0.2 TFLOP/s; PERF.md): fair comparisons
+# OpenBLAS 0.3.21 misdetects this host's CPU ("Prescott", 0.2 TFLOP/s; docs/PERF.md): fair comparisons
 # need the real core type. The tests do not depend on it.
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
 

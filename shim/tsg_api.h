@@ -1,7 +1,7 @@
 /*
  * tsg_api.h — which exported BLAS name a call came through.
  *
- * Owns: the list of entry points (DESIGN.md "The ABI layer") and their names for reports.
+ * Owns: the list of entry points (docs/DESIGN.md "The ABI layer") and their names for reports.
  * Header-only and dependency-free, so every unit of shim/ may include it without a cycle.
  */
 #ifndef TSG_API_H

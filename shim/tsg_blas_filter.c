@@ -1,6 +1,6 @@
 /*
  * tsg_blas_filter.c — libblas.so.3 as a filter: a system BLAS whose single-precision GEMM is
- * tsgemm's and everything else OpenBLAS's, for Debian's libblas.so.3 alternative (README,
+ * tsgemm's and everything else OpenBLAS's, for Debian's libblas.so.3 alternative (docs/USING.md,
  * "As the system BLAS"). It defines no BLAS symbol itself; the link gives it
  *   DT_AUXILIARY libtsgemm.so.N   (ld --auxiliary): an optional filtee, searched first
  *   DT_NEEDED    libopenblas.so.0 (ld --no-as-needed)

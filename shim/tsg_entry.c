@@ -1,5 +1,5 @@
 /*
- * tsg_entry.c — the exported BLAS names. The complete list (DESIGN.md): cblas_sgemm, sgemm_,
+ * tsg_entry.c — the exported BLAS names. The complete list (docs/DESIGN.md): cblas_sgemm, sgemm_,
  * cblas_sgemm64_, sgemm_64_, scipy_cblas_sgemm64_, scipy_sgemm_64_ (ILP64), scipy_cblas_sgemm,
  * scipy_sgemm_ (LP64, scipy/scikit-learn wheels). tsgemm.map exports these and tsgemm_*;
  * everything else is hidden.

@@ -2,7 +2,7 @@
  * tsg_log.h — the knobs as this process sees them, and the one place that prints.
  *
  * Owns: reading TSGEMM_* from the environment once (src/tsg_config parses; this unit injects
- * getenv and prints the warnings), the TSGEMM_LOG levels of DESIGN.md, the "said once" flags of
+ * getenv and prints the warnings), the TSGEMM_LOG levels of README "What is printed", the "said once" flags of
  * GPU trouble, and the monotonic clock.
  * Depends on nothing else in shim/, so the runtime, the CPU-BLAS loader and the xerbla protocol
  * can all log without importing each other.

@@ -20,7 +20,7 @@
  * 1 when libcuda is loaded in this process (by the program, a library, or tsgemm's own GPU
  * start), else 0. Cost when it is not: two loads and a compare (the tail of the dynamic linker's
  * object list has not changed since the last look), so a process that never touches CUDA pays
- * nothing measurable per call (TESTING.md fault class 19; tiny-call budget, docs/NOTES.md).
+ * nothing measurable per call (docs/TESTING.md fault class 19; tiny-call budget, docs/NOTES.md).
  */
 int tsg_cuda_present(void);
 
@@ -44,7 +44,7 @@ static inline int tsg_cuda_surely_absent(void)
  * when the program itself brought CUDA in (libcuda was there before tsgemm started its GPU);
  * otherwise (only tsgemm's own GPU start loaded it, as in a numpy program) yes only when the
  * calling thread has a current CUDA context, i.e. uses CUDA itself — tsgemm leaves a caller's
- * thread without one as it found it, so such a process's calls pay nothing (README "From CUDA
+ * thread without one as it found it, so such a process's calls pay nothing (docs/USING.md "From CUDA
  * programs" states the rule).
  */
 int tsg_cuda_may_pass_operands(void);

@@ -22,7 +22,7 @@
 /*
  * Below this many flops (2*m*n*k) a GPU call cannot win on any machine we know of: one GPU call
  * costs at least two PCIe transfers, a launch and a synchronisation (>= 20 us measured on the
- * H200 host, ../shared/PERF.md), while OpenBLAS does 2*128^3 = 4.2 Mflop in 3.4 us at
+ * H200 host, docs/PERF.md), while OpenBLAS does 2*128^3 = 4.2 Mflop in 3.4 us at
  * 1.25 TFLOP/s. Auto mode sends such calls to the CPU without ever creating a CUDA context.
  */
 #define TSG_GPU_FLOOR_FLOPS (2.0 * 128.0 * 128.0 * 128.0)
@@ -64,7 +64,7 @@ double tsg_estimate_gpus_s(const tsg_problem *p, const tsg_rates *r);
  * Returns 1 for GPU, 0 for CPU, and the reason in *why.
  * It must stay a function of these arguments only, never of earlier calls' times: a process's
  * repeated calls, from any number of threads, then run on one side and give bit-identical
- * results (../shared/TESTING.md fault classes 16 and 20; v0.12's learning of close calls broke
+ * results (docs/TESTING.md fault classes 16 and 20; v0.12's learning of close calls broke
  * that and was removed, docs/NOTES.md "v0.13").
  */
 int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,

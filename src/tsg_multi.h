@@ -84,7 +84,7 @@ int tsg_multi_split_make(const tsg_problem *p, int ndev, const double *weights,
  * panels running at once), at least the host's share: every panel's pipeline gathers its operands
  * through the one host (copy threads, memory bandwidth), so all of the bytes of all panels move at
  * no more than the one-device pipeline rates r->h2d_bps / r->d2h_bps — conservative: on the H200
- * host those rates are set by host copies, not by one PCIe link (../shared/PERF.md) — plus
+ * host those rates are set by host copies, not by one PCIe link (docs/PERF.md) — plus
  * TSG_MULTI_DEVICE_S per extra device.
  */
 double tsg_estimate_multi_gpu_s(const tsg_problem *p, const tsg_rates *r,

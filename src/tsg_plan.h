@@ -7,7 +7,7 @@
  * (src/tsg_dispatch.c), which prices it; and the "done" contract between the GPU backend and the
  * CPU retry. Must not: know CUDA, print, or depend on anything measured at run time — a plan is a
  * pure function of the shape and the limits, so results are bit-identical from run to run,
- * whatever the load, the copy threads or the other callers (TESTING.md fault class 16/20).
+ * whatever the load, the copy threads or the other callers (docs/TESTING.md fault class 16/20).
  *
  * A call C = alpha*op(A)*op(B) + beta*C (column-major, m x n x k) becomes:
  *   - C blocks of bm x bn (the last row/column of blocks smaller), visited in row-major block

@@ -24,7 +24,7 @@ extern "C" {
 /*
  * Where an operand lives (CUDA's pointer attributes; the shim asks the driver only in a process
  * that has CUDA loaded). Host memory of any kind can be read by the CPU; device memory only by
- * the GPU, so a call with a device operand can only run there (TESTING.md fault class 19).
+ * the GPU, so a call with a device operand can only run there (docs/TESTING.md fault class 19).
  */
 typedef enum tsg_where {
     TSG_HOST = 0,    /* ordinary (pageable) host memory: staged through pinned buffers   */

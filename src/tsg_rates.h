@@ -39,7 +39,7 @@ enum { TSG_RATES_GPU_N = 9 };
  *   h2d_bps, d2h_bps   1 MB/s .. 4 TB/s: PCIe 6 x16 is 128 GB/s a way, NVLink-C2C (GH200)
  *                      450 GB/s a way (NVIDIA GH200 datasheet); below 1 MB/s nothing works
  *   gpu_flops          1 GFLOP/s .. 10 PFLOP/s: H200 FP32 66.9 TFLOP/s, dense TF32 494.7
- *                      (../PERF.md, NVIDIA H200 datasheet)
+ *                      (docs/PERF.md, NVIDIA H200 datasheet)
  *   gpu_latency_s      0 .. 1 s: a pipelined call's fixed cost is microseconds (H200: 20-60 us)
  *   gpu_tile_m/_n      1 .. 4096 whole: a thread block's C tile (ours: 32 .. 256)
  *   gpu_slots          1 .. 2^20 whole: resident blocks of one wave (132 SMs x a few)

@@ -6,7 +6,7 @@
  * configurations like any other. The configurations: tsg_kernel_big_config.h.
  *
  * Owns: this family's kernels (big_kernel; big_tail_kernel, the same tiles with a stream-K tail,
- * TailPlan) and their loaders, under the kernel contract of DESIGN.md. Must not:
+ * TailPlan) and their loaders, under the kernel contract of docs/DESIGN.md. Must not:
  * know about host memory, CBLAS, or anything but device pointers and the canonical problem.
  *
  * Why a family of its own rather than the SIMT family's main loop (docs/NOTES.md "v0.4"): the SIMT
@@ -42,7 +42,7 @@
  * k + 8 share a bank: two wavefronts per copy unless the operand is swizzled (AsyncLoader). The
  * adopted configurations swizzle B only; a transposed A keeps the 2-way conflict, because every
  * way of removing it measured slower (docs/NOTES.md "v0.7").
- * Sources of the shape choices: PERF.md's technique ladder (warp tiling, multistage cp.async with
+ * Sources of the shape choices: docs/PERF.md's technique ladder (warp tiling, multistage cp.async with
  * zero fill); issue 10's note that cuBLAS's FP32 kernel on Hopper is a 256 x 128 x 8, 3-stage
  * sm80 kernel; the CUTLASS SIMT warp/lane decomposition idea (lanes as an 8 x 4 grid inside a
  * warp tile). No code taken from them.

@@ -3,7 +3,7 @@
  * double-buffered shared memory). C = alpha*op(A)*op(B) + beta*C, column-major, any
  * lda/ldb/ldc >= rows.
  *
- * Owns: the kernel contract of DESIGN.md and seeds 01-03. Must not: know about host memory,
+ * Owns: the kernel contract of docs/DESIGN.md and seeds 01-03. Must not: know about host memory,
  * CBLAS, or anything but device pointers and the canonical problem.
  *
  * One family, several configurations (issue 11): a block of THREADS = (BM/TM) * (BN/TN) threads

@@ -55,7 +55,7 @@
  * Alignment: the 16-byte loads need A and B 16-byte aligned and lda, ldb multiples of 4
  * (tf32_takes refuses anything else); C has no alignment rule (4-byte stores).
  * Sources: PTX ISA (CUDA 13.0) sections named above, mbarrier (9.7.13.15), setmaxnreg (9.7.19.5),
- * cvt .tf32 (9.7.9.21); the warp-specialized producer / consumer pattern of tsg_kernel_ws.cuh.
+ * cvt .tf32 (9.7.9.21); the warp-specialized producer / consumer pattern of kernels/ws/tsg_kernel_ws.cuh.
  * The 3xTF32 split is the well-known error-compensation scheme (big/small operand splitting).
  */
 #ifndef TSG_KERNEL_TF32_CUH

@@ -7,7 +7,7 @@
  * (CMakeLists.txt) and the launcher offers it on a compute capability 9.0 device only.
  * Same launch signature, split-K semantics and tile order (tile_coords) as the other families.
  *
- * Owns: this family's kernel and its loader RowLoader, under the kernel contract of DESIGN.md.
+ * Owns: this family's kernel and its loader RowLoader, under the kernel contract of docs/DESIGN.md.
  * Must not: know about host memory, CBLAS, or anything but device pointers and the canonical
  * problem. Uses from ../common/ the cp.async wrappers, AsyncLoader (for operands contiguous along
  * m / n), the mbarrier and setmaxnreg wrappers, ffma_ij and write_tile; its own RowLoader copies

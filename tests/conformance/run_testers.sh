@@ -4,7 +4,7 @@
 # What it proves: every SGEMM the reference testers make (both CBLAS layouts, the Fortran
 # interface, the error-exit tests with the testers' own cblas_xerbla/xerbla_ handlers) goes
 # through tsgemm and gets the reference answer. The testers' exit status means nothing, so we
-# read their reports (TESTING.md, "conformance").
+# read their reports (docs/TESTING.md, "conformance").
 #
 # Usage: run_testers.sh LIB MODE [WHICH]
 #   LIB    path of libtsgemm.so; it is put in LD_PRELOAD of the testers

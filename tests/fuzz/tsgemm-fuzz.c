@@ -3,7 +3,7 @@
  * exported BLAS name (cblas_sgemm, sgemm_, cblas_sgemm64_, sgemm_64_, scipy_cblas_sgemm64_,
  * scipy_sgemm_64_, and the LP64 wheel names scipy_cblas_sgemm / scipy_sgemm_ when the library
  * exports them), each judged against a double-precision reference with the semantics of reference
- * SGEMM (tests/support: tt_ref_gemm, tt_compare_bound) and the invariants of TESTING.md: guard
+ * SGEMM (tests/support: tt_ref_gemm, tt_compare_bound) and the invariants of docs/TESTING.md: guard
  * bands and NaN-poisoned padding bitwise unchanged, A and B bitwise unchanged, nothing outside C's
  * m x n window written, beta = 0 never reads C (C is NaN then), alpha = 0 or k = 0 never reads A/B
  * (NaN/Inf there, or NULL), counters and tsgemm_last_path() consistent with the call, and illegal
@@ -65,7 +65,7 @@ typedef void (*f77_64_fn)(const char *, const char *, const int64_t *, const int
 
 typedef enum { K_CBLAS, K_F77, K_CBLAS64, K_F77_64 } api_kind;
 
-/* How an illegal call through a name must be reported (DESIGN.md, shim/tsg_xerbla.c). */
+/* How an illegal call through a name must be reported (docs/DESIGN.md, shim/tsg_xerbla.c). */
 typedef enum {
     R_CBLAS_HANDLER, /* the program's cblas_xerbla, reference protocol, nothing printed   */
     R_F77_HANDLER,   /* the program's xerbla_, Fortran position, nothing printed          */

@@ -1,12 +1,12 @@
 /*
  * test_gpu_kernel.c — tsgemm's CUDA kernel on device memory, through tsgemm_sgemm_device:
- * the seed's check shapes, the edge grid of TESTING.md over all four transpose pairs, padded
+ * the seed's check shapes, the edge grid of docs/TESTING.md over all four transpose pairs, padded
  * leading dimensions, pointers offset by 1-3 floats, alpha in {0, 1, -1.5}, beta in {0 over NaN,
  * 1, 0.5}, integer inputs bit for bit and uniform inputs within the element bound, nothing outside
  * C's window written and A/B untouched (whole buffers with sentinels and guard bands are copied to
  * the device and back), TN and TT with a 16-byte aligned transposed A (the k-contiguous 16-byte
  * loader of BigConfig::AKC), split-K shapes, grids beyond 65535 tiles, bit-identical repeats, and the
- * accuracy ratio to cuBLAS at n = 4096 (TESTING.md: ratio <= 1.5).
+ * accuracy ratio to cuBLAS at n = 4096 (docs/TESTING.md: ratio <= 1.5).
  * Every configuration of the kernel family (issue 11) runs the edge grid, the split-K shapes and
  * the repeat check, forced through tsgemm_set_kernel_config: with the rule's split and with 3
  * slices of K; those with a stream-K tail (the big family, v0.14) run the edge grid, multi-tile
@@ -332,7 +332,7 @@ static void repeats(int small)
     cudaFree(d), cudaFree(dc), free(h), free(c0), free(c1);
 }
 
-/* TESTING.md: ||C - C64||_F / ||C64||_F of tsgemm over the same for cuBLAS SGEMM, NN n^3
+/* docs/TESTING.md: ||C - C64||_F / ||C64||_F of tsgemm over the same for cuBLAS SGEMM, NN n^3
  * (issues 10-11: n = 1024, 4096, 16384; the gpu tier runs 4096 alone, TSGEMM_ACCURACY_N the
  * listed sizes). */
 static void accuracy_ratio(int n)

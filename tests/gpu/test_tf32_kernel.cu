@@ -8,7 +8,7 @@
  *    alpha in {1, -1.5}, beta 0 over a NaN-poisoned C (never read) and beta 0.5; every element of
  *    C's window written, the padding rows of C untouched (sentinels); against a host double
  *    reference, element by element: 3xTF32 |c - r| <= 2 (k + 2) 2^-24 (|A||B|)ij + 2^-24 |beta C|
- *    (TESTING.md's FP32 form, gamma = 2), 1xTF32 |c - r| <= (2^-9 + 2 k 2^-24) (|A||B|)ij (TF32
+ *    (docs/TESTING.md's FP32 form, gamma = 2), 1xTF32 |c - r| <= (2^-9 + 2 k 2^-24) (|A||B|)ij (TF32
  *    inputs rounded to nearest: 2^-11 each), and relative Frobenius errors printed; with cuBLAS
  *    (not in --small) 3xTF32's Frobenius error must stay within 4x cuBLAS FP32 sgemm's on the
  *    same inputs, plus 2^-21 for shapes where FP32 is at its rounding (the mode's contract in

@@ -5,7 +5,7 @@
  *   tsgemm_soak [--threads T] [--rounds R] [--fail-every N] [--rss-tolerance MIB] [--seed S] [--cpu]
  *
  * 1. Single-thread pass: each shape of the table once (auto mode, or whatever TSGEMM_MODE says),
- *    checked against a sampled double reference (TESTING.md's element bound); its C bits and its
+ *    checked against a sampled double reference (docs/TESTING.md's element bound); its C bits and its
  *    path are kept.
  * 2. Warm-up: every thread runs one round (pools, copy threads, workspaces reach their size).
  *    Then the process's RSS and tsgemm's pool sizes (tsgemm_get_stats) are read.
@@ -47,7 +47,7 @@ typedef struct shape {
     float alpha, beta;
 } shape;
 
-/* Both sides of the crossover on the H200 (README "Results"): below ~700^3 the CPU, above the
+/* Both sides of the crossover on the H200 (docs/RESULTS.md): below ~700^3 the CPU, above the
  * GPU; skinny, long-K and row-major shapes; beta != 0 on some. */
 static const shape g_shapes[] = {
     {0, 'N', 'N', 64, 64, 64, 0, 1.0f, 0.0f},

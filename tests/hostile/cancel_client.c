@@ -1,5 +1,5 @@
 /*
- * cancel_client.c — cancellation and signals around tsgemm calls (issue 34, TESTING.md fault
+ * cancel_client.c — cancellation and signals around tsgemm calls (issue 34, docs/TESTING.md fault
  * class 22), through libtsgemm_fake with slow stand-in GPU work (TSGEMM_FAKE_MEASURE_MS,
  * TSGEMM_FAKE_CALL_MS: run_cancel_cases.sh sets them). Usage: cancel_client CASE, CASE one of
  *   rates   a thread cancelled while its first call measures the rates (inside pthread_once and
@@ -168,7 +168,7 @@ int main(int argc, char **argv)
         return 2;
     }
     alarm(60);
-    const int n = 512; /* above the GPU size floors (README "Modes") */
+    const int n = 512; /* above the GPU size floors (README "Behaviour") */
     if (strcmp(argv[1], "rates") == 0) {
         case_cancel(n, 100);
     } else if (strcmp(argv[1], "call") == 0) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_secure_cases.sh CLIENT LIB EVIL — a privileged (AT_SECURE) process that uses tsgemm reads
-# none of the caller's knobs (issue 34, TESTING.md fault class 21): a copy of CLIENT installed
+# none of the caller's knobs (issue 34, docs/TESTING.md fault class 21): a copy of CLIENT installed
 # setuid root, run as an unprivileged user (nobody) whose environment names an attacker's library
 # in TSGEMM_CPU_BLAS and the attacker's folders in TSGEMM_CACHE_DIR / HOME / XDG_CACHE_HOME. It
 # must compute C right, never run the attacker's library (its constructor would leave a marker),

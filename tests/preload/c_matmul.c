@@ -7,7 +7,7 @@
  * LD_PRELOAD=libtsgemm.so to compare (scripts/device-run.sh does, with n = 4096 on the GPU
  * machine; the preload tier with small n).
  *   c_matmul [--expect any|gpu|none] N [N ...]
- * Exit status 0 = every sampled element within gamma (k+2) u (|A||B|) (TESTING.md, gamma = 2) and
+ * Exit status 0 = every sampled element within gamma (k+2) u (|A||B|) (docs/TESTING.md, gamma = 2) and
  * the expectation met.
  */
 #define _GNU_SOURCE

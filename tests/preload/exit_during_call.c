@@ -101,7 +101,7 @@ static int sample_ok(int i, int j)
         s += x;
         sa += fabs(x);
     }
-    double bound = 2.0 * n * 0x1p-24 * sa; /* gamma = 2 (TESTING.md), k*u*|A||B| */
+    double bound = 2.0 * n * 0x1p-24 * sa; /* gamma = 2 (docs/TESTING.md), k*u*|A||B| */
     if (fabs(c[i + (size_t)j * n] - s) > bound) {
         fprintf(stderr, "FAIL: C(%d,%d) = %.9g, expected %.9g (bound %.3g)\n", i, j,
                 (double)c[i + (size_t)j * n], s, bound);

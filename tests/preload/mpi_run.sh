@@ -2,7 +2,7 @@
 # mpi_run.sh [--preload LIB] NP PROGRAM [ARGS...] — runs PROGRAM as NP ranks of Open MPI's mpirun
 # on this machine alone, for the preload tier's MPI tests.
 #
-# Network: these machines flag any traffic that is not loopback (TESTING.md, "Processes and the
+# Network: these machines flag any traffic that is not loopback (docs/TESTING.md, "Processes and the
 # network"), so MPI runs on shared memory and loopback only: the ob1 PML with the self and vader
 # (shared memory) BTLs — no UCX, no TCP BTL — and mpirun's out-of-band channel on lo. (Checked with
 # strace -e connect,bind: every connect goes to 127.0.0.1 or a unix socket; Open MPI 4.1's oob

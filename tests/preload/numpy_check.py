@@ -24,7 +24,7 @@ Reusable on the GPU machine:
                      dgemm would leave numpy's OpenBLAS threads spinning through the timed calls;
                      docs/NOTES.md), and each repetition's time
 Elements are checked against |c - r| <= gamma * (k + 2) * 2^-24 * (|a| @ |b|) with gamma = 2
-(TESTING.md); the relative Frobenius error is printed. Exit status 0 = all checks passed.
+(docs/TESTING.md); the relative Frobenius error is printed. Exit status 0 = all checks passed.
 """
 import argparse
 import sys

@@ -2,7 +2,7 @@
 %
 % single(A)*single(B) (and with transposed operands, which Octave hands to SGEMM as TRANSA/TRANSB)
 % for a few shapes, checked against the double-precision product of the same single inputs with
-% |c - r| <= gamma*k*2^-24*(|A||B|), gamma = 2 (TESTING.md). Octave cannot read tsgemm's counters:
+% |c - r| <= gamma*k*2^-24*(|A||B|), gamma = 2 (docs/TESTING.md). Octave cannot read tsgemm's counters:
 % the ctest runs it with TSGEMM_LOG=2 and requires the exit summary to show the calls arrived.
 % Prints "octave_matmul: N products checked, F failures" and exits 1 on any failure.
 shapes = [64 48 80; 37 53 29; 200 7 150; 1000 3 17];   % m n k; no m or n = 1 (SGEMV territory)

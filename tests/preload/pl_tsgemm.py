@@ -3,13 +3,13 @@ preload tier (numpy_check.py, scipy_check.py).
 
 Owns: the ctypes view of include/tsgemm.h's struct tsgemm_stats, the lookup of tsgemm_get_stats
 in the process's global scope (present only when libtsgemm.so is preloaded or linked), and the
-element-wise error bound of TESTING.md. Prints nothing and exits nothing: the scripts judge.
+element-wise error bound of docs/TESTING.md. Prints nothing and exits nothing: the scripts judge.
 """
 import ctypes
 
 import numpy as np
 
-GAMMA = 2.0  # TESTING.md: covers any summation order plus the final alpha/beta roundings
+GAMMA = 2.0  # docs/TESTING.md: covers any summation order plus the final alpha/beta roundings
 U32 = 2.0 ** -24  # unit roundoff of float32
 
 

@@ -10,7 +10,7 @@ tsgemm (its counters, read through ctypes) and that the results are right (again
 
   blas    scipy.linalg.blas.sgemm over trans_a x trans_b x C- and Fortran-ordered arrays, beta = 0
           and beta != 0 with a given c: exactly one tsgemm call each, elements within
-          gamma * (k + 2) * 2^-24 * (|alpha| |op(a)| |op(b)| + |beta| |c|), gamma = 2 (TESTING.md)
+          gamma * (k + 2) * 2^-24 * (|alpha| |op(a)| |op(b)| + |beta| |c|), gamma = 2 (docs/TESTING.md)
   cblas   scipy_cblas_sgemm through ctypes (the global name, i.e. tsgemm's), both layouts, every
           transpose pair, with the same bound; only when tsgemm is in the process
   kmeans  sklearn.cluster.KMeans (lloyd) on float32 data from a fixed start: its distance

@@ -1,7 +1,7 @@
 /*
  * tsg_testutil.h — helpers shared by the test tiers: a double-precision reference GEMM with exact
  * BLAS semantics, matrices with padding, guard bands and sentinels, exact-extent allocations next
- * to an unmapped page, random fills, and the result checks of TESTING.md.
+ * to an unmapped page, random fills, and the result checks of docs/TESTING.md.
  * Test-only code: never linked into libtsgemm.so.
  */
 #ifndef TSG_TESTUTIL_H
@@ -101,7 +101,7 @@ typedef struct tt_check {
 } tt_check;
 
 /*
- * Compares C (m x n, ldc) against R. Element bound (TESTING.md):
+ * Compares C (m x n, ldc) against R. Element bound (docs/TESTING.md):
  * |c - r| <= gamma * (k + 2) * u * absr, with u = 2^-24 (unit roundoff of float): k products
  * summed in any order, then the alpha and beta roundings (Higham, 3.5). gamma = 0
  * demands bitwise equality (integer inputs whose partial sums stay below 2^24 are exact).

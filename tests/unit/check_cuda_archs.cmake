@@ -1,5 +1,5 @@
 # check_cuda_archs.cmake — the default CUDA architectures (top-level CMakeLists.txt: sm_90 SASS and
-# compute_80 PTX; DESIGN.md: "build for the H200 natively") must survive a second configure of the
+# compute_80 PTX; docs/DESIGN.md: "build for the H200 natively") must survive a second configure of the
 # same build folder, which scripts/test.sh and scripts/demo.sh do on every run.
 #   cmake -DSRC=<source> -DWORK=<scratch folder> -DNVCC=<nvcc> -P check_cuda_archs.cmake
 # Configures SRC twice in WORK (no tests, no build) and requires sm_90 code and compute_80 PTX in

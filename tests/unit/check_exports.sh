@@ -1,5 +1,5 @@
 #!/bin/sh
-# check_exports.sh LIB HEADER... — the dynamic symbols libtsgemm.so defines are exactly DESIGN.md's
+# check_exports.sh LIB HEADER... — the dynamic symbols libtsgemm.so defines are exactly docs/DESIGN.md's
 # list: the eight BLAS names below, plus tsgemm_* functions that one of the HEADERs declares
 # (include/tsgemm.h, the stable API, and include/tsgemm_tuning.h, the tuning hooks).
 # Anything else (a helper that lost its `static`, a symbol of the static CUDA runtime or of
@@ -22,7 +22,7 @@ for s in $syms; do
     tsgemm_*)
         grep -Eq "[^A-Za-z0-9_]$s\\(" "$@" ||
             { echo "FAIL: $s is exported but not declared in $*"; FAILED=1; } ;;
-    *) echo "FAIL: $s is exported (not in DESIGN.md's list)"; FAILED=1 ;;
+    *) echo "FAIL: $s is exported (not in docs/DESIGN.md's list)"; FAILED=1 ;;
     esac
 done
 echo "exported:" $syms

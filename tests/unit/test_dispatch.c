@@ -21,7 +21,7 @@
 #include "tsg_split.h"
 #include "tsg_testutil.h"
 
-/* Rates of the H200 host before the pipeline (PERF.md: pageable copies 8 / 14 GB/s, kernel
+/* Rates of the H200 host before the pipeline (docs/PERF.md: pageable copies 8 / 14 GB/s, kernel
  * ~30 TFLOP/s, OpenBLAS 1.25 TFLOP/s with 16 threads). */
 static tsg_rates h200(void)
 {
@@ -29,7 +29,7 @@ static tsg_rates h200(void)
     return r;
 }
 
-/* ... and with the pipeline's staged rates (50 / 47 GB/s, ../shared/PERF.md) */
+/* ... and with the pipeline's staged rates (50 / 47 GB/s, docs/PERF.md) */
 static tsg_rates h200_pipeline(void)
 {
     tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0, 0, 0, 0, 0, 0};
@@ -92,7 +92,7 @@ static void test_model_picks_sides(void **state)
 static void test_threshold_lies_between(void **state)
 {
     (void)state;
-    /* With H200 rates the crossover for square beta = 0 problems must lie where PERF.md saw it
+    /* With H200 rates the crossover for square beta = 0 problems must lie where docs/PERF.md saw it
      * move (n ~ 300-1100 depending on the copy rates) — not at a constant. */
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_rates r = h200();
@@ -121,7 +121,7 @@ static void test_threshold_lies_between(void **state)
 }
 
 /* The pipeline overlaps transfers and kernels: a call costs about the largest of its three
- * streams of work, not their sum (DESIGN.md, "Calls from host memory"). */
+ * streams of work, not their sum (docs/DESIGN.md, "Calls from host memory"). */
 static void test_pipeline_overlap(void **state)
 {
     (void)state;
@@ -404,8 +404,8 @@ static void test_wave_quantisation(void **state)
  * 2*NB = 64 flops per 8 bytes of C crossing PCIe up and down — ~8 flop per byte moved, where the
  * H200 host's CPU BLAS does 1.2 TFLOP/s, i.e. the link would need 150 GB/s just to tie. So auto
  * mode must keep them on the CPU at every block size, while a large square local call still goes
- * to the GPU. Rates: the transfer pipeline's 50 GB/s both ways (DESIGN.md), the kernel's
- * 38 TFLOP/s (README, 4096^3), OpenBLAS 1.2 TFLOP/s with 16 threads.
+ * to the GPU. Rates: the transfer pipeline's 50 GB/s both ways (docs/DESIGN.md), the kernel's
+ * 38 TFLOP/s (docs/RESULTS.md, 4096^3), OpenBLAS 1.2 TFLOP/s with 16 threads.
  */
 static void test_psgemm_panel_updates_stay_on_cpu(void **state)
 {

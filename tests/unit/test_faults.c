@@ -1,5 +1,5 @@
 /*
- * test_faults.c — the fault classes of TESTING.md that concern one library call, through the
+ * test_faults.c — the fault classes of docs/TESTING.md that concern one library call, through the
  * exported cblas_sgemm / sgemm_ / cblas_sgemm64_ of libtsgemm.so (this program links it directly):
  *   1 scalar rules, 2 sizes off the tile and degenerate shapes, 3 every layout x transpose,
  *   4 padded leading dimensions (huge ones with one column too), 5 operands at their exact extent before an unmapped page,
@@ -15,7 +15,7 @@
  *                                           least one call of this process must have completed
  *                                           on the GPU (stats.gpu > 0), else exit 1
  * Results: integer inputs are compared bit for bit, uniform inputs within the element bound of
- * TESTING.md (tt_compare, gamma = TT_GAMMA). Every output starts NaN-poisoned or random, padding
+ * docs/TESTING.md (tt_compare, gamma = TT_GAMMA). Every output starts NaN-poisoned or random, padding
  * and guard bands hold sentinels and are checked bitwise afterwards.
  */
 #define _GNU_SOURCE
@@ -146,7 +146,7 @@ static void describe(const ucall *u, char *buf, size_t len)
              u->off_a, u->off_b, u->off_c, u->ints ? "ints" : "uniform");
 }
 
-/* Runs one call and checks everything TESTING.md asks of it. */
+/* Runs one call and checks everything docs/TESTING.md asks of it. */
 static void check_call(const ucall *u, uint64_t seed)
 {
     tt_rng rng;

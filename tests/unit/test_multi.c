@@ -149,7 +149,7 @@ static void test_split_weights(void **state)
     assert_int_equal(tsg_multi_split_make(&p, 2, tiny, &tile128, &sp), 1);
 }
 
-/* H200 pipeline rates (../shared/PERF.md: 50 / 47 GB/s, kernel 38 TFLOP/s), two slots */
+/* H200 pipeline rates (docs/PERF.md: 50 / 47 GB/s, kernel 38 TFLOP/s), two slots */
 static tsg_rates h200x(double count)
 {
     tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, count, 0, 0, 0, 0, 0};
