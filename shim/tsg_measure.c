@@ -25,7 +25,7 @@ static pthread_once_t g_math_rates_once[TSG_MATH_COUNT] = {PTHREAD_ONCE_INIT, PT
 static pthread_once_t g_cpu_rates_once = PTHREAD_ONCE_INIT;
 /* Processes that measure the CPU BLAS before the cache's figure stands (cpu_rates_once). */
 enum { TSG_CPU_SAMPLES = 3 };
-static tsg_rates g_cpu_rates; /* cpu_* fields only: cpu_rates_once */
+static tsg_cpu_rates g_cpu; /* the CPU BLAS's rates: cpu_rates_once */
 
 /* The cache file's name in the cache folder: per GPU (its UUID) and per set of knobs the rates
  * depend on (copy threads, device and pinned budgets). The format's version is the file's first
@@ -141,13 +141,7 @@ static void cpu_rates_once(void)
     }
     tsg_cache_unlock(lock);
     if (dirfd >= 0) close(dirfd);
-    g_cpu_rates.cpu_flops = best.flops;
-    g_cpu_rates.cpu_mid_s = best.mid_s;
-    g_cpu_rates.cpu_small_s = best.small_s;
-    g_cpu_rates.cpu_latency_s = best.latency_s;
-    g_cpu_rates.cpu_touch_bps = best.touch_bps;
-    g_cpu_rates.cpu_thin_m_s = best.thin_m_s;
-    g_cpu_rates.cpu_thin_n_s = best.thin_n_s;
+    g_cpu = best;
     if (measured)
         tsg_log(2, "CPU rate measured in %.0f ms (%.3g TFLOP/s; the best of %.0f: %.3g); first touch %.3g GB/s",
                 (tsg_now_s() - t1) * 1e3, m.flops * 1e-12, best.samples, best.flops * 1e-12,
@@ -189,13 +183,13 @@ static void rates_once(int math)
     if (dirfd >= 0) close(dirfd);
     if (st != 0) return;
     pthread_once(&g_cpu_rates_once, cpu_rates_once);
-    rates->cpu_flops = g_cpu_rates.cpu_flops;
-    rates->cpu_mid_s = g_cpu_rates.cpu_mid_s;
-    rates->cpu_small_s = g_cpu_rates.cpu_small_s;
-    rates->cpu_latency_s = g_cpu_rates.cpu_latency_s;
-    rates->cpu_touch_bps = g_cpu_rates.cpu_touch_bps; /* a fresh C's first touch (src/tsg_cost.h) */
-    rates->cpu_thin_m_s = g_cpu_rates.cpu_thin_m_s;
-    rates->cpu_thin_n_s = g_cpu_rates.cpu_thin_n_s;
+    rates->cpu_flops = g_cpu.flops;
+    rates->cpu_mid_s = g_cpu.mid_s;
+    rates->cpu_small_s = g_cpu.small_s;
+    rates->cpu_latency_s = g_cpu.latency_s;
+    rates->cpu_touch_bps = g_cpu.touch_bps; /* a fresh C's first touch (src/tsg_cost.h) */
+    rates->cpu_thin_m_s = g_cpu.thin_m_s;
+    rates->cpu_thin_n_s = g_cpu.thin_n_s;
     rates->gpu_count = tsg_start_slots(); /* the first device's rates stand for every slot */
     tsg_log(2, "rates (math %s) in %.0f ms in all", tsg_math_name(math), (tsg_now_s() - t0) * 1e3);
     tsg_log(2,

@@ -139,24 +139,29 @@ static int refused(char *why, size_t len, const char *name, const char *problem)
     return fail(why, len, msg, name);
 }
 
-int tsg_cache_read(int dirfd, const char *name, tsg_rates *r, char *why, size_t len)
+/* File `name` read and checked (read_text), then parsed by parse into obj (untouched on failure). */
+static int read_parsed(int dirfd, const char *name, int (*parse)(const char *, size_t, void *, const char **),
+                       void *obj, char *why, size_t len)
 {
     char buf[TSG_RATES_FILE_MAX + 1];
     size_t got;
     const char *problem = read_text(dirfd, name, buf, &got);
     if (problem == g_none) return fail(why, len, "%s: none yet, or a symbolic link", name);
-    if (!problem && tsg_rates_parse(buf, got, r, &problem) != 0 && !problem) problem = "unparsable";
+    if (!problem && parse(buf, got, obj, &problem) != 0 && !problem) problem = "unparsable";
     return problem ? refused(why, len, name, problem) : 0;
+}
+
+static int parse_gpu(const char *t, size_t n, void *r, const char **why) { return tsg_rates_parse(t, n, r, why); }
+static int parse_cpu(const char *t, size_t n, void *r, const char **why) { return tsg_cpu_rates_parse(t, n, r, why); }
+
+int tsg_cache_read(int dirfd, const char *name, tsg_rates *r, char *why, size_t len)
+{
+    return read_parsed(dirfd, name, parse_gpu, r, why, len);
 }
 
 int tsg_cache_read_cpu(int dirfd, const char *name, tsg_cpu_rates *r, char *why, size_t len)
 {
-    char buf[TSG_RATES_FILE_MAX + 1];
-    size_t got;
-    const char *problem = read_text(dirfd, name, buf, &got);
-    if (problem == g_none) return fail(why, len, "%s: none yet, or a symbolic link", name);
-    if (!problem && tsg_cpu_rates_parse(buf, got, r, &problem) != 0 && !problem) problem = "unparsable";
-    return problem ? refused(why, len, name, problem) : 0;
+    return read_parsed(dirfd, name, parse_cpu, r, why, len);
 }
 
 /* A name no other process can guess: 64 random bits (getrandom), else the clock and pid. */
