@@ -25,24 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_check.h" /* CK, CB: the GPU tests' checks of CUDA and cuBLAS calls */
 #include "tsgemm.h"
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CB(x)                                                                                      \
-    do {                                                                                           \
-        cublasStatus_t s_ = (x);                                                                   \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #x, (int)s_);     \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static uint64_t g_state = 0x9e3779b97f4a7c15ull;
 static double next_unit(void) /* splitmix64 -> [0, 1) with 53 bits */

@@ -389,9 +389,13 @@ static void thin_calls(double *thin_m_s, double *thin_n_s)
     free(big);
 }
 
-void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *latency_s, double *thin_m_s,
-                     double *thin_n_s)
+static double touch_bps(void);
+
+void tsg_cpu_measure(tsg_cpu_rates *out)
 {
+    double *const flops = &out->flops, *const mid_s = &out->mid_s, *const small_s = &out->small_s;
+    out->touch_bps = touch_bps(); /* a fresh C's first touch (src/tsg_cost.h) */
+    out->samples = 1;
     /* TSG_CPU_BIG_N^3 (1024^3): big enough for OpenBLAS's threads to reach their large-problem
      * rate (the rate the decisions above it need: rank-k updates, n ~ 1000 and up), small enough
      * to take a few ms; TSG_CPU_MID_N^3 (512^3): near the crossover, where OpenBLAS's threaded
@@ -405,8 +409,8 @@ void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *late
         *flops = 1e11; /* 100 GFLOP/s: a modest guess that still keeps small calls on the CPU */
         *mid_s = 0;    /* the one-rate model */
         *small_s = 0;
-        *latency_s = 2e-6;
-        *thin_m_s = *thin_n_s = 0; /* not measured: no thinness factor */
+        out->latency_s = 2e-6;
+        out->thin_m_s = out->thin_n_s = 0; /* not measured: no thinness factor */
         return;
     }
     for (size_t i = 0; i < 3u * N * N; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
@@ -422,12 +426,12 @@ void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *late
         double t = time_call(&small);
         if (t < lat) lat = t;
     }
-    *latency_s = lat;
+    out->latency_s = lat;
     free(buf);
-    thin_calls(thin_m_s, thin_n_s);
+    thin_calls(&out->thin_m_s, &out->thin_n_s);
 }
 
-double tsg_cpu_touch_bps(void)
+static double touch_bps(void)
 {
     enum { BYTES = 4 << 20, STEP = 4096 };
     double best = 0;

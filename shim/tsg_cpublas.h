@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "../src/tsg_problem.h"
+#include "../src/tsg_rates.h"
 #include "tsg_api.h"
 
 /* The CPU BLAS's own cblas_sgemm and Fortran sgemm_ (with gfortran's hidden lengths). */
@@ -52,18 +53,14 @@ void tsg_cpu_forward_f77(const char *transa, const char *transb, const int *m, c
 /* One-line description of the CPU BLAS in use (path, core type, threads). */
 const char *tsg_cpu_describe(void);
 
-/* Measures the CPU BLAS in ~10-30 ms: *flops, the flop/s of a TSG_CPU_BIG_N^3 call; *mid_s, the
- * seconds of a TSG_CPU_MID_N^3 one (medians); *small_s, of a TSG_CPU_SMALL_N^3 one (the mean
- * less the slowest call; src/tsg_cost.h); *latency_s, the best of five 8^3 calls; *thin_m_s and
- * *thin_n_s, the median of three calls with m, then n, thin (src/tsg_cost.h TSG_CPU_THIN). Without
- * memory for the operands: a modest rate and 0 for every other figure (not measured). */
-void tsg_cpu_measure(double *flops, double *mid_s, double *small_s, double *latency_s, double *thin_m_s,
-                     double *thin_n_s);
-
-/* The first-touch rate of fresh anonymous memory by this thread, bytes/s (src/tsg_cost.h
- * cpu_touch_bps): the fastest of 3 writes of one float per 4 KiB over a new 4 MiB mapping (no
- * madvise: the machine's default page size policy, as a malloc'd C gets), ~1-5 ms. 0 when no
- * mapping can be had. */
-double tsg_cpu_touch_bps(void);
+/* Measures the CPU BLAS in ~30-50 ms into *out, one sample (src/tsg_rates.h tsg_cpu_rates):
+ * flops, the flop/s of a TSG_CPU_BIG_N^3 call; mid_s, the seconds of a TSG_CPU_MID_N^3 one
+ * (medians); small_s, of a TSG_CPU_SMALL_N^3 one (the mean less the slowest call; src/tsg_cost.h);
+ * latency_s, the best of five 8^3 calls; thin_m_s and thin_n_s, the median of three calls with
+ * m, then n, thin (src/tsg_cost.h TSG_CPU_THIN); touch_bps, this thread's first touch of fresh
+ * anonymous memory (the fastest of 3 writes of one float per 4 KiB over a new 4 MiB mapping, no
+ * madvise: the page size policy a malloc'd C gets). Without memory for the operands: a modest
+ * rate and 0 (not measured) for every other time; touch_bps 0 when no mapping can be had. */
+void tsg_cpu_measure(tsg_cpu_rates *out);
 
 #endif /* TSG_CPUBLAS_H */

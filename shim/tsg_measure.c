@@ -104,13 +104,6 @@ static void cpu_cache_name(char *buf, size_t len)
     snprintf(buf, len, "cpu-rates-v2-%016llx.txt", (unsigned long long)h);
 }
 
-static void cpu_measure(tsg_cpu_rates *m)
-{
-    tsg_cpu_measure(&m->flops, &m->mid_s, &m->small_s, &m->latency_s, &m->thin_m_s, &m->thin_n_s);
-    m->touch_bps = tsg_cpu_touch_bps(); /* a fresh C's first touch (src/tsg_cost.h) */
-    m->samples = 1;
-}
-
 /*
  * The CPU BLAS's rates: from the cache once it holds the best of TSG_CPU_SAMPLES measurements
  * (earlier processes on this host); until then measured here (~30 ms on the H200 host: five
@@ -133,7 +126,7 @@ static void cpu_rates_once(void)
     const int have = dirfd >= 0 && tsg_cache_read_cpu(dirfd, name, &best, why, sizeof why) == 0;
     const int measured = !have || best.samples < TSG_CPU_SAMPLES;
     if (measured) {
-        cpu_measure(&m);
+        tsg_cpu_measure(&m);
         if (have) tsg_cpu_rates_merge(&best, &m);
         else best = m;
         if (dirfd >= 0 && tsg_cache_write_cpu(dirfd, name, &best, why, sizeof why) != 0)
