@@ -1,6 +1,7 @@
 /*
- * tsg_kernel_tf32.cu — the tensor-core family's entry points (tsg_kernel_tf32.h) and its eight
- * instances (3xTF32 / 1xTF32 times the four transpose pairs, tsg_kernel_tf32.cuh). Built for
+ * tsg_kernel_tf32.cu — the tensor-core family's entry points (tsg_kernel_tf32.h) and its
+ * instances (3xTF32 / 1xTF32 times the four transpose pairs times the variants below,
+ * tsg_kernel_tf32.cuh). Built for
  * sm_90a only (CMakeLists.txt, tsg_kernels_tf32); tsg_kernel_tf32_stub.cu stands in where the
  * family is not built.
  */
@@ -16,49 +17,53 @@ namespace {
 using Fn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float,
                     float *, int64_t);
 
-template <int MATH, int PIPE>
-Fn pick(bool ta, bool tb)
+/* one instance set of a math: the four transpose pairs of (PIPE, NPW) with what a launch needs */
+struct Variant {
+    Fn fn[4]; /* index ta + 2 tb */
+    int pipe, npw, threads, smem;
+    bool (*fits)(int);
+};
+
+template <int MATH, int PIPE, int NPW>
+Variant variant()
 {
-    if (ta) return tb ? tf32::tf32_kernel<MATH, true, true, PIPE> : tf32::tf32_kernel<MATH, true, false, PIPE>;
-    return tb ? tf32::tf32_kernel<MATH, false, true, PIPE> : tf32::tf32_kernel<MATH, false, false, PIPE>;
+    using CF = tf32::Cfg<MATH, NPW>;
+    return Variant{{tf32::tf32_kernel<MATH, false, false, PIPE, NPW>, tf32::tf32_kernel<MATH, true, false, PIPE, NPW>,
+                    tf32::tf32_kernel<MATH, false, true, PIPE, NPW>, tf32::tf32_kernel<MATH, true, true, PIPE, NPW>},
+                   PIPE,
+                   NPW,
+                   CF::THREADS,
+                   CF::SMEM_BYTES,
+                   CF::fits};
 }
 
-/* the producer's load order per math (tsg_kernel_tf32.cuh, PIPE); variants 1 and 2 the others,
- * in the order of PIPE after the default's (timed beside it by test_tf32_kernel). Order 2 (the next
- * k-tile loaded while this one is stored) was the fastest for both maths on the H100
- * (docs/results/h100-2026-12-05-tf32-run2.txt: 3xTF32 8192^3 NN 76.0 TFLOP/s against 55.1 for
- * order 0 and 65.7 for 1; 1xTF32 110.5 against 63.2 and 68.4) */
-constexpr int PIPE_3X = 2, PIPE_1X = 2, VARIANTS = 3;
+/* The variants of each math, the default first; the others are timed beside it by
+ * test_tf32_kernel and must give the same bits (they change the producer's work split and load
+ * order, never the arithmetic). PIPE is the producer's load order (tsg_kernel_tf32.cuh): order 2
+ * (the next k-tile loaded while this one is stored) was the fastest of the three with one producer
+ * warpgroup for both maths on the H100 (docs/results/h100-2026-12-05-tf32-run2.txt: 3xTF32 8192^3
+ * NN 76.0 TFLOP/s against 55.1 for order 0 and 65.7 for 1; 1xTF32 110.5 against 63.2 and 68.4). */
+constexpr int VARIANTS = 4;
 
-template <int MATH, int DEF>
-Fn pick_variant(bool ta, bool tb, int variant)
+template <int MATH>
+const Variant &variant_of(int v)
 {
-    switch ((DEF + variant) % 3) {
-    case 0: return pick<MATH, 0>(ta, tb);
-    case 1: return pick<MATH, 1>(ta, tb);
-    default: return pick<MATH, 2>(ta, tb);
-    }
+    static const Variant vs[VARIANTS] = {variant<MATH, 2, 1>(), variant<MATH, 2, 2>(), variant<MATH, 0, 2>(),
+                                         variant<MATH, 1, 2>()};
+    return vs[v];
 }
 
-Fn pick_fn(int math, bool ta, bool tb, int variant = 0)
+const Variant &pick(int math, int v)
 {
-    if (math == MATH_3XTF32) return pick_variant<MATH_3XTF32, PIPE_3X>(ta, tb, variant);
-    return pick_variant<MATH_TF32, PIPE_1X>(ta, tb, variant);
-}
-
-int smem_of(int math)
-{
-    return math == MATH_3XTF32 ? tf32::Cfg<MATH_3XTF32>::SMEM_BYTES : tf32::Cfg<MATH_TF32>::SMEM_BYTES;
-}
-
-bool pool_fits(int math, int regs)
-{
-    return math == MATH_3XTF32 ? tf32::Cfg<MATH_3XTF32>::fits(regs) : tf32::Cfg<MATH_TF32>::fits(regs);
+    return math == MATH_3XTF32 ? variant_of<MATH_3XTF32>(v) : variant_of<MATH_TF32>(v);
 }
 
 /* one flag for the process: the family needs compute capability 9.0 and the sm_90a image
  * loading, the same for every Hopper device (a mixed machine: false unless all are) */
 int g_state = 0; /* 0 not measured, 1 available, -1 not */
+/* per math (3xTF32, 1xTF32) and variant: its register split fits the count ptxas gave it (the
+ * default's decides g_state; another variant that does not fit is refused by tf32_sgemm_variant) */
+bool g_fits[2][VARIANTS];
 
 } /* namespace */
 
@@ -77,7 +82,8 @@ int tf32_init()
     }
     for (int math = MATH_3XTF32; math <= MATH_TF32; ++math)
         for (int p = 0; p < 4 * VARIANTS; ++p) {
-            const Fn f = pick_fn(math, p & 1, p & 2, p >> 2);
+            const Variant &vt = pick(math, p >> 2);
+            const Fn f = vt.fn[p & 3];
             cudaFuncAttributes a;
             e = cudaFuncGetAttributes(&a, f);
             if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice) {
@@ -88,11 +94,13 @@ int tf32_init()
             if (e != cudaSuccess) return (int)e;
             /* setmaxnreg's pool is what the kernel is launched with: a count the roles cannot share
              * out would make a consumer wait forever (tsg_kernel_tf32.cuh, "registers") */
-            if (!pool_fits(math, a.numRegs)) {
+            g_fits[math - MATH_3XTF32][p >> 2] = vt.fits(a.numRegs);
+            if (!vt.fits(a.numRegs)) {
+                if (p >> 2) continue; /* a test variant: refused when asked for */
                 g_state = -1;
                 return 0;
             }
-            e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_of(math));
+            e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, vt.smem);
             if (e != cudaSuccess) return (int)e;
         }
     if (g_state == 0) g_state = 1;
@@ -114,7 +122,20 @@ bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_
     return true;
 }
 
-/* tf32_sgemm with another producer load order (variant 1 or 2): the test's A/B, not in the header */
+/* how many variants each math has (the test's A/B, not in the header) */
+int tf32_variants() { return VARIANTS; }
+
+/* variant v's description, e.g. "pipe 2, 1 producer warpgroup" */
+int tf32_variant_name(int math, int v, char *buf, size_t len)
+{
+    if (v < 0 || v >= VARIANTS) return snprintf(buf, len, "no variant %d", v);
+    const Variant &vt = pick(math, v);
+    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s", vt.pipe, vt.npw, vt.npw > 1 ? "s" : "",
+                    tf32_available() && !g_fits[math == MATH_TF32][v] ? " (registers do not fit: refused)" : "");
+}
+
+/* tf32_sgemm with variant v of the family (0 the default, up to tf32_variants() - 1): the test's
+ * A/B, not in the header */
 int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
                        void *stream)
@@ -126,9 +147,12 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     if (e != cudaSuccess) return (int)e;
     const int64_t tiles = ((m + tf32::BM - 1) / tf32::BM) * ((n + tf32::BN - 1) / tf32::BN);
     const int64_t grid = tiles < sms ? tiles : sms;
-    const Fn f = pick_fn(math, ta, tb, variant);
-    f<<<(unsigned)grid, tf32::THREADS, smem_of(math), (cudaStream_t)stream>>>(m, n, k, alpha, A, lda, B, ldb,
-                                                                              beta, C, ldc);
+    if (variant < 0 || variant >= VARIANTS) return (int)cudaErrorInvalidValue;
+    if ((math != MATH_3XTF32 && math != MATH_TF32) || !g_fits[math - MATH_3XTF32][variant])
+        return (int)cudaErrorNotSupported;
+    const Variant &vt = pick(math, variant);
+    vt.fn[ta + 2 * tb]<<<(unsigned)grid, vt.threads, vt.smem, (cudaStream_t)stream>>>(m, n, k, alpha, A, lda, B,
+                                                                                      ldb, beta, C, ldc);
     return (int)cudaGetLastError();
 }
 
@@ -142,16 +166,25 @@ int tf32_describe(int math, char *buf, size_t len)
 {
     if (math != MATH_3XTF32 && math != MATH_TF32) return snprintf(buf, len, "tf32: math %d is not the family's", math);
     cudaFuncAttributes a = {};
-    const bool have = tf32_available() && cudaFuncGetAttributes(&a, pick_fn(math, false, false)) == cudaSuccess;
+    const Variant &vt = pick(math, 0);
+    const bool have = tf32_available() && cudaFuncGetAttributes(&a, vt.fn[0]) == cudaSuccess;
     const bool x3 = math == MATH_3XTF32;
+    int stages, creg, preg;
+    if (vt.npw == 1) {
+        stages = x3 ? tf32::Cfg<MATH_3XTF32, 1>::STAGES : tf32::Cfg<MATH_TF32, 1>::STAGES;
+        creg = x3 ? tf32::Cfg<MATH_3XTF32, 1>::CREG : tf32::Cfg<MATH_TF32, 1>::CREG;
+        preg = x3 ? tf32::Cfg<MATH_3XTF32, 1>::PREG : tf32::Cfg<MATH_TF32, 1>::PREG;
+    } else {
+        stages = x3 ? tf32::Cfg<MATH_3XTF32, 2>::STAGES : tf32::Cfg<MATH_TF32, 2>::STAGES;
+        creg = x3 ? tf32::Cfg<MATH_3XTF32, 2>::CREG : tf32::Cfg<MATH_TF32, 2>::CREG;
+        preg = x3 ? tf32::Cfg<MATH_3XTF32, 2>::PREG : tf32::Cfg<MATH_TF32, 2>::PREG;
+    }
     return snprintf(buf, len,
-                    "%s: wgmma m64n128k8 tf32, tile %dx%dx%d, %d threads (2 consumer warpgroups, 1 producer), "
-                    "%d stages, %d B shared, registers %d (consumers %d, producer %d after setmaxnreg), sm_90a%s",
-                    x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK, tf32::THREADS,
-                    x3 ? tf32::Cfg<MATH_3XTF32>::STAGES : tf32::Cfg<MATH_TF32>::STAGES, smem_of(math),
-                    have ? a.numRegs : 0, x3 ? tf32::Cfg<MATH_3XTF32>::CREG : tf32::Cfg<MATH_TF32>::CREG,
-                    x3 ? tf32::Cfg<MATH_3XTF32>::PREG : tf32::Cfg<MATH_TF32>::PREG,
-                    have ? "" : " (not available on this device)");
+                    "%s: wgmma m64n128k8 tf32, tile %dx%dx%d, %d threads (2 consumer warpgroups, %d producer), "
+                    "producer order %d, %d stages, %d B shared, registers %d (consumers %d, producers %d after "
+                    "setmaxnreg), sm_90a%s",
+                    x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK, vt.threads, vt.npw, vt.pipe, stages,
+                    vt.smem, have ? a.numRegs : 0, creg, preg, have ? "" : " (not available on this device)");
 }
 
 } /* namespace tsg */

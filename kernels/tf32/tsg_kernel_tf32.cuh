@@ -8,8 +8,9 @@
  * FP32 path of a tile with non-finite inputs). Borrows from kernels/common/ the mbarrier and
  * setmaxnreg wrappers and tile_coords.
  *
- * The block (THREADS = 384): warpgroups 0 and 1 are consumers, each owning 64 rows of the
- * 128 x 128 C tile (wgmma m64n128k8); warpgroup 2 is the producer. The grid is persistent: block
+ * The block (Cfg::THREADS = 384 or 512): warpgroups 0 and 1 are consumers, each owning 64 rows of
+ * the 128 x 128 C tile (wgmma m64n128k8); warpgroup 2 (and 3: NPW = 2) the producer, whose
+ * threads share out each slice's rows (Slice). The grid is persistent: block
  * b takes tiles b, b + gridDim.x, ... in tile_coords' order; the producer runs ahead across tiles.
  *  - producer, per k-tile of BK = 32: loads the 128 x 32 slices of op(A) and op(B) into registers
  *    (16-byte loads; zero for elements outside the operand), waits for the stage to be empty,
@@ -17,7 +18,7 @@
  *    1xTF32 keeps big only), stores them K-major with the 128-byte swizzle, records per warp
  *    whether any big part is not finite (an Inf or NaN input, or a finite x that rounds to Inf),
  *    fences the generic-proxy stores for the async proxy (fence.proxy.async.shared::cta) and
- *    arrives on the stage's "full" mbarrier (128 arrivals).
+ *    arrives on the stage's "full" mbarrier (one arrival per producer thread).
  *  - consumers, 3xTF32, per k-tile: wait on "full", read the stage's flags, issue
  *    T = small_A*big_B + big_A*small_B + big_A*big_B (12 wgmma k8 steps into one accumulator, the
  *    small terms first), wait for the group, release the stage ("empty", 256 arrivals) and
@@ -33,10 +34,10 @@
  *    Inf * 0 and Inf - Inf into other classes). Such tiles are slow; they are rare.
  *  - registers: setmaxnreg.inc draws registers from those the other role gave back with .dec,
  *    so CTHREADS * (CREG - R0) + PTHREADS * (PREG - R0) <= 0 with R0 the count the kernel is
- *    launched with (ptxas's, 168 under __launch_bounds__(384, 1)); a request the pool cannot
- *    meet waits forever. Cfg checks it for R0 = 168; tf32_init checks the real count and leaves
- *    the family unavailable where it does not hold. 3xTF32's consumers take registers (two
- *    64-float accumulators), 1xTF32's give them to the producer (one accumulator).
+ *    launched with (ptxas's: 168 under __launch_bounds__(384, 1), 128 under (512, 1)); a request
+ *    the pool cannot meet waits forever. Cfg checks it for R0 = 65536 / THREADS; tf32_init checks
+ *    the real count and leaves the family unavailable where it does not hold. 3xTF32's consumers
+ *    take registers (two 64-float accumulators), 1xTF32's give them to a lone producer.
  *  - shared layout of one operand slice (R = 128 rows of m or n, 32 k): row r at r * 128 bytes,
  *    its 16-byte chunk c (k = 4c .. 4c+3) at chunk position c ^ (r mod 8): the 128-byte swizzle
  *    (PTX ISA 9.7.15.5.1, "Shared Memory Matrix Layout", K-major, 128B swizzling: 8 rows x 128
@@ -71,14 +72,11 @@ namespace tsg {
 namespace tf32 {
 
 constexpr int BM = 128, BN = 128, BK = 32;
-constexpr int CTHREADS = 256, PTHREADS = 128, THREADS = CTHREADS + PTHREADS;
+constexpr int CTHREADS = 256; /* two consumer warpgroups */
 constexpr int SLICE_BYTES = BM * BK * 4; /* one operand slice, one part: 16 KiB */
-/* registers per thread the kernel is launched with: ptxas's count under __launch_bounds__(THREADS, 1)
- * (65536 / 384 rounded down to a multiple of 8); tf32_init checks the real one */
-constexpr int R0 = 168;
 
-/* this role's registers per thread from here on: setmaxnreg.inc above R0, .dec below */
-template <int R>
+/* this role's registers per thread from here on: setmaxnreg.inc above the launch count R0, .dec below */
+template <int R, int R0>
 static __device__ __forceinline__ void regs_to()
 {
     if (R > R0) ws::regs_inc<R>();
@@ -86,31 +84,36 @@ static __device__ __forceinline__ void regs_to()
 }
 static_assert(BM == BN, "both operands' slices share one loader geometry");
 
-/* MATH: MATH_3XTF32 (parts big and small) or MATH_TF32 (big only). Registers per thread after
- * setmaxnreg: consumers CREG, producer PREG, multiples of 8 with PREG <= R0 <= CREG for the launch
- * count R0, and the consumers' growth paid by the producer's shrinking (file comment). */
-template <int MATH>
+/* MATH: MATH_3XTF32 (parts big and small) or MATH_TF32 (big only); NPW: producer warpgroups (1 or
+ * 2: the slices' rows shared out among 128 NPW threads). Registers per thread after setmaxnreg:
+ * consumers CREG, producers PREG, multiples of 8 with PREG <= R0 <= CREG for the launch count R0,
+ * and the consumers' growth paid by the producers' shrinking (file comment). */
+template <int MATH, int NPW>
 struct Cfg {
+    static_assert(NPW == 1 || NPW == 2, "one or two producer warpgroups");
     static constexpr bool X3 = MATH == MATH_3XTF32;
+    static constexpr int PTHREADS = 128 * NPW, THREADS = CTHREADS + PTHREADS, PWARPS = PTHREADS / 32;
+    /* registers per thread the kernel is launched with: ptxas's count under
+     * __launch_bounds__(THREADS, 1), 65536 / THREADS rounded down to a multiple of 8 (168 for 384
+     * threads, 128 for 512); tf32_init checks the real one */
+    static constexpr int R0 = (65536 / THREADS) & ~7;
     static constexpr int PARTS = X3 ? 2 : 1;
     static constexpr int STAGE_BYTES = 2 * PARTS * SLICE_BYTES; /* [A big][B big]([A small][B small]) */
     static constexpr int STAGES = X3 ? 3 : 6;
     static constexpr int BAR_OFF = STAGES * STAGE_BYTES;
-    static constexpr int FLAG_OFF = BAR_OFF + 2 * STAGES * 8; /* uint32 flags[STAGES][4]: per producer warp */
-    static constexpr int SMEM_BYTES = 1024 + FLAG_OFF + 16 * STAGES; /* + 1024: alignment slack */
-#ifndef TSG_TF32_CREG3
-#define TSG_TF32_CREG3 176
-#define TSG_TF32_PREG3 152
-#endif
-#ifndef TSG_TF32_CREG1
-#define TSG_TF32_CREG1 152
-#define TSG_TF32_PREG1 200
-#endif
-    static constexpr int CREG = X3 ? TSG_TF32_CREG3 : TSG_TF32_CREG1, PREG = X3 ? TSG_TF32_PREG3 : TSG_TF32_PREG1;
+    static constexpr int FLAG_OFF = BAR_OFF + 2 * STAGES * 8; /* uint32 flags[STAGES][PWARPS]: per producer warp */
+    static constexpr int SMEM_BYTES = 1024 + FLAG_OFF + 4 * PWARPS * STAGES; /* + 1024: alignment slack */
+    /* one producer warpgroup: 3xTF32's consumers take registers for their two accumulators and
+     * 1xTF32's give them to the producer (64 data registers in flight: PIPE 1 and 2). Two: each
+     * producer thread holds half the data (32 registers in flight), so it gives 48 */
+    static constexpr int CREG = NPW == 1 ? (X3 ? 176 : 152) : (X3 ? 176 : 128);
+    static constexpr int PREG = NPW == 1 ? (X3 ? 152 : 200) : (X3 ? 80 : 128);
+    /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
+    static constexpr bool NONE = CREG == R0 && PREG == R0;
     /* the pool rule for a launch count r0: what one role takes beyond r0 the other gives back */
     static constexpr bool fits(int r0)
     {
-        return CTHREADS * (CREG - r0) + PTHREADS * (PREG - r0) <= 0 && (CREG - r0) * (PREG - r0) <= 0;
+        return NONE || (CTHREADS * (CREG - r0) + PTHREADS * (PREG - r0) <= 0 && (CREG - r0) * (PREG - r0) <= 0);
     }
     static_assert(CREG % 8 == 0 && PREG % 8 == 0 && CREG <= 256 && PREG <= 256 && CREG >= 24 && PREG >= 24,
                   "setmaxnreg counts");
@@ -154,11 +157,17 @@ static __device__ __forceinline__ void fence_proxy_async()
 /*
  * One producer thread's part of a 128 x 32 slice of an operand: rows [r0, r0 + 128) of R rows,
  * k [k0, k0 + 32) of K. KC: contiguous along k (op(X)(r, k) = x[k + r ld]), else along r
- * (x[r + k ld]). x 16-byte aligned and ld % 4 == 0 (tf32_takes).
+ * (x[r + k ld]). x 16-byte aligned and ld % 4 == 0 (tf32_takes). NP producer threads (128 or
+ * 256) share the slice: NV = 1024 / NP vectors of 4 each; vector i of thread pt (warp w, lane l)
+ * starts at row r, k kk:
+ *  - KC: r = pt / 8 + (NP / 8) i, kk = 4 (pt % 8);
+ *  - else: r = 4 (2 (w + (NP / 32) (i / 2)) + l % 2), kk = l / 2 + 16 (i % 2).
+ * Within a warp both mappings are the same for every NP (the file comment's conflict-free rows).
  */
-template <bool KC>
+template <bool KC, int NP>
 struct Slice {
-    float4 v[8];
+    static constexpr int NV = 1024 / NP, W = NP / 32;
+    float4 v[NV];
 
     /* FULL: the block-uniform promise that the slice lies inside the operand */
     template <bool FULL>
@@ -167,12 +176,12 @@ struct Slice {
     {
         const int l = pt % 32, w = pt / 32;
 #pragma unroll
-        for (int i = 0; i < 8; ++i) {
+        for (int i = 0; i < NV; ++i) {
             int r, kk; /* the vector's first element: KC 4 along k, else 4 along r */
             if (KC) {
-                r = pt / 8 + 16 * i, kk = 4 * (pt % 8);
+                r = pt / 8 + (NP / 8) * i, kk = 4 * (pt % 8);
             } else {
-                r = 4 * (2 * (w + 4 * (i >> 1)) + (l & 1)), kk = (l >> 1) + 16 * (i & 1);
+                r = 4 * (2 * (w + W * (i >> 1)) + (l & 1)), kk = (l >> 1) + 16 * (i & 1);
             }
             const int64_t gr = r0 + r, gk = k0 + kk;
             const float *p = KC ? x + gk + gr * ld : x + gr + gk * ld;
@@ -197,7 +206,7 @@ struct Slice {
     {
         const int l = pt % 32, w = pt / 32;
 #pragma unroll
-        for (int i = 0; i < 8; ++i) {
+        for (int i = 0; i < NV; ++i) {
             const float e[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
             uint32_t b[4], s[4];
 #pragma unroll
@@ -207,12 +216,12 @@ struct Slice {
                 nf = __fmaf_rn(__uint_as_float(b[j]), 0.0f, nf);
             }
             if (KC) {
-                const int r = pt / 8 + 16 * i, c = pt % 8;
+                const int r = pt / 8 + (NP / 8) * i, c = pt % 8;
                 const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
                 st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
                 if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
             } else {
-                const int rq = 2 * (w + 4 * (i >> 1)) + (l & 1), kk = (l >> 1) + 16 * (i & 1);
+                const int rq = 2 * (w + W * (i >> 1)) + (l & 1), kk = (l >> 1) + 16 * (i & 1);
 #pragma unroll
                 for (int j = 0; j < 4; ++j) {
                     const int r = 4 * rq + j;
@@ -303,18 +312,19 @@ static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *_
 
 /*
  * The kernel: C = alpha*op(A)*op(B) + beta*C, m, n, k >= 1; TA / TB as transa / transb == 'T'.
- * Dynamic shared memory Cfg<MATH>::SMEM_BYTES. PIPE, the producer's order: 0 op(A)'s slice is
+ * NPW producer warpgroups (Cfg). Dynamic shared memory Cfg<MATH, NPW>::SMEM_BYTES, block
+ * Cfg<MATH, NPW>::THREADS. PIPE, the producer's order: 0 op(A)'s slice is
  * stored before op(B)'s is loaded (32 data registers live); 1 both slices' loads are issued before
  * either is stored (64 live); 2 the next k-tile's slices are loaded while this one's are stored
  * (64 live, a stage's time to cover the loads).
  */
-template <int MATH, bool TA, bool TB, int PIPE>
-__global__ void __launch_bounds__(THREADS, 1)
+template <int MATH, bool TA, bool TB, int PIPE, int NPW>
+__global__ void __launch_bounds__(Cfg<MATH, NPW>::THREADS, 1)
 tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
             const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc)
 {
-    using CF = Cfg<MATH>;
-    constexpr int S = CF::STAGES;
+    using CF = Cfg<MATH, NPW>;
+    constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const uint32_t s_raw = (uint32_t)__cvta_generic_to_shared(smem_raw);
     const uint32_t s_base = (s_raw + 1023u) & ~1023u;
@@ -325,7 +335,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     if (t == 0) {
 #pragma unroll
         for (int s = 0; s < S; ++s) {
-            ws::mbar_init(bar_full + 8 * s, PTHREADS);
+            ws::mbar_init(bar_full + 8 * s, CF::PTHREADS);
             ws::mbar_init(bar_empty + 8 * s, CTHREADS);
         }
         ws::mbar_init_fence();
@@ -337,12 +347,12 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 
     if (t >= CTHREADS) {
         /* ---- producer ---- */
-        regs_to<CF::PREG>();
+        regs_to<CF::PREG, CF::R0>();
         const int pt = t - CTHREADS;
         int st = 0;
         uint32_t ph = 0;
-        Slice<TA> sa;  /* op(A) m x k: TA: A[k + m lda] contiguous along k */
-        Slice<!TB> sb; /* op(B) k x n: !TB: B[k + n ldb] contiguous along k */
+        Slice<TA, CF::PTHREADS> sa;  /* op(A) m x k: TA: A[k + m lda] contiguous along k */
+        Slice<!TB, CF::PTHREADS> sb; /* op(B) k x n: !TB: B[k + n ldb] contiguous along k */
         if (PIPE == 2) {
             /* rolling: the slices of the next (tile, k-tile) are loaded while this one's are stored,
              * across tile boundaries too, so a whole stage's time covers the loads' latency */
@@ -379,7 +389,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
                 if (more) load_b(nkt);
                 const unsigned bad = __any_sync(0xffffffffu, nf != nf);
-                if (pt % 32 == 0) flags[4 * st + pt / 32] = bad;
+                if (pt % 32 == 0) flags[PW * st + pt / 32] = bad;
                 fence_proxy_async();
                 ws::mbar_arrive(bar_full + 8 * st);
                 if (++st == S) st = 0, ph ^= 1;
@@ -409,7 +419,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     }
                     sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
                     const unsigned bad = __any_sync(0xffffffffu, nf != nf);
-                    if (pt % 32 == 0) flags[4 * st + pt / 32] = bad;
+                    if (pt % 32 == 0) flags[PW * st + pt / 32] = bad;
                     fence_proxy_async();
                     ws::mbar_arrive(bar_full + 8 * st);
                     if (++st == S) st = 0, ph ^= 1;
@@ -418,7 +428,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
         }
     } else {
         /* ---- consumers ---- */
-        regs_to<CF::CREG>();
+        regs_to<CF::CREG, CF::R0>();
         const int wg = t / 128, w = (t % 128) / 32, l = t % 32;
         const uint32_t a_off = (uint32_t)(wg * 64 * 128); /* this warpgroup's 64 rows of the A slice */
         int st = 0;
@@ -434,8 +444,11 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 for (int i = 0; i < 64; ++i) yt[i] = 0.0f;
                 for (int64_t kt = 0; kt < ktiles; ++kt) {
                     ws::mbar_wait(bar_full + 8 * st, ph);
-                    const uint4 f = *reinterpret_cast<const uint4 *>(flags + 4 * st);
-                    bad |= f.x | f.y | f.z | f.w;
+#pragma unroll
+                    for (int q = 0; q < PW / 4; ++q) {
+                        const uint4 f = *reinterpret_cast<const uint4 *>(flags + PW * st + 4 * q);
+                        bad |= f.x | f.y | f.z | f.w;
+                    }
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     const uint32_t ab = sbase + a_off, bb = sbase + SLICE_BYTES;
                     const uint32_t as = sbase + 2 * SLICE_BYTES + a_off, bs = sbase + 3 * SLICE_BYTES;
@@ -460,8 +473,11 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 int pst = 0;
                 for (int64_t kt = 0; kt < ktiles; ++kt) {
                     ws::mbar_wait(bar_full + 8 * st, ph);
-                    const uint4 f = *reinterpret_cast<const uint4 *>(flags + 4 * st);
-                    bad |= f.x | f.y | f.z | f.w;
+#pragma unroll
+                    for (int q = 0; q < PW / 4; ++q) {
+                        const uint4 f = *reinterpret_cast<const uint4 *>(flags + PW * st + 4 * q);
+                        bad |= f.x | f.y | f.z | f.w;
+                    }
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     const uint32_t ab = sbase + a_off, bb = sbase + SLICE_BYTES;
                     if (kt == 0) reg_fence(y);

@@ -13,7 +13,8 @@
  *    (not in --small) 3xTF32's Frobenius error must stay within 4x cuBLAS FP32 sgemm's on the
  *    same inputs, plus 2^-21 for shapes where FP32 is at its rounding (the mode's contract in
  *    include/tsgemm.h; the comparison over K and input classes is bench/accuracy_study.c's);
- *  - repeats bit-identical, and the other producer orders (variants 1, 2) give the same bits;
+ *  - repeats bit-identical, and the family's other variants (producer split and load order,
+ *    tsg_kernel_tf32.cu) give the same bits;
  *  - NaN / Inf: an Inf in A, a NaN in B, Inf against a zero, a finite A element that TF32
  *    rounds to Inf: every element of C in the same class (finite, NaN, +Inf, -Inf) as the host
  *    reference's IEEE result, finite ones in bound;
@@ -42,7 +43,9 @@
 using namespace tsg;
 
 namespace tsg {
-/* kernels/tf32/tsg_kernel_tf32.cu: the other producer load orders (variant 1, 2), for the A/B */
+/* kernels/tf32/tsg_kernel_tf32.cu: the family's variants (0 the default), for the A/B */
+int tf32_variants();
+int tf32_variant_name(int math, int v, char *buf, size_t len);
 int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
                        void *stream);
@@ -159,10 +162,11 @@ static void run_case(int math, const Case &cs)
         cudaFree(dA), cudaFree(dB), cudaFree(dC);
         return;
     }
-    /* runs 0 and 1: the default twice (repeats); 2 and 3: the other producer orders, which change
-     * no arithmetic and must give the same bits */
-    std::vector<float> out[4];
-    for (int rep = 0; rep < 4; ++rep) {
+    /* runs 0 and 1: the default twice (repeats); 2 on: the other variants, which change no
+     * arithmetic and must give the same bits */
+    const int runs = 1 + tf32_variants();
+    std::vector<std::vector<float>> out(runs);
+    for (int rep = 0; rep < runs; ++rep) {
         CK(cudaMemcpy(dC, cin.data(), cin.size() * 4, cudaMemcpyHostToDevice));
         const int e = tf32_sgemm_variant(rep < 2 ? 0 : rep - 1, math, cs.ta, cs.tb, m, n, k, cs.alpha, dA, lda, dB,
                                          ldb, cs.beta, dC, ldc, 0);
@@ -173,10 +177,10 @@ static void run_case(int math, const Case &cs)
     }
     const std::vector<float> &c = out[0];
     ++g_checks;
-    for (int rep = 1; rep < 4; ++rep)
+    for (int rep = 1; rep < runs; ++rep)
         if (memcmp(out[0].data(), out[rep].data(), c.size() * 4) != 0)
-            fail("%s %c%c %lldx%lldx%lld: %s not bit-identical", math_name(math), cs.ta, cs.tb, (long long)m,
-                 (long long)n, (long long)k, rep == 1 ? "repeat" : rep == 2 ? "variant 1" : "variant 2");
+            fail("%s %c%c %lldx%lldx%lld: %s %d not bit-identical", math_name(math), cs.ta, cs.tb, (long long)m,
+                 (long long)n, (long long)k, rep == 1 ? "repeat" : "variant", rep == 1 ? 0 : rep - 1);
 
     const double u = ldexp(1.0, -24);
     int bad = 0;
@@ -333,10 +337,16 @@ static void bench()
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("\ntf32 benchmark on %s (%d SMs), device data, median of 10 (cudaEvents), TFLOP/s\n  %s\n  %s\n",
            prop.name, prop.multiProcessorCount, d3, d1);
-    printf("  3x v0..v2 / 1x v0..v2: the family's producer load orders (PIPE), v0 the default, v1 and v2 the next\n"
-           "  ones modulo 3 (tsg_kernel_tf32.cu)\n");
-    printf("%-13s %8s %8s  %7s %7s %7s  %7s %7s %7s  %7s %7s\n", "shape", "cublas32", "fasttf32", "3x v0", "3x v1",
-           "3x v2", "1x v0", "1x v1", "1x v2", "3x/fp32", "1x/fast");
+    const int nv = tf32_variants();
+    for (int v = 0; v < nv; ++v) {
+        char vn[96];
+        tf32_variant_name(MATH_3XTF32, v, vn, sizeof vn);
+        printf("  v%d: %s%s\n", v, vn, v == 0 ? " (the default)" : "");
+    }
+    printf("%-13s %8s %8s ", "shape", "cublas32", "fasttf32");
+    for (int mi = 0; mi < 2; ++mi)
+        for (int v = 0; v < nv; ++v) printf(" %3s v%d", mi ? "1x" : "3x", v);
+    printf("  %7s %7s\n", "3x/fp32", "1x/fast");
     for (auto &s : shapes) {
         const int n = (int)s.n;
         const float one = 1.0f, zero = 0.0f;
@@ -351,18 +361,23 @@ static void bench()
                              CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
             },
             10);
-        double t[2][3];
+        std::vector<double> t[2];
         for (int mi = 0; mi < 2; ++mi)
-            for (int v = 0; v < 3; ++v) {
+            for (int v = 0; v < nv; ++v) {
                 const int math = mi ? MATH_TF32 : MATH_3XTF32;
-                t[mi][v] = median_ms(
-                    [&] { tf32_sgemm_variant(v, math, s.ta, s.tb, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, 0); }, 10);
+                if (tf32_sgemm_variant(v, math, s.ta, s.tb, 64, 64, 64, 1.0f, dA, 64, dB, 64, 0.0f, dC, 64, 0) != 0) {
+                    t[mi].push_back(NAN); /* refused (its registers do not fit): the check part failed it */
+                    continue;
+                }
+                t[mi].push_back(median_ms(
+                    [&] { tf32_sgemm_variant(v, math, s.ta, s.tb, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, 0); }, 10));
             }
         char name[32];
         snprintf(name, sizeof name, "%d^3 %c%c", n, s.ta, s.tb);
-        printf("%-13s %8.1f %8.1f  %7.1f %7.1f %7.1f  %7.1f %7.1f %7.1f  %7.3f %7.3f\n", name, rate(t32), rate(tfast),
-               rate(t[0][0]), rate(t[0][1]), rate(t[0][2]), rate(t[1][0]), rate(t[1][1]), rate(t[1][2]),
-               t32 / t[0][0], tfast / t[1][0]);
+        printf("%-13s %8.1f %8.1f ", name, rate(t32), rate(tfast));
+        for (int mi = 0; mi < 2; ++mi)
+            for (int v = 0; v < nv; ++v) printf(" %6.1f", rate(t[mi][v]));
+        printf("  %7.3f %7.3f\n", t32 / t[0][0], tfast / t[1][0]);
         fflush(stdout);
     }
     printf("(TFLOP/s counted as 2 n^3 per product; ratios are time ratios of the defaults (v0), > 1: tsgemm faster)\n");
