@@ -20,20 +20,23 @@ using Fn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, co
 /* one instance set of a math: the four transpose pairs of (PIPE, NPW) with what a launch needs */
 struct Variant {
     Fn fn[4]; /* index ta + 2 tb */
-    int pipe, npw, threads, smem;
+    int pipe, npw, threads, smem, stages, creg, preg;
     bool (*fits)(int);
 };
 
 template <int MATH, int PIPE, int NPW>
 Variant variant()
 {
-    using CF = tf32::Cfg<MATH, NPW>;
+    using CF = tf32::Cfg<MATH, NPW, PIPE>;
     return Variant{{tf32::tf32_kernel<MATH, false, false, PIPE, NPW>, tf32::tf32_kernel<MATH, true, false, PIPE, NPW>,
                     tf32::tf32_kernel<MATH, false, true, PIPE, NPW>, tf32::tf32_kernel<MATH, true, true, PIPE, NPW>},
                    PIPE,
                    NPW,
                    CF::THREADS,
                    CF::SMEM_BYTES,
+                   CF::STAGES,
+                   CF::CREG,
+                   CF::PREG,
                    CF::fits};
 }
 
@@ -48,7 +51,7 @@ constexpr int VARIANTS = 4;
 template <int MATH>
 const Variant &variant_of(int v)
 {
-    static const Variant vs[VARIANTS] = {variant<MATH, 2, 1>(), variant<MATH, 2, 2>(), variant<MATH, 0, 2>(),
+    static const Variant vs[VARIANTS] = {variant<MATH, 2, 1>(), variant<MATH, 2, 2>(), variant<MATH, 3, 2>(),
                                          variant<MATH, 1, 2>()};
     return vs[v];
 }
@@ -169,22 +172,12 @@ int tf32_describe(int math, char *buf, size_t len)
     const Variant &vt = pick(math, 0);
     const bool have = tf32_available() && cudaFuncGetAttributes(&a, vt.fn[0]) == cudaSuccess;
     const bool x3 = math == MATH_3XTF32;
-    int stages, creg, preg;
-    if (vt.npw == 1) {
-        stages = x3 ? tf32::Cfg<MATH_3XTF32, 1>::STAGES : tf32::Cfg<MATH_TF32, 1>::STAGES;
-        creg = x3 ? tf32::Cfg<MATH_3XTF32, 1>::CREG : tf32::Cfg<MATH_TF32, 1>::CREG;
-        preg = x3 ? tf32::Cfg<MATH_3XTF32, 1>::PREG : tf32::Cfg<MATH_TF32, 1>::PREG;
-    } else {
-        stages = x3 ? tf32::Cfg<MATH_3XTF32, 2>::STAGES : tf32::Cfg<MATH_TF32, 2>::STAGES;
-        creg = x3 ? tf32::Cfg<MATH_3XTF32, 2>::CREG : tf32::Cfg<MATH_TF32, 2>::CREG;
-        preg = x3 ? tf32::Cfg<MATH_3XTF32, 2>::PREG : tf32::Cfg<MATH_TF32, 2>::PREG;
-    }
     return snprintf(buf, len,
                     "%s: wgmma m64n128k8 tf32, tile %dx%dx%d, %d threads (2 consumer warpgroups, %d producer), "
                     "producer order %d, %d stages, %d B shared, registers %d (consumers %d, producers %d after "
                     "setmaxnreg), sm_90a%s",
-                    x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK, vt.threads, vt.npw, vt.pipe, stages,
-                    vt.smem, have ? a.numRegs : 0, creg, preg, have ? "" : " (not available on this device)");
+                    x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK, vt.threads, vt.npw, vt.pipe, vt.stages,
+                    vt.smem, have ? a.numRegs : 0, vt.creg, vt.preg, have ? "" : " (not available on this device)");
 }
 
 } /* namespace tsg */

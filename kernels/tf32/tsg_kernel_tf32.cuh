@@ -88,7 +88,7 @@ static_assert(BM == BN, "both operands' slices share one loader geometry");
  * 2: the slices' rows shared out among 128 NPW threads). Registers per thread after setmaxnreg:
  * consumers CREG, producers PREG, multiples of 8 with PREG <= R0 <= CREG for the launch count R0,
  * and the consumers' growth paid by the producers' shrinking (file comment). */
-template <int MATH, int NPW>
+template <int MATH, int NPW, int PIPE>
 struct Cfg {
     static_assert(NPW == 1 || NPW == 2, "one or two producer warpgroups");
     static constexpr bool X3 = MATH == MATH_3XTF32;
@@ -105,9 +105,11 @@ struct Cfg {
     static constexpr int SMEM_BYTES = 1024 + FLAG_OFF + 4 * PWARPS * STAGES; /* + 1024: alignment slack */
     /* one producer warpgroup: 3xTF32's consumers take registers for their two accumulators and
      * 1xTF32's give them to the producer (64 data registers in flight: PIPE 1 and 2). Two: each
-     * producer thread holds half the data (32 registers in flight), so it gives 48 */
-    static constexpr int CREG = NPW == 1 ? (X3 ? 176 : 152) : (X3 ? 176 : 128);
-    static constexpr int PREG = NPW == 1 ? (X3 ? 152 : 200) : (X3 ? 80 : 128);
+     * producer thread holds half the data (32 registers in flight), so it gives 48; two k-tiles
+     * ahead (PIPE 3: 64 in flight) it keeps more, and the consumers have what is left */
+    static constexpr bool DEEP = NPW == 2 && PIPE == 3;
+    static constexpr int CREG = NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
+    static constexpr int PREG = NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
     /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
     static constexpr bool NONE = CREG == R0 && PREG == R0;
     /* the pool rule for a launch count r0: what one role takes beyond r0 the other gives back */
@@ -312,18 +314,19 @@ static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *_
 
 /*
  * The kernel: C = alpha*op(A)*op(B) + beta*C, m, n, k >= 1; TA / TB as transa / transb == 'T'.
- * NPW producer warpgroups (Cfg). Dynamic shared memory Cfg<MATH, NPW>::SMEM_BYTES, block
- * Cfg<MATH, NPW>::THREADS. PIPE, the producer's order: 0 op(A)'s slice is
- * stored before op(B)'s is loaded (32 data registers live); 1 both slices' loads are issued before
- * either is stored (64 live); 2 the next k-tile's slices are loaded while this one's are stored
- * (64 live, a stage's time to cover the loads).
+ * NPW producer warpgroups (Cfg). Dynamic shared memory Cfg<MATH, NPW, PIPE>::SMEM_BYTES,
+ * block Cfg<MATH, NPW, PIPE>::THREADS. PIPE, the producer's order (data registers live per producer thread
+ * with NPW = 1; NPW = 2 halves them): 0 op(A)'s slice is stored before op(B)'s is loaded (32);
+ * 1 both slices' loads are issued before either is stored (64); 2 the next k-tile's slices are
+ * loaded while this one's are stored (64, a stage's time to cover the loads); 3 as 2, two
+ * k-tiles ahead (128: built with NPW = 2 only).
  */
 template <int MATH, bool TA, bool TB, int PIPE, int NPW>
-__global__ void __launch_bounds__(Cfg<MATH, NPW>::THREADS, 1)
+__global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE>::THREADS, 1)
 tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
             const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc)
 {
-    using CF = Cfg<MATH, NPW>;
+    using CF = Cfg<MATH, NPW, PIPE>;
     constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const uint32_t s_raw = (uint32_t)__cvta_generic_to_shared(smem_raw);
@@ -394,6 +397,56 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 ws::mbar_arrive(bar_full + 8 * st);
                 if (++st == S) st = 0, ph ^= 1;
                 tile = ntile, kt = nkt;
+            }
+        } else if (PIPE == 3) {
+            /* rolling, two deep: item i + 2's slices (item: one (tile, k-tile) of this block, in
+             * order) are loaded into the registers item i's were stored from, so two stages' time
+             * covers the loads' latency; items alternate between the slots (sa, sb) and (sa2, sb2) */
+            Slice<TA, CF::PTHREADS> sa2;
+            Slice<!TB, CF::PTHREADS> sb2;
+            const int64_t items = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles : 0;
+            int64_t ltile = blockIdx.x, lkt = 0, m0 = 0, n0 = 0, a_full = 0, b_full = 0; /* the next load */
+            auto coords = [&](int64_t tl) {
+                int64_t bm, bn;
+                tile_coords(tl, tiles_m, tiles_n, &bm, &bn);
+                m0 = bm * BM, n0 = bn * BN;
+                a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
+            };
+            auto load_a = [&](auto &xa) {
+                if (lkt < a_full) xa.template load<true>(A, lda, m0, m, lkt * BK, k, pt);
+                else xa.template load<false>(A, lda, m0, m, lkt * BK, k, pt);
+            };
+            auto load_b = [&](auto &xb) {
+                if (lkt < b_full) xb.template load<true>(B, ldb, n0, n, lkt * BK, k, pt);
+                else xb.template load<false>(B, ldb, n0, n, lkt * BK, k, pt);
+                if (++lkt == ktiles) {
+                    lkt = 0, ltile += gridDim.x;
+                    if (ltile < tiles) coords(ltile);
+                }
+            };
+            auto step = [&](auto &xa, auto &xb, int64_t i) {
+                const bool more = i + 2 < items;
+                const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                float nf = 0.0f;
+                ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
+                xa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
+                if (more) load_a(xa);
+                xb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                if (more) load_b(xb);
+                const unsigned bad = __any_sync(0xffffffffu, nf != nf);
+                if (pt % 32 == 0) flags[PW * st + pt / 32] = bad;
+                fence_proxy_async();
+                ws::mbar_arrive(bar_full + 8 * st);
+                if (++st == S) st = 0, ph ^= 1;
+            };
+            if (items > 0) {
+                coords(ltile);
+                load_a(sa), load_b(sb);
+            }
+            if (items > 1) load_a(sa2), load_b(sb2);
+            for (int64_t i = 0; i < items; i += 2) {
+                step(sa, sb, i);
+                if (i + 1 < items) step(sa2, sb2, i + 1);
             }
         } else {
             for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
