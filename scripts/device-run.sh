@@ -56,7 +56,9 @@
 #             gaps and fresh C's, no settle, no rewarm), then the bench sweep with --settle 0
 #             --rewarm 0 (calls beside OpenBLAS's spinning workers, as programs make them); not a
 #             default stage. Table: per trace the three totals (ms in calls) and the GPU's share
-#             of auto mode's calls; replay-*.txt and replay-bench.{txt,csv} under $OUT
+#             of auto mode's calls; replay-*.txt and replay-bench.{txt,csv} under $OUT; and
+#             pipe_probe alone / right after a 1024^3 OpenBLAS call / the same with
+#             OPENBLAS_THREAD_TIMEOUT=20 (TSGEMM_AFTER_SHAPES; after-openblas.txt)
 #   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
 #             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. Needs the
 #             wheels in .whl/ (docs/TESTING.md "The tiers as built", the pip download line), installed into /tmp/site; not a default stage
@@ -400,6 +402,17 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
   done
   TSGEMM_LOG=${TSGEMM_LOG:-2} "$B/bench/tsgemm-bench" --quick --settle 0 --rewarm 0 --no-nvblas \
     --csv "$OUT/replay-bench.csv" > "$OUT/replay-bench.txt" 2>&1 || rfail=$((rfail+1))
+  # issue 37's "GPU calls right after an OpenBLAS call <= 1.10x their isolated time": pipe_probe
+  # (GPU forced) alone, then with a 1024^3 OpenBLAS call right before each timed call, the same
+  # with OpenBLAS's workers told to sleep early (its own knob), and the step timeline of the
+  # second case (which steps OpenBLAS's spinning workers delay)
+  ash=${TSGEMM_AFTER_SHAPES:-1024 2048 4096 65536,64,4096}
+  # shellcheck disable=SC2086
+  { echo "== isolated"; "$B/tests/gpu/pipe_probe" $ash
+    echo "== after a 1024^3 OpenBLAS call"; "$B/tests/gpu/pipe_probe" --after-openblas $ash
+    echo "== after, OPENBLAS_THREAD_TIMEOUT=20"; OPENBLAS_THREAD_TIMEOUT=20 "$B/tests/gpu/pipe_probe" --after-openblas $ash
+    echo "== timeline, after (4096^3)"; TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" --after-openblas 4096 2>&1
+  } > "$OUT/after-openblas.txt" 2>&1 || rfail=$((rfail+1))
   echo "$rtab" > "$OUT/replay-table.txt"
   if [ $rfail -eq 0 ]; then row replay ok "$(elapsed); table in replay-table.txt"
   else row replay FAIL "$rfail runs failed (replay-*.txt)"; fails=$((fails+1)); fi
