@@ -74,7 +74,7 @@
 # Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand), and all
 # of them into $OUT/all.tar.gz; a summary table is printed last. Exit status: 0 when every stage that ran passed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
 OUT=${OUT:-$ROOT/out}
 mkdir -p "$OUT"
