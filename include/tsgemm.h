@@ -163,8 +163,10 @@ enum tsgemm_math { TSGEMM_MATH_FP32 = 0, TSGEMM_MATH_3XTF32 = 1, TSGEMM_MATH_TF3
  *                      SGEMM's. Measured (docs/ACCURACY.md, H100, m = n = 512, K 256-65536):
  *                      relative Frobenius error ||C - C64|| / ||C64|| 0.47-0.81x cuBLAS FP32's
  *                      at uniform [-1, 1] inputs, 0.6-2.8x at same-sign [0, 1] inputs (larger
- *                      from K = 1024 on), 0.9-1.6x at inputs spanning 2^-20..2^21; every
- *                      element within docs/TESTING.md's FP32 bound. NaN and Inf as the FP32 kernels
+ *                      from K = 1024 on), 0.9-1.6x at inputs spanning 2^-20..2^21. Each
+ *                      element within (2 (k + 2) 2^-24 + 2^-20) (|alpha| |A||B| + |beta C|)ij:
+ *                      docs/TESTING.md's FP32 bound plus the split's error (up to 3 * 2^-22 of
+ *                      each product, which shows at small k). NaN and Inf as the FP32 kernels
  *                      give them (a tile with a non-finite input is recomputed in FP32). Other
  *                      bits than FP32: not bit-identical to TSGEMM_MATH_FP32, still
  *                      bit-identical from run to run.

@@ -42,16 +42,19 @@ Variant variant()
 
 /* The variants of each math, the default first; the others are timed beside it by
  * test_tf32_kernel and must give the same bits (they change the producer's work split and load
- * order, never the arithmetic). PIPE is the producer's load order (tsg_kernel_tf32.cuh): order 2
- * (the next k-tile loaded while this one is stored) was the fastest of the three with one producer
- * warpgroup for both maths on the H100 (docs/results/h100-2026-12-05-tf32-run2.txt: 3xTF32 8192^3
- * NN 76.0 TFLOP/s against 55.1 for order 0 and 65.7 for 1; 1xTF32 110.5 against 63.2 and 68.4). */
+ * order, never the arithmetic). PIPE is the producer's load order, NPW its warpgroups
+ * (tsg_kernel_tf32.cuh). The default, order 3 with two producer warpgroups (two k-tiles of loads
+ * in flight), against order 2 with one (the default until then) on the H100
+ * (docs/results/h100-2026-12-06-tf32-run1.txt, TFLOP/s): 3xTF32 8192^3 NN 77.2 vs 73.8, TN 87.1
+ * vs 80.7, 16384^3 NN 78.0 vs 70.5, 4096^3 NT 74.1 vs 61.8; 1xTF32 8192^3 NN 135.7 vs 105.2.
+ * Order 2 with two warpgroups ties it for 3xTF32 (8192^3 NN 80.2, TN 83.2) and loses for 1xTF32
+ * (122.2); order 1 with two is the slowest. */
 constexpr int VARIANTS = 4;
 
 template <int MATH>
 const Variant &variant_of(int v)
 {
-    static const Variant vs[VARIANTS] = {variant<MATH, 2, 1>(), variant<MATH, 2, 2>(), variant<MATH, 3, 2>(),
+    static const Variant vs[VARIANTS] = {variant<MATH, 3, 2>(), variant<MATH, 2, 1>(), variant<MATH, 2, 2>(),
                                          variant<MATH, 1, 2>()};
     return vs[v];
 }

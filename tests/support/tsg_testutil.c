@@ -219,7 +219,7 @@ void tt_ref_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, doub
 tt_check tt_compare(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                     const double *r, const double *absr, double gamma)
 {
-    const tt_bound b = {gamma, 0.0, 0};
+    const tt_bound b = {gamma, 0.0, 0, 0.0};
     return tt_compare_bound(c, ldc, m, n, k, r, absr, &b);
 }
 
@@ -239,8 +239,10 @@ tt_check tt_compare_bound(const float *c, int64_t ldc, int64_t m, int64_t n, int
             else if (!isfinite(got)) ok = 0;
             else {
                 /* k products summed, then alpha and beta applied: gamma_(k+2) of the classic
-                 * analysis (Higham, Accuracy and Stability of Numerical Algorithms, 3.5) */
-                double bound_ij = bound->gamma * (double)(k + 2) * u * (absr ? absr[i + j * m] : 0) +
+                 * analysis (Higham, Accuracy and Stability of Numerical Algorithms, 3.5), plus
+                 * the split's error of a 3xTF32 product (TT_SPLIT3) */
+                double bound_ij = (bound->gamma * (double)(k + 2) * u + bound->split) *
+                                      (absr ? absr[i + j * m] : 0) +
                                   bound->floor;
                 double diff = fabs(got - want);
                 ok = diff <= bound_ij;

@@ -130,6 +130,8 @@ typedef struct tt_bound {
     int any_nonfinite; /* 1: a non-finite reference element is matched by any non-finite
                           result (NaN or either Inf: the class depends on the order in which a
                           library applies alpha, e.g. Inf*(a*b) vs (Inf*b)*a with b = 0)       */
+    double split;      /* relative allowance added to gamma (k + 2) u, times the same absr:
+                          TT_SPLIT3 for TSGEMM_MATH=3xtf32 calls, 0 otherwise                  */
 } tt_bound;
 tt_check tt_compare_bound(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                           const double *r, const double *absr, const tt_bound *bound);
@@ -141,5 +143,13 @@ tt_check tt_compare_bound(const float *c, int64_t ldc, int64_t m, int64_t n, int
  * order (blocked, split-K, FMA); 2 is a safety factor against second-order terms, far below what
  * a real indexing or race bug produces (errors of the size of the elements themselves). */
 #define TT_GAMMA 2.0
+
+/* What 3xTF32 (TSGEMM_MATH=3xtf32, include/tsgemm.h) adds to each element's bound, relative to
+ * (|A||B|)ij: each operand x = big + small + d with big = TF32(x), small = TF32(x - big),
+ * |x - big| <= 2^-11 |x| and |d| <= 2^-11 |x - big| <= 2^-22 |x|; the product drops small*small
+ * and both d terms, at most 3 * 2^-22 (1 + 2^-11) of |a b|, rounded up to 2^-20 for the
+ * tensor cores' truncating sums of the three parts (second order). Seen on the H100: 6.2 u at
+ * k = 1, where the FP32 part of the bound, 2 (k + 2) u, is 6 u (docs/NOTES.md, 2026-12-06). */
+#define TT_SPLIT3 0x1p-20
 
 #endif /* TSG_TESTUTIL_H */
