@@ -62,12 +62,14 @@ void find_context_calls()
 }
 
 /* Makes state.device current, creates its context (now, not inside the first timed call) and
- * reads what the plans need of it. */
-int open_device(char *info, size_t len)
+ * reads what the plans need of it. *ctx_s: the seconds the context's creation took. */
+int open_device(char *info, size_t len, double *ctx_s)
 {
     cudaError_t e;
+    const double t0 = now_s();
     if ((e = cudaSetDevice(state.device)) != cudaSuccess) return fail(e, "cudaSetDevice", info, len);
     if ((e = cudaFree(nullptr)) != cudaSuccess) return fail(e, "cudaFree (context creation)", info, len);
+    *ctx_s = now_s() - t0;
     if ((e = cudaGetDeviceProperties(&state.prop, state.device)) != cudaSuccess)
         return fail(e, "cudaGetDeviceProperties", info, len);
     int per_sm = 0;
@@ -188,6 +190,7 @@ double now_s()
 
 int start_device(int device, const tsg_gpu_config *cfg, int *used, char *info, size_t len)
 {
+    const double t0 = now_s();
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
@@ -206,7 +209,8 @@ int start_device(int device, const tsg_gpu_config *cfg, int *used, char *info, s
     ContextGuard guard;
     state.device = (device >= 0 && device < count) ? device : 0;
     *used = state.device;
-    const int st = open_device(info, len);
+    double ctx_s = 0;
+    const int st = open_device(info, len, &ctx_s);
     if (st != TSG_GPU_OK) return st;
     set_budgets(cfg);
     make_split_pool();
@@ -217,11 +221,12 @@ int start_device(int device, const tsg_gpu_config *cfg, int *used, char *info, s
     const cudaDeviceProp &pr = state.prop;
     snprintf(info, len,
              "device %d of %d: %s, sm_%d%d, %d SMs, %.1f GiB; driver CUDA %d.%d, runtime %d.%d; "
-             "%d copy threads (%s in calls), %d x %.0f MiB pinned slots per call, up to %d calls at once",
+             "%d copy threads (%s in calls), %d x %.0f MiB pinned slots per call, up to %d calls at once; "
+             "started in %.1f ms (context %.1f ms)",
              state.device, count, pr.name, pr.major, pr.minor, pr.multiProcessorCount,
              (double)pr.totalGlobalMem / (1 << 30), drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10,
              state.copy_threads, poll ? "polling" : "blocking", NS + ND, (double)state.slot_bytes / (1 << 20),
-             state.max_ws);
+             state.max_ws, 1e3 * (now_s() - t0), 1e3 * ctx_s);
     return TSG_GPU_OK;
 }
 
