@@ -25,12 +25,13 @@ struct SplitPlan {
     int64_t ws;
 };
 
-SplitPlan plan_split(char ta, char tb, int64_t m, int64_t n, int64_t k)
+/* va / vb: whether A / B allow 16-byte loads (tsg::kernel_vec_ok; kernel_plan's rule) */
+SplitPlan plan_split(char ta, char tb, int64_t m, int64_t n, int64_t k, bool va = true, bool vb = true)
 {
     const tsg::KernelPlan kp = tsg::kernel_plan(ta, tb, m, n, k, state.sms, PARTIALS_MAX_FLOATS,
                                                 state.kernel_config.load(std::memory_order_relaxed),
                                                 state.kernel_splits.load(std::memory_order_relaxed),
-                                                state.kernel_tail.load(std::memory_order_relaxed));
+                                                state.kernel_tail.load(std::memory_order_relaxed), va, vb);
     return SplitPlan{kp, tsg::kernel_ws_floats(kp.config, m, n, kp)};
 }
 
@@ -43,10 +44,14 @@ SplitPlan plain_plan(int config, int64_t k)
     return SplitPlan{kp, 0};
 }
 
-/* The plan of a call of shape m x n x k with this alpha: the rule's for a real product. */
-SplitPlan plan_call(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha)
+/* The plan of a call of shape m x n x k with this alpha on A (lda) and B (ldb): the rule's for a
+ * real product. */
+SplitPlan plan_call(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+                    const float *b, int64_t ldb)
 {
-    return m > 0 && n > 0 && k > 0 && alpha != 0.0f ? plan_split(ta, tb, m, n, k) : plain_plan(0, k);
+    return m > 0 && n > 0 && k > 0 && alpha != 0.0f
+               ? plan_split(ta, tb, m, n, k, tsg::kernel_vec_ok(a, lda), tsg::kernel_vec_ok(b, ldb))
+               : plain_plan(0, k);
 }
 
 /* Enqueues the whole product on device-accessible operands (any sizes, scalar rules too). */
@@ -71,7 +76,7 @@ int launch_in_place(int math, char ta, char tb, int64_t m, int64_t n, int64_t k,
 int sgemm_in_place(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
 {
     const bool product = p->k > 0 && p->alpha != 0.0f;
-    SplitPlan sp = plan_call(p->transa, p->transb, p->m, p->n, p->k, p->alpha);
+    SplitPlan sp = plan_call(p->transa, p->transb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb);
     float *W = nullptr;
     if (sp.ws > 0) {
         if (ensure_arena(w, (size_t)sp.ws * 4, msg, len) == TSG_GPU_OK) {
@@ -93,7 +98,7 @@ int sgemm_on_stream(char transa, char transb, int64_t m, int64_t n, int64_t k, f
                     int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
                     cudaStream_t s, int math, char *msg, size_t len)
 {
-    SplitPlan sp = plan_call(transa, transb, m, n, k, alpha);
+    SplitPlan sp = plan_call(transa, transb, m, n, k, alpha, a, lda, b, ldb);
     float *W = nullptr;
     /* stream-ordered allocation: the partials live exactly as long as the caller's stream needs */
     const size_t bytes = (size_t)sp.ws * sizeof(float);

@@ -46,7 +46,8 @@ int launch_piece(Pipeline &P, int64_t piece)
     int kcfg = state.kernel_config.load(std::memory_order_relaxed);
     if (kcfg < 0)
         kcfg = splits > 1 ? 0
-                          : tsg::kernel_plan(P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, state.sms, 0, -1, 0)
+                          : tsg::kernel_plan(P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl, state.sms, 0, -1, 0,
+                                             0, tsg::kernel_vec_ok(A, lda), tsg::kernel_vec_ok(B, ldb))
                                 .config;
     if (e == cudaSuccess)
         e = TSG_STAGE(ST_KERNEL, launch_product(P.p->math, kcfg, P.p->transa, P.p->transb, P.rows(i), P.cols(j), kl,

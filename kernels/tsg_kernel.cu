@@ -67,7 +67,7 @@ unsigned elementwise_blocks(int64_t count)
 }
 
 /* 16-byte loads need a 16-byte aligned base and a leading dimension that keeps every column so */
-bool vec_ok(const float *p, int64_t ld) { return ((uintptr_t)p % 16) == 0 && ld % 4 == 0; }
+bool vec_ok(const float *p, int64_t ld) { return kernel_vec_ok(p, ld); }
 
 const FamilyLauncher &launcher_of(const KernelConfig &c)
 {

@@ -62,7 +62,11 @@ struct KernelPlan {
  * transa / transb ('N' or 'T', op(A) and op(B) as in kernel_sgemm): the rule's one pair-dependent
  * choice, TT on configuration 9 where 7 would run unsplit (tsg_kernel_plan.cu, TT_EFF).
  * Where configuration 10 is available (sm_90a), it replaces 7 wherever 7 would run unsplit
- * without a tail (docs/NOTES.md "v0.19").
+ * without a tail (docs/NOTES.md "v0.19"), unless an operand that is contiguous along m or n
+ * (op(A) with transa 'N', op(B) with transb 'T') does not allow 16-byte loads: va / vb false
+ * (kernel_vec_ok of A, lda / B, ldb). 10's copies of such an operand go 4 bytes at a time
+ * (H100, docs/results/h100-2026-12-06-run1-kbench.txt: NN 4095^3 33.96 TFLOP/s on 10, 46.15 on
+ * 7, cuBLAS 48.72); a k-contiguous unaligned one is no slower there (TN 4095^3, ld + 1: 46.84).
  * tail: the stream-K tail of an unsplit big-family plan (docs/NOTES.md "v0.14"): 0 the rule's
  * (where the grid's last round of resident blocks is part-empty and a tail models at least 5%
  * faster than the same configuration without, the partial tiles' traffic included; weighed in
@@ -71,7 +75,12 @@ struct KernelPlan {
  * blocks whatever the grid, on an unsplit big-family plan.
  */
 KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
-                       int64_t max_ws_floats, int config, int64_t splits, int64_t tail = 0);
+                       int64_t max_ws_floats, int config, int64_t splits, int64_t tail = 0, bool va = true,
+                       bool vb = true);
+
+/* Whether an operand at p with leading dimension ld allows the families' 16-byte loads: p 16-byte
+ * aligned and ld a multiple of 4 floats (kernel_plan's va / vb, kernel_sgemm's instances). */
+inline bool kernel_vec_ok(const float *p, int64_t ld) { return ((uintptr_t)p % 16) == 0 && ld % 4 == 0; }
 
 /* The workspace kernel_sgemm needs for plan p of configuration `config` on an m x n C, in floats:
  * the split-K partials (splits x m x n), the tail's partial tiles (2 x tail_blocks x tile), or 0. */

@@ -175,7 +175,7 @@ int64_t kernel_ws_floats(int config, int64_t m, int64_t n, const KernelPlan &p)
 }
 
 KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
-                       int64_t max_ws_floats, int config, int64_t splits, int64_t tail)
+                       int64_t max_ws_floats, int config, int64_t splits, int64_t tail, bool va, bool vb)
 {
     KernelPlan best = {config >= 0 && config < NUM_CONFIGS ? config : 0, 1, k};
     if (m <= 0 || n <= 0 || k <= 0) return best;
@@ -223,8 +223,9 @@ KernelPlan kernel_plan(char transa, char transb, int64_t m, int64_t n, int64_t k
     /* Where the device runs sm_90a code: the warp-specialized configuration 10 in place of 7
      * wherever 7 would run unsplit and without a stream-K tail (its tile; faster on every pair,
      * NT by 0.2-1%, NN 2-3%, TN and TT 6-8%: docs/NOTES.md "v0.19", "v0.20"; it has no tail
-     * kernel, and where the rule takes a tail, 7's tail gains more). */
-    const bool ws = !forced && g_avail[WS_256x128];
+     * kernel, and where the rule takes a tail, 7's tail gains more); not where an m- or
+     * n-contiguous operand is unaligned (tsg_kernel.h). */
+    const bool ws = !forced && g_avail[WS_256x128] && !(transa == 'N' && !va) && !(transb == 'T' && !vb);
     /* TT: configuration 9 in place of an unsplit 7 when its modelled time at its TT rate is no
      * longer than 7's at 7's (its grid has as few idle SMs; TT_EFF) — or, where 7 would become
      * 10, than 10's at 10's — tails included */

@@ -259,6 +259,24 @@ int main()
         EXPECT(t5.tail_tiles == 800 % 132, "5120^3 keeps 7's tail: %lld", (long long)t5.tail_tiles);
         /* the pipeline's launches (no workspace: no tail, no split) take 10 where 7's tile wins */
         EXPECT(tsg::kernel_plan('N', 'N', 5120, 5120, 5120, SMS, 0, -1, 0).config == 10, "5120^3 without workspace");
+        /* an m- or n-contiguous operand without 16-byte loads keeps 7 (10 copies it 4 bytes at a
+         * time: NN 4095^3 on the H100 ran 33.96 TFLOP/s on 10, 46.15 on 7); a k-contiguous one
+         * does not matter (tsg_kernel.h); TT without 10 is the rule's pick between 7 and 9, as on a
+         * device without sm_90a code: 9 at this shape */
+        {
+            struct {
+                char ta, tb;
+                bool va, vb;
+                int want;
+            } al[] = {{'N', 'N', false, true, 7}, {'N', 'N', false, false, 7}, {'N', 'N', true, false, 10},
+                      {'T', 'N', false, false, 10}, {'N', 'T', true, false, 7}, {'T', 'T', true, false, 9},
+                      {'T', 'T', false, true, 10}, {'N', 'N', true, true, 10}};
+            for (const auto &x : al) {
+                const tsg::KernelPlan p = tsg::kernel_plan(x.ta, x.tb, 4095, 4095, 4095, SMS, WS, -1, 0, 0, x.va, x.vb);
+                EXPECT(p.config == x.want, "%c%c 4095^3, A %s, B %s: config %d, want %d", x.ta, x.tb,
+                       x.va ? "aligned" : "unaligned", x.vb ? "aligned" : "unaligned", p.config, x.want);
+            }
+        }
         /* forced: 10 when asked for (kernel_sgemm runs 7 in its place where it is unavailable) */
         EXPECT(tsg::kernel_plan('N', 'N', 4096, 4096, 4096, SMS, WS, 10, 0).config == 10, "forced 10");
         EXPECT(tsg::kernel_plan('N', 'N', 4096, 4096, 4096, SMS, WS, 7, 0).config == 7, "forced 7");
