@@ -166,7 +166,9 @@ enum tsgemm_math { TSGEMM_MATH_FP32 = 0, TSGEMM_MATH_3XTF32 = 1, TSGEMM_MATH_TF3
  *                      from K = 1024 on), 0.9-1.6x at inputs spanning 2^-20..2^21. Each
  *                      element within (2 (k + 2) 2^-24 + 2^-20) (|alpha| |A||B| + |beta C|)ij:
  *                      docs/TESTING.md's FP32 bound plus the split's error (up to 3 * 2^-22 of
- *                      each product, which shows at small k). NaN and Inf as the FP32 kernels
+ *                      each product, which shows at small k), plus up to 2^-137 (|a| + |b|) per
+ *                      product where an operand is subnormal (below 2^-126: TF32 keeps 10
+ *                      fraction bits there too). NaN and Inf as the FP32 kernels
  *                      give them (a tile with a non-finite input is recomputed in FP32). Other
  *                      bits than FP32: not bit-identical to TSGEMM_MATH_FP32, still
  *                      bit-identical from run to run.

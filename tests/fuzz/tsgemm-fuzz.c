@@ -653,8 +653,11 @@ static void check_result(verdict *v, const fz_call *c, const operands *o, tt_rng
     /* a GPU call in TSGEMM_MATH=3xtf32 (the family takes it, or the FP32 kernels do: either is
      * within this bound) may also carry the split's error (tests/support/tsg_testutil.h) */
     const double split = path == PATH_GPU && tsgemm_get_math() == TSGEMM_MATH_3XTF32 ? TT_SPLIT3 : 0.0;
+    /* the floor: gradual underflow, and in 3xTF32 the split's absolute error near underflow
+     * (TT_SPLIT3_ABS per unit of |a| + |b| <= 16) */
+    const double unit = TT_ETA * 8 + (split > 0 ? TT_SPLIT3_ABS * 16 : 0.0);
     const tt_bound bound = {bitwise ? 0.0 : TT_GAMMA,
-                            bitwise ? 0.0 : TT_GAMMA * (double)(k + 2) * TT_ETA * 8 * (1 + fa) * (1 + fb),
+                            bitwise ? 0.0 : TT_GAMMA * (double)(k + 2) * unit * (1 + fa) * (1 + fb),
                             1, bitwise ? 0.0 : split};
     g.nonfinite += nonfinite;
     g.bitwise += bitwise;

@@ -152,4 +152,10 @@ tt_check tt_compare_bound(const float *c, int64_t ldc, int64_t m, int64_t n, int
  * k = 1, where the FP32 part of the bound, 2 (k + 2) u, is 6 u (docs/NOTES.md, 2026-12-06). */
 #define TT_SPLIT3 0x1p-20
 
+/* And near underflow: TF32 keeps 10 fraction bits of a subnormal too, so its spacing there is
+ * 2^-136 and a subnormal operand's big + small misses it by up to 2^-137, absolutely (the H200:
+ * k = 1 products of a planted subnormal came out up to 3.3% off, about 2^-138). Per product at
+ * most 2^-137 (|a| + |b|); callers add it to the floor with their bound on |a| + |b|. */
+#define TT_SPLIT3_ABS 0x1p-137
+
 #endif /* TSG_TESTUTIL_H */
