@@ -62,23 +62,26 @@ void find_context_calls()
 }
 
 /* Makes state.device current, creates its context (now, not inside the first timed call) and
- * reads what the plans need of it. *ctx_s: the seconds the context's creation took. */
-int open_device(char *info, size_t len, double *ctx_s)
+ * reads what the plans need of it. step_s[0..2]: the seconds the context's creation, the FP32
+ * kernels' set-up (occupancy) and the tensor-core family's took. */
+int open_device(char *info, size_t len, double step_s[3])
 {
     cudaError_t e;
-    const double t0 = now_s();
+    double t = now_s();
     if ((e = cudaSetDevice(state.device)) != cudaSuccess) return fail(e, "cudaSetDevice", info, len);
     if ((e = cudaFree(nullptr)) != cudaSuccess) return fail(e, "cudaFree (context creation)", info, len);
-    *ctx_s = now_s() - t0;
+    step_s[0] = now_s() - t, t = now_s();
     if ((e = cudaGetDeviceProperties(&state.prop, state.device)) != cudaSuccess)
         return fail(e, "cudaGetDeviceProperties", info, len);
     int per_sm = 0;
     if ((e = (cudaError_t)tsg::kernel_blocks_per_sm(&per_sm)) != cudaSuccess)
         return fail(e, "occupancy of the kernel configurations", info, len);
+    step_s[1] = now_s() - t, t = now_s();
     /* the tensor-core family (issue 36): 0 also when it is not built or not for this device
      * (tsg::tf32_available() then says false and every call runs on the FP32 kernels). A failure
      * of its own set-up leaves it unavailable; it never stops the FP32 path from starting. */
     if (tsg::tf32_init() != 0) (void)cudaGetLastError();
+    step_s[2] = now_s() - t;
     state.sms = state.prop.multiProcessorCount;
     return TSG_GPU_OK;
 }
@@ -192,7 +195,8 @@ int start_device(int device, const tsg_gpu_config *cfg, int *used, char *info, s
 {
     const double t0 = now_s();
     int count = 0;
-    const cudaError_t e = cudaGetDeviceCount(&count);
+    const cudaError_t e = cudaGetDeviceCount(&count); /* loads and initialises the driver */
+    const double drv_s = now_s() - t0;
     if (e != cudaSuccess) {
         if (e == cudaErrorInsufficientDriver)
             snprintf(info, len, "no CUDA driver, or one older than this CUDA runtime (%s)",
@@ -209,8 +213,8 @@ int start_device(int device, const tsg_gpu_config *cfg, int *used, char *info, s
     ContextGuard guard;
     state.device = (device >= 0 && device < count) ? device : 0;
     *used = state.device;
-    double ctx_s = 0;
-    const int st = open_device(info, len, &ctx_s);
+    double step_s[3] = {0, 0, 0};
+    const int st = open_device(info, len, step_s);
     if (st != TSG_GPU_OK) return st;
     set_budgets(cfg);
     make_split_pool();
@@ -222,11 +226,11 @@ int start_device(int device, const tsg_gpu_config *cfg, int *used, char *info, s
     snprintf(info, len,
              "device %d of %d: %s, sm_%d%d, %d SMs, %.1f GiB; driver CUDA %d.%d, runtime %d.%d; "
              "%d copy threads (%s in calls), %d x %.0f MiB pinned slots per call, up to %d calls at once; "
-             "started in %.1f ms (context %.1f ms)",
+             "started in %.1f ms (driver %.1f, context %.1f, FP32 kernels %.1f, tensor-core family %.1f ms)",
              state.device, count, pr.name, pr.major, pr.minor, pr.multiProcessorCount,
              (double)pr.totalGlobalMem / (1 << 30), drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10,
              state.copy_threads, poll ? "polling" : "blocking", NS + ND, (double)state.slot_bytes / (1 << 20),
-             state.max_ws, 1e3 * (now_s() - t0), 1e3 * ctx_s);
+             state.max_ws, 1e3 * (now_s() - t0), 1e3 * drv_s, 1e3 * step_s[0], 1e3 * step_s[1], 1e3 * step_s[2]);
     return TSG_GPU_OK;
 }
 
