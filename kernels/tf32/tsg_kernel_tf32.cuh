@@ -356,16 +356,29 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
         uint32_t ph = 0;
         Slice<TA, CF::PTHREADS> sa;  /* op(A) m x k: TA: A[k + m lda] contiguous along k */
         Slice<!TB, CF::PTHREADS> sb; /* op(B) k x n: !TB: B[k + n ldb] contiguous along k */
+        /* the rolling orders' next load: its tile's corner and how many of its k-tiles lie
+         * inside the operands (coords) */
+        int64_t m0 = 0, n0 = 0, a_full = 0, b_full = 0;
+        auto coords = [&](int64_t tl) {
+            int64_t bm, bn;
+            tile_coords(tl, tiles_m, tiles_n, &bm, &bn);
+            m0 = bm * BM, n0 = bn * BN;
+            a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
+        };
+        /* the stage st is full: its non-finite flags (nf NaN in any lane of a warp), the fence
+         * that orders the generic-proxy stores before wgmma reads them, the arrival; then the
+         * next stage */
+        auto publish = [&](float nf) {
+            const unsigned bad = __any_sync(0xffffffffu, nf != nf);
+            if (pt % 32 == 0) flags[PW * st + pt / 32] = bad;
+            fence_proxy_async();
+            ws::mbar_arrive(bar_full + 8 * st);
+            if (++st == S) st = 0, ph ^= 1;
+        };
         if (PIPE == 2) {
             /* rolling: the slices of the next (tile, k-tile) are loaded while this one's are stored,
              * across tile boundaries too, so a whole stage's time covers the loads' latency */
-            int64_t tile = blockIdx.x, kt = 0, m0 = 0, n0 = 0, a_full = 0, b_full = 0;
-            auto coords = [&](int64_t tl) {
-                int64_t bm, bn;
-                tile_coords(tl, tiles_m, tiles_n, &bm, &bn);
-                m0 = bm * BM, n0 = bn * BN;
-                a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
-            };
+            int64_t tile = blockIdx.x, kt = 0;
             auto load_a = [&](int64_t kk) {
                 if (kk < a_full) sa.template load<true>(A, lda, m0, m, kk * BK, k, pt);
                 else sa.template load<false>(A, lda, m0, m, kk * BK, k, pt);
@@ -391,11 +404,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 if (more) load_a(nkt);
                 sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
                 if (more) load_b(nkt);
-                const unsigned bad = __any_sync(0xffffffffu, nf != nf);
-                if (pt % 32 == 0) flags[PW * st + pt / 32] = bad;
-                fence_proxy_async();
-                ws::mbar_arrive(bar_full + 8 * st);
-                if (++st == S) st = 0, ph ^= 1;
+                publish(nf);
                 tile = ntile, kt = nkt;
             }
         } else if (PIPE == 3) {
@@ -405,13 +414,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
             Slice<TA, CF::PTHREADS> sa2;
             Slice<!TB, CF::PTHREADS> sb2;
             const int64_t items = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles : 0;
-            int64_t ltile = blockIdx.x, lkt = 0, m0 = 0, n0 = 0, a_full = 0, b_full = 0; /* the next load */
-            auto coords = [&](int64_t tl) {
-                int64_t bm, bn;
-                tile_coords(tl, tiles_m, tiles_n, &bm, &bn);
-                m0 = bm * BM, n0 = bn * BN;
-                a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
-            };
+            int64_t ltile = blockIdx.x, lkt = 0; /* the next load */
             auto load_a = [&](auto &xa) {
                 if (lkt < a_full) xa.template load<true>(A, lda, m0, m, lkt * BK, k, pt);
                 else xa.template load<false>(A, lda, m0, m, lkt * BK, k, pt);
@@ -433,11 +436,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 if (more) load_a(xa);
                 xb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
                 if (more) load_b(xb);
-                const unsigned bad = __any_sync(0xffffffffu, nf != nf);
-                if (pt % 32 == 0) flags[PW * st + pt / 32] = bad;
-                fence_proxy_async();
-                ws::mbar_arrive(bar_full + 8 * st);
-                if (++st == S) st = 0, ph ^= 1;
+                publish(nf);
             };
             if (items > 0) {
                 coords(ltile);
@@ -450,10 +449,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
             }
         } else {
             for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-                int64_t bm, bn;
-                tile_coords(tile, tiles_m, tiles_n, &bm, &bn);
-                const int64_t m0 = bm * BM, n0 = bn * BN;
-                const int64_t a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
+                coords(tile);
                 for (int64_t kt = 0; kt < ktiles; ++kt) {
                     const int64_t k0 = kt * BK;
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
@@ -471,11 +467,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                         else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
                     }
                     sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
-                    const unsigned bad = __any_sync(0xffffffffu, nf != nf);
-                    if (pt % 32 == 0) flags[PW * st + pt / 32] = bad;
-                    fence_proxy_async();
-                    ws::mbar_arrive(bar_full + 8 * st);
-                    if (++st == S) st = 0, ph ^= 1;
+                    publish(nf);
                 }
             }
         }
