@@ -391,7 +391,9 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
   rtab=$(printf '%-34s %12s %12s %12s %s' trace openblas_ms tsgemm_ms gpu_ms "auto on GPU")
   for tr in "$ROOT"/bench/traces/*.trace; do
     name=$(basename "$tr" .trace)
-    "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
+    # TSGEMM_LOG=2: the start's steps, and whether the first auto call measured the rates (the
+    # first call's cost, docs/NOTES.md "2026-12-06 ...": "Real programs")
+    TSGEMM_LOG=${TSGEMM_LOG:-2} "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
     sum=$(grep '^  replay-summary ' "$OUT/replay-$name.txt" | head -1)
     gms=$(sed -n 's/^  replay-summary-gpu .* gpu_ms=\([0-9.]*\).*/\1/p' "$OUT/replay-$name.txt")
     ob=$(echo "$sum" | sed -n 's/.*openblas_ms=\([0-9.]*\).*/\1/p')
