@@ -8,6 +8,8 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
+#include <mutex>
+
 #include "tsg_kernel_tf32.cuh"
 
 namespace tsg {
@@ -71,6 +73,44 @@ int g_state = 0; /* 0 not measured, 1 available, -1 not */
  * default's decides g_state; another variant that does not fit is refused by tf32_sgemm_variant) */
 bool g_fits[2][VARIANTS];
 
+/* Variant v of `math` on the current device: its four instances load (cudaFuncGetAttributes), their
+ * register split fits the count ptxas gave them (g_fits) and their shared memory is allowed.
+ * Returns 0, -1 when the family's code is not there for this device, or a cudaError_t. */
+int set_up(int math, int v)
+{
+    const Variant &vt = pick(math, v);
+    bool fits = true;
+    for (int p = 0; p < 4; ++p) {
+        cudaFuncAttributes a;
+        cudaError_t e = cudaFuncGetAttributes(&a, vt.fn[p]);
+        if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice) {
+            (void)cudaGetLastError();
+            return -1;
+        }
+        if (e != cudaSuccess) return (int)e;
+        /* setmaxnreg's pool is what the kernel is launched with: a count the roles cannot share
+         * out would make a consumer wait forever (tsg_kernel_tf32.cuh, "registers") */
+        if (!vt.fits(a.numRegs)) {
+            fits = false;
+            continue;
+        }
+        e = cudaFuncSetAttribute(vt.fn[p], cudaFuncAttributeMaxDynamicSharedMemorySize, vt.smem);
+        if (e != cudaSuccess) return (int)e;
+    }
+    g_fits[math - MATH_3XTF32][v] = fits;
+    return 0;
+}
+
+/* a test variant set up once, on first use; whether it runs (g_fits) */
+bool ensure_variant(int math, int v)
+{
+    static std::once_flag once[2][VARIANTS];
+    const int mi = math - MATH_3XTF32;
+    if (g_state != 1 || mi < 0 || mi > 1 || v < 0 || v >= VARIANTS) return false;
+    if (v > 0) std::call_once(once[mi][v], [&] { (void)set_up(math, v); });
+    return g_fits[mi][v];
+}
+
 } /* namespace */
 
 bool tf32_available() { return g_state == 1; }
@@ -86,29 +126,16 @@ int tf32_init()
         g_state = -1;
         return 0;
     }
-    for (int math = MATH_3XTF32; math <= MATH_TF32; ++math)
-        for (int p = 0; p < 4 * VARIANTS; ++p) {
-            const Variant &vt = pick(math, p >> 2);
-            const Fn f = vt.fn[p & 3];
-            cudaFuncAttributes a;
-            e = cudaFuncGetAttributes(&a, f);
-            if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice) {
-                (void)cudaGetLastError();
-                g_state = -1;
-                return 0;
-            }
-            if (e != cudaSuccess) return (int)e;
-            /* setmaxnreg's pool is what the kernel is launched with: a count the roles cannot share
-             * out would make a consumer wait forever (tsg_kernel_tf32.cuh, "registers") */
-            g_fits[math - MATH_3XTF32][p >> 2] = vt.fits(a.numRegs);
-            if (!vt.fits(a.numRegs)) {
-                if (p >> 2) continue; /* a test variant: refused when asked for */
-                g_state = -1;
-                return 0;
-            }
-            e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, vt.smem);
-            if (e != cudaSuccess) return (int)e;
+    /* the defaults only: the other variants are the test's, set up when it first asks for them
+     * (ensure_variant), not in every process's start */
+    for (int math = MATH_3XTF32; math <= MATH_TF32; ++math) {
+        const int r = set_up(math, 0);
+        if (r > 0) return r;
+        if (r < 0 || !g_fits[math - MATH_3XTF32][0]) {
+            g_state = -1;
+            return 0;
         }
+    }
     if (g_state == 0) g_state = 1;
     return 0;
 }
@@ -137,7 +164,7 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
     if (v < 0 || v >= VARIANTS) return snprintf(buf, len, "no variant %d", v);
     const Variant &vt = pick(math, v);
     return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s", vt.pipe, vt.npw, vt.npw > 1 ? "s" : "",
-                    tf32_available() && !g_fits[math == MATH_TF32][v] ? " (registers do not fit: refused)" : "");
+                    tf32_available() && !ensure_variant(math, v) ? " (not set up: refused)" : "");
 }
 
 /* tf32_sgemm with variant v of the family (0 the default, up to tf32_variants() - 1): the test's
@@ -154,7 +181,7 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     const int64_t tiles = ((m + tf32::BM - 1) / tf32::BM) * ((n + tf32::BN - 1) / tf32::BN);
     const int64_t grid = tiles < sms ? tiles : sms;
     if (variant < 0 || variant >= VARIANTS) return (int)cudaErrorInvalidValue;
-    if ((math != MATH_3XTF32 && math != MATH_TF32) || !g_fits[math - MATH_3XTF32][variant])
+    if ((math != MATH_3XTF32 && math != MATH_TF32) || !ensure_variant(math, variant))
         return (int)cudaErrorNotSupported;
     const Variant &vt = pick(math, variant);
     vt.fn[ta + 2 * tb]<<<(unsigned)grid, vt.threads, vt.smem, (cudaStream_t)stream>>>(m, n, k, alpha, A, lda, B,
