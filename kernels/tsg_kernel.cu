@@ -66,9 +66,6 @@ unsigned elementwise_blocks(int64_t count)
     return (unsigned)std::min<int64_t>((count + 255) / 256, 65536);
 }
 
-/* 16-byte loads need a 16-byte aligned base and a leading dimension that keeps every column so */
-bool vec_ok(const float *p, int64_t ld) { return kernel_vec_ok(p, ld); }
-
 const FamilyLauncher &launcher_of(const KernelConfig &c)
 {
     switch (c.family) {
@@ -151,8 +148,8 @@ int kernel_sgemm(int config, char transa, char transb, int64_t m, int64_t n, int
     if (config < 0 || config >= NUM_CONFIGS) config = 0;
     if (!kernel_available(config)) config = BIG_256x128; /* sm_90a code this device cannot run: 7, the same tile */
     const KernelConfig &c = k_configs[config];
-    const Gemm g = {transa == 'T', transb == 'T', vec_ok(A, lda), vec_ok(B, ldb), m, n, k, kslice, splits,
-                    tail_tiles, tail_blocks, alpha, A, lda, B, ldb, beta, C, ldc, W};
+    const Gemm g = {transa == 'T', transb == 'T', kernel_vec_ok(A, lda), kernel_vec_ok(B, ldb),
+                    m, n, k, kslice, splits, tail_tiles, tail_blocks, alpha, A, lda, B, ldb, beta, C, ldc, W};
     return (int)launcher_of(c).sgemm(c, g, (cudaStream_t)stream);
 }
 

@@ -16,7 +16,7 @@
 namespace tsg {
 
 /* One call of kernel_sgemm (tsg_kernel.h says what each argument means). ta / tb: op(A) = A^T,
- * op(B) = B^T; va / vb: A / B allow 16-byte loads (vec_ok). */
+ * op(B) = B^T; va / vb: A / B allow 16-byte loads (kernel_vec_ok, tsg_kernel.h). */
 struct Gemm {
     bool ta, tb, va, vb;
     int64_t m, n, k, kslice, splits, tail_tiles, tail_blocks;
@@ -33,8 +33,8 @@ struct Gemm {
 
 /*
  * A family's launcher. instance: the kernel of configuration `config` (one of the family's) for a
- * transpose pair and whether A / B allow 16-byte loads (vec_ok), or null where the family's
- * kernels were not built; the face measures occupancy and attributes on it. sgemm: kernel_sgemm
+ * transpose pair and whether A / B allow 16-byte loads (kernel_vec_ok, tsg_kernel.h), or null
+ * where the family's kernels were not built; the face measures occupancy and attributes on it. sgemm: kernel_sgemm
  * for configuration `config` of the family (available on this device), every launch enqueued on
  * s; returns the first launch error.
  */
