@@ -192,17 +192,25 @@ int64_t layout(Pipeline &P)
     return off;
 }
 
-/* Bytes per upload unit: about 1/16 of what crosses, within [UNIT_MIN, one slot]; or
- * TSGEMM_TEST_UNIT's (at least 4 KiB), within one slot. */
-int64_t unit_bytes(const tsg_problem *p, const Workspace *w)
+/* Bytes per upload unit: about 1/16 of what crosses, within [UNIT_MIN, the slot cap
+ * State::slot_bytes]; or TSGEMM_TEST_UNIT's (at least 4 KiB), within the cap. */
+int64_t unit_bytes(const tsg_problem *p)
 {
+    const double cap = (double)state.slot_bytes;
     const double bytes = 4.0 * ((double)p->m * (double)p->k + (double)p->k * (double)p->n +
                                 2.0 * (double)p->m * (double)p->n);
-    int64_t unit = (int64_t)std::max<double>((double)UNIT_MIN, std::min<double>((double)w->slot_bytes, bytes / 16));
-    if (state.unit_bytes > 0 && w->slot_bytes)
-        unit = (int64_t)std::min<double>((double)w->slot_bytes, std::max<double>(4096.0, state.unit_bytes));
-    if (w->slot_bytes && unit > (int64_t)w->slot_bytes) unit = (int64_t)w->slot_bytes;
-    return unit;
+    int64_t unit = (int64_t)std::max<double>((double)UNIT_MIN, std::min<double>(cap, bytes / 16));
+    if (state.unit_bytes > 0) unit = (int64_t)std::min<double>(cap, std::max<double>(4096.0, state.unit_bytes));
+    return std::min(unit, (int64_t)state.slot_bytes);
+}
+
+/* What one pinned slot must hold for this call: a unit, or one column of the tallest piece when
+ * that is more (a unit is never less than one column: gen_next, issue_download). Pieces' columns
+ * run along bm, bn or kc (C blocks; A or B as stored), each at most the planner's max_rows. */
+size_t slot_need(const Pipeline &P)
+{
+    const int64_t col = tsg_dev_ld(std::max(P.pl.bm, std::max(P.pl.bn, P.pl.kc)));
+    return (size_t)std::max(P.unit_bytes, 4 * col);
 }
 
 /* The first touch of a fresh pageable C (beta = 0: the call writes every element), set up in
@@ -379,10 +387,12 @@ int sgemm_pipeline(Workspace *w, const tsg_problem *p, const tsg_plan *pl, const
     done->bm = P.pl.bm;
     done->bn = P.pl.bn;
     done->blocks = done->cols = 0;
+    P.unit_bytes = unit_bytes(p);
+    const double t_alloc = now_s();
     int st = ensure_arena(w, (size_t)layout(P) * 4, msg, len);
     if (st != TSG_GPU_OK) return st;
-    if (staged && (st = ensure_pinned(w, msg, len)) != TSG_GPU_OK) return st;
-    P.unit_bytes = unit_bytes(p, w);
+    if (staged && (st = ensure_pinned(w, slot_need(P), msg, len)) != TSG_GPU_OK) return st;
+    done->alloc_s = now_s() - t_alloc;
     prefetch_managed(p, true, P.mcd == M_INPLACE, w->s_comp);
     plan_touch(P);
     P.gather_kind = gather_kind(p, P.touch.lo != nullptr);

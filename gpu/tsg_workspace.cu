@@ -5,6 +5,8 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+
 #include <new>
 
 #include "tsg_device.h"
@@ -194,14 +196,21 @@ void free_arena(Workspace *w)
     w->arena_cap = 0;
 }
 
-int ensure_pinned(Workspace *w, char *msg, size_t len)
+int ensure_pinned(Workspace *w, size_t need, char *msg, size_t len)
 {
-    if (w->pinned && w->slot_bytes == state.slot_bytes) return TSG_GPU_OK;
+    const size_t cap = state.slot_bytes;
+    need = std::min(cap, std::max(need, SLOT_MIN));
+    if (w->pinned && w->slot_bytes >= need && w->slot_bytes <= cap) return TSG_GPU_OK;
+    /* grown at least twofold, so a program whose calls grow pays at most about twice the
+     * largest call's slots in allocations */
+    const size_t g = (size_t)64 << 10;
+    size_t want = std::max(need, 2 * w->slot_bytes);
+    want = std::min(cap, (want + g - 1) & ~(g - 1));
     free_pinned(w);
-    const size_t bytes = (NS + ND) * state.slot_bytes;
+    const size_t bytes = (NS + ND) * want;
     const cudaError_t e = TSG_STAGE(ST_PINNED, cudaMallocHost((void **)&w->pinned, bytes));
     if (e != cudaSuccess) return fail(e, "cudaMallocHost (pinned slots)", msg, len);
-    w->slot_bytes = state.slot_bytes;
+    w->slot_bytes = want;
     state.pinned_held += (long long)bytes;
     return TSG_GPU_OK;
 }

@@ -64,8 +64,12 @@ int ensure_arena(Workspace *w, size_t bytes, char *msg, size_t len);
 /* Frees the device arena (the rate measurement's sizes are not the callers'). */
 void free_arena(Workspace *w);
 
-/* Makes the NS + ND pinned slots of State::slot_bytes each. */
-int ensure_pinned(Workspace *w, char *msg, size_t len);
+/* Makes the NS + ND pinned slots hold at least `need` bytes each (within [SLOT_MIN,
+ * State::slot_bytes]): a call pins what its units need, not the cap (cudaMallocHost of the cap's
+ * 10 x 16 MiB costs tens of ms, a small program's whole BLAS time; docs/NOTES.md "2026-12-06
+ * the first GPU call"). Slots grow at least twofold and are kept; slots above the cap (a lowered
+ * pinned cap) are made again. */
+int ensure_pinned(Workspace *w, size_t need, char *msg, size_t len);
 
 /* Upload slot i (0 <= i < NS) and download slot i (0 <= i < ND). */
 inline float *up_slot(Workspace *w, int i) { return w->pinned + (size_t)i * (w->slot_bytes / 4); }

@@ -228,6 +228,18 @@ static void report_refused(tsg_api api, const tsg_report *rep, int device)
             rep->gpu_status != 0 && rep->done.blocks > 0 ? " except the blocks already finished" : "");
 }
 
+/* TSGEMM_LOG=2: a GPU call that grew its workspace (the first of a process, a larger one), with
+ * what the growing cost; at level 3 the per-call line stands for it. Out of line: rare. */
+static __attribute__((noinline)) void log_growth(const tsg_problem *p, const tsg_report *rep, double dt)
+{
+    tsg_gpu_pools pools;
+    tsg_gpu_pool_sizes(&pools);
+    tsg_log(2, "GPU call %lldx%lldx%lld: %.3f ms, %.3f ms of it growing its workspace (now %.3g MiB "
+               "pinned, %.3g MiB device)",
+            (long long)p->m, (long long)p->n, (long long)p->k, dt * 1e3, rep->done.alloc_s * 1e3,
+            pools.pinned_bytes / (1 << 20), pools.device_bytes / (1 << 20));
+}
+
 static void rt_sgemm(tsg_api api, const tsg_call *call);
 
 void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
@@ -317,6 +329,8 @@ static void rt_sgemm(tsg_api api, const tsg_call *call)
         }
     }
     if (cfg->log_level >= 3) trace(api, call, p, &rep, dt);
+    else if (cfg->log_level >= 2 && rep.path == TSG_PATH_GPU && rep.done.alloc_s >= 1e-4)
+        log_growth(p, &rep, dt);
     if (tracing) {
         const int path = rep.path == TSG_PATH_GPU        ? TSG_TRACE_PATH_GPU
                          : rep.path == TSG_PATH_CPU_RETRY ? TSG_TRACE_RETRY

@@ -141,6 +141,7 @@ static __attribute__((noinline)) int run_gpu(const tsg_problem *p, const tsg_bac
 {
     tsg_gpu_work work;
     tsg_gpu_work_make(p, lim, r, &work);
+    rep->done.alloc_s = 0.0;
     return be->gpu_sgemm(be->ctx, p, &work, &rep->done, rep->msg, sizeof rep->msg);
 }
 

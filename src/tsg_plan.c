@@ -176,7 +176,7 @@ int tsg_done_remaining_all(const tsg_problem *p, const tsg_done *d, tsg_problem 
         const tsg_done_part *q = &d->parts[i];
         if (q->m <= 0 || q->n <= 0) continue;
         const tsg_problem w = tsg_problem_window(p, q->r0, q->m, q->c0, q->n);
-        const tsg_done pre = {q->bm, q->bn, q->blocks, q->cols, 0, {{0}}, 0};
+        const tsg_done pre = {q->bm, q->bn, q->blocks, q->cols, 0, {{0}}, 0, 0.0};
         tsg_problem rest[2];
         const int c = tsg_done_remaining(&w, &pre, rest);
         for (int k = 0; k < c; ++k, ++count)

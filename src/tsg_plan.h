@@ -172,8 +172,10 @@ typedef struct tsg_done {
     tsg_done_part parts[TSG_DONE_MAX_PARTS];
     unsigned families; /* the kernel families that ran launches of the call, as a bitmask of
                           1u << tsg_math (src/tsg_config.h: 1 FP32, 2 3xTF32, 4 1xTF32); 0 when
-                          none ran or the backend does not say. For logs only; last,
-                          so initializers that stop at parts mean 0.               */
+                          none ran or the backend does not say. For logs only.        */
+    double alloc_s;    /* seconds the call spent growing its workspace (device arena, pinned
+                          slots; gpu/tsg_workspace.h); 0 when it grew nothing or the backend
+                          does not say. For logs only.                                        */
 } tsg_done;
 
 /*

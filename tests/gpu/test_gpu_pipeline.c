@@ -99,6 +99,32 @@ static int run_case(const gcase *g, uint64_t seed, const char *want_path)
     return bad;
 }
 
+/* ---- pinned slots sized to the call ---- */
+
+/* The first call of the process: a small staged call pins its units' worth (gpu/tsg_workspace.h
+ * ensure_pinned: 10 slots of at least 64 KiB, here a 256 KiB unit), not the cap's 10 x 16 MiB; a
+ * larger call grows the slots, within the cap. Runs before any other call (default mode, no caps). */
+static void slots_case(void)
+{
+    struct tsgemm_stats s1, s2;
+    const gcase small = {0, 'N', 'N', 300, 257, 500, 0, 0, 1.0f, 0.0f};
+    const gcase large = {0, 'N', 'T', 2048, 2048, 2048, 0, 0, 1.0f, 0.0f};
+    run_case(&small, 7001, "gpu");
+    tsgemm_get_stats(&s1);
+    run_case(&large, 7002, "gpu");
+    tsgemm_get_stats(&s2);
+    const double mib = 1 << 20;
+    printf("pinned after a 300x257x500 call: %.3g MiB; after 2048^3: %.3g MiB (cap %.3g MiB)\n",
+           s1.pinned_pool_bytes / mib, s2.pinned_pool_bytes / mib, s2.pinned_pool_cap / mib);
+    g_checks++;
+    EXPECT(s1.pinned_pool_bytes > 0 && s1.pinned_pool_bytes <= 10 * 0.5 * mib,
+           "a 300x257x500 call left %.3g MiB pinned (10 slots of at most 512 KiB expected)",
+           s1.pinned_pool_bytes / mib);
+    EXPECT(s2.pinned_pool_bytes > s1.pinned_pool_bytes && s2.pinned_pool_bytes <= s2.pinned_pool_cap,
+           "after 2048^3 %.3g MiB pinned (before %.3g, cap %.3g)", s2.pinned_pool_bytes / mib,
+           s1.pinned_pool_bytes / mib, s2.pinned_pool_cap / mib);
+}
+
 /* ---- piece boundaries ---- */
 
 /* Small shapes only, for the sanitizers (run with caps: still many pieces, bounded mode). */
@@ -274,6 +300,7 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     if (!strcmp(mode, "--hash")) return print_hash();
     const int capped = getenv("TSGEMM_DEVICE_MEMORY") || getenv("TSGEMM_PINNED_MEMORY");
+    if (!mode[0] && !capped) slots_case();
     if (!strcmp(mode, "--small")) small_cases();
     else boundary_cases(capped);
     if (!mode[0]) {

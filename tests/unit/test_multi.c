@@ -469,7 +469,7 @@ static void test_done_rects(void **state)
     tsg_problem p = {'N', 'N', 50, 70, 3, 1, 0, NULL, 50, NULL, 3, cbuf, 50, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
     for (int64_t blocks = 0; blocks <= 12; ++blocks)
         for (int64_t cols = 0; cols < 9; cols += 4) {
-            tsg_done d = {16, 16, blocks, cols, 0, {{0}}, 0};
+            tsg_done d = {16, 16, blocks, cols, 0, {{0}}, 0, 0.0};
             int64_t fin[8];
             const int nf = tsg_done_final_rects(&p, &d, fin);
             tsg_problem rest[2];

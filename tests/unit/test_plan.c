@@ -286,7 +286,7 @@ static void test_done_remaining(void **state)
                     for (int64_t jj = j * bn; jj < j * bn + c1 && jj < n; ++jj)
                         for (int64_t ii = i * bm; ii < i * bm + bm && ii < m; ++ii) mark[ii + jj * m] += 1;
                 }
-                tsg_done d = {bm, bn, blocks, cols, 0, {{0}}, 0};
+                tsg_done d = {bm, bn, blocks, cols, 0, {{0}}, 0, 0.0};
                 tsg_problem rest[2];
                 int nr = tsg_done_remaining(&p, &d, rest);
                 assert_true(nr >= 0 && nr <= 2);
