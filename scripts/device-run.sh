@@ -33,6 +33,8 @@
 #   dma       the copy engines (pinned H2D / D2H, 256 KiB .. 64 MiB) and cudaHostRegister's cost
 #             (tests/gpu/dma_probe.c; not a default stage)
 #   tf32      the tensor-core family (issue 36; not a default stage): builds test_tf32_kernel
+#             and bench/tf32_probe (the default configuration with a stage left out:
+#             tf32_probe.txt, run first),
 #             (configures first when the build stage did not run), runs it (edge grid, both maths,
 #             NaN/Inf, repeats, then timing against cuBLAS FP32 and FAST_TF32: tf32.txt) and
 #             compute-sanitizer memcheck/racecheck/initcheck/synccheck on its --small run
@@ -324,7 +326,10 @@ if want tf32 120; then # the tensor-core family (kernels/tf32/, issue 36): test,
       -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
       ${TSGEMM_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1
   fi
-  if cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel >> "$OUT/build.log" 2>&1; then
+  if cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel tf32_probe >> "$OUT/build.log" 2>&1; then
+    # where the time goes, stages left out (bench/tf32_probe.cu): first, it takes ~20 s
+    timeout 120 "$B/bench/tf32_probe" > "$OUT/tf32_probe.txt" 2>&1
+    row tf32-probe "rc=$?" "$(grep -c TFLOP "$OUT/tf32_probe.txt") timings (tf32_probe.txt); $(elapsed)"
     timeout "${TSGEMM_TF32_TIMEOUT:-300}" "$B/tests/gpu/test_tf32_kernel" > "$log" 2>&1; rc=$?
     grep -E 'FAIL' "$log" | head -5
     [ $rc -eq 0 ] && row tf32 ok "$(grep -E '^[0-9]+ checks' "$log"); $(elapsed)" ||
@@ -476,6 +481,7 @@ fi
 { echo; echo "== tsgemm device run $(date -u +%FT%TZ) on $machine"
   [ -f "$OUT/kbench.txt" ] && sed -n '/kernel benchmark/,$p' "$OUT/kbench.txt"
   [ -f "$OUT/tf32.txt" ] && sed -n '/tf32 benchmark/,$p' "$OUT/tf32.txt"
+  [ -f "$OUT/tf32_probe.txt" ] && cat "$OUT/tf32_probe.txt"
   [ -f "$OUT/rates.txt" ] && grep -E 'rates:|rates measured|auto mode' "$OUT/rates.txt"
   [ -f "$OUT/pipe.txt" ] && cat "$OUT/pipe.txt"
   [ -f "$OUT/ab-table.txt" ] && cat "$OUT/ab-table.txt"

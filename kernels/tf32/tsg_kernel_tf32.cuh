@@ -321,7 +321,12 @@ static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *_
  * loaded while this one's are stored (64, a stage's time to cover the loads); 3 as 2, two
  * k-tiles ahead (128: built with NPW = 2 only).
  */
-template <int MATH, bool TA, bool TB, int PIPE, int NPW>
+/* DIAG (bench/tf32_probe.cu only; 0 in every instance of the library): a timing experiment that
+ * leaves one stage out and computes garbage: 1 the consumers alone (no producer: no loads, no
+ * split, no barrier waits), 2 the producer alone (consumers wait and release each stage, no
+ * wgmma), 3 no per-k-tile wait and no promotion (the consumers release a stage as soon as its
+ * wgmmas are issued). */
+template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0>
 __global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE>::THREADS, 1)
 tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
             const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc)
@@ -351,123 +356,125 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     if (t >= CTHREADS) {
         /* ---- producer ---- */
         regs_to<CF::PREG, CF::R0>();
-        const int pt = t - CTHREADS;
-        int st = 0;
-        uint32_t ph = 0;
-        Slice<TA, CF::PTHREADS> sa;  /* op(A) m x k: TA: A[k + m lda] contiguous along k */
-        Slice<!TB, CF::PTHREADS> sb; /* op(B) k x n: !TB: B[k + n ldb] contiguous along k */
-        /* the rolling orders' next load: its tile's corner and how many of its k-tiles lie
-         * inside the operands (coords) */
-        int64_t m0 = 0, n0 = 0, a_full = 0, b_full = 0;
-        auto coords = [&](int64_t tl) {
-            int64_t bm, bn;
-            tile_coords(tl, tiles_m, tiles_n, &bm, &bn);
-            m0 = bm * BM, n0 = bn * BN;
-            a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
-        };
-        /* the stage st is full: its non-finite flags (nf NaN in any lane of a warp), the fence
-         * that orders the generic-proxy stores before wgmma reads them, the arrival; then the
-         * next stage */
-        auto publish = [&](float nf) {
-            const unsigned bad = __any_sync(0xffffffffu, nf != nf);
-            if (pt % 32 == 0) flags[PW * st + pt / 32] = bad;
-            fence_proxy_async();
-            ws::mbar_arrive(bar_full + 8 * st);
-            if (++st == S) st = 0, ph ^= 1;
-        };
-        if (PIPE == 2) {
-            /* rolling: the slices of the next (tile, k-tile) are loaded while this one's are stored,
-             * across tile boundaries too, so a whole stage's time covers the loads' latency */
-            int64_t tile = blockIdx.x, kt = 0;
-            auto load_a = [&](int64_t kk) {
-                if (kk < a_full) sa.template load<true>(A, lda, m0, m, kk * BK, k, pt);
-                else sa.template load<false>(A, lda, m0, m, kk * BK, k, pt);
+        if (DIAG != 1) {
+            const int pt = t - CTHREADS;
+            int st = 0;
+            uint32_t ph = 0;
+            Slice<TA, CF::PTHREADS> sa;  /* op(A) m x k: TA: A[k + m lda] contiguous along k */
+            Slice<!TB, CF::PTHREADS> sb; /* op(B) k x n: !TB: B[k + n ldb] contiguous along k */
+            /* the rolling orders' next load: its tile's corner and how many of its k-tiles lie
+             * inside the operands (coords) */
+            int64_t m0 = 0, n0 = 0, a_full = 0, b_full = 0;
+            auto coords = [&](int64_t tl) {
+                int64_t bm, bn;
+                tile_coords(tl, tiles_m, tiles_n, &bm, &bn);
+                m0 = bm * BM, n0 = bn * BN;
+                a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
             };
-            auto load_b = [&](int64_t kk) {
-                if (kk < b_full) sb.template load<true>(B, ldb, n0, n, kk * BK, k, pt);
-                else sb.template load<false>(B, ldb, n0, n, kk * BK, k, pt);
+            /* the stage st is full: its non-finite flags (nf NaN in any lane of a warp), the fence
+             * that orders the generic-proxy stores before wgmma reads them, the arrival; then the
+             * next stage */
+            auto publish = [&](float nf) {
+                const unsigned bad = __any_sync(0xffffffffu, nf != nf);
+                if (pt % 32 == 0) flags[PW * st + pt / 32] = bad;
+                fence_proxy_async();
+                ws::mbar_arrive(bar_full + 8 * st);
+                if (++st == S) st = 0, ph ^= 1;
             };
-            if (tile < tiles) {
-                coords(tile);
-                load_a(0);
-                load_b(0);
-            }
-            while (tile < tiles) {
-                int64_t nkt = kt + 1, ntile = tile;
-                if (nkt == ktiles) nkt = 0, ntile += gridDim.x;
-                const bool more = ntile < tiles;
-                const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
-                float nf = 0.0f;
-                ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
-                sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
-                if (more && ntile != tile) coords(ntile);
-                if (more) load_a(nkt);
-                sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
-                if (more) load_b(nkt);
-                publish(nf);
-                tile = ntile, kt = nkt;
-            }
-        } else if (PIPE == 3) {
-            /* rolling, two deep: item i + 2's slices (item: one (tile, k-tile) of this block, in
-             * order) are loaded into the registers item i's were stored from, so two stages' time
-             * covers the loads' latency; items alternate between the slots (sa, sb) and (sa2, sb2) */
-            Slice<TA, CF::PTHREADS> sa2;
-            Slice<!TB, CF::PTHREADS> sb2;
-            const int64_t items = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles : 0;
-            int64_t ltile = blockIdx.x, lkt = 0; /* the next load */
-            auto load_a = [&](auto &xa) {
-                if (lkt < a_full) xa.template load<true>(A, lda, m0, m, lkt * BK, k, pt);
-                else xa.template load<false>(A, lda, m0, m, lkt * BK, k, pt);
-            };
-            auto load_b = [&](auto &xb) {
-                if (lkt < b_full) xb.template load<true>(B, ldb, n0, n, lkt * BK, k, pt);
-                else xb.template load<false>(B, ldb, n0, n, lkt * BK, k, pt);
-                if (++lkt == ktiles) {
-                    lkt = 0, ltile += gridDim.x;
-                    if (ltile < tiles) coords(ltile);
+            if (PIPE == 2) {
+                /* rolling: the slices of the next (tile, k-tile) are loaded while this one's are stored,
+                 * across tile boundaries too, so a whole stage's time covers the loads' latency */
+                int64_t tile = blockIdx.x, kt = 0;
+                auto load_a = [&](int64_t kk) {
+                    if (kk < a_full) sa.template load<true>(A, lda, m0, m, kk * BK, k, pt);
+                    else sa.template load<false>(A, lda, m0, m, kk * BK, k, pt);
+                };
+                auto load_b = [&](int64_t kk) {
+                    if (kk < b_full) sb.template load<true>(B, ldb, n0, n, kk * BK, k, pt);
+                    else sb.template load<false>(B, ldb, n0, n, kk * BK, k, pt);
+                };
+                if (tile < tiles) {
+                    coords(tile);
+                    load_a(0);
+                    load_b(0);
                 }
-            };
-            auto step = [&](auto &xa, auto &xb, int64_t i) {
-                const bool more = i + 2 < items;
-                const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
-                float nf = 0.0f;
-                ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
-                xa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
-                if (more) load_a(xa);
-                xb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
-                if (more) load_b(xb);
-                publish(nf);
-            };
-            if (items > 0) {
-                coords(ltile);
-                load_a(sa), load_b(sb);
-            }
-            if (items > 1) load_a(sa2), load_b(sb2);
-            for (int64_t i = 0; i < items; i += 2) {
-                step(sa, sb, i);
-                if (i + 1 < items) step(sa2, sb2, i + 1);
-            }
-        } else {
-            for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-                coords(tile);
-                for (int64_t kt = 0; kt < ktiles; ++kt) {
-                    const int64_t k0 = kt * BK;
+                while (tile < tiles) {
+                    int64_t nkt = kt + 1, ntile = tile;
+                    if (nkt == ktiles) nkt = 0, ntile += gridDim.x;
+                    const bool more = ntile < tiles;
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     float nf = 0.0f;
-                    if (kt < a_full) sa.template load<true>(A, lda, m0, m, k0, k, pt);
-                    else sa.template load<false>(A, lda, m0, m, k0, k, pt);
-                    if (PIPE) { /* both slices' loads in flight at once */
-                        if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
-                        else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
-                    }
                     ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
                     sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
-                    if (!PIPE) {
-                        if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
-                        else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
-                    }
+                    if (more && ntile != tile) coords(ntile);
+                    if (more) load_a(nkt);
                     sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                    if (more) load_b(nkt);
                     publish(nf);
+                    tile = ntile, kt = nkt;
+                }
+            } else if (PIPE == 3) {
+                /* rolling, two deep: item i + 2's slices (item: one (tile, k-tile) of this block, in
+                 * order) are loaded into the registers item i's were stored from, so two stages' time
+                 * covers the loads' latency; items alternate between the slots (sa, sb) and (sa2, sb2) */
+                Slice<TA, CF::PTHREADS> sa2;
+                Slice<!TB, CF::PTHREADS> sb2;
+                const int64_t items = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles : 0;
+                int64_t ltile = blockIdx.x, lkt = 0; /* the next load */
+                auto load_a = [&](auto &xa) {
+                    if (lkt < a_full) xa.template load<true>(A, lda, m0, m, lkt * BK, k, pt);
+                    else xa.template load<false>(A, lda, m0, m, lkt * BK, k, pt);
+                };
+                auto load_b = [&](auto &xb) {
+                    if (lkt < b_full) xb.template load<true>(B, ldb, n0, n, lkt * BK, k, pt);
+                    else xb.template load<false>(B, ldb, n0, n, lkt * BK, k, pt);
+                    if (++lkt == ktiles) {
+                        lkt = 0, ltile += gridDim.x;
+                        if (ltile < tiles) coords(ltile);
+                    }
+                };
+                auto step = [&](auto &xa, auto &xb, int64_t i) {
+                    const bool more = i + 2 < items;
+                    const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                    float nf = 0.0f;
+                    ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
+                    xa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
+                    if (more) load_a(xa);
+                    xb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                    if (more) load_b(xb);
+                    publish(nf);
+                };
+                if (items > 0) {
+                    coords(ltile);
+                    load_a(sa), load_b(sb);
+                }
+                if (items > 1) load_a(sa2), load_b(sb2);
+                for (int64_t i = 0; i < items; i += 2) {
+                    step(sa, sb, i);
+                    if (i + 1 < items) step(sa2, sb2, i + 1);
+                }
+            } else {
+                for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                    coords(tile);
+                    for (int64_t kt = 0; kt < ktiles; ++kt) {
+                        const int64_t k0 = kt * BK;
+                        const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                        float nf = 0.0f;
+                        if (kt < a_full) sa.template load<true>(A, lda, m0, m, k0, k, pt);
+                        else sa.template load<false>(A, lda, m0, m, k0, k, pt);
+                        if (PIPE) { /* both slices' loads in flight at once */
+                            if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
+                            else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                        }
+                        ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
+                        sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
+                        if (!PIPE) {
+                            if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
+                            else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                        }
+                        sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                        publish(nf);
+                    }
                 }
             }
         }
@@ -488,16 +495,21 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 #pragma unroll
                 for (int i = 0; i < 64; ++i) yt[i] = 0.0f;
                 for (int64_t kt = 0; kt < ktiles; ++kt) {
-                    ws::mbar_wait(bar_full + 8 * st, ph);
+                    if (DIAG != 1) ws::mbar_wait(bar_full + 8 * st, ph);
 #pragma unroll
                     for (int q = 0; q < PW / 4; ++q) {
                         const uint4 f = *reinterpret_cast<const uint4 *>(flags + PW * st + 4 * q);
-                        bad |= f.x | f.y | f.z | f.w;
+                        if (DIAG == 0) bad |= f.x | f.y | f.z | f.w;
+                    }
+                    if (DIAG == 2) {
+                        ws::mbar_arrive(bar_empty + 8 * st);
+                        if (++st == S) st = 0, ph ^= 1;
+                        continue;
                     }
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     const uint32_t ab = sbase + a_off, bb = sbase + SLICE_BYTES;
                     const uint32_t as = sbase + 2 * SLICE_BYTES + a_off, bs = sbase + 3 * SLICE_BYTES;
-                    reg_fence(yt);
+                    if (DIAG != 3) reg_fence(yt);
                     wg_fence();
 #pragma unroll
                     for (int kk = 0; kk < 4; ++kk)
@@ -507,21 +519,37 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 #pragma unroll
                     for (int kk = 0; kk < 4; ++kk) wgmma_128(yt, desc(ab + 32 * kk), desc(bb + 32 * kk), 1u);
                     wg_commit();
+                    if (DIAG == 3) {
+                        ws::mbar_arrive(bar_empty + 8 * st);
+                        if (++st == S) st = 0, ph ^= 1;
+                        continue;
+                    }
                     wg_wait<0>();
                     reg_fence(yt);
-                    ws::mbar_arrive(bar_empty + 8 * st);
+                    if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * st);
 #pragma unroll
                     for (int i = 0; i < 64; ++i) y[i] += yt[i];
                     if (++st == S) st = 0, ph ^= 1;
                 }
+                if (DIAG == 3) {
+                    wg_wait<0>();
+                    reg_fence(yt);
+#pragma unroll
+                    for (int i = 0; i < 64; ++i) y[i] += yt[i];
+                }
             } else {
                 int pst = 0;
                 for (int64_t kt = 0; kt < ktiles; ++kt) {
-                    ws::mbar_wait(bar_full + 8 * st, ph);
+                    if (DIAG != 1) ws::mbar_wait(bar_full + 8 * st, ph);
 #pragma unroll
                     for (int q = 0; q < PW / 4; ++q) {
                         const uint4 f = *reinterpret_cast<const uint4 *>(flags + PW * st + 4 * q);
-                        bad |= f.x | f.y | f.z | f.w;
+                        if (DIAG == 0) bad |= f.x | f.y | f.z | f.w;
+                    }
+                    if (DIAG == 2) {
+                        ws::mbar_arrive(bar_empty + 8 * st);
+                        if (++st == S) st = 0, ph ^= 1;
+                        continue;
                     }
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     const uint32_t ab = sbase + a_off, bb = sbase + SLICE_BYTES;
@@ -532,13 +560,13 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     wg_commit();
                     /* the previous k-tile's group has completed: its stage goes back */
                     wg_wait<1>();
-                    if (kt > 0) ws::mbar_arrive(bar_empty + 8 * pst);
+                    if (kt > 0 && DIAG != 1) ws::mbar_arrive(bar_empty + 8 * pst);
                     pst = st;
                     if (++st == S) st = 0, ph ^= 1;
                 }
                 wg_wait<0>();
                 reg_fence(y);
-                ws::mbar_arrive(bar_empty + 8 * pst);
+                if (DIAG != 1 && (DIAG != 2 || ktiles == 0)) ws::mbar_arrive(bar_empty + 8 * pst);
             }
 
             /* write-back: accumulator element 4 i + e of lane l in warp w of warpgroup wg is row

@@ -1,0 +1,129 @@
+/*
+ * tf32_probe.cu — where the tensor-core family's time goes (issue 36), by leaving a stage out:
+ * the default configuration (kernels/tf32/tsg_kernel_tf32.cu's variant 0) against the same
+ * kernel with DIAG 1 (the consumers alone: no loads, no split, no barrier waits), 2 (the producer
+ * alone: loads, split, stores, barriers, no wgmma) and 3 (3xTF32 without the per-k-tile wait and
+ * promotion). The DIAG instances compute garbage: timing only, never a result. Device data, NN,
+ * median of 10 (cudaEvents) after two warm-up launches; TFLOP/s counted as 2 n^3.
+ *
+ *   tf32_probe [N ...]     (default 4096 8192); exit 77 without an sm_90 device
+ *
+ * Built with the family (bench/CMakeLists.txt, sm_90a), not installed. The method is the device
+ * notes' "time variants that leave one stage out, and take differences" (no hardware counters
+ * on every machine).
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "tsg_kernel_tf32.cuh"
+
+namespace {
+
+using tsg::tf32::Cfg;
+using tsg::tf32::tf32_kernel;
+constexpr int PIPE = 3, NPW = 2; /* the default (variant 0) */
+
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+__global__ void fill(float *x, int64_t count, uint32_t seed)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x) {
+        uint32_t h = (uint32_t)i * 2654435761u ^ seed;
+        h ^= h >> 15, h *= 2246822519u, h ^= h >> 13, h *= 3266489917u, h ^= h >> 16;
+        x[i] = (float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f;
+    }
+}
+
+/* median ms of one NN launch of instance fn at n^3, or -1 when its registers cannot be shared
+ * out as the kernel's setmaxnreg split needs (a launch would hang) */
+template <int MATH, int DIAG>
+double time_one(int64_t n, const float *A, const float *B, float *C, int sms)
+{
+    using CF = Cfg<MATH, NPW, PIPE>;
+    auto fn = tf32_kernel<MATH, false, false, PIPE, NPW, DIAG>;
+    cudaFuncAttributes a;
+    CK(cudaFuncGetAttributes(&a, fn));
+    if (!CF::fits(a.numRegs)) return -1;
+    CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, CF::SMEM_BYTES));
+    const int64_t tiles = ((n + 127) / 128) * ((n + 127) / 128);
+    const unsigned grid = (unsigned)std::min<int64_t>(tiles, sms);
+    auto launch = [&] { fn<<<grid, CF::THREADS, CF::SMEM_BYTES>>>(n, n, n, 1.0f, A, n, B, n, 0.0f, C, n); };
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    launch(), launch();
+    CK(cudaDeviceSynchronize());
+    std::vector<float> ts;
+    for (int r = 0; r < 10; ++r) {
+        CK(cudaEventRecord(e0));
+        launch();
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        ts.push_back(ms);
+    }
+    CK(cudaGetLastError());
+    cudaEventDestroy(e0), cudaEventDestroy(e1);
+    std::sort(ts.begin(), ts.end());
+    return ts[ts.size() / 2];
+}
+
+void row(const char *what, int64_t n, double ms, double base)
+{
+    const double tf = 2.0 * n * (double)n * n / (ms * 1e-3) / 1e12;
+    if (ms < 0) printf("  %-44s %6lld   refused (registers)\n", what, (long long)n);
+    else printf("  %-44s %6lld %9.3f ms %7.1f TFLOP/s %6.2fx\n", what, (long long)n, ms, tf, base / ms);
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+    int dev = 0, major = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess || major != 9) {
+        printf("SKIP: no sm_90 device\n");
+        return 77;
+    }
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    std::vector<int64_t> ns;
+    for (int i = 1; i < argc; ++i) ns.push_back(atoll(argv[i]));
+    if (ns.empty()) ns = {4096, 8192};
+    const int64_t nmax = *std::max_element(ns.begin(), ns.end());
+    float *A, *B, *C;
+    CK(cudaMalloc(&A, nmax * nmax * 4));
+    CK(cudaMalloc(&B, nmax * nmax * 4));
+    CK(cudaMalloc(&C, nmax * nmax * 4));
+    fill<<<1024, 256>>>(A, nmax * nmax, 1);
+    fill<<<1024, 256>>>(B, nmax * nmax, 2);
+    CK(cudaDeviceSynchronize());
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, dev));
+    printf("tf32_probe on %s (%d SMs): pipe %d, %d producer warpgroups, NN, device data, median of 10; "
+           "x: speed against the whole kernel\n", prop.name, sms, PIPE, NPW);
+    for (int64_t n : ns) {
+        const double b3 = time_one<tsg::MATH_3XTF32, 0>(n, A, B, C, sms);
+        row("3xTF32 whole kernel", n, b3, b3);
+        row("3xTF32 consumers alone (DIAG 1)", n, time_one<tsg::MATH_3XTF32, 1>(n, A, B, C, sms), b3);
+        row("3xTF32 producer alone (DIAG 2)", n, time_one<tsg::MATH_3XTF32, 2>(n, A, B, C, sms), b3);
+        row("3xTF32 no per-k-tile wait/promotion (DIAG 3)", n, time_one<tsg::MATH_3XTF32, 3>(n, A, B, C, sms), b3);
+        const double b1 = time_one<tsg::MATH_TF32, 0>(n, A, B, C, sms);
+        row("1xTF32 whole kernel", n, b1, b1);
+        row("1xTF32 consumers alone (DIAG 1)", n, time_one<tsg::MATH_TF32, 1>(n, A, B, C, sms), b1);
+        row("1xTF32 producer alone (DIAG 2)", n, time_one<tsg::MATH_TF32, 2>(n, A, B, C, sms), b1);
+    }
+    cudaFree(A), cudaFree(B), cudaFree(C);
+    return 0;
+}
