@@ -177,8 +177,14 @@ void quiesce(Workspace *w)
 int ensure_arena(Workspace *w, size_t bytes, char *msg, size_t len)
 {
     if (w->arena_cap >= bytes) return TSG_GPU_OK;
+    /* at least 1.5x the old arena, within one call's budget: a program whose calls grow a little
+     * each time (LAPACK's panels: 2 MiB more per call) pays a cudaMalloc every few calls, not
+     * at each (0.3 ms each on the H100, docs/NOTES.md "2026-12-06 the first GPU call") */
+    const size_t g = (size_t)2 << 20;
+    const size_t budget = (size_t)call_budget() & ~(g - 1);
+    const size_t grown = std::min(w->arena_cap + w->arena_cap / 2, budget);
     free_arena(w);
-    const size_t want = (bytes + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    const size_t want = (std::max(bytes, grown) + g - 1) & ~(g - 1);
     const cudaError_t e = TSG_STAGE(ST_ALLOC, cudaMalloc((void **)&w->arena, want));
     if (e != cudaSuccess) return fail(e, "cudaMalloc (device arena)", msg, len);
     w->arena_cap = want;

@@ -58,7 +58,8 @@ void give_back(Workspace *w, int status);
  * queued on the compute streams, so the next call on the workspace starts on idle streams. */
 void quiesce(Workspace *w);
 
-/* Grows the device arena to at least `bytes` (2 MiB granularity). */
+/* Grows the device arena to at least `bytes` and at least 1.5x its old size within
+ * call_budget() (2 MiB granularity). */
 int ensure_arena(Workspace *w, size_t bytes, char *msg, size_t len);
 
 /* Frees the device arena (the rate measurement's sizes are not the callers'). */

@@ -94,6 +94,14 @@ static void exit_summary(void)
             s.gpu_seconds, (unsigned long long)s.cpu, s.cpu_flops * 1e-9, s.cpu_seconds,
             (unsigned long long)s.gpu_failed, (unsigned long long)s.quick,
             (unsigned long long)s.illegal, (unsigned long long)s.refused);
+    uint64_t count[TSG_COUNT_N];
+    double sum[TSG_SUM_N];
+    tsg_thread_totals(count, sum);
+    if (count[TSG_COUNT_CLASSIFIED]) /* where a process with CUDA spends a call's first microseconds */
+        fprintf(stderr,
+                "tsgemm: operand checks: %llu calls' operands asked of the CUDA driver (a process "
+                "with CUDA), %.3g ms in all\n",
+                (unsigned long long)count[TSG_COUNT_CLASSIFIED], sum[TSG_SUM_CLASSIFY_SECONDS] * 1e3);
 }
 
 static pthread_once_t g_summary_once = PTHREAD_ONCE_INIT;

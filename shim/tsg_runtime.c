@@ -267,10 +267,13 @@ static void rt_sgemm(tsg_api api, const tsg_call *call)
     tsg_problem classified;
     int device = -1;
     if (tsg_cuda_may_pass_operands()) { /* a process with CUDA: operands may be CUDA memory */
+        const double tc = cfg->log_level >= 2 ? tsg_now_s() : 0;
         classified = *p;
         tsg_classify_operands(&classified, &device);
         p = &classified;
         if (tsg_any_cuda_memory(p)) tsg_cuda_wait_caller_streams();
+        tsg_thread_count(self, TSG_COUNT_CLASSIFIED, 1);
+        if (cfg->log_level >= 2) tsg_thread_add(self, TSG_SUM_CLASSIFY_SECONDS, tsg_now_s() - tc);
     }
     const rt_ctx ctx = {api, tsg_rt_math()}; /* the call's math, read once */
     if (ctx.math != TSG_MATH_FP32) {

@@ -32,6 +32,7 @@ typedef enum tsg_count {
     TSG_COUNT_GPU_FAILED,
     TSG_COUNT_REFUSED,
     TSG_COUNT_TINY_FLOPS,
+    TSG_COUNT_CLASSIFIED, /* calls whose operands were asked of the CUDA driver (a process with CUDA) */
     TSG_COUNT_N
 } tsg_count;
 
@@ -41,6 +42,7 @@ typedef enum tsg_sum {
     TSG_SUM_CPU_FLOPS,
     TSG_SUM_GPU_SECONDS,
     TSG_SUM_CPU_SECONDS,
+    TSG_SUM_CLASSIFY_SECONDS, /* their time in those questions, measured at TSGEMM_LOG >= 2 only */
     TSG_SUM_N
 } tsg_sum;
 
