@@ -58,7 +58,9 @@
 #             gaps and fresh C's, no settle, no rewarm), then the bench sweep with --settle 0
 #             --rewarm 0 (calls beside OpenBLAS's spinning workers, as programs make them); not a
 #             default stage. Table: per trace the three totals (ms in calls) and the GPU's share
-#             of auto mode's calls; replay-*.txt and replay-bench.{txt,csv} under $OUT; and
+#             of auto mode's calls; replay-*.txt and replay-bench.{txt,csv} under $OUT, timed at
+#             TSGEMM_LOG=1 (TSGEMM_REPLAY_LOG=2: each trace once more at level 2 for its log,
+#             replay-*-log.txt); and
 #             pipe_probe alone / right after a 1024^3 OpenBLAS call / the same with
 #             OPENBLAS_THREAD_TIMEOUT=20 (TSGEMM_AFTER_SHAPES; after-openblas.txt)
 #   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
@@ -396,9 +398,14 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
   rtab=$(printf '%-34s %12s %12s %12s %s' trace openblas_ms tsgemm_ms gpu_ms "auto on GPU")
   for tr in "$ROOT"/bench/traces/*.trace; do
     name=$(basename "$tr" .trace)
-    # TSGEMM_LOG=2: the start's steps, and whether the first auto call measured the rates (the
-    # first call's cost, docs/NOTES.md "2026-12-06 ...": "Real programs")
-    TSGEMM_LOG=${TSGEMM_LOG:-2} "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
+    # the figures at the default log level: TSGEMM_LOG >= 2 closes the tiny-call path (every
+    # call reports), which costs the small-call traces what they measure (docs/NOTES.md
+    # "2026-12-06 the first GPU call", run 6); TSGEMM_REPLAY_LOG=2 replays each trace once
+    # more at level 2 into replay-NAME-log.txt (the start's steps, workspace growth, operand
+    # checks), not timed for the table
+    TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
+    [ "${TSGEMM_REPLAY_LOG:-1}" -ge 2 ] &&
+      TSGEMM_LOG=2 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name-log.txt" 2>&1
     sum=$(grep '^  replay-summary ' "$OUT/replay-$name.txt" | head -1)
     gms=$(sed -n 's/^  replay-summary-gpu .* gpu_ms=\([0-9.]*\).*/\1/p' "$OUT/replay-$name.txt")
     ob=$(echo "$sum" | sed -n 's/.*openblas_ms=\([0-9.]*\).*/\1/p')
@@ -407,7 +414,7 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
     case "$sum" in *WRONG*) ts="$ts WRONG";; esac
     rtab+=$'\n'$(printf '%-34s %12s %12s %12s %s' "$name" "${ob:-?}" "${ts:-?}" "${gms:-skipped}" "${ongpu:-?}")
   done
-  TSGEMM_LOG=${TSGEMM_LOG:-2} "$B/bench/tsgemm-bench" --quick --settle 0 --rewarm 0 --no-nvblas \
+  TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --quick --settle 0 --rewarm 0 --no-nvblas \
     --csv "$OUT/replay-bench.csv" > "$OUT/replay-bench.txt" 2>&1 || rfail=$((rfail+1))
   # issue 37's "GPU calls right after an OpenBLAS call <= 1.10x their isolated time": pipe_probe
   # (GPU forced) alone, then with a 1024^3 OpenBLAS call right before each timed call, the same
