@@ -12,12 +12,14 @@
  * can only end on the CPU BLAS, so it goes there first, with as little as possible in front of
  * it (docs/NOTES.md "Small calls": the cost it replaced): one thread-local access, the gate
  * (tsg_rt_fast: the entry point, set once an earlier call read the knobs and loaded the BLAS),
- * the residency gate (two loads while no libcuda is in the process), src/'s own mapping and
+ * the residency gate (two loads while no libcuda is in the process; with tsgemm's own GPU started,
+ * a question to the driver for the thread's context), src/'s own mapping and
  * reference checks (inline, src/tsg_problem.h) accepting only a plainly legal call, then the
  * library's own entry point with the caller's very arguments, and two counters in this thread's
  * block. Anything else — an illegal argument, a quick return, alpha = 0 (OpenBLAS would read A
- * and B), a process with CUDA, TSGEMM_LOG >= 2, the first call — takes the full path, which
- * reports, decides and counts.
+ * and B), a thread that may pass CUDA memory (tsg_cuda_may_pass_operands: the program uses CUDA
+ * itself, or the thread has a current context), TSGEMM_LOG >= 2, the first call — takes the full
+ * path, which reports, decides and counts.
  */
 #define _GNU_SOURCE
 #include <cblas-netlib.h> /* the reference prototype: our cblas_sgemm must match it exactly */
@@ -51,17 +53,23 @@ static inline int tiny_problem(const tsg_problem *p)
 }
 
 /* The gate of the tiny path: the CPU BLAS entry point when the knobs allow the path (else NULL)
- * and no CUDA memory is possible in this process. */
+ * and this thread cannot pass CUDA memory: no libcuda in the process (two loads), or only
+ * tsgemm's own GPU start brought it in and the thread has no current CUDA context (the full
+ * path's own rule, tsg_cuda_may_pass_operands: a numpy program whose GPU tsgemm started keeps
+ * its tiny calls off the full path, which costs about 1.5 us a call there, docs/NOTES.md
+ * "2026-12-06 the first GPU call"). */
+static inline int tiny_host_only(void) { return tsg_cuda_surely_absent() || !tsg_cuda_may_pass_operands(); }
+
 static inline tsg_cblas_sgemm_fn tiny_cblas_fn(void)
 {
     tsg_cblas_sgemm_fn fn = atomic_load_explicit(&tsg_rt_fast.cblas, memory_order_acquire);
-    return fn && tsg_cuda_surely_absent() ? fn : NULL;
+    return fn && tiny_host_only() ? fn : NULL;
 }
 
 static inline tsg_f77_sgemm_fn tiny_f77_fn(void)
 {
     tsg_f77_sgemm_fn fn = atomic_load_explicit(&tsg_rt_fast.f77, memory_order_acquire);
-    return fn && tsg_cuda_surely_absent() ? fn : NULL;
+    return fn && tiny_host_only() ? fn : NULL;
 }
 
 /* This thread's words: one __tls_get_addr call. The empty asm hides where the pointer came from,

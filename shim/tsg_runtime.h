@@ -35,7 +35,7 @@ int tsg_rt_set_mode(int mode);
  * membarrier is registered (tsg_thread_enter_blas_outer relies on it; without it, e.g. on
  * kernels before 4.14, every call takes the full path).
  * The first call of the process takes the full path, which then decides; tsgemm_set_mode
- * decides again. Residency is the caller's check (tsg_cuda_surely_absent).
+ * decides again. Residency is the caller's check (tsg_entry.c tiny_host_only).
  */
 typedef struct tsg_fast {
     _Atomic(tsg_cblas_sgemm_fn) cblas;
