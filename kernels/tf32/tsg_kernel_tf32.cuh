@@ -485,6 +485,22 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
         const uint32_t a_off = (uint32_t)(wg * 64 * 128); /* this warpgroup's 64 rows of the A slice */
         int st = 0;
         uint32_t ph = 0;
+        /* stage st full (DIAG 1: not waited for) and its producer warps' non-finite flags into bad */
+        auto take = [&](uint32_t &bad) {
+            if (DIAG != 1) ws::mbar_wait(bar_full + 8 * st, ph);
+#pragma unroll
+            for (int q = 0; q < PW / 4; ++q) {
+                const uint4 f = *reinterpret_cast<const uint4 *>(flags + PW * st + 4 * q);
+                if (DIAG == 0) bad |= f.x | f.y | f.z | f.w;
+            }
+        };
+        auto next = [&] {
+            if (++st == S) st = 0, ph ^= 1;
+        };
+        auto release_next = [&] { /* the DIAG runs' early release */
+            ws::mbar_arrive(bar_empty + 8 * st);
+            next();
+        };
         for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
             float y[64];
             uint32_t bad = 0;
@@ -495,15 +511,9 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 #pragma unroll
                 for (int i = 0; i < 64; ++i) yt[i] = 0.0f;
                 for (int64_t kt = 0; kt < ktiles; ++kt) {
-                    if (DIAG != 1) ws::mbar_wait(bar_full + 8 * st, ph);
-#pragma unroll
-                    for (int q = 0; q < PW / 4; ++q) {
-                        const uint4 f = *reinterpret_cast<const uint4 *>(flags + PW * st + 4 * q);
-                        if (DIAG == 0) bad |= f.x | f.y | f.z | f.w;
-                    }
+                    take(bad);
                     if (DIAG == 2) {
-                        ws::mbar_arrive(bar_empty + 8 * st);
-                        if (++st == S) st = 0, ph ^= 1;
+                        release_next();
                         continue;
                     }
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
@@ -520,8 +530,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     for (int kk = 0; kk < 4; ++kk) wgmma_128(yt, desc(ab + 32 * kk), desc(bb + 32 * kk), 1u);
                     wg_commit();
                     if (DIAG == 3) {
-                        ws::mbar_arrive(bar_empty + 8 * st);
-                        if (++st == S) st = 0, ph ^= 1;
+                        release_next();
                         continue;
                     }
                     wg_wait<0>();
@@ -529,7 +538,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * st);
 #pragma unroll
                     for (int i = 0; i < 64; ++i) y[i] += yt[i];
-                    if (++st == S) st = 0, ph ^= 1;
+                    next();
                 }
                 if (DIAG == 3) {
                     wg_wait<0>();
@@ -540,15 +549,9 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
             } else {
                 int pst = 0;
                 for (int64_t kt = 0; kt < ktiles; ++kt) {
-                    if (DIAG != 1) ws::mbar_wait(bar_full + 8 * st, ph);
-#pragma unroll
-                    for (int q = 0; q < PW / 4; ++q) {
-                        const uint4 f = *reinterpret_cast<const uint4 *>(flags + PW * st + 4 * q);
-                        if (DIAG == 0) bad |= f.x | f.y | f.z | f.w;
-                    }
+                    take(bad);
                     if (DIAG == 2) {
-                        ws::mbar_arrive(bar_empty + 8 * st);
-                        if (++st == S) st = 0, ph ^= 1;
+                        release_next();
                         continue;
                     }
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
@@ -562,7 +565,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     wg_wait<1>();
                     if (kt > 0 && DIAG != 1) ws::mbar_arrive(bar_empty + 8 * pst);
                     pst = st;
-                    if (++st == S) st = 0, ph ^= 1;
+                    next();
                 }
                 wg_wait<0>();
                 reg_fence(y);
