@@ -22,18 +22,21 @@ using Fn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, co
 /* one instance set of a math: the four transpose pairs of (PIPE, NPW) with what a launch needs */
 struct Variant {
     Fn fn[4]; /* index ta + 2 tb */
-    int pipe, npw, threads, smem, stages, creg, preg;
+    int pipe, npw, areg, threads, smem, stages, creg, preg;
     bool (*fits)(int);
 };
 
-template <int MATH, int PIPE, int NPW>
+template <int MATH, int PIPE, int NPW, int AREG = 0>
 Variant variant()
 {
-    using CF = tf32::Cfg<MATH, NPW, PIPE>;
-    return Variant{{tf32::tf32_kernel<MATH, false, false, PIPE, NPW>, tf32::tf32_kernel<MATH, true, false, PIPE, NPW>,
-                    tf32::tf32_kernel<MATH, false, true, PIPE, NPW>, tf32::tf32_kernel<MATH, true, true, PIPE, NPW>},
+    using CF = tf32::Cfg<MATH, NPW, PIPE, AREG>;
+    return Variant{{tf32::tf32_kernel<MATH, false, false, PIPE, NPW, 0, AREG>,
+                    tf32::tf32_kernel<MATH, true, false, PIPE, NPW, 0, AREG>,
+                    tf32::tf32_kernel<MATH, false, true, PIPE, NPW, 0, AREG>,
+                    tf32::tf32_kernel<MATH, true, true, PIPE, NPW, 0, AREG>},
                    PIPE,
                    NPW,
+                   AREG,
                    CF::THREADS,
                    CF::SMEM_BYTES,
                    CF::STAGES,
@@ -51,13 +54,13 @@ Variant variant()
  * vs 80.7, 16384^3 NN 78.0 vs 70.5, 4096^3 NT 74.1 vs 61.8; 1xTF32 8192^3 NN 135.7 vs 105.2.
  * Order 2 with two warpgroups ties it for 3xTF32 (8192^3 NN 80.2, TN 83.2) and loses for 1xTF32
  * (122.2); order 1 with two is the slowest. */
-constexpr int VARIANTS = 4;
+constexpr int VARIANTS = 6;
 
 template <int MATH>
 const Variant &variant_of(int v)
 {
-    static const Variant vs[VARIANTS] = {variant<MATH, 3, 2>(), variant<MATH, 2, 1>(), variant<MATH, 2, 2>(),
-                                         variant<MATH, 1, 2>()};
+    static const Variant vs[VARIANTS] = {variant<MATH, 3, 2>(),    variant<MATH, 2, 1>(),   variant<MATH, 2, 2>(),
+                                         variant<MATH, 1, 2>(),    variant<MATH, 2, 1, 1>(), variant<MATH, 2, 2, 1>()};
     return vs[v];
 }
 
@@ -163,7 +166,8 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
 {
     if (v < 0 || v >= VARIANTS) return snprintf(buf, len, "no variant %d", v);
     const Variant &vt = pick(math, v);
-    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s", vt.pipe, vt.npw, vt.npw > 1 ? "s" : "",
+    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s", vt.pipe, vt.npw, vt.npw > 1 ? "s" : "",
+                    vt.areg ? ", op(A) by cp.async, split by the consumers" : "",
                     tf32_available() && !ensure_variant(math, v) ? " (not set up: refused)" : "");
 }
 

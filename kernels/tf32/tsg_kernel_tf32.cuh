@@ -64,7 +64,8 @@
 
 #include <stdint.h>
 
-#include "../common/tsg_mbarrier.cuh"    /* ws::mbar_*, ws::regs_inc/dec */
+#include "../common/tsg_cp_async.cuh"    /* cp_async (AREG's op(A)) */
+#include "../common/tsg_mbarrier.cuh"    /* ws::mbar_*, ws::regs_inc/dec, mbar_arrive_cp_async */
 #include "../common/tsg_tile_coords.cuh" /* tile_coords */
 #include "tsg_kernel_tf32.h"
 
@@ -88,9 +89,10 @@ static_assert(BM == BN, "both operands' slices share one loader geometry");
  * 2: the slices' rows shared out among 128 NPW threads). Registers per thread after setmaxnreg:
  * consumers CREG, producers PREG, multiples of 8 with PREG <= R0 <= CREG for the launch count R0,
  * and the consumers' growth paid by the producers' shrinking (file comment). */
-template <int MATH, int NPW, int PIPE>
+template <int MATH, int NPW, int PIPE, int AREG = 0>
 struct Cfg {
     static_assert(NPW == 1 || NPW == 2, "one or two producer warpgroups");
+    static_assert(AREG == 0 || PIPE == 2, "op(A) split by the consumers: producer order 2 only");
     static constexpr bool X3 = MATH == MATH_3XTF32;
     static constexpr int PTHREADS = 128 * NPW, THREADS = CTHREADS + PTHREADS, PWARPS = PTHREADS / 32;
     /* registers per thread the kernel is launched with: ptxas's count under
@@ -98,8 +100,10 @@ struct Cfg {
      * threads, 128 for 512); tf32_init checks the real one */
     static constexpr int R0 = (65536 / THREADS) & ~7;
     static constexpr int PARTS = X3 ? 2 : 1;
-    static constexpr int STAGE_BYTES = 2 * PARTS * SLICE_BYTES; /* [A big][B big]([A small][B small]) */
-    static constexpr int STAGES = X3 ? 3 : 6;
+    /* a stage: [A big][B big]([A small][B small]); AREG: [A as FP32][B big]([B small]) */
+    static constexpr int OFF_BB = SLICE_BYTES, OFF_AS = 2 * SLICE_BYTES, OFF_BS = (AREG ? 2 : 3) * SLICE_BYTES;
+    static constexpr int STAGE_BYTES = (AREG ? 1 + PARTS : 2 * PARTS) * SLICE_BYTES;
+    static constexpr int STAGES = X3 ? (AREG ? 4 : 3) : 6;
     static constexpr int BAR_OFF = STAGES * STAGE_BYTES;
     static constexpr int FLAG_OFF = BAR_OFF + 2 * STAGES * 8; /* uint32 flags[STAGES][PWARPS]: per producer warp */
     static constexpr int SMEM_BYTES = 1024 + FLAG_OFF + 4 * PWARPS * STAGES; /* + 1024: alignment slack */
@@ -108,8 +112,12 @@ struct Cfg {
      * producer thread holds half the data (32 registers in flight), so it gives 48; two k-tiles
      * ahead (PIPE 3: 64 in flight) it keeps more, and the consumers have what is left */
     static constexpr bool DEEP = NPW == 2 && PIPE == 3;
-    static constexpr int CREG = NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
-    static constexpr int PREG = NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
+    /* AREG: 3xTF32's consumers also hold a k-tile's op(A) parts (32 registers) until its wgmmas
+     * complete, and the producer holds op(B)'s slice only */
+    static constexpr int CREG = AREG ? (X3 ? (NPW == 1 ? 200 : 192) : R0)
+                              : NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
+    static constexpr int PREG = AREG ? (X3 ? (NPW == 1 ? 104 : 64) : R0)
+                              : NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
     /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
     static constexpr bool NONE = CREG == R0 && PREG == R0;
     /* the pool rule for a launch count r0: what one role takes beyond r0 the other gives back */
@@ -236,6 +244,75 @@ struct Slice {
     }
 };
 
+/*
+ * AREG: one producer thread's cp.async copies of a 128 x 32 slice of op(A) as FP32, unsplit (the
+ * consumers split it in registers: Frag). KC (op(A)(r, k) = x[k + r ld]): K-major, row r at
+ * r * 128 bytes with the 128-byte swizzle, as Slice stores; chunk c (k = 4c .. 4c+3) of row
+ * r = pt / 8 + (NP / 8) i copied by lane pt % 8. Else (x[r + k ld]): R-major, row k at k * 512
+ * bytes, chunk q (r = 4q .. 4q+3) at chunk position q ^ 2 (k mod 4), row k = pt / 32 + (NP / 32) i
+ * copied by lane q = pt % 32: a warp writes one row's 512 bytes, and Frag's reads below hit 32
+ * banks. Elements outside the operand are zero-filled (src-size < 16; the source then points at x
+ * itself when nothing is copied). x 16-byte aligned, ld % 4 == 0 (tf32_takes).
+ */
+template <bool KC, int NP>
+struct RawSlice {
+    template <bool FULL>
+    static __device__ __forceinline__ void copy(uint32_t dst, const float *__restrict__ x, int64_t ld, int64_t r0,
+                                                int64_t R, int64_t k0, int64_t K, int pt)
+    {
+#pragma unroll
+        for (int i = 0; i < 1024 / NP; ++i) {
+            int64_t gr, gk;
+            uint32_t off;
+            int64_t left; /* elements of the chunk inside the operand */
+            if (KC) {
+                const int r = pt / 8 + (NP / 8) * i, c = pt % 8;
+                gr = r0 + r, gk = k0 + 4 * c;
+                off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
+                left = gr < R ? K - gk : 0;
+            } else {
+                const int kk = pt / 32 + (NP / 32) * i, q = pt % 32;
+                gr = r0 + 4 * q, gk = k0 + kk;
+                off = (uint32_t)(kk * 512 + ((q ^ (2 * (kk & 3))) << 4));
+                left = gk < K ? R - gr : 0;
+            }
+            const int bytes = FULL ? 16 : 4 * (int)(left < 0 ? 0 : left > 4 ? 4 : left);
+            const float *p = bytes ? (KC ? x + gk + gr * ld : x + gr + gk * ld) : x;
+            cp_async<16>(dst + off, p, bytes);
+        }
+    }
+};
+
+/* AREG: consumer thread (warp w of warpgroup wg, lane l; g = l / 4, t = l % 4) reads its wgmma A
+ * fragments of a k-tile from a RawSlice: fragment kk (k8 step), register v holds op(A)(row, k) with
+ * row = 64 wg + 16 w + g + 8 (v % 2), k = 8 kk + t + 4 (v / 2) (PTX ISA 9.7.15.5.1, "Register
+ * Fragments", matrix A of .m64nNk8 with .tf32). Offsets in bytes within the slice. */
+template <bool KC>
+static __device__ __forceinline__ uint32_t frag_off(int wg, int w, int l, int kk, int v)
+{
+    const int g = l / 4, t = l % 4, row = 64 * wg + 16 * w + g + 8 * (v % 2), k = 8 * kk + t + 4 * (v / 2);
+    if (KC) return (uint32_t)(row * 128 + (((k / 4) ^ (row & 7)) << 4) + 4 * (k % 4));
+    return (uint32_t)(k * 512 + (((row / 4) ^ (2 * (k & 3))) << 4) + 4 * (row % 4));
+}
+
+static __device__ __forceinline__ float ld_shared(uint32_t addr)
+{
+    float v;
+    asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
+    return v;
+}
+
+/* the OR of pred over the 256 consumer threads (named barrier 1; the producer never takes part) */
+static __device__ __forceinline__ bool consumers_any(bool pred)
+{
+    uint32_t r;
+    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, 1, 256, p;\nselp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(r)
+                 : "r"((uint32_t)pred)
+                 : "memory");
+    return r != 0;
+}
+
 /* the wgmma matrix descriptor of a K-major, 128B-swizzled operand at shared address addr
  * (see the file's comment for the fields) */
 static __device__ __forceinline__ uint64_t desc(uint32_t addr)
@@ -289,6 +366,24 @@ static __device__ __forceinline__ void wgmma_128(float (&d)[64], uint64_t da, ui
 #endif
 }
 
+/* the same with A from registers (AREG): a[0..3] this thread's fragment of the 64 x 8 A (TF32
+ * bit patterns; frag_off), B through its descriptor (PTX ISA 9.7.15.5, wgmma.mma_async, register A).
+ * The registers must not change until the wgmma has completed (wg_wait). */
+static __device__ __forceinline__ void wgmma_128_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t db,
+                                                    uint32_t scale_d)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+#else
+    (void)d, (void)a, (void)db, (void)scale_d;
+    __trap();
+#endif
+}
+
 /* one element of C from an FP32 result v: beta == 0 never reads C */
 static __device__ __forceinline__ void put(float *__restrict__ C, int64_t ldc, int64_t r, int64_t c, float alpha,
                                            float v, float beta)
@@ -326,12 +421,13 @@ static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *_
  * split, no barrier waits), 2 the producer alone (consumers wait and release each stage, no
  * wgmma), 3 no per-k-tile wait and no promotion (the consumers release a stage as soon as its
  * wgmmas are issued). */
-template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0>
-__global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE>::THREADS, 1)
+template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0, int AREG = 0>
+__global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, AREG>::THREADS, 1)
 tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
             const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc)
 {
-    using CF = Cfg<MATH, NPW, PIPE>;
+    static_assert(AREG == 0 || DIAG == 0, "the DIAG experiments are the default order's");
+    using CF = Cfg<MATH, NPW, PIPE, AREG>;
     constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const uint32_t s_raw = (uint32_t)__cvta_generic_to_shared(smem_raw);
@@ -343,7 +439,8 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     if (t == 0) {
 #pragma unroll
         for (int s = 0; s < S; ++s) {
-            ws::mbar_init(bar_full + 8 * s, CF::PTHREADS);
+            /* AREG: each producer thread also arrives once its cp.async copies have landed */
+            ws::mbar_init(bar_full + 8 * s, CF::PTHREADS * (AREG ? 2 : 1));
             ws::mbar_init(bar_empty + 8 * s, CTHREADS);
         }
         ws::mbar_init_fence();
@@ -395,7 +492,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 };
                 if (tile < tiles) {
                     coords(tile);
-                    load_a(0);
+                    if (!AREG) load_a(0);
                     load_b(0);
                 }
                 while (tile < tiles) {
@@ -405,10 +502,16 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     float nf = 0.0f;
                     ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
-                    sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
+                    if (AREG) { /* this k-tile's op(A) straight into the stage, its own arrival */
+                        if (kt < a_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, m0, m, kt * BK, k, pt);
+                        else RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, m0, m, kt * BK, k, pt);
+                        mbar_arrive_cp_async(bar_full + 8 * st);
+                    } else {
+                        sa.template store<CF::PARTS>(sbase, sbase + CF::OFF_AS, pt, nf);
+                    }
                     if (more && ntile != tile) coords(ntile);
-                    if (more) load_a(nkt);
-                    sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                    if (more && !AREG) load_a(nkt);
+                    sb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
                     if (more) load_b(nkt);
                     publish(nf);
                     tile = ntile, kt = nkt;
@@ -506,7 +609,59 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
             uint32_t bad = 0;
 #pragma unroll
             for (int i = 0; i < 64; ++i) y[i] = 0.0f;
-            if (CF::X3) {
+            if (AREG) {
+                /* op(A)'s fragments read from the stage's FP32 slice and split here (RawSlice,
+                 * frag_off); the same parts and the same wgmma order as the default, so the same
+                 * bits. nfa: NaN once a big part of this thread's op(A) is not finite; the tile
+                 * takes the FP32 path when any consumer's is (consumers_any) or a producer warp
+                 * flagged op(B) */
+                float nfa = 0.0f;
+                float yt[64];
+#pragma unroll
+                for (int i = 0; i < 64; ++i) yt[i] = 0.0f;
+                for (int64_t kt = 0; kt < ktiles; ++kt) {
+                    take(bad);
+                    const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                    const uint32_t bb = sbase + CF::OFF_BB, bs = sbase + CF::OFF_BS;
+                    uint32_t ab[4][4], as[4][4];
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+                        for (int v = 0; v < 4; ++v) {
+                            const float x = ld_shared(sbase + frag_off<TA>(wg, w, l, kk, v));
+                            if (CF::X3) split(x, ab[kk][v], as[kk][v]);
+                            else ab[kk][v] = to_tf32(x);
+                            nfa = __fmaf_rn(__uint_as_float(ab[kk][v]), 0.0f, nfa);
+                        }
+                    if (CF::X3) {
+                        reg_fence(yt);
+                        wg_fence();
+#pragma unroll
+                        for (int kk = 0; kk < 4; ++kk) wgmma_128_rs(yt, as[kk], desc(bb + 32 * kk), kk > 0 ? 1u : 0u);
+#pragma unroll
+                        for (int kk = 0; kk < 4; ++kk) wgmma_128_rs(yt, ab[kk], desc(bs + 32 * kk), 1u);
+#pragma unroll
+                        for (int kk = 0; kk < 4; ++kk) wgmma_128_rs(yt, ab[kk], desc(bb + 32 * kk), 1u);
+                        wg_commit();
+                        wg_wait<0>();
+                        reg_fence(yt);
+                        ws::mbar_arrive(bar_empty + 8 * st);
+#pragma unroll
+                        for (int i = 0; i < 64; ++i) y[i] += yt[i];
+                    } else {
+                        reg_fence(y);
+                        wg_fence();
+#pragma unroll
+                        for (int kk = 0; kk < 4; ++kk) wgmma_128_rs(y, ab[kk], desc(bb + 32 * kk), 1u);
+                        wg_commit();
+                        wg_wait<0>();
+                        reg_fence(y);
+                        ws::mbar_arrive(bar_empty + 8 * st);
+                    }
+                    next();
+                }
+                bad |= consumers_any(nfa != nfa);
+            } else if (CF::X3) {
                 float yt[64];
 #pragma unroll
                 for (int i = 0; i < 64; ++i) yt[i] = 0.0f;
