@@ -47,11 +47,11 @@ __global__ void fill(float *x, int64_t count, uint32_t seed)
 
 /* median ms of one NN launch of instance fn at n^3, or -1 when its registers cannot be shared
  * out as the kernel's setmaxnreg split needs (a launch would hang) */
-template <int MATH, int DIAG>
+template <int MATH, int DIAG, int OPT = 0, int PIPE_ = PIPE, int NPW_ = NPW>
 double time_one(int64_t n, const float *A, const float *B, float *C, int sms)
 {
-    using CF = Cfg<MATH, NPW, PIPE>;
-    auto fn = tf32_kernel<MATH, false, false, PIPE, NPW, DIAG>;
+    using CF = Cfg<MATH, NPW_, PIPE_, OPT & tsg::tf32::OPT_AREG>;
+    auto fn = tf32_kernel<MATH, false, false, PIPE_, NPW_, DIAG, OPT>;
     cudaFuncAttributes a;
     CK(cudaFuncGetAttributes(&a, fn));
     if (!CF::fits(a.numRegs)) return -1;
@@ -123,6 +123,16 @@ int main(int argc, char **argv)
         row("1xTF32 whole kernel", n, b1, b1);
         row("1xTF32 consumers alone (DIAG 1)", n, time_one<tsg::MATH_TF32, 1>(n, A, B, C, sms), b1);
         row("1xTF32 producer alone (DIAG 2)", n, time_one<tsg::MATH_TF32, 2>(n, A, B, C, sms), b1);
+        /* variant 4 (op(A) by cp.async, split by the consumers; order 2, one producer warpgroup) */
+        constexpr int AR = tsg::tf32::OPT_AREG;
+        const double a3 = time_one<tsg::MATH_3XTF32, 0, AR, 2, 1>(n, A, B, C, sms);
+        row("3xTF32 v4 whole kernel", n, a3, a3);
+        row("3xTF32 v4 consumers alone (DIAG 1)", n, time_one<tsg::MATH_3XTF32, 1, AR, 2, 1>(n, A, B, C, sms), a3);
+        row("3xTF32 v4 producer alone (DIAG 2)", n, time_one<tsg::MATH_3XTF32, 2, AR, 2, 1>(n, A, B, C, sms), a3);
+        const double a1 = time_one<tsg::MATH_TF32, 0, AR, 2, 1>(n, A, B, C, sms);
+        row("1xTF32 v4 whole kernel", n, a1, a1);
+        row("1xTF32 v4 consumers alone (DIAG 1)", n, time_one<tsg::MATH_TF32, 1, AR, 2, 1>(n, A, B, C, sms), a1);
+        row("1xTF32 v4 producer alone (DIAG 2)", n, time_one<tsg::MATH_TF32, 2, AR, 2, 1>(n, A, B, C, sms), a1);
     }
     cudaFree(A), cudaFree(B), cudaFree(C);
     return 0;

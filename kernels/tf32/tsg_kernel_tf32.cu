@@ -7,6 +7,7 @@
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <mutex>
 
@@ -19,48 +20,91 @@ namespace {
 using Fn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float,
                     float *, int64_t);
 
-/* one instance set of a math: the four transpose pairs of (PIPE, NPW) with what a launch needs */
-struct Variant {
-    Fn fn[4]; /* index ta + 2 tb */
-    int pipe, npw, areg, threads, smem, stages, creg, preg;
+/* one instance of the kernel with what a launch needs */
+struct Inst {
+    Fn fn;
+    int pipe, npw, opt, threads, smem, stages, creg, preg;
     bool (*fits)(int);
 };
 
-template <int MATH, int PIPE, int NPW, int AREG = 0>
-Variant variant()
+template <int MATH, bool TA, bool TB, int PIPE, int NPW, int OPT>
+Inst inst()
 {
-    using CF = tf32::Cfg<MATH, NPW, PIPE, AREG>;
-    return Variant{{tf32::tf32_kernel<MATH, false, false, PIPE, NPW, 0, AREG>,
-                    tf32::tf32_kernel<MATH, true, false, PIPE, NPW, 0, AREG>,
-                    tf32::tf32_kernel<MATH, false, true, PIPE, NPW, 0, AREG>,
-                    tf32::tf32_kernel<MATH, true, true, PIPE, NPW, 0, AREG>},
-                   PIPE,
-                   NPW,
-                   AREG,
-                   CF::THREADS,
-                   CF::SMEM_BYTES,
-                   CF::STAGES,
-                   CF::CREG,
-                   CF::PREG,
-                   CF::fits};
+    using CF = tf32::Cfg<MATH, NPW, PIPE, OPT & tf32::OPT_AREG>;
+    return Inst{tf32::tf32_kernel<MATH, TA, TB, PIPE, NPW, 0, OPT>,
+                PIPE,
+                NPW,
+                OPT,
+                CF::THREADS,
+                CF::SMEM_BYTES,
+                CF::STAGES,
+                CF::CREG,
+                CF::PREG,
+                CF::fits};
+}
+
+/* one instance set of a math: an instance per transpose pair, index ta + 2 tb (NN, TN, NT, TT) */
+struct Variant {
+    Inst in[4];
+};
+
+/* (PIPE, NPW, OPT) for one pair */
+struct Pick {
+    int pipe, npw, opt;
+};
+
+template <int MATH, bool TA, bool TB>
+Inst inst_of(Pick k)
+{
+    /* the instance sets built: every (PIPE, NPW, OPT) a variant below names */
+    if (k.pipe == 3 && k.npw == 2 && k.opt == 0) return inst<MATH, TA, TB, 3, 2, 0>();
+    if (k.pipe == 2 && k.npw == 1 && k.opt == 0) return inst<MATH, TA, TB, 2, 1, 0>();
+    if (k.pipe == 2 && k.npw == 2 && k.opt == 0) return inst<MATH, TA, TB, 2, 2, 0>();
+    if (k.pipe == 2 && k.npw == 1 && k.opt == 1) return inst<MATH, TA, TB, 2, 1, 1>();
+    if (k.pipe == 2 && k.npw == 2 && k.opt == 1) return inst<MATH, TA, TB, 2, 2, 1>();
+    if (k.pipe == 2 && k.npw == 1 && k.opt == 3) return inst<MATH, TA, TB, 2, 1, 3>();
+    return inst<MATH, TA, TB, 2, 2, 3>();
+}
+
+template <int MATH>
+Variant variant(Pick nn, Pick tn, Pick nt, Pick tt)
+{
+    return Variant{{inst_of<MATH, false, false>(nn), inst_of<MATH, true, false>(tn), inst_of<MATH, false, true>(nt),
+                    inst_of<MATH, true, true>(tt)}};
+}
+template <int MATH>
+Variant variant(Pick all)
+{
+    return variant<MATH>(all, all, all, all);
 }
 
 /* The variants of each math, the default first; the others are timed beside it by
- * test_tf32_kernel and must give the same bits (they change the producer's work split and load
- * order, never the arithmetic). PIPE is the producer's load order, NPW its warpgroups
- * (tsg_kernel_tf32.cuh). The default, order 3 with two producer warpgroups (two k-tiles of loads
- * in flight), against order 2 with one (the default until then) on the H100
- * (docs/results/h100-2026-12-06-tf32-run1.txt, TFLOP/s): 3xTF32 8192^3 NN 77.2 vs 73.8, TN 87.1
- * vs 80.7, 16384^3 NN 78.0 vs 70.5, 4096^3 NT 74.1 vs 61.8; 1xTF32 8192^3 NN 135.7 vs 105.2.
- * Order 2 with two warpgroups ties it for 3xTF32 (8192^3 NN 80.2, TN 83.2) and loses for 1xTF32
- * (122.2); order 1 with two is the slowest. */
-constexpr int VARIANTS = 6;
+ * test_tf32_kernel and must give the same bits (they change the work split between the roles
+ * and the load order, never the arithmetic). PIPE is the producer's load order, NPW its
+ * warpgroups, OPT what the consumers take over (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK).
+ * The default per pair: op(A) by cp.async and split by the consumers (OPT_AREG), R-contiguous
+ * slices in 4 x 4 blocks (OPT_TBLK; it changes only NT and TT, whose op(B) is R-contiguous),
+ * with one producer warpgroup where op(B) is K-contiguous (NN, TN: 16-byte stores, the consumers
+ * get 200 registers) and two where it is not; 1xTF32 with two everywhere. Against the previous
+ * default (variant 1: order 3, two producer warpgroups, both operands split by the producer) on
+ * the H100 (docs/results/h100-2026-12-06-run8-tf32.txt, TFLOP/s, variants 4 and 5 there being
+ * OPT_AREG alone): 3xTF32 8192^3 NN 91.6 vs 78.8, TN 98.4 vs 81.5, NT 89.3 vs 70.1, TT 85.4 vs
+ * 75.5; 1xTF32 8192^3 NN 177.1 vs 136.6. */
+constexpr int VARIANTS = 8;
 
 template <int MATH>
 const Variant &variant_of(int v)
 {
-    static const Variant vs[VARIANTS] = {variant<MATH, 3, 2>(),    variant<MATH, 2, 1>(),   variant<MATH, 2, 2>(),
-                                         variant<MATH, 1, 2>(),    variant<MATH, 2, 1, 1>(), variant<MATH, 2, 2, 1>()};
+    constexpr bool X3 = MATH == MATH_3XTF32;
+    constexpr Pick one{2, 1, 3}, two{2, 2, 3};
+    static const Variant vs[VARIANTS] = {X3 ? variant<MATH>(one, one, two, two) : variant<MATH>(two),
+                                         variant<MATH>(Pick{3, 2, 0}),
+                                         variant<MATH>(Pick{2, 1, 0}),
+                                         variant<MATH>(Pick{2, 2, 0}),
+                                         variant<MATH>(Pick{2, 1, 1}),
+                                         variant<MATH>(Pick{2, 2, 1}),
+                                         variant<MATH>(one),
+                                         variant<MATH>(two)};
     return vs[v];
 }
 
@@ -85,7 +129,8 @@ int set_up(int math, int v)
     bool fits = true;
     for (int p = 0; p < 4; ++p) {
         cudaFuncAttributes a;
-        cudaError_t e = cudaFuncGetAttributes(&a, vt.fn[p]);
+        const Inst &in = vt.in[p];
+        cudaError_t e = cudaFuncGetAttributes(&a, in.fn);
         if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice) {
             (void)cudaGetLastError();
             return -1;
@@ -93,11 +138,11 @@ int set_up(int math, int v)
         if (e != cudaSuccess) return (int)e;
         /* setmaxnreg's pool is what the kernel is launched with: a count the roles cannot share
          * out would make a consumer wait forever (tsg_kernel_tf32.cuh, "registers") */
-        if (!vt.fits(a.numRegs)) {
+        if (!in.fits(a.numRegs)) {
             fits = false;
             continue;
         }
-        e = cudaFuncSetAttribute(vt.fn[p], cudaFuncAttributeMaxDynamicSharedMemorySize, vt.smem);
+        e = cudaFuncSetAttribute(in.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, in.smem);
         if (e != cudaSuccess) return (int)e;
     }
     g_fits[math - MATH_3XTF32][v] = fits;
@@ -161,14 +206,28 @@ bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_
 /* how many variants each math has (the test's A/B, not in the header) */
 int tf32_variants() { return VARIANTS; }
 
-/* variant v's description, e.g. "pipe 2, 1 producer warpgroup" */
+/* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
+int inst_name(const Inst &in, char *buf, size_t len)
+{
+    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s", in.pipe, in.npw, in.npw > 1 ? "s" : "",
+                    in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
+                    in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "");
+}
+
+/* variant v's description: its instance's, or each pair's where they differ */
 int tf32_variant_name(int math, int v, char *buf, size_t len)
 {
     if (v < 0 || v >= VARIANTS) return snprintf(buf, len, "no variant %d", v);
     const Variant &vt = pick(math, v);
-    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s", vt.pipe, vt.npw, vt.npw > 1 ? "s" : "",
-                    vt.areg ? ", op(A) by cp.async, split by the consumers" : "",
-                    tf32_available() && !ensure_variant(math, v) ? " (not set up: refused)" : "");
+    const char *refused = tf32_available() && !ensure_variant(math, v) ? " (not set up: refused)" : "";
+    char one[4][128];
+    bool same = true;
+    for (int p = 0; p < 4; ++p) {
+        inst_name(vt.in[p], one[p], sizeof one[p]);
+        same = same && !strcmp(one[p], one[0]);
+    }
+    if (same) return snprintf(buf, len, "%s%s", one[0], refused);
+    return snprintf(buf, len, "NN %s; TN %s; NT %s; TT %s%s", one[0], one[1], one[2], one[3], refused);
 }
 
 /* tf32_sgemm with variant v of the family (0 the default, up to tf32_variants() - 1): the test's
@@ -187,9 +246,8 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     if (variant < 0 || variant >= VARIANTS) return (int)cudaErrorInvalidValue;
     if ((math != MATH_3XTF32 && math != MATH_TF32) || !ensure_variant(math, variant))
         return (int)cudaErrorNotSupported;
-    const Variant &vt = pick(math, variant);
-    vt.fn[ta + 2 * tb]<<<(unsigned)grid, vt.threads, vt.smem, (cudaStream_t)stream>>>(m, n, k, alpha, A, lda, B,
-                                                                                      ldb, beta, C, ldc);
+    const Inst &in = pick(math, variant).in[ta + 2 * tb];
+    in.fn<<<(unsigned)grid, in.threads, in.smem, (cudaStream_t)stream>>>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return (int)cudaGetLastError();
 }
 
@@ -202,16 +260,24 @@ int tf32_sgemm(int math, char transa, char transb, int64_t m, int64_t n, int64_t
 int tf32_describe(int math, char *buf, size_t len)
 {
     if (math != MATH_3XTF32 && math != MATH_TF32) return snprintf(buf, len, "tf32: math %d is not the family's", math);
-    cudaFuncAttributes a = {};
     const Variant &vt = pick(math, 0);
-    const bool have = tf32_available() && cudaFuncGetAttributes(&a, vt.fn[0]) == cudaSuccess;
     const bool x3 = math == MATH_3XTF32;
-    return snprintf(buf, len,
-                    "%s: wgmma m64n128k8 tf32, tile %dx%dx%d, %d threads (2 consumer warpgroups, %d producer), "
-                    "producer order %d, %d stages, %d B shared, registers %d (consumers %d, producers %d after "
-                    "setmaxnreg), sm_90a%s",
-                    x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK, vt.threads, vt.npw, vt.pipe, vt.stages,
-                    vt.smem, have ? a.numRegs : 0, vt.creg, vt.preg, have ? "" : " (not available on this device)");
+    int k = snprintf(buf, len, "%s: wgmma m64n128k8 tf32, tile %dx%dx%d, 2 consumer warpgroups, sm_90a%s",
+                     x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK,
+                     tf32_available() ? "" : " (not available on this device)");
+    static const char *const pairs[4] = {"NN", "TN", "NT", "TT"};
+    for (int p = 0; p < 4 && k >= 0 && (size_t)k < len; ++p) {
+        const Inst &in = vt.in[p];
+        cudaFuncAttributes a = {};
+        const bool have = tf32_available() && cudaFuncGetAttributes(&a, in.fn) == cudaSuccess;
+        char nm[128];
+        inst_name(in, nm, sizeof nm);
+        k += snprintf(buf + k, len - (size_t)k,
+                      "; %s: %s, %d threads, %d stages, %d B shared, registers %d (consumers %d, producers %d after "
+                      "setmaxnreg)",
+                      pairs[p], nm, in.threads, in.stages, in.smem, have ? a.numRegs : 0, in.creg, in.preg);
+    }
+    return k;
 }
 
 } /* namespace tsg */

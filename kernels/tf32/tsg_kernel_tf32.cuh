@@ -89,6 +89,11 @@ static_assert(BM == BN, "both operands' slices share one loader geometry");
  * 2: the slices' rows shared out among 128 NPW threads). Registers per thread after setmaxnreg:
  * consumers CREG, producers PREG, multiples of 8 with PREG <= R0 <= CREG for the launch count R0,
  * and the consumers' growth paid by the producers' shrinking (file comment). */
+/* the kernel's OPT bits: OPT_AREG op(A) copied by cp.async as FP32 and split by the consumers
+ * (RawSlice, frag_off: A from registers); OPT_TBLK R-contiguous slices through the producer in 4 x 4
+ * blocks (Slice) */
+constexpr int OPT_AREG = 1, OPT_TBLK = 2;
+
 template <int MATH, int NPW, int PIPE, int AREG = 0>
 struct Cfg {
     static_assert(NPW == 1 || NPW == 2, "one or two producer warpgroups");
@@ -114,9 +119,9 @@ struct Cfg {
     static constexpr bool DEEP = NPW == 2 && PIPE == 3;
     /* AREG: 3xTF32's consumers also hold a k-tile's op(A) parts (32 registers) until its wgmmas
      * complete, and the producer holds op(B)'s slice only */
-    static constexpr int CREG = AREG ? (X3 ? (NPW == 1 ? 200 : 192) : R0)
+    static constexpr int CREG = AREG ? (X3 ? (NPW == 1 ? 200 : 192) : NPW == 1 ? R0 : 144)
                               : NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
-    static constexpr int PREG = AREG ? (X3 ? (NPW == 1 ? 104 : 64) : R0)
+    static constexpr int PREG = AREG ? (X3 ? (NPW == 1 ? 104 : 64) : NPW == 1 ? R0 : 112)
                               : NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
     /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
     static constexpr bool NONE = CREG == R0 && PREG == R0;
@@ -164,6 +169,12 @@ static __device__ __forceinline__ void fence_proxy_async()
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+/* component j (0..3, a compile-time index after unrolling) of v */
+static __device__ __forceinline__ float comp(const float4 &v, int j)
+{
+    return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
+}
+
 /*
  * One producer thread's part of a 128 x 32 slice of an operand: rows [r0, r0 + 128) of R rows,
  * k [k0, k0 + 32) of K. KC: contiguous along k (op(X)(r, k) = x[k + r ld]), else along r
@@ -174,10 +185,24 @@ static __device__ __forceinline__ void fence_proxy_async()
  *  - else: r = 4 (2 (w + (NP / 32) (i / 2)) + l % 2), kk = l / 2 + 16 (i % 2).
  * Within a warp both mappings are the same for every NP (the file comment's conflict-free rows).
  */
-template <bool KC, int NP>
+template <bool KC, int NP, bool TBLK = false>
 struct Slice {
     static constexpr int NV = 1024 / NP, W = NP / 32;
+    /* TBLK (an R-contiguous operand only): the thread's vectors come in 4 x 4 blocks, four
+     * consecutive k of the same four rows, transposed in registers so that each row's four k
+     * leave in one 16-byte store (block_qc) */
+    static constexpr bool BLK = TBLK && !KC;
     float4 v[NV];
+
+    /* BLK: block b of thread pt covers rows 4q .. 4q+3 and k 4c .. 4c+3 of the slice. Within a
+     * warp q = l / 4 + const, c = l % 4 + const: a load (one k) reads 4 x 128 contiguous bytes,
+     * and the 8 lanes of a quarter-warp's 16-byte store (rows 4q + j, q of two parities; chunk c
+     * of four values) land on 8 distinct chunk positions c ^ (r mod 8) */
+    static __device__ __forceinline__ void block_qc(int pt, int b, int &q, int &c)
+    {
+        const int bi = pt + NP * b, l = bi % 32, wq = bi / 32;
+        q = l / 4 + 8 * (wq % 4), c = l % 4 + 4 * (wq / 4);
+    }
 
     /* FULL: the block-uniform promise that the slice lies inside the operand */
     template <bool FULL>
@@ -188,7 +213,11 @@ struct Slice {
 #pragma unroll
         for (int i = 0; i < NV; ++i) {
             int r, kk; /* the vector's first element: KC 4 along k, else 4 along r */
-            if (KC) {
+            if (BLK) {
+                int q, c;
+                block_qc(pt, i / 4, q, c);
+                r = 4 * q, kk = 4 * c + i % 4;
+            } else if (KC) {
                 r = pt / 8 + (NP / 8) * i, kk = 4 * (pt % 8);
             } else {
                 r = 4 * (2 * (w + W * (i >> 1)) + (l & 1)), kk = (l >> 1) + 16 * (i & 1);
@@ -215,29 +244,53 @@ struct Slice {
     __device__ __forceinline__ void store(uint32_t big_t, uint32_t small_t, int pt, float &nf) const
     {
         const int l = pt % 32, w = pt / 32;
+        if constexpr (BLK) {
 #pragma unroll
-        for (int i = 0; i < NV; ++i) {
-            const float e[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
-            uint32_t b[4], s[4];
+            for (int bk = 0; bk < NV / 4; ++bk) {
+                int q, c;
+                block_qc(pt, bk, q, c);
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                if (PARTS == 2) split(e[j], b[j], s[j]);
-                else b[j] = to_tf32(e[j]), s[j] = 0;
-                nf = __fmaf_rn(__uint_as_float(b[j]), 0.0f, nf);
+                for (int j = 0; j < 4; ++j) { /* row 4q + j: element j of the block's four vectors */
+                    const float e[4] = {comp(v[4 * bk], j), comp(v[4 * bk + 1], j), comp(v[4 * bk + 2], j),
+                                        comp(v[4 * bk + 3], j)};
+                    uint32_t b[4], s[4];
+#pragma unroll
+                    for (int u = 0; u < 4; ++u) {
+                        if (PARTS == 2) split(e[u], b[u], s[u]);
+                        else b[u] = to_tf32(e[u]), s[u] = 0;
+                        nf = __fmaf_rn(__uint_as_float(b[u]), 0.0f, nf);
+                    }
+                    const int r = 4 * q + j;
+                    const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
+                    st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
+                    if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
+                }
             }
-            if (KC) {
-                const int r = pt / 8 + (NP / 8) * i, c = pt % 8;
-                const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
-                st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
-                if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
-            } else {
-                const int rq = 2 * (w + W * (i >> 1)) + (l & 1), kk = (l >> 1) + 16 * (i & 1);
+        } else {
+#pragma unroll
+            for (int i = 0; i < NV; ++i) {
+                const float e[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
+                uint32_t b[4], s[4];
 #pragma unroll
                 for (int j = 0; j < 4; ++j) {
-                    const int r = 4 * rq + j;
-                    const uint32_t off = (uint32_t)(r * 128 + ((((kk >> 2) ^ (r & 7))) << 4) + (kk & 3) * 4);
-                    st_shared(big_t + off, b[j]);
-                    if (PARTS == 2) st_shared(small_t + off, s[j]);
+                    if (PARTS == 2) split(e[j], b[j], s[j]);
+                    else b[j] = to_tf32(e[j]), s[j] = 0;
+                    nf = __fmaf_rn(__uint_as_float(b[j]), 0.0f, nf);
+                }
+                if (KC) {
+                    const int r = pt / 8 + (NP / 8) * i, c = pt % 8;
+                    const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
+                    st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
+                    if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
+                } else {
+                    const int rq = 2 * (w + W * (i >> 1)) + (l & 1), kk = (l >> 1) + 16 * (i & 1);
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) {
+                        const int r = 4 * rq + j;
+                        const uint32_t off = (uint32_t)(r * 128 + ((((kk >> 2) ^ (r & 7))) << 4) + (kk & 3) * 4);
+                        st_shared(big_t + off, b[j]);
+                        if (PARTS == 2) st_shared(small_t + off, s[j]);
+                    }
                 }
             }
         }
@@ -421,12 +474,13 @@ static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *_
  * split, no barrier waits), 2 the producer alone (consumers wait and release each stage, no
  * wgmma), 3 no per-k-tile wait and no promotion (the consumers release a stage as soon as its
  * wgmmas are issued). */
-template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0, int AREG = 0>
-__global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, AREG>::THREADS, 1)
+template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0, int OPT = 0>
+__global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_AREG>::THREADS, 1)
 tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
             const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc)
 {
-    static_assert(AREG == 0 || DIAG == 0, "the DIAG experiments are the default order's");
+    constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK;
+    static_assert(!AREG || DIAG == 0 || DIAG == 1 || DIAG == 2, "DIAG 3 is the default order's only");
     using CF = Cfg<MATH, NPW, PIPE, AREG>;
     constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -457,8 +511,8 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
             const int pt = t - CTHREADS;
             int st = 0;
             uint32_t ph = 0;
-            Slice<TA, CF::PTHREADS> sa;  /* op(A) m x k: TA: A[k + m lda] contiguous along k */
-            Slice<!TB, CF::PTHREADS> sb; /* op(B) k x n: !TB: B[k + n ldb] contiguous along k */
+            Slice<TA, CF::PTHREADS, TBLK> sa;  /* op(A) m x k: TA: A[k + m lda] contiguous along k */
+            Slice<!TB, CF::PTHREADS, TBLK> sb; /* op(B) k x n: !TB: B[k + n ldb] contiguous along k */
             /* the rolling orders' next load: its tile's corner and how many of its k-tiles lie
              * inside the operands (coords) */
             int64_t m0 = 0, n0 = 0, a_full = 0, b_full = 0;
@@ -520,8 +574,8 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 /* rolling, two deep: item i + 2's slices (item: one (tile, k-tile) of this block, in
                  * order) are loaded into the registers item i's were stored from, so two stages' time
                  * covers the loads' latency; items alternate between the slots (sa, sb) and (sa2, sb2) */
-                Slice<TA, CF::PTHREADS> sa2;
-                Slice<!TB, CF::PTHREADS> sb2;
+                Slice<TA, CF::PTHREADS, TBLK> sa2;
+                Slice<!TB, CF::PTHREADS, TBLK> sb2;
                 const int64_t items = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles : 0;
                 int64_t ltile = blockIdx.x, lkt = 0; /* the next load */
                 auto load_a = [&](auto &xa) {
@@ -621,6 +675,10 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 for (int i = 0; i < 64; ++i) yt[i] = 0.0f;
                 for (int64_t kt = 0; kt < ktiles; ++kt) {
                     take(bad);
+                    if (DIAG == 2) {
+                        release_next();
+                        continue;
+                    }
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     const uint32_t bb = sbase + CF::OFF_BB, bs = sbase + CF::OFF_BS;
                     uint32_t ab[4][4], as[4][4];
@@ -645,7 +703,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                         wg_commit();
                         wg_wait<0>();
                         reg_fence(yt);
-                        ws::mbar_arrive(bar_empty + 8 * st);
+                        if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * st);
 #pragma unroll
                         for (int i = 0; i < 64; ++i) y[i] += yt[i];
                     } else {
@@ -656,11 +714,11 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                         wg_commit();
                         wg_wait<0>();
                         reg_fence(y);
-                        ws::mbar_arrive(bar_empty + 8 * st);
+                        if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * st);
                     }
                     next();
                 }
-                bad |= consumers_any(nfa != nfa);
+                if (DIAG == 0) bad |= consumers_any(nfa != nfa);
             } else if (CF::X3) {
                 float yt[64];
 #pragma unroll

@@ -334,7 +334,7 @@ static void bench()
         char ta, tb;
     } shapes[] = {{2048, 'N', 'N'}, {4096, 'N', 'N'}, {4096, 'N', 'T'}, {4096, 'T', 'N'}, {4096, 'T', 'T'},
                   {8192, 'N', 'N'}, {8192, 'N', 'T'}, {8192, 'T', 'N'}, {8192, 'T', 'T'}, {16384, 'N', 'N'}};
-    char d3[256], d1[256];
+    char d3[1024], d1[1024];
     tf32_describe(MATH_3XTF32, d3, sizeof d3);
     tf32_describe(MATH_TF32, d1, sizeof d1);
     cudaDeviceProp prop;
@@ -343,7 +343,7 @@ static void bench()
            prop.name, prop.multiProcessorCount, d3, d1);
     const int nv = tf32_variants();
     for (int v = 0; v < nv; ++v) {
-        char vn[96];
+        char vn[512];
         tf32_variant_name(MATH_3XTF32, v, vn, sizeof vn);
         printf("  v%d: %s%s\n", v, vn, v == 0 ? " (the default)" : "");
     }
@@ -415,7 +415,7 @@ int main(int argc, char **argv)
         printf("the tf32 family does not run on this device: skipped\n");
         return 77;
     }
-    char d[256];
+    char d[1024];
     tf32_describe(MATH_3XTF32, d, sizeof d);
     printf("%s\n", d);
     g_have_cublas = !g_small;
