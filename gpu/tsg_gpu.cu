@@ -107,8 +107,6 @@ extern "C" void tsg_gpu_pool_sizes(tsg_gpu_pools *out)
     out->handoffs = (double)state.handoffs.load();
 }
 
-extern "C" int tsg_gpu_calls_running(void) { return state.inflight.load(std::memory_order_relaxed); }
-
 extern "C" void tsg_gpu_exiting(double wait_s)
 {
     state.exiting.store(1);

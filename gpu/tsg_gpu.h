@@ -185,9 +185,6 @@ typedef struct tsg_gpu_pools {
 } tsg_gpu_pools;
 void tsg_gpu_pool_sizes(tsg_gpu_pools *out);
 
-/* Calls inside the executor right now (their copy threads may be running): a relaxed read. */
-int tsg_gpu_calls_running(void);
-
 /* Process exit has begun: pipelines in flight stop at their next step (their calls fail and are
  * redone on the CPU path) and this returns once none is left, or after `wait_s` seconds. */
 void tsg_gpu_exiting(double wait_s);

@@ -72,7 +72,6 @@ int tsg_gpu_tf32_available(void) { return 0; }
 void tsg_gpu_release(void) {}
 
 void tsg_gpu_pool_sizes(tsg_gpu_pools *out) { memset(out, 0, sizeof *out); }
-int tsg_gpu_calls_running(void) { return 0; }
 
 void tsg_gpu_exiting(double wait_s) { (void)wait_s; }
 

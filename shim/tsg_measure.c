@@ -184,9 +184,6 @@ static void rates_once(int math)
     rates->cpu_thin_m_s = g_cpu.thin_m_s;
     rates->cpu_thin_n_s = g_cpu.thin_n_s;
     rates->gpu_count = tsg_start_slots(); /* the first device's rates stand for every slot */
-    tsg_gpu_pools pools;
-    tsg_gpu_pool_sizes(&pools);
-    rates->gpu_copy_threads = pools.copy_threads; /* the contention term's (tsg_host_contention) */
     tsg_log(2, "rates (math %s) in %.0f ms in all", tsg_math_name(math), (tsg_now_s() - t0) * 1e3);
     tsg_log(2,
             "rates (math %s): upload %.3g GB/s, download %.3g GB/s (pipeline, sustained), kernel "
@@ -207,41 +204,3 @@ static void (*const g_rates_once_fn[TSG_MATH_COUNT])(void) = {rates_once_fp32, r
 void tsg_measure_once(int math) { pthread_once(&g_math_rates_once[math], g_rates_once_fn[math]); }
 
 const tsg_rates *tsg_measure_rates(int math) { return &g_rates[math]; }
-
-/* The running count of /proc/loadavg ("0.50 0.40 0.30 R/T PID"), or -1: parsed strictly, every
- * field checked, since it is a file's text (the kernel's, but read like any other). */
-static long runnable_now(void)
-{
-    char buf[128];
-    FILE *f = fopen("/proc/loadavg", "re");
-    if (!f) return -1;
-    const size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *q = buf;
-    for (int field = 0; field < 3; ++field) { /* the three averages: digits, '.', digits */
-        while (*q == ' ') ++q;
-        if (!((*q >= '0' && *q <= '9') || *q == '.')) return -1;
-        while ((*q >= '0' && *q <= '9') || *q == '.') ++q;
-    }
-    while (*q == ' ') ++q;
-    long r = 0;
-    int digits = 0;
-    for (; *q >= '0' && *q <= '9' && digits < 7; ++q, ++digits) r = 10 * r + (*q - '0');
-    return digits > 0 && *q == '/' ? r : -1;
-}
-
-void tsg_measure_host_now(tsg_rates *r)
-{
-    static long cpus; /* online CPUs: read once (0 until then; a racing first read reads the same) */
-    if (cpus == 0) {
-        const long c = sysconf(_SC_NPROCESSORS_ONLN);
-        cpus = c >= 1 && c <= 1000000 ? c : -1;
-    }
-    const long running = runnable_now();
-    double others = running >= 1 ? (double)(running - 1) : 0; /* the count includes the caller */
-    /* another thread's GPU call in flight: its copy threads (polling) are ours, not contention */
-    if (others > 0 && tsg_gpu_calls_running() > 0) others -= r->gpu_copy_threads;
-    r->host_runnable = others > 0 ? others : 0;
-    r->host_cpus = cpus > 0 ? (double)cpus : 0;
-}

@@ -32,10 +32,4 @@ void tsg_measure_once(int math);
  * the CPU). Static storage, written once. */
 const tsg_rates *tsg_measure_rates(int math);
 
-/* The machine at this call, into r's host fields (src/tsg_cost.h tsg_host_contention): the
- * threads runnable now besides the caller (/proc/loadavg's running count, system-wide,
- * instantaneous; ~1-2 us to read) and the online CPUs; 0 where unknown (no /proc, a count that
- * does not parse): the model then has no contention term. Auto mode's model calls only. */
-void tsg_measure_host_now(tsg_rates *r);
-
 #endif /* TSG_MEASURE_H */

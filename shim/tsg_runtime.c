@@ -111,11 +111,10 @@ static int be_gpu_ready(void *ctx, tsg_rates *rates, tsg_gpu_limits *lim)
             tsg_log(1, "TSGEMM_MODE=gpu but no GPU is usable; running on the CPU BLAS");
         return 0;
     }
-    const int model = current_mode() == TSG_MODE_AUTO && tsg_rt_config()->policy.threshold <= 0;
-    if (model) tsg_measure_once(math);
+    if (current_mode() == TSG_MODE_AUTO && tsg_rt_config()->policy.threshold <= 0)
+        tsg_measure_once(math);
     if (tsg_start_now() != TSG_START_READY) return 0;
     *rates = *tsg_measure_rates(math); /* all zero unless measured: the model then keeps calls on the CPU */
-    if (model) tsg_measure_host_now(rates); /* how busy the CPUs are right now */
     tsg_gpu_get_limits(lim); /* what src/ plans the call with (tsg_gpu_work_make) */
     return 1;
 }

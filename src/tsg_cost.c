@@ -54,11 +54,8 @@ double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
     if (tsg_rates_gpu_check(r, 0) >= 0) return INFINITY;
     double in, out;
     transfer_bytes(p, &in, &out);
-    /* the copy threads' share of the CPUs, weighed for a call that writes a new C only: a call
-     * repeated on the same C keeps its side whatever the load (tsg_host_contention) */
-    const double busy = tsg_first_touch_s(p, r) > 0 ? tsg_host_contention(r) : 1.0;
     if (!(r->gpu_tile_m >= 1 && r->gpu_tile_n >= 1 && r->gpu_slots >= 1)) /* no shape info */
-        return r->gpu_latency_s + busy * (in / r->h2d_bps + out / r->d2h_bps) + tsg_flops(p) / r->gpu_flops;
+        return r->gpu_latency_s + in / r->h2d_bps + out / r->d2h_bps + tsg_flops(p) / r->gpu_flops;
     tsg_plan_limits lim = {r->gpu_device_bytes > 0 ? r->gpu_device_bytes : 1e300,
                            (int64_t)r->gpu_tile_m, (int64_t)r->gpu_tile_n, (int64_t)r->gpu_slots,
                            (int64_t)r->gpu_split_min_k, 0, 0, 0};
@@ -68,14 +65,14 @@ double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
     const double a_in = moves(p->where_a) ? 4.0 * (double)p->m * (double)p->k : 0.0;
     const double b_in = moves(p->where_b) ? 4.0 * (double)p->n * (double)p->k : 0.0;
     if (!pl.resident) in += a_in * (double)(pl.gn - 1) + b_in * (double)(pl.gm - 1);
-    const double up = busy * in / r->h2d_bps, down = busy * out / r->d2h_bps;
+    const double up = in / r->h2d_bps, down = out / r->d2h_bps;
     const double kernel = kernel_s(p, &pl, r);
     /* the first piece must be up before the first launch, the last block down after the last */
     const double first_in = (moves(p->where_a) ? 4.0 * (double)pl.bm * (double)pl.kc : 0.0) +
                             (moves(p->where_b) ? 4.0 * (double)pl.bn * (double)pl.kc : 0.0);
-    const double first = busy * (first_in < in ? first_in : in) / r->h2d_bps;
+    const double first = (first_in < in ? first_in : in) / r->h2d_bps;
     const double last = down / (double)(pl.gm * pl.gn);
-    const double touch = busy * tsg_first_touch_s(p, r);
+    const double touch = tsg_first_touch_s(p, r);
     double body = up + touch > kernel ? up + touch : kernel;
     if (down > body) body = down;
     return r->gpu_latency_s + first + body + last;
@@ -87,15 +84,6 @@ double tsg_first_touch_s(const tsg_problem *p, const tsg_rates *r)
         return 0.0;
     if (!(r->cpu_touch_bps >= 1e6 && r->cpu_touch_bps <= 1e13)) return 0.0; /* 0: not measured */
     return 4.0 * (double)tsg_extent(p->m, p->n, p->ldc) / r->cpu_touch_bps;
-}
-
-double tsg_host_contention(const tsg_rates *r)
-{
-    const double others = r->host_runnable, cpus = r->host_cpus, threads = r->gpu_copy_threads;
-    /* unknown (0) or out of range (NaN included): no term */
-    if (!(others > 0 && others <= 1e6 && cpus >= 1 && cpus <= 1e6 && threads >= 1 && threads <= 1e6)) return 1.0;
-    const double over = (others + threads) / cpus;
-    return over > 1.0 ? 1.0 + TSG_HOST_CONTENTION_K * (over - 1.0) : 1.0;
 }
 
 static double cpu_curve_s(double f, const tsg_rates *r);

@@ -51,11 +51,6 @@ typedef struct tsg_rates {
                               TSG_CPU_THIN_LONG x TSG_CPU_THIN_LONG (a median); 0 = not measured */
     double cpu_thin_n_s;   /* the same with n thin: TSG_CPU_THIN_LONG x TSG_CPU_THIN x
                               TSG_CPU_THIN_LONG                                               */
-    /* the machine at the call (not measured rates: the shim fills them per call in auto mode;
-     * 0 = unknown, no contention term; see tsg_host_contention) */
-    double host_runnable;  /* threads runnable besides the caller (/proc/loadavg's count less one) */
-    double host_cpus;      /* online CPUs                                                       */
-    double gpu_copy_threads; /* the pipeline's copy threads                                     */
 } tsg_rates;
 
 /* The sizes of the CPU BLAS measurement (shim/tsg_cpublas.c tsg_cpu_measure): cpu_mid_s is a
@@ -137,26 +132,6 @@ double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r);
  * bench/traces hold fresh C; docs/NOTES.md "2026-12-05 traces").
  */
 double tsg_first_touch_s(const tsg_problem *p, const tsg_rates *r);
-
-/*
- * How much slower than measured the pipeline's host side runs at the call (>= 1): its copy
- * threads (gathers, the first touch, scatters) share the CPUs with the r->host_runnable other
- * runnable threads, so with T = r->gpu_copy_threads and oversubscription
- * o = (host_runnable + T) / host_cpus the factor is 1 + TSG_HOST_CONTENTION_K (o - 1) above 1,
- * else 1; 1 when any of the three is 0 or out of range (unknown). tsg_estimate_gpu_s multiplies
- * the upload, download and first-touch terms by it for a call that writes a fresh C (the first
- * touch's conditions, tsg_first_touch_s: numpy's temporaries) and only there, so that a call
- * repeated on the same C keeps its side, and its bits, whatever the load (docs/TESTING.md fault
- * class 16; README "Behaviour"). The CPU estimate has no such term: the
- * threads a BLAS-heavy program keeps runnable between calls are mostly BLAS pools spinning for
- * their next job, which the CPU path hands them (docs/NOTES.md "2026-12-06 a GPU call beside
- * spinning BLAS threads").
- * TSG_HOST_CONTENTION_K fitted on one case (H100 device run 9, 16 CPUs, 12 copy threads): numpy's
- * 256 x 65536 x 64 product with a new C took 2.6-3.1 ms alone and 6.3-10.5 ms while its own
- * OpenBLAS's 16 threads spun after a dgemm (o = 1.75: factor 2.4-4; 2 gives 2.5).
- */
-#define TSG_HOST_CONTENTION_K 2.0
-double tsg_host_contention(const tsg_rates *r);
 
 /*
  * The GPU's fixed cost (seconds) that makes tsg_estimate_gpu_s price an NN n^3 call on host

@@ -14,8 +14,7 @@ const char *tsg_why_text(tsg_why why)
     static const char *const text[TSG_WHY_COUNT] = {
         "TSGEMM_MODE=cpu", "TSGEMM_MODE=gpu", "tiny", "no usable GPU",
         "below TSGEMM_GPU_THRESHOLD", "at/above TSGEMM_GPU_THRESHOLD",
-        "model: CPU faster", "model: GPU faster", "device operand",
-        "model: CPU faster with the CPUs this busy"};
+        "model: CPU faster", "model: GPU faster", "device operand"};
     return (why >= 0 && why < TSG_WHY_COUNT) ? text[why] : "?";
 }
 
@@ -112,14 +111,8 @@ int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
         *why = TSG_WHY_MODEL_CPU;
         return 0;
     }
-    const double cpu = tsg_estimate_cpu_s(p, r);
-    int gpu = tsg_estimate_gpus_s(p, r) < TSG_GPU_MARGIN * cpu;
+    int gpu = tsg_estimate_gpus_s(p, r) < TSG_GPU_MARGIN * tsg_estimate_cpu_s(p, r);
     *why = gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU;
-    if (!gpu && tsg_host_contention(r) > 1.0) { /* would idle CPUs have sent it to the GPU? */
-        tsg_rates idle = *r;
-        idle.host_runnable = 0;
-        if (tsg_estimate_gpus_s(p, &idle) < TSG_GPU_MARGIN * cpu) *why = TSG_WHY_MODEL_CPU_BUSY;
-    }
     return gpu;
 }
 

@@ -46,8 +46,6 @@ typedef enum tsg_why {
     TSG_WHY_MODEL_CPU,      /* cost model: OpenBLAS is estimated faster              */
     TSG_WHY_MODEL_GPU,      /* cost model: the GPU is estimated faster               */
     TSG_WHY_DEVICE_OPERAND, /* an operand is device memory: only the GPU can run it  */
-    TSG_WHY_MODEL_CPU_BUSY, /* cost model: the GPU would be faster on idle CPUs, but other
-                               runnable threads slow its copy threads (tsg_host_contention) */
     TSG_WHY_COUNT
 } tsg_why;
 

@@ -180,10 +180,6 @@ void tsg_gpu_pool_sizes(tsg_gpu_pools *out)
     out->devices = 1;
 }
 
-/* no call counts as in flight: the contention term (shim/tsg_measure.c) then takes every runnable
- * thread as another program's */
-int tsg_gpu_calls_running(void) { return 0; }
-
 void tsg_gpu_exiting(double wait_s) { (void)wait_s; }
 
 int tsg_gpu_kernel_info(char *buf, size_t len)

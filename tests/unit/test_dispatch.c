@@ -25,14 +25,14 @@
  * ~30 TFLOP/s, OpenBLAS 1.25 TFLOP/s with 16 threads). */
 static tsg_rates h200(void)
 {
-    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6, 0, 0, 0, 0, 0, 0};
     return r;
 }
 
 /* ... and with the pipeline's staged rates (50 / 47 GB/s, docs/PERF.md) */
 static tsg_rates h200_pipeline(void)
 {
-    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0, 0, 0, 0, 0, 0};
     return r;
 }
 
@@ -183,7 +183,7 @@ static void test_measured_rates_v9(void **state)
 {
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
-    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6, 0, 0, 0, 0, 0, 0};
     tsg_rates v9 = v8;
     v9.h2d_bps = 49e9, v9.d2h_bps = 48e9, v9.gpu_latency_s = 0.53e-3;
     tsg_why why;
@@ -220,7 +220,7 @@ static void test_cpu_two_sizes(void **state)
 {
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
-    tsg_rates one = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.921e12, 0.19e-6, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    tsg_rates one = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.921e12, 0.19e-6, 0, 0, 0, 0, 0, 0};
     tsg_rates two = one;
     two.cpu_flops = 2.0 * 1024 * 1024 * 1024 / 4.20e-3, two.cpu_mid_s = 0.724e-3;
     tsg_why why;
@@ -270,7 +270,7 @@ static void test_cpu_thin_calls(void **state)
 {
     (void)state;
     tsg_rates r = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.957e12, 0.17e-6, 0, 0.453e-3,
-                   0.107e-3, 0, 0, 0, 0, 0, 0};
+                   0.107e-3, 0, 0, 0};
     const double f_thin = 2.0 * TSG_CPU_THIN * (double)TSG_CPU_THIN_LONG * TSG_CPU_THIN_LONG;
     tsg_problem thin_ref = {'N', 'N', TSG_CPU_THIN, TSG_CPU_THIN_LONG, TSG_CPU_THIN_LONG, 1, 0, NULL, 64, NULL,
                             2048, NULL, 64, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
@@ -333,7 +333,7 @@ static void test_crossover_measured_v12(void **state)
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_rates v11 = {56.4e9, 58.6e9, 47.1e12, 129e-6, 128, 128, 132, 256, 0,
-                     1.04e12, 0.106e-6, 0, 0.39e-3, 0, 0, 0, 0, 0, 0, 0};
+                     1.04e12, 0.106e-6, 0, 0.39e-3, 0, 0, 0, 0};
     tsg_why why;
     tsg_problem p = square(256);
     assert_int_equal(tsg_wants_gpu(&p, &c, 1, &v11, &why), 0); /* v0.11's miss */
@@ -410,7 +410,7 @@ static void test_wave_quantisation(void **state)
 static void test_psgemm_panel_updates_stay_on_cpu(void **state)
 {
     (void)state;
-    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6, 0, 0, 0, 0, 0, 0};
     const tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_why why;
     for (int64_t mn = 2000; mn <= 8000; mn += 500) {
@@ -877,65 +877,6 @@ static void test_gpu_work(void **state)
     assert_int_equal(w.planned, 0);
 }
 
-/* The contention term (src/tsg_cost.h tsg_host_contention): 1 when unknown or out of range or
- * the CPUs are not oversubscribed, 1 + K (o - 1) above. */
-static void test_host_contention(void **state)
-{
-    (void)state;
-    tsg_rates r;
-    memset(&r, 0, sizeof r);
-    assert_true(tsg_host_contention(&r) == 1.0); /* nothing known */
-    r.host_cpus = 16, r.gpu_copy_threads = 12;
-    assert_true(tsg_host_contention(&r) == 1.0); /* nothing else runnable */
-    r.host_runnable = 4; /* 16 threads on 16 CPUs: not oversubscribed */
-    assert_true(tsg_host_contention(&r) == 1.0);
-    r.host_runnable = 16; /* numpy's OpenBLAS spinning: o = 28 / 16 */
-    assert_true(fabs(tsg_host_contention(&r) - (1.0 + TSG_HOST_CONTENTION_K * 0.75)) < 1e-12);
-    r.host_runnable = NAN;
-    assert_true(tsg_host_contention(&r) == 1.0);
-    r.host_runnable = 16, r.host_cpus = 0;
-    assert_true(tsg_host_contention(&r) == 1.0);
-    r.host_cpus = 16, r.gpu_copy_threads = -3;
-    assert_true(tsg_host_contention(&r) == 1.0);
-}
-
-/* numpy's tall a @ b (256 x 65536 x 64 column-major, a new 64 MiB C) under H100 device run 9's
- * rates: the GPU while the CPUs are idle (alone it took 2.6-3.1 ms against plain numpy's 5.25),
- * the CPU while 16 BLAS threads spin (6.3-10.5 ms on the GPU then), with the reason saying so;
- * on a C it wrote before, the GPU whatever the load; a 4096^3 call stays on the GPU however busy
- * the CPUs are (its host side is a small part). */
-static void test_busy_cpus_keep_host_bound_calls(void **state)
-{
-    (void)state;
-    tsg_rates r = {52.8e9, 58e9, 48.6e12, 77.9e-6, 256, 128, 132, 256, 768.0 * 1048576, 0.755e12, 0.2e-6,
-                   0,      0.449e-3, 0.116e-3, 3.93e9, 0, 0, 0, 16, 12};
-    const tsg_policy c = cfg_mode(TSG_MODE_AUTO);
-    static float buf[16];
-    tsg_problem tall = {'N', 'N', 256, 65536, 64, 1, 0, buf, 256, buf, 64, buf, 256,
-                        TSG_HOST, TSG_HOST, TSG_HOST, 0, 1};
-    tsg_why why;
-    assert_true(tsg_wants_gpu(&tall, &c, 1, &r, &why));
-    assert_int_equal(why, TSG_WHY_MODEL_GPU);
-    r.host_runnable = 16;
-    assert_false(tsg_wants_gpu(&tall, &c, 1, &r, &why));
-    assert_int_equal(why, TSG_WHY_MODEL_CPU_BUSY);
-    assert_string_equal(tsg_why_text(why), "model: CPU faster with the CPUs this busy");
-    /* the same call on a C it wrote before keeps its side whatever the load (repeats bit-identical) */
-    tsg_problem reused = tall;
-    reused.fresh_c = 0;
-    assert_true(tsg_wants_gpu(&reused, &c, 1, &r, &why));
-    assert_int_equal(why, TSG_WHY_MODEL_GPU);
-    tsg_problem big = {'N', 'N', 4096, 4096, 4096, 1, 0, buf, 4096, buf, 4096, buf, 4096,
-                       TSG_HOST, TSG_HOST, TSG_HOST, 0, 1};
-    r.host_runnable = 64;
-    assert_true(tsg_wants_gpu(&big, &c, 1, &r, &why));
-    /* a call the CPU wins on idle CPUs keeps the plain reason */
-    tsg_problem small = {'N', 'N', 128, 128, 128, 1, 0, buf, 128, buf, 128, buf, 128,
-                         TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
-    assert_false(tsg_wants_gpu(&small, &c, 1, &r, &why));
-    assert_true(why == TSG_WHY_MODEL_CPU || why == TSG_WHY_TINY);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -957,8 +898,6 @@ int main(void)
         cmocka_unit_test(test_gpu_work),
         cmocka_unit_test(test_absent_gpu_and_tiny_calls),
         cmocka_unit_test(test_scalar_rules_before_any_backend),
-        cmocka_unit_test(test_host_contention),
-        cmocka_unit_test(test_busy_cpus_keep_host_bound_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
