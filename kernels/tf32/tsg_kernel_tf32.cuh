@@ -28,6 +28,14 @@
  *    1xTF32 accumulates big_A*big_B over the whole K in the wgmma accumulator (the operands' own
  *    TF32 rounding, 2^-11, dominates its error) and keeps one group in flight, releasing stage s
  *    when the group of the next k-tile has been issued.
+ *  - OPT (template bits; the library's defaults per pair in tsg_kernel_tf32.cu): OPT_AREG, the
+ *    producer copies op(A)'s slice by cp.async as FP32 (RawSlice; its own arrival on "full") and
+ *    the consumers read their wgmma A fragments from it (frag_off), split them in registers and
+ *    issue the twelve wgmmas with A from registers: the same parts in the same order, so the same
+ *    bits, with a quarter fewer bytes through the shared-memory pipe per k-tile (docs/NOTES.md
+ *    "2026-12-06 3xTF32: op(A) split by the consumers"); op(A)'s non-finite flag is then the
+ *    consumers' (consumers_any, once per tile). OPT_TBLK: an R-contiguous slice through the
+ *    producer in 4 x 4 blocks, each row's four k in one 16-byte store (Slice::block_qc).
  *  - non-finite inputs: a tile whose slices had any flag set is recomputed by its consumers in
  *    FP32 (fmaf over k in order, operands read from global memory) and written back from that:
  *    NaN and Inf then come out exactly as the FP32 kernels give them (the split would turn
@@ -299,11 +307,11 @@ struct Slice {
 
 /*
  * AREG: one producer thread's cp.async copies of a 128 x 32 slice of op(A) as FP32, unsplit (the
- * consumers split it in registers: Frag). KC (op(A)(r, k) = x[k + r ld]): K-major, row r at
+ * consumers split it in registers: frag_off). KC (op(A)(r, k) = x[k + r ld]): K-major, row r at
  * r * 128 bytes with the 128-byte swizzle, as Slice stores; chunk c (k = 4c .. 4c+3) of row
  * r = pt / 8 + (NP / 8) i copied by lane pt % 8. Else (x[r + k ld]): R-major, row k at k * 512
  * bytes, chunk q (r = 4q .. 4q+3) at chunk position q ^ 2 (k mod 4), row k = pt / 32 + (NP / 32) i
- * copied by lane q = pt % 32: a warp writes one row's 512 bytes, and Frag's reads below hit 32
+ * copied by lane q = pt % 32: a warp writes one row's 512 bytes, and frag_off's reads hit 32
  * banks. Elements outside the operand are zero-filled (src-size < 16; the source then points at x
  * itself when nothing is copied). x 16-byte aligned, ld % 4 == 0 (tf32_takes).
  */
