@@ -666,6 +666,14 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
             ws::mbar_arrive(bar_empty + 8 * st);
             next();
         };
+        /* 3xTF32: this k-tile's group complete, its stage given back, its sum T promoted into y */
+        auto promote = [&](float(&y)[64], float(&t)[64]) {
+            wg_wait<0>();
+            reg_fence(t);
+            if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * st);
+#pragma unroll
+            for (int i = 0; i < 64; ++i) y[i] += t[i];
+        };
         for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
             float y[64];
             uint32_t bad = 0;
@@ -709,11 +717,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 #pragma unroll
                         for (int kk = 0; kk < 4; ++kk) wgmma_128_rs(yt, ab[kk], desc(bb + 32 * kk), 1u);
                         wg_commit();
-                        wg_wait<0>();
-                        reg_fence(yt);
-                        if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * st);
-#pragma unroll
-                        for (int i = 0; i < 64; ++i) y[i] += yt[i];
+                        promote(y, yt);
                     } else {
                         reg_fence(y);
                         wg_fence();
@@ -754,11 +758,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                         release_next();
                         continue;
                     }
-                    wg_wait<0>();
-                    reg_fence(yt);
-                    if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * st);
-#pragma unroll
-                    for (int i = 0; i < 64; ++i) y[i] += yt[i];
+                    promote(y, yt);
                     next();
                 }
                 if (DIAG == 3) {
