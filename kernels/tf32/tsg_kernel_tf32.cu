@@ -48,34 +48,18 @@ struct Variant {
     Inst in[4];
 };
 
-/* (PIPE, NPW, OPT) for one pair */
-struct Pick {
-    int pipe, npw, opt;
-};
-
-template <int MATH, bool TA, bool TB>
-Inst inst_of(Pick k)
+/* every pair of one (PIPE, NPW, OPT) */
+template <int MATH, int PIPE, int NPW, int OPT>
+Variant variant()
 {
-    /* the instance sets built: every (PIPE, NPW, OPT) a variant below names */
-    if (k.pipe == 3 && k.npw == 2 && k.opt == 0) return inst<MATH, TA, TB, 3, 2, 0>();
-    if (k.pipe == 2 && k.npw == 1 && k.opt == 0) return inst<MATH, TA, TB, 2, 1, 0>();
-    if (k.pipe == 2 && k.npw == 2 && k.opt == 0) return inst<MATH, TA, TB, 2, 2, 0>();
-    if (k.pipe == 2 && k.npw == 1 && k.opt == 1) return inst<MATH, TA, TB, 2, 1, 1>();
-    if (k.pipe == 2 && k.npw == 2 && k.opt == 1) return inst<MATH, TA, TB, 2, 2, 1>();
-    if (k.pipe == 2 && k.npw == 1 && k.opt == 3) return inst<MATH, TA, TB, 2, 1, 3>();
-    return inst<MATH, TA, TB, 2, 2, 3>();
+    return Variant{{inst<MATH, false, false, PIPE, NPW, OPT>(), inst<MATH, true, false, PIPE, NPW, OPT>(),
+                    inst<MATH, false, true, PIPE, NPW, OPT>(), inst<MATH, true, true, PIPE, NPW, OPT>()}};
 }
 
-template <int MATH>
-Variant variant(Pick nn, Pick tn, Pick nt, Pick tt)
+/* NN and TN from one variant, NT and TT from another (whose op(B) is R-contiguous) */
+Variant by_b(const Variant &b_kc, const Variant &b_rc)
 {
-    return Variant{{inst_of<MATH, false, false>(nn), inst_of<MATH, true, false>(tn), inst_of<MATH, false, true>(nt),
-                    inst_of<MATH, true, true>(tt)}};
-}
-template <int MATH>
-Variant variant(Pick all)
-{
-    return variant<MATH>(all, all, all, all);
+    return Variant{{b_kc.in[0], b_kc.in[1], b_rc.in[2], b_rc.in[3]}};
 }
 
 /* The variants of each math, the default first; the others are timed beside it by
@@ -96,15 +80,16 @@ template <int MATH>
 const Variant &variant_of(int v)
 {
     constexpr bool X3 = MATH == MATH_3XTF32;
-    constexpr Pick one{2, 1, 3}, two{2, 2, 3};
-    static const Variant vs[VARIANTS] = {X3 ? variant<MATH>(one, one, two, two) : variant<MATH>(two),
-                                         variant<MATH>(Pick{3, 2, 0}),
-                                         variant<MATH>(Pick{2, 1, 0}),
-                                         variant<MATH>(Pick{2, 2, 0}),
-                                         variant<MATH>(Pick{2, 1, 1}),
-                                         variant<MATH>(Pick{2, 2, 1}),
-                                         variant<MATH>(one),
-                                         variant<MATH>(two)};
+    constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK;
+    static const Variant vs[VARIANTS] = {X3 ? by_b(variant<MATH, 2, 1, AB>(), variant<MATH, 2, 2, AB>())
+                                            : variant<MATH, 2, 2, AB>(),
+                                         variant<MATH, 3, 2, 0>(),
+                                         variant<MATH, 2, 1, 0>(),
+                                         variant<MATH, 2, 2, 0>(),
+                                         variant<MATH, 2, 1, tf32::OPT_AREG>(),
+                                         variant<MATH, 2, 2, tf32::OPT_AREG>(),
+                                         variant<MATH, 2, 1, AB>(),
+                                         variant<MATH, 2, 2, AB>()};
     return vs[v];
 }
 
