@@ -15,9 +15,11 @@
  * max|c - ref| / max|ref| within bench_tolerance(k); with beta != 0 the sampled elements' inputs
  * are read before the call. A wrong or non-finite result marks the pass WRONG and the run exits 1.
  *
- * Replayed as: every CBLAS-style entry through cblas_sgemm, every Fortran-style one through
- * sgemm_ (tsgemm's, the bench links it; OpenBLAS's pass through its cblas_sgemm, column-major
- * for Fortran entries), with the recorded layout, transposes, sizes and leading dimensions,
+ * Replayed as: tsgemm's passes through the very entry point the program called (cblas_sgemm,
+ * sgemm_, the ILP64 names, the scipy_ names: all exported by the library the bench links), so
+ * each call takes the path it took in the program (the tiny path is per entry point); OpenBLAS's
+ * pass through its cblas_sgemm (column-major for Fortran entries); with the recorded layout,
+ * transposes, sizes and leading dimensions,
  * alpha/beta 0, 1 or 0.75 / -0.5 for the class "other". Calls of tsgemm_sgemm_device, calls with
  * a non-host operand, and sizes beyond 32 bits are skipped (counted).
  */
@@ -39,6 +41,27 @@ void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float 
 void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
             const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
             const float *beta, float *c, const int *ldc);
+/* tsgemm's other exported names (shim/tsg_entry.c; docs/DESIGN.md lists them): the ILP64 ones
+ * take 64-bit sizes (the enums stay C ints), the scipy_ LP64 ones are cblas_sgemm's and sgemm_'s */
+void cblas_sgemm64_(int layout, int transa, int transb, int64_t m, int64_t n, int64_t k, float alpha,
+                    const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                    int64_t ldc);
+void scipy_cblas_sgemm64_(int layout, int transa, int transb, int64_t m, int64_t n, int64_t k,
+                          float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+                          float beta, float *C, int64_t ldc);
+void sgemm_64_(const char *ta, const char *tb, const int64_t *m, const int64_t *n, const int64_t *k,
+               const float *alpha, const float *a, const int64_t *lda, const float *b,
+               const int64_t *ldb, const float *beta, float *c, const int64_t *ldc);
+void scipy_sgemm_64_(const char *ta, const char *tb, const int64_t *m, const int64_t *n,
+                     const int64_t *k, const float *alpha, const float *a, const int64_t *lda,
+                     const float *b, const int64_t *ldb, const float *beta, float *c,
+                     const int64_t *ldc);
+void scipy_cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float alpha,
+                       const float *A, int lda, const float *B, int ldb, float beta, float *C,
+                       int ldc);
+void scipy_sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+                  const float *alpha, const float *a, const int *lda, const float *b,
+                  const int *ldb, const float *beta, float *c, const int *ldc);
 
 enum { PASS_OPENBLAS = 0, PASS_AUTO, PASS_GPU, PASSES };
 static const char *const pass_names[PASSES] = {"openblas", "tsgemm", "tsgemm-gpu"};
@@ -256,12 +279,38 @@ static void run_call(int pass, const replay *rp, const tsg_trace_rec *r, float *
     if (pass == PASS_OPENBLAS) {
         rp->openblas(r->row_major ? 101 : 102, ta, tb, m, n, k, alpha, rp->a, lda, rp->b, ldb, beta,
                      c, ldc);
-    } else if (tsg_trace_entry_is_cblas(r->entry)) {
-        cblas_sgemm(r->row_major ? 101 : 102, ta, tb, m, n, k, alpha, rp->a, lda, rp->b, ldb, beta,
-                    c, ldc);
-    } else {
-        const char cta = r->transa, ctb = r->transb;
+        return;
+    }
+    const int layout = r->row_major ? 101 : 102;
+    const char cta = r->transa, ctb = r->transb;
+    const int64_t m64 = m, n64 = n, k64 = k, lda64 = lda, ldb64 = ldb, ldc64 = ldc;
+    switch (r->entry) {
+    case TSG_TRACE_CBLAS64:
+        cblas_sgemm64_(layout, ta, tb, m64, n64, k64, alpha, rp->a, lda64, rp->b, ldb64, beta, c, ldc64);
+        break;
+    case TSG_TRACE_SCIPY_CBLAS64:
+        scipy_cblas_sgemm64_(layout, ta, tb, m64, n64, k64, alpha, rp->a, lda64, rp->b, ldb64, beta, c,
+                             ldc64);
+        break;
+    case TSG_TRACE_SCIPY_CBLAS:
+        scipy_cblas_sgemm(layout, ta, tb, m, n, k, alpha, rp->a, lda, rp->b, ldb, beta, c, ldc);
+        break;
+    case TSG_TRACE_F77_64:
+        sgemm_64_(&cta, &ctb, &m64, &n64, &k64, &alpha, rp->a, &lda64, rp->b, &ldb64, &beta, c, &ldc64);
+        break;
+    case TSG_TRACE_SCIPY_F77_64:
+        scipy_sgemm_64_(&cta, &ctb, &m64, &n64, &k64, &alpha, rp->a, &lda64, rp->b, &ldb64, &beta, c,
+                        &ldc64);
+        break;
+    case TSG_TRACE_SCIPY_F77:
+        scipy_sgemm_(&cta, &ctb, &m, &n, &k, &alpha, rp->a, &lda, rp->b, &ldb, &beta, c, &ldc);
+        break;
+    case TSG_TRACE_F77:
         sgemm_(&cta, &ctb, &m, &n, &k, &alpha, rp->a, &lda, rp->b, &ldb, &beta, c, &ldc);
+        break;
+    default: /* TSG_TRACE_CBLAS (device entries are skipped when the trace is read) */
+        cblas_sgemm(layout, ta, tb, m, n, k, alpha, rp->a, lda, rp->b, ldb, beta, c, ldc);
+        break;
     }
 }
 

@@ -54,4 +54,14 @@ grep -q "bad.trace:4: leading dimension below the rows" "$WORK/bad.txt" || fail 
 printf 'not a trace\n' >"$WORK/nohead.trace"
 "$BENCH" --replay "$WORK/nohead.trace" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "headerless file: exit $rc, want 2"
+# (5) each call through the entry point the program called: one call per host entry point, the
+# tsgemm pass's per-call lines (TSGEMM_LOG=3) name each once
+E="cblas_sgemm sgemm_ cblas_sgemm64_ sgemm_64_ scipy_cblas_sgemm64_ scipy_sgemm_64_ scipy_cblas_sgemm scipy_sgemm_"
+{ echo "# tsgemm-trace 1"; for e in $E; do echo "$e col N N 64 64 64 64 64 64 1 0 hhh 0 0 cpu 100"; done; } >"$WORK/entries.trace"
+TSGEMM_LOG=3 TSGEMM_MODE=cpu "$BENCH" --replay "$WORK/entries.trace" >"$WORK/entries.txt" 2>&1; rc=$?
+[ $rc -eq 0 ] || { cat "$WORK/entries.txt"; fail "entries replay: exit $rc"; }
+for e in $E; do
+    n=$(grep -c "^tsgemm: $e layout=" "$WORK/entries.txt")
+    [ "$n" -eq 1 ] || { cat "$WORK/entries.txt"; fail "the tsgemm pass called $e $n times, want 1"; }
+done
 echo "replay checks passed"

@@ -1009,8 +1009,10 @@ int main(int argc, char **argv)
         char info[512] = "", why[600];
         const int gpu_ok = !o.no_gpu && tsgemm_kernel_info(info, (int)sizeof info) == 0;
         snprintf(why, sizeof why, "%s", o.no_gpu ? "--no-gpu" : info);
-        printf("tsgemm-bench %s --replay: OpenBLAS %s (%d threads), tsgemm %s\n", tsgemm_version(),
-               cpu.path, cpu.threads, gpu_ok ? info : "without a GPU");
+        /* both CPU sides named: tsgemm's CPU BLAS is the bench's OpenBLAS (the same loaded
+         * object, shim/tsg_cpublas.c) unless TSGEMM_CPU_BLAS names another */
+        printf("tsgemm-bench %s --replay: OpenBLAS %s (%d threads), tsgemm %s; tsgemm's CPU BLAS %s\n",
+               tsgemm_version(), cpu.path, cpu.threads, gpu_ok ? info : "without a GPU", tsgemm_cpu_blas());
         int rc = bench_replay(o.replay, &o, &cpu, gpu_ok, why);
         tsgemm_release();
         return rc;
