@@ -43,6 +43,8 @@ static struct {
     char path[512];
     char describe[768];
 } fb = {.once = PTHREAD_ONCE_INIT};
+/* Set (release) once load_once has finished, whatever it found: fb is then read-only. */
+static atomic_int fb_loaded;
 
 /* 1 when fn is defined in this very library (a fallback that resolved to ourselves). */
 static int is_ours(void *fn)
@@ -117,7 +119,8 @@ static int try_load(const char *name, char *why, size_t len)
     return 1;
 }
 
-static void load_once(void)
+/* Finds and loads tsgemm's own CPU BLAS into fb (load_once runs it once per process). */
+static void load(void)
 {
     const tsg_config *cfg = tsg_rt_config();
     char why_user[512] = "", why_default[512] = "";
@@ -158,6 +161,12 @@ static void load_once(void)
     }
 }
 
+static void load_once(void)
+{
+    load();
+    atomic_store_explicit(&fb_loaded, 1, memory_order_release);
+}
+
 static void ensure_loaded(void) { pthread_once(&fb.once, load_once); }
 
 void tsg_cpu_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77)
@@ -165,6 +174,14 @@ void tsg_cpu_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77)
     ensure_loaded();
     *cblas = fb.cblas;
     *f77 = fb.f77;
+}
+
+int tsg_cpu_loaded_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77)
+{
+    const int loaded = atomic_load_explicit(&fb_loaded, memory_order_acquire);
+    if (cblas) *cblas = loaded ? fb.cblas : NULL;
+    if (f77) *f77 = loaded ? fb.f77 : NULL;
+    return loaded;
 }
 
 const char *tsg_cpu_describe(void)

@@ -25,6 +25,11 @@ typedef void (*tsg_f77_sgemm_fn)(const char *, const char *, const int *, const 
  */
 void tsg_cpu_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77);
 
+/* The same without loading: returns 1 with them when the CPU BLAS's load has finished (by
+ * tsg_cpu_entry_points, tsg_cpu_sgemm, tsg_cpu_describe, ...), else 0 with both NULL. Either
+ * pointer may be NULL (not written). Lock-free: one acquire load. */
+int tsg_cpu_loaded_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77);
+
 /* Runs p on the CPU BLAS (OpenBLAS through its own dlopen handle; sizes beyond 32 bits in blocks;
  * the portable loop when no BLAS can be loaded). Never fails. */
 void tsg_cpu_sgemm(const tsg_problem *p);
