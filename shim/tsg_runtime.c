@@ -123,14 +123,15 @@ typedef struct rt_ctx {
 
 static int be_gpu_ready(void *ctx, tsg_rates *rates, tsg_gpu_limits *lim)
 {
-    const int math = ((const rt_ctx *)ctx)->math;
+    const rt_ctx *c = ctx;
+    const int math = c->math;
     if (!tsg_start_gpu()) {
         if (current_mode() == TSG_MODE_GPU && tsg_log_first(TSG_ONCE_FORCED_NO_GPU))
             tsg_log(1, "TSGEMM_MODE=gpu but no GPU is usable; running on the CPU BLAS");
         return 0;
     }
     if (current_mode() == TSG_MODE_AUTO && tsg_rt_config()->policy.threshold <= 0)
-        tsg_measure_once(math);
+        tsg_measure_once(math, c->api); /* the CPU rates: of this call's CPU library */
     if (tsg_start_now() != TSG_START_READY) return 0;
     *rates = *tsg_measure_rates(math); /* all zero unless measured: the model then keeps calls on the CPU */
     tsg_gpu_get_limits(lim); /* what src/ plans the call with (tsg_gpu_work_make) */
