@@ -3,9 +3,14 @@
  * (one instance, one thread pool), else libopenblas.so.0 — always reached through its own dlopen
  * handle, never by global symbol name (under LD_PRELOAD the global cblas_sgemm is ourselves).
  *
- * Owns: loading and validating the CPU BLAS, the re-entrancy guard, 32-bit block splitting of
- * ILP64 calls (through src/tsg_split.c) and the CPU rate measurement. Must not: dispatch, print
- * anything but the load warnings, or touch the GPU.
+ * The calls that came through the caller's own names (the ILP64 and scipy_ ones) run on the library
+ * that defines them, when one is loaded (the caller's own); that library is also the one they
+ * describe and measure, so a process whose calls all come that way never loads tsgemm's own.
+ *
+ * Owns: loading and validating the CPU BLAS, finding the caller's own, the re-entrancy guard,
+ * 32-bit block splitting of ILP64 calls (through src/tsg_split.c), the description of either and
+ * the CPU rate measurement. Must not: dispatch, print anything but the load warnings and the
+ * caller's own library found, or touch the GPU.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -43,6 +48,8 @@ static struct {
     char path[512];
     char describe[768];
 } fb = {.once = PTHREAD_ONCE_INIT};
+/* Set (release) once load_once has finished, whatever it found: fb is then read-only. */
+static atomic_int fb_loaded;
 
 /* 1 when fn is defined in this very library (a fallback that resolved to ourselves). */
 static int is_ours(void *fn)
@@ -117,7 +124,36 @@ static int try_load(const char *name, char *why, size_t len)
     return 1;
 }
 
-static void load_once(void)
+/*
+ * Writes into buf[len] the description of the library behind handle h (at `path`): "PATH (CONFIG),
+ * N threads, core CORE", from its OpenBLAS info functions when it has them — their names decorated
+ * as `entry`, the name the library was found by (tsg_api_sibling_name): openblas_get_config for
+ * cblas_sgemm, scipy_openblas_get_config64_ for scipy_cblas_sgemm64_. Thread count and core type
+ * matter for its speed; N is 0 and the config and core are left out when it lacks them.
+ */
+static void describe_library(void *h, const char *path, const char *entry, char *buf, size_t len)
+{
+    char n_threads[128], n_core[128], n_conf[128];
+    int (*threads)(void) = NULL;
+    char *(*core)(void) = NULL, *(*conf)(void) = NULL;
+    if (tsg_api_sibling_name(entry, "openblas_get_num_threads", n_threads, sizeof n_threads) == 0)
+        threads = (int (*)(void))dlsym(h, n_threads);
+    if (tsg_api_sibling_name(entry, "openblas_get_corename", n_core, sizeof n_core) == 0)
+        core = (char *(*)(void))dlsym(h, n_core);
+    if (tsg_api_sibling_name(entry, "openblas_get_config", n_conf, sizeof n_conf) == 0)
+        conf = (char *(*)(void))dlsym(h, n_conf);
+    int nt = threads ? threads() : 0;
+    const char *cn = core ? core() : NULL;
+    const char *cf = conf ? conf() : NULL;
+    snprintf(buf, len, "%s%s%s%s, %d threads", path, cf ? " (" : "", cf ? cf : "", cf ? ")" : "", nt);
+    if (cn && cn[0]) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, ", core %s", cn);
+    }
+}
+
+/* Finds and loads tsgemm's own CPU BLAS into fb (load_once runs it once per process). */
+static void load(void)
 {
     const tsg_config *cfg = tsg_rt_config();
     char why_user[512] = "", why_default[512] = "";
@@ -144,18 +180,13 @@ static void load_once(void)
         snprintf(fb.describe, sizeof fb.describe, "portable loop (no CPU BLAS loaded)");
         return;
     }
-    /* OpenBLAS extras, when present: thread count and core type matter for its speed. */
-    int (*threads)(void) = (int (*)(void))dlsym(fb.handle, "openblas_get_num_threads");
-    char *(*core)(void) = (char *(*)(void))dlsym(fb.handle, "openblas_get_corename");
-    char *(*conf)(void) = (char *(*)(void))dlsym(fb.handle, "openblas_get_config");
-    int nt = threads ? threads() : 0;
-    const char *cn = core ? core() : "";
-    snprintf(fb.describe, sizeof fb.describe, "%s%s%s%s, %d threads", fb.path,
-             conf ? " (" : "", conf ? conf() : "", conf ? ")" : "", nt);
-    if (cn[0]) {
-        size_t l = strlen(fb.describe);
-        snprintf(fb.describe + l, sizeof fb.describe - l, ", core %s", cn);
-    }
+    describe_library(fb.handle, fb.path, "cblas_sgemm", fb.describe, sizeof fb.describe);
+}
+
+static void load_once(void)
+{
+    load();
+    atomic_store_explicit(&fb_loaded, 1, memory_order_release);
 }
 
 static void ensure_loaded(void) { pthread_once(&fb.once, load_once); }
@@ -165,6 +196,14 @@ void tsg_cpu_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77)
     ensure_loaded();
     *cblas = fb.cblas;
     *f77 = fb.f77;
+}
+
+int tsg_cpu_loaded_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77)
+{
+    const int loaded = atomic_load_explicit(&fb_loaded, memory_order_acquire);
+    if (cblas) *cblas = loaded ? fb.cblas : NULL;
+    if (f77) *f77 = loaded ? fb.f77 : NULL;
+    return loaded;
 }
 
 const char *tsg_cpu_describe(void)
@@ -306,6 +345,24 @@ void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p)
     tsg_cpu_sgemm(p);
 }
 
+void tsg_cpu_describe_api(tsg_api api, char *buf, size_t len)
+{
+    void *fn = has_native(api) ? native_fn(api) : NULL;
+    if (!fn) {
+        snprintf(buf, len, "%s", tsg_cpu_describe());
+        return;
+    }
+    Dl_info info;
+    const char *path = dladdr(fn, &info) && info.dli_fname && info.dli_fname[0] ? info.dli_fname : NULL;
+    void *h = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL) : NULL;
+    if (!h) { /* not expected of a loaded library: its name alone */
+        snprintf(buf, len, "%s (the library of %s), 0 threads", path ? path : "?", tsg_api_name(api));
+        return;
+    }
+    describe_library(h, path, tsg_api_name(api), buf, len);
+    dlclose(h); /* NOLOAD: only drops the reference taken above */
+}
+
 void tsg_cpu_forward_cblas(int layout, int transa, int transb, int m, int n, int k, float alpha,
                            const float *a, int lda, const float *b, int ldb, float beta, float *c,
                            int ldc)
@@ -339,10 +396,11 @@ void tsg_cpu_forward_f77(const char *transa, const char *transb, const int *m, c
 }
 
 
-static double time_call(const tsg_problem *p)
+/* Seconds of one call of p through `api`'s CPU path (tsg_cpu_sgemm_api). */
+static double time_call(tsg_api api, const tsg_problem *p)
 {
     double t0 = tsg_now_s();
-    tsg_cpu_sgemm(p);
+    tsg_cpu_sgemm_api(api, p);
     return tsg_now_s() - t0;
 }
 
@@ -352,28 +410,29 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Median of `reps` timed calls of p after one untimed one (reps <= 9). */
-static double median_call(const tsg_problem *p, int reps)
+/* Median of `reps` timed calls of p through `api` after one untimed one (reps <= 9). */
+static double median_call(tsg_api api, const tsg_problem *p, int reps)
 {
     double t[9];
-    time_call(p); /* warm-up: starts OpenBLAS's threads, faults the pages in */
-    for (int r = 0; r < reps; ++r) t[r] = time_call(p);
+    time_call(api, p); /* warm-up: starts OpenBLAS's threads, faults the pages in */
+    for (int r = 0; r < reps; ++r) t[r] = time_call(api, p);
     qsort(t, (size_t)reps, sizeof t[0], cmp_double);
     return t[reps / 2];
 }
 
-/* Mean of `reps` timed calls of p less the slowest, after one untimed one (reps <= 16). */
-static double mean_call(const tsg_problem *p, int reps)
+/* Mean of `reps` timed calls of p through `api` less the slowest, after one untimed one
+ * (reps <= 16). */
+static double mean_call(tsg_api api, const tsg_problem *p, int reps)
 {
     double t[16];
-    time_call(p);
-    for (int r = 0; r < reps; ++r) t[r] = time_call(p);
+    time_call(api, p);
+    for (int r = 0; r < reps; ++r) t[r] = time_call(api, p);
     return tsg_mean_less_slowest(t, reps);
 }
 
-/* Median seconds of the two thin calls (src/tsg_cost.h TSG_CPU_THIN): m thin, then n thin; 0, 0
- * when the buffers cannot be had. */
-static void thin_calls(double *thin_m_s, double *thin_n_s)
+/* Median seconds of the two thin calls (src/tsg_cost.h TSG_CPU_THIN) through `api`: m thin, then
+ * n thin; 0, 0 when the buffers cannot be had. */
+static void thin_calls(tsg_api api, double *thin_m_s, double *thin_n_s)
 {
     enum { L = TSG_CPU_THIN_LONG, T = TSG_CPU_THIN };
     *thin_m_s = *thin_n_s = 0;
@@ -383,15 +442,15 @@ static void thin_calls(double *thin_m_s, double *thin_n_s)
     for (size_t i = 0; i < (size_t)L * L + 2u * (size_t)L * T; ++i) big[i] = (float)(i & 1023) / 512.0f - 1;
     /* m thin: C (T x L) = A (T x L) B (L x L); n thin: C (L x T) = A (L x L) B (L x T) */
     tsg_problem pm = {'N', 'N', T, L, L, 1.0f, 0.0f, thin1, T, big, L, thin2, T, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
-    *thin_m_s = median_call(&pm, 3);
+    *thin_m_s = median_call(api, &pm, 3);
     tsg_problem pn = {'N', 'N', L, T, L, 1.0f, 0.0f, big, L, thin1, L, thin2, L, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
-    *thin_n_s = median_call(&pn, 3);
+    *thin_n_s = median_call(api, &pn, 3);
     free(big);
 }
 
 static double touch_bps(void);
 
-void tsg_cpu_measure(tsg_cpu_rates *out)
+void tsg_cpu_measure(tsg_api api, tsg_cpu_rates *out)
 {
     double *const flops = &out->flops, *const mid_s = &out->mid_s, *const small_s = &out->small_s;
     out->touch_bps = touch_bps(); /* a fresh C's first touch (src/tsg_cost.h) */
@@ -415,20 +474,20 @@ void tsg_cpu_measure(tsg_cpu_rates *out)
     }
     for (size_t i = 0; i < 3u * N * N; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
     tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
-    *flops = tsg_flops(&p) / median_call(&p, 5);
+    *flops = tsg_flops(&p) / median_call(api, &p, 5);
     tsg_problem mid = {'N', 'N', M, M, M, 1.0f, 0.0f, buf, M, buf + N * N, M, buf + 2 * N * N, M, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
-    *mid_s = median_call(&mid, 7);
+    *mid_s = median_call(api, &mid, 7);
     tsg_problem quarter = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + N * N, Q, buf + 2 * N * N, Q, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
-    *small_s = mean_call(&quarter, 15);
+    *small_s = mean_call(api, &quarter, 15);
     tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
     double lat = 1e30;
     for (int r = 0; r < 5; ++r) {
-        double t = time_call(&small);
+        double t = time_call(api, &small);
         if (t < lat) lat = t;
     }
     out->latency_s = lat;
     free(buf);
-    thin_calls(&out->thin_m_s, &out->thin_n_s);
+    thin_calls(api, &out->thin_m_s, &out->thin_n_s);
 }
 
 static double touch_bps(void)

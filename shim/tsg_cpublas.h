@@ -1,6 +1,6 @@
 /*
- * tsg_cpublas.h — the CPU backend: the CPU BLAS reached through its own dlopen handle
- * (tsg_cpublas.c).
+ * tsg_cpublas.h — the CPU backend: the CPU BLAS reached through its own dlopen handle, or the
+ * caller's own library for the names that have one (tsg_cpublas.c).
  */
 #ifndef TSG_CPUBLAS_H
 #define TSG_CPUBLAS_H
@@ -24,6 +24,11 @@ typedef void (*tsg_f77_sgemm_fn)(const char *, const char *, const int *, const 
  * available. Never tsgemm's own (the loader refuses a library that resolves to us).
  */
 void tsg_cpu_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77);
+
+/* The same without loading: returns 1 with them when the CPU BLAS's load has finished (by
+ * tsg_cpu_entry_points, tsg_cpu_sgemm, tsg_cpu_describe, ...), else 0 with both NULL. Either
+ * pointer may be NULL (not written). Lock-free: one acquire load. */
+int tsg_cpu_loaded_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77);
 
 /* Runs p on the CPU BLAS (OpenBLAS through its own dlopen handle; sizes beyond 32 bits in blocks;
  * the portable loop when no BLAS can be loaded). Never fails. */
@@ -50,10 +55,19 @@ void tsg_cpu_forward_f77(const char *transa, const char *transb, const int *m, c
                          const float *b, const int *ldb, const float *beta, float *c,
                          const int *ldc);
 
-/* One-line description of the CPU BLAS in use (path, core type, threads). */
+/* One-line description of tsgemm's own CPU BLAS (path, configuration, threads, core type);
+ * loads it. */
 const char *tsg_cpu_describe(void);
 
-/* Measures the CPU BLAS in ~30-50 ms into *out, one sample (src/tsg_rates.h tsg_cpu_rates):
+/* The same, into buf[len], for the library that the CPU path of a call through `api` runs on
+ * (tsg_cpu_sgemm_api): the caller's own when one defines the name — its path and its OpenBLAS
+ * info functions, named with the api name's decoration (scipy_openblas_get_config64_ for
+ * scipy_cblas_sgemm64_); else tsg_cpu_describe's text (which loads tsgemm's own). */
+void tsg_cpu_describe_api(tsg_api api, char *buf, size_t len);
+
+/* Measures the CPU path of a call through `api` (tsg_cpu_sgemm_api: the caller's own library when
+ * one defines the name, else tsgemm's own CPU BLAS) in ~30-50 ms into *out, one sample
+ * (src/tsg_rates.h tsg_cpu_rates):
  * flops, the flop/s of a TSG_CPU_BIG_N^3 call; mid_s, the seconds of a TSG_CPU_MID_N^3 one
  * (medians); small_s, of a TSG_CPU_SMALL_N^3 one (the mean less the slowest call; src/tsg_cost.h);
  * latency_s, the best of five 8^3 calls; thin_m_s and thin_n_s, the median of three calls with
@@ -61,6 +75,6 @@ const char *tsg_cpu_describe(void);
  * anonymous memory (the fastest of 3 writes of one float per 4 KiB over a new 4 MiB mapping, no
  * madvise: the page size policy a malloc'd C gets). Without memory for the operands: a modest
  * rate and 0 (not measured) for every other time; touch_bps 0 when no mapping can be had. */
-void tsg_cpu_measure(tsg_cpu_rates *out);
+void tsg_cpu_measure(tsg_api api, tsg_cpu_rates *out);
 
 #endif /* TSG_CPUBLAS_H */

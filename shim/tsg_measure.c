@@ -6,6 +6,7 @@
 #include "tsg_measure.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -26,6 +27,11 @@ static pthread_once_t g_cpu_rates_once = PTHREAD_ONCE_INIT;
 /* Processes that measure the CPU BLAS before the cache's figure stands (cpu_rates_once). */
 enum { TSG_CPU_SAMPLES = 3 };
 static tsg_cpu_rates g_cpu; /* the CPU BLAS's rates: cpu_rates_once */
+/* The entry point whose CPU path cpu_rates_once measures: the first tsg_measure_once's (-1:
+ * none yet). */
+static atomic_int g_cpu_api = -1;
+/* The library measured (tsg_cpu_describe_api of g_cpu_api): cpu_rates_once writes it. */
+static char g_cpu_blas[768];
 
 /* The cache file's name in the cache folder: per GPU (its UUID) and per set of knobs the rates
  * depend on (copy threads, device and pinned budgets). The format's version is the file's first
@@ -92,31 +98,35 @@ static int measure_gpu(int math, tsg_rates *rates, int dirfd, const char *name, 
 }
 
 /* The CPU file's name: one per CPU BLAS as loaded (library, its configuration, threads, core
- * type: tsg_cpu_describe) on this host (a home folder shared over NFS serves several machines).
- * FNV-1a 64 of the two, in hex: a name, never a path. */
-static void cpu_cache_name(char *buf, size_t len)
+ * type: `blas`, tsg_cpu_describe_api's text) on this host (a home folder shared over NFS serves
+ * several machines). FNV-1a 64 of the two, in hex: a name, never a path. */
+static void cpu_cache_name(const char *blas, char *buf, size_t len)
 {
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
     uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *parts[2] = {tsg_cpu_describe(), host}, **q = parts; q < parts + 2; ++q)
+    for (const char *parts[2] = {blas, host}, **q = parts; q < parts + 2; ++q)
         for (const unsigned char *c = (const unsigned char *)*q; *c; ++c) h = (h ^ *c) * 0x100000001b3ull;
     snprintf(buf, len, "cpu-rates-v2-%016llx.txt", (unsigned long long)h);
 }
 
 /*
- * The CPU BLAS's rates: from the cache once it holds the best of TSG_CPU_SAMPLES measurements
+ * The CPU BLAS's rates — of the library the CPU path of g_cpu_api's calls runs on, described
+ * into g_cpu_blas: from the cache once it holds the best of TSG_CPU_SAMPLES measurements
  * (earlier processes on this host); until then measured here (~30 ms on the H200 host: five
  * 1024^3 calls and some smaller ones), merged into the file's best and written back. Without a
- * cache folder, measured in every process.
+ * cache folder, measured in every process. Writes g_cpu and g_cpu_blas.
  */
 static void cpu_rates_once(void)
 {
     const tsg_config *cfg = tsg_rt_config();
     const double t1 = tsg_now_s();
+    const int a = atomic_load(&g_cpu_api);
+    const tsg_api api = a >= 0 && a < TSG_API_COUNT ? (tsg_api)a : TSG_API_CBLAS;
     char name[96], why[512];
     int dirfd = -1, lock = -1;
-    cpu_cache_name(name, sizeof name);
+    tsg_cpu_describe_api(api, g_cpu_blas, sizeof g_cpu_blas);
+    cpu_cache_name(g_cpu_blas, name, sizeof name);
     if (cfg->cache_dir[0]) {
         dirfd = tsg_cache_open_dir(cfg->cache_dir, why, sizeof why);
         if (dirfd >= 0) lock = tsg_cache_lock(dirfd, name, TSG_CACHE_LOCK_WAIT_S, why, sizeof why);
@@ -126,7 +136,7 @@ static void cpu_rates_once(void)
     const int have = dirfd >= 0 && tsg_cache_read_cpu(dirfd, name, &best, why, sizeof why) == 0;
     const int measured = !have || best.samples < TSG_CPU_SAMPLES;
     if (measured) {
-        tsg_cpu_measure(&m);
+        tsg_cpu_measure(api, &m);
         if (have) tsg_cpu_rates_merge(&best, &m);
         else best = m;
         if (dirfd >= 0 && tsg_cache_write_cpu(dirfd, name, &best, why, sizeof why) != 0)
@@ -192,7 +202,7 @@ static void rates_once(int math)
             tsg_math_name(math), rates->h2d_bps * 1e-9, rates->d2h_bps * 1e-9,
             rates->gpu_flops * 1e-12, rates->gpu_latency_s * 1e6, rates->cpu_flops * 1e-12,
             TSG_CPU_BIG_N, rates->cpu_mid_s * 1e3, TSG_CPU_MID_N, rates->cpu_small_s * 1e3,
-            TSG_CPU_SMALL_N, rates->cpu_latency_s * 1e6, tsg_cpu_describe());
+            TSG_CPU_SMALL_N, rates->cpu_latency_s * 1e6, g_cpu_blas);
 }
 
 static void rates_once_fp32(void) { rates_once(TSG_MATH_FP32); }
@@ -201,6 +211,11 @@ static void rates_once_tf32(void) { rates_once(TSG_MATH_TF32); }
 static void (*const g_rates_once_fn[TSG_MATH_COUNT])(void) = {rates_once_fp32, rates_once_3xtf32,
                                                               rates_once_tf32};
 
-void tsg_measure_once(int math) { pthread_once(&g_math_rates_once[math], g_rates_once_fn[math]); }
+void tsg_measure_once(int math, tsg_api api)
+{
+    int none = -1; /* the first api to ask names the CPU library; a race between two is benign */
+    atomic_compare_exchange_strong(&g_cpu_api, &none, (int)api);
+    pthread_once(&g_math_rates_once[math], g_rates_once_fn[math]);
+}
 
 const tsg_rates *tsg_measure_rates(int math) { return &g_rates[math]; }

@@ -58,30 +58,47 @@ int tsg_rt_set_math(int math)
 /* ------------------------------------------------------------------ the tiny-call path's gate */
 
 tsg_fast tsg_rt_fast;
-static atomic_int g_fast_known; /* refresh_fast ran since the knobs were read */
+/* The gate is decided: refresh_fast ran and its answer did not wait on a CPU BLAS not loaded yet. */
+static atomic_int g_fast_known;
 static pthread_mutex_t g_fast_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Opens or closes tsg_rt_fast (the rule is in tsg_runtime.h). The CPU BLAS is loaded outside
- * the lock (loading takes the dynamic loader's lock); the decision is made under it, so the
- * last tsgemm_set_mode always wins over a call deciding at the same time. */
-static void refresh_fast(void)
+/* 1 for the entry points the tiny path serves (tsg_entry.c): only a call through one of them
+ * loads tsgemm's own CPU BLAS to open the gate. */
+static inline int gate_serves(tsg_api api) { return api == TSG_API_CBLAS || api == TSG_API_F77; }
+
+/*
+ * Opens or closes tsg_rt_fast (the rule is in tsg_runtime.h) and sets g_fast_known. With `load`,
+ * first loads the CPU BLAS when the knobs could let the gate open (TSGEMM_LOG < 2), outside the
+ * lock (loading takes the dynamic loader's lock); without, uses it only if already loaded
+ * (tsg_cpu_loaded_entry_points). The decision is made under the lock, so the last
+ * tsgemm_set_mode always wins over a call deciding at the same time. A gate that only a CPU BLAS
+ * not loaded yet keeps closed stays undecided (g_fast_known 0): the next full-path call that
+ * loads, or that finds it loaded, decides again.
+ */
+static void refresh_fast(int load)
 {
     const tsg_config *cfg = tsg_rt_config();
-    tsg_cblas_sgemm_fn cblas = NULL;
-    tsg_f77_sgemm_fn f77 = NULL;
-    if (cfg->log_level < 2) tsg_cpu_entry_points(&cblas, &f77);
+    if (load && cfg->log_level < 2) {
+        tsg_cblas_sgemm_fn cblas;
+        tsg_f77_sgemm_fn f77;
+        tsg_cpu_entry_points(&cblas, &f77);
+    }
     /* a traced process takes the full path for every call (tiny ones are recorded there) */
     const int tracing = tsg_tracer_on();
     pthread_mutex_lock(&g_fast_lock);
     tsg_mode mode = current_mode();
     /* the tiny path's entry mark needs membarrier's asymmetric barrier (tsg_thread.h); the first
      * call enrolled this thread, so the answer is known */
-    int ok = cfg->log_level < 2 && !tracing && (cblas || f77) && tsg_thread_self() &&
-             tsg_thread_asymmetric() &&
-             (mode == TSG_MODE_CPU || (mode == TSG_MODE_AUTO && cfg->policy.threshold <= 0));
+    const int allowed = cfg->log_level < 2 && !tracing && tsg_thread_self() &&
+                        tsg_thread_asymmetric() &&
+                        (mode == TSG_MODE_CPU || (mode == TSG_MODE_AUTO && cfg->policy.threshold <= 0));
+    tsg_cblas_sgemm_fn cblas = NULL;
+    tsg_f77_sgemm_fn f77 = NULL;
+    const int loaded = allowed && tsg_cpu_loaded_entry_points(&cblas, &f77);
+    const int ok = allowed && (cblas || f77);
     atomic_store_explicit(&tsg_rt_fast.cblas, ok ? cblas : NULL, memory_order_release);
     atomic_store_explicit(&tsg_rt_fast.f77, ok ? f77 : NULL, memory_order_release);
-    atomic_store_explicit(&g_fast_known, 1, memory_order_relaxed);
+    atomic_store_explicit(&g_fast_known, !allowed || loaded, memory_order_relaxed);
     pthread_mutex_unlock(&g_fast_lock);
 }
 
@@ -89,8 +106,9 @@ int tsg_rt_set_mode(int mode)
 {
     tsg_rt_config();
     int old = __atomic_exchange_n(&g_mode_override, mode, __ATOMIC_SEQ_CST);
-    const int c = tsg_cancel_off(); /* refresh_fast may load the CPU BLAS */
-    refresh_fast();
+    const int c = tsg_cancel_off(); /* refresh_fast takes the gate's lock */
+    refresh_fast(0); /* never loads: a gate that needs the CPU BLAS opens at the next call through
+                      * cblas_sgemm or sgemm_ */
     tsg_cancel_restore(c);
     return old >= 0 ? old : (int)tsg_rt_config()->policy.mode;
 }
@@ -105,14 +123,15 @@ typedef struct rt_ctx {
 
 static int be_gpu_ready(void *ctx, tsg_rates *rates, tsg_gpu_limits *lim)
 {
-    const int math = ((const rt_ctx *)ctx)->math;
+    const rt_ctx *c = ctx;
+    const int math = c->math;
     if (!tsg_start_gpu()) {
         if (current_mode() == TSG_MODE_GPU && tsg_log_first(TSG_ONCE_FORCED_NO_GPU))
             tsg_log(1, "TSGEMM_MODE=gpu but no GPU is usable; running on the CPU BLAS");
         return 0;
     }
     if (current_mode() == TSG_MODE_AUTO && tsg_rt_config()->policy.threshold <= 0)
-        tsg_measure_once(math);
+        tsg_measure_once(math, c->api); /* the CPU rates: of this call's CPU library */
     if (tsg_start_now() != TSG_START_READY) return 0;
     *rates = *tsg_measure_rates(math); /* all zero unless measured: the model then keeps calls on the CPU */
     tsg_gpu_get_limits(lim); /* what src/ plans the call with (tsg_gpu_work_make) */
@@ -347,6 +366,9 @@ static void rt_sgemm(tsg_api api, const tsg_call *call)
         tsg_tracer_record((int)api, tsg_api_is_cblas(api) && call->row_major, p, path, t0_ns,
                           tsg_tracer_now_ns());
     }
-    if (!atomic_load_explicit(&g_fast_known, memory_order_relaxed)) refresh_fast();
+    /* the gate: decided by a call it serves (loading the CPU BLAS), or by any once that is loaded */
+    if (!atomic_load_explicit(&g_fast_known, memory_order_relaxed) &&
+        (gate_serves(api) || tsg_cpu_loaded_entry_points(NULL, NULL)))
+        refresh_fast(gate_serves(api));
 }
 

@@ -34,8 +34,14 @@ int tsg_rt_set_mode(int mode);
  * and in auto mode no TSGEMM_GPU_THRESHOLD; the CPU BLAS is loaded (a name it lacks stays NULL);
  * membarrier is registered (tsg_thread_enter_blas_outer relies on it; without it, e.g. on
  * kernels before 4.14, every call takes the full path).
- * The first call of the process takes the full path, which then decides; tsgemm_set_mode
- * decides again. Residency is the caller's check (tsg_entry.c tiny_host_only).
+ * The first call of the process takes the full path, which then decides; only a call through
+ * cblas_sgemm or sgemm_ (the names the path serves) loads the CPU BLAS for it, so a process whose
+ * calls all come through the caller's own names (the ILP64 and scipy_ ones: their CPU path is the
+ * caller's own library) never loads tsgemm's own for the gate — such calls decide only once it is
+ * loaded. tsgemm_set_mode decides again without loading: it closes the gate at once when the
+ * mode forbids it, and leaves it closed and undecided when only the load is missing (the next
+ * call through cblas_sgemm or sgemm_ decides). Residency is the caller's check (tsg_entry.c
+ * tiny_host_only).
  */
 typedef struct tsg_fast {
     _Atomic(tsg_cblas_sgemm_fn) cblas;
