@@ -271,8 +271,7 @@ void tsg_cpu_sgemm(const tsg_problem *p)
 
 /* ---- the caller's own BLAS: the wheel's OpenBLAS behind the ILP64 and scipy_ names ---- */
 
-typedef void (*cblas64_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
-                           const float *, int64_t, float, float *, int64_t);
+typedef tsg_cblas64_sgemm_fn cblas64_fn;
 
 /*
  * The loaded library (not tsgemm) that defines the name a call came through, looked up once per
@@ -307,6 +306,31 @@ static void *native_fn(tsg_api api)
                 dladdr(q.fn, &info) && info.dli_fname ? info.dli_fname : "library");
     }
     return q.fn;
+}
+
+void tsg_cpu_native_lookup(tsg_api api)
+{
+    if (has_native(api)) (void)native_fn(api);
+}
+
+void *tsg_cpu_tiny_fn(tsg_api api, int *decided)
+{
+    *decided = 1;
+    if (!has_native(api)) return NULL; /* the ILP64 Fortran names: the full path */
+    if (!atomic_load_explicit(&native.done[api], memory_order_acquire)) {
+        *decided = 0;
+        return NULL;
+    }
+    void *fn = atomic_load_explicit(&native.fn[api], memory_order_relaxed);
+    if (fn) return fn;
+    if (api != TSG_API_SCIPY_CBLAS && api != TSG_API_SCIPY_F77) return NULL; /* ILP64: blocks */
+    tsg_cblas_sgemm_fn cblas;
+    tsg_f77_sgemm_fn f77;
+    if (!tsg_cpu_loaded_entry_points(&cblas, &f77)) {
+        *decided = 0; /* tsgemm's own, once a call's CPU path loads it */
+        return NULL;
+    }
+    return api == TSG_API_SCIPY_CBLAS ? (void *)cblas : (void *)f77;
 }
 
 /* Runs p on the library behind `fn` with the calling convention of `api`. */

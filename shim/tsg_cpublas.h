@@ -6,6 +6,7 @@
 #define TSG_CPUBLAS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../src/tsg_problem.h"
 #include "../src/tsg_rates.h"
@@ -17,6 +18,9 @@ typedef void (*tsg_cblas_sgemm_fn)(int, int, int, int, int, int, float, const fl
 typedef void (*tsg_f77_sgemm_fn)(const char *, const char *, const int *, const int *, const int *,
                                  const float *, const float *, const int *, const float *,
                                  const int *, const float *, float *, const int *, size_t, size_t);
+/* The ILP64 CBLAS names' prototype (cblas_sgemm64_, scipy_cblas_sgemm64_: 64-bit sizes, int enums). */
+typedef void (*tsg_cblas64_sgemm_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *,
+                                     int64_t, const float *, int64_t, float, float *, int64_t);
 
 /*
  * Loads the CPU BLAS (once) and returns its own entry points for the tiny-call path of
@@ -29,6 +33,22 @@ void tsg_cpu_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77);
  * tsg_cpu_entry_points, tsg_cpu_sgemm, tsg_cpu_describe, ...), else 0 with both NULL. Either
  * pointer may be NULL (not written). Lock-free: one acquire load. */
 int tsg_cpu_loaded_entry_points(tsg_cblas_sgemm_fn *cblas, tsg_f77_sgemm_fn *f77);
+
+/*
+ * The function a tiny call through `api` (any name but cblas_sgemm and sgemm_, whose functions are
+ * tsg_cpu_entry_points') may go straight to, with the caller's own arguments: the caller's own
+ * library's function of that very name (tsg_cpu_sgemm_api's choice; the prototype is the name's)
+ * once looked up and found; else, for the LP64 names scipy_cblas_sgemm and scipy_sgemm_, tsgemm's
+ * own CPU BLAS's cblas_sgemm / sgemm_ (the same prototypes) once loaded; else NULL (the full path:
+ * the ILP64 names without a library of their own need 32-bit blocks). Neither looks up nor loads.
+ * *decided: 1 when the answer cannot change any more (the lookup is done, and the function was
+ * found, or no fallback applies, or the fallback is loaded).
+ */
+void *tsg_cpu_tiny_fn(tsg_api api, int *decided);
+
+/* Looks up the caller's own function for `api` now, once per name (dl_iterate_phdr; nothing for
+ * names without one). For the gate of the tiny path, so that tsg_cpu_tiny_fn can answer. */
+void tsg_cpu_native_lookup(tsg_api api);
 
 /* Runs p on the CPU BLAS (OpenBLAS through its own dlopen handle; sizes beyond 32 bits in blocks;
  * the portable loop when no BLAS can be loaded). Never fails. */

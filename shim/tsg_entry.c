@@ -8,10 +8,12 @@
  * A call arriving while this thread is already inside the CPU BLAS (netlib's cblas_sgemm calls
  * sgemm_ through the PLT, which resolves to us when preloaded) goes straight to that library.
  *
- * Tiny calls (cblas_sgemm, sgemm_): a legal call on host memory with m*n*k below the GPU floor
- * can only end on the CPU BLAS, so it goes there first, with as little as possible in front of
- * it (docs/NOTES.md "Small calls": the cost it replaced): one thread-local access, the gate
- * (tsg_rt_fast: the entry point, set once an earlier call read the knobs and loaded the BLAS),
+ * Tiny calls (cblas_sgemm, sgemm_, and cblas_sgemm64_, scipy_cblas_sgemm64_, scipy_cblas_sgemm,
+ * scipy_sgemm_ on the caller's own library of the same name: tsg_runtime.h): a legal call on
+ * host memory with m*n*k below the GPU floor can only end on the CPU BLAS, so it goes there
+ * first, with as little as possible in front of it (docs/NOTES.md "Small calls": the cost it
+ * replaced): one thread-local access, the gate (tsg_rt_fast: the entry point, set once an
+ * earlier call through the same name read the knobs and loaded or looked up the library),
  * the residency gate (two loads while no libcuda is in the process; with tsgemm's own GPU started,
  * a question to the driver for the thread's context), src/'s own mapping and
  * reference checks (inline, src/tsg_problem.h) accepting only a plainly legal call, then the
@@ -91,6 +93,63 @@ static inline void tiny_done(tsg_tls *tl, uint64_t flops)
     tl->last_path = "cpu";
 }
 
+/* The gate of an entry point other than cblas_sgemm and sgemm_ (tsg_rt_fast.own: the caller's own
+ * library's function of the same name, or tsgemm's own CPU BLAS's for the LP64 scipy_ names),
+ * with the same residency gate. */
+static inline void *tiny_own_fn(tsg_api api)
+{
+    void *fn = atomic_load_explicit(&tsg_rt_fast.own[api], memory_order_acquire);
+    return fn && tiny_host_only() ? fn : NULL;
+}
+
+/* The tiny path's run of one call: when this thread has a block (the exit drain sees it through
+ * it), is not inside the CPU BLAS already and the process is not exiting, marks it inside, makes
+ * the call, adds the counters and returns 1; else 0 (nothing done: the full path takes the call).
+ * One for each prototype; inlined, so each entry point keeps a single frame. */
+static inline int tiny_run_cblas(tsg_cblas_sgemm_fn fn, int layout, int transa, int transb, int m,
+                                 int n, int k, float alpha, const float *a, int lda, const float *b,
+                                 int ldb, float beta, float *c, int ldc)
+{
+    const uint64_t flops = 2 * (uint64_t)m * (uint64_t)n * (uint64_t)k;
+    tsg_tls *tl = tiny_tls();
+    tsg_thread *self = tl->self;
+    if (__builtin_expect(self == NULL, 0) || !tsg_thread_enter_blas_outer(tl)) return 0;
+    fn(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    tsg_thread_leave_blas(tl);
+    tiny_done(tl, flops);
+    return 1;
+}
+
+static inline int tiny_run_cblas64(tsg_cblas64_sgemm_fn fn, int layout, int transa, int transb,
+                                   int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                                   int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                                   int64_t ldc)
+{
+    const uint64_t flops = 2 * (uint64_t)m * (uint64_t)n * (uint64_t)k;
+    tsg_tls *tl = tiny_tls();
+    tsg_thread *self = tl->self;
+    if (__builtin_expect(self == NULL, 0) || !tsg_thread_enter_blas_outer(tl)) return 0;
+    fn(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    tsg_thread_leave_blas(tl);
+    tiny_done(tl, flops);
+    return 1;
+}
+
+static inline int tiny_run_f77(tsg_f77_sgemm_fn fn, const char *transa, const char *transb,
+                               const int *m, const int *n, const int *k, const float *alpha,
+                               const float *a, const int *lda, const float *b, const int *ldb,
+                               const float *beta, float *c, const int *ldc)
+{
+    const uint64_t flops = 2 * (uint64_t)*m * (uint64_t)*n * (uint64_t)*k;
+    tsg_tls *tl = tiny_tls();
+    tsg_thread *self = tl->self;
+    if (__builtin_expect(self == NULL, 0) || !tsg_thread_enter_blas_outer(tl)) return 0;
+    fn(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+    tsg_thread_leave_blas(tl);
+    tiny_done(tl, flops);
+    return 1;
+}
+
 /* A cblas_sgemm call that the tiny path can take, by src/'s own mapping (tsg_cblas_problem: the
  * layout decides which operand is which); 0 for anything else, illegal arguments included: the
  * full path reports those. The pointers play no part in the decision. The mapping is inlined
@@ -107,6 +166,19 @@ static inline int tiny_cblas(int layout, int transa, int transb, int64_t m, int6
     return tsg_cblas_problem(layout, transa, transb, m, n, k, alpha, NULL, lda, NULL, ldb, 0.0f,
                              NULL, ldc, &p) == 0 &&
            tiny_problem(&p);
+}
+
+/* A Fortran-style call that the tiny path can take, by src/'s reading of it (decoded transposes;
+ * no swap in Fortran; no pointers: it only decides). A bad transpose turns the call away before
+ * the rest is read. */
+static inline int tiny_f77(const char *transa, const char *transb, int64_t m, int64_t n, int64_t k,
+                           float alpha, int64_t lda, int64_t ldb, int64_t ldc)
+{
+    const char ta = tsg_decode_trans(*transa), tb = tsg_decode_trans(*transb);
+    if (!ta || !tb) return 0;
+    tsg_problem p;
+    tsg_problem_set(&p, ta, tb, m, n, k, alpha, NULL, lda, NULL, ldb, 0.0f, NULL, ldc);
+    return tiny_problem(&p);
 }
 
 /* Everything but the tiny path: re-entry from the CPU BLAS, or read the call and run it through
@@ -133,18 +205,9 @@ TSG_EXPORT void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_T
 {
     tsg_cblas_sgemm_fn fn;
     if (tiny_cblas(layout, TransA, TransB, M, N, K, alpha, lda, ldb, ldc) &&
-        (fn = tiny_cblas_fn()) != NULL) {
-        const uint64_t flops = 2 * (uint64_t)M * (uint64_t)N * (uint64_t)K;
-        tsg_tls *tl = tiny_tls();
-        tsg_thread *self = tl->self;
-        /* a block (the exit drain sees this thread through it), not a re-entry, not exiting */
-        if (__builtin_expect(self != NULL, 1) && tsg_thread_enter_blas_outer(tl)) {
-            fn(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-            tsg_thread_leave_blas(tl);
-            tiny_done(tl, flops);
-            return;
-        }
-    }
+        (fn = tiny_cblas_fn()) != NULL &&
+        tiny_run_cblas(fn, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
+        return;
     cblas_full(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -183,25 +246,11 @@ TSG_EXPORT void sgemm_(const char *transa, const char *transb, const int *m, con
                        const float *b, const int *ldb, const float *beta, float *c,
                        const int *ldc)
 {
-    /* src/'s reading of the call (decoded transposes; no swap in Fortran; no pointers: it only
-     * decides). A bad transpose turns the call away before the rest is read. */
-    const char ta = tsg_decode_trans(*transa), tb = tsg_decode_trans(*transb);
-    tsg_problem p;
-    if (ta && tb)
-        tsg_problem_set(&p, ta, tb, *m, *n, *k, *alpha, NULL, *lda, NULL, *ldb, 0.0f, NULL, *ldc);
     tsg_f77_sgemm_fn fn;
-    if (ta && tb && tiny_problem(&p) && (fn = tiny_f77_fn()) != NULL) {
-        const uint64_t flops = 2 * (uint64_t)p.m * (uint64_t)p.n * (uint64_t)p.k;
-        tsg_tls *tl = tiny_tls();
-        tsg_thread *self = tl->self;
-        /* a block (the exit drain sees this thread through it), not a re-entry, not exiting */
-        if (__builtin_expect(self != NULL, 1) && tsg_thread_enter_blas_outer(tl)) {
-            fn(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
-            tsg_thread_leave_blas(tl);
-            tiny_done(tl, flops);
-            return;
-        }
-    }
+    if (tiny_f77(transa, transb, *m, *n, *k, *alpha, *lda, *ldb, *ldc) &&
+        (fn = tiny_f77_fn()) != NULL &&
+        tiny_run_f77(fn, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+        return;
     f77_full(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
@@ -244,9 +293,24 @@ TSG_EXPORT void scipy_cblas_sgemm64_(TSG_CBLAS64_PARAMS);
 TSG_EXPORT void sgemm_64_(TSG_F77_64_PARAMS);
 TSG_EXPORT void scipy_sgemm_64_(TSG_F77_64_PARAMS);
 
-void cblas_sgemm64_(TSG_CBLAS64_PARAMS) { cblas_any(TSG_API_CBLAS64, TSG_CBLAS64_ARGS); }
+/* The ILP64 CBLAS names: the tiny path on the caller's own library of the same name, when it has
+ * one (tsg_rt_fast.own), else the full path. */
+static inline int tiny_cblas64(tsg_api api, TSG_CBLAS64_PARAMS)
+{
+    tsg_cblas64_sgemm_fn fn;
+    return tiny_cblas(layout, transa, transb, m, n, k, alpha, lda, ldb, ldc) &&
+           (fn = (tsg_cblas64_sgemm_fn)tiny_own_fn(api)) != NULL &&
+           tiny_run_cblas64(fn, TSG_CBLAS64_ARGS);
+}
+
+void cblas_sgemm64_(TSG_CBLAS64_PARAMS)
+{
+    if (tiny_cblas64(TSG_API_CBLAS64, TSG_CBLAS64_ARGS)) return;
+    cblas_any(TSG_API_CBLAS64, TSG_CBLAS64_ARGS);
+}
 void scipy_cblas_sgemm64_(TSG_CBLAS64_PARAMS)
 {
+    if (tiny_cblas64(TSG_API_SCIPY_CBLAS64, TSG_CBLAS64_ARGS)) return;
     cblas_any(TSG_API_SCIPY_CBLAS64, TSG_CBLAS64_ARGS);
 }
 void sgemm_64_(TSG_F77_64_PARAMS) { f77_64(TSG_API_F77_64, TSG_F77_64_ARGS); }
@@ -275,6 +339,11 @@ void scipy_cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSP
                        const float *A, const CBLAS_INT lda, const float *B, const CBLAS_INT ldb,
                        const float beta, float *C, const CBLAS_INT ldc)
 {
+    tsg_cblas_sgemm_fn fn;
+    if (tiny_cblas(layout, TransA, TransB, M, N, K, alpha, lda, ldb, ldc) &&
+        (fn = (tsg_cblas_sgemm_fn)tiny_own_fn(TSG_API_SCIPY_CBLAS)) != NULL &&
+        tiny_run_cblas(fn, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
+        return;
     cblas_any(TSG_API_SCIPY_CBLAS, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C,
               ldc);
 }
@@ -283,5 +352,10 @@ void scipy_sgemm_(const char *transa, const char *transb, const int *m, const in
                   const float *alpha, const float *a, const int *lda, const float *b,
                   const int *ldb, const float *beta, float *c, const int *ldc)
 {
+    tsg_f77_sgemm_fn fn;
+    if (tiny_f77(transa, transb, *m, *n, *k, *alpha, *lda, *ldb, *ldc) &&
+        (fn = (tsg_f77_sgemm_fn)tiny_own_fn(TSG_API_SCIPY_F77)) != NULL &&
+        tiny_run_f77(fn, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+        return;
     f77_32(TSG_API_SCIPY_F77, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

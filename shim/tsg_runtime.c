@@ -58,30 +58,37 @@ int tsg_rt_set_math(int math)
 /* ------------------------------------------------------------------ the tiny-call path's gate */
 
 tsg_fast tsg_rt_fast;
-/* The gate is decided: refresh_fast ran and its answer did not wait on a CPU BLAS not loaded yet. */
-static atomic_int g_fast_known;
+/* Bit api set: the gate of that entry point is decided (refresh_fast ran, and its answer did not
+ * wait on a CPU BLAS not loaded yet or a lookup not made yet). */
+static atomic_uint g_fast_known;
 static pthread_mutex_t g_fast_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* 1 for the entry points the tiny path serves (tsg_entry.c): only a call through one of them
- * loads tsgemm's own CPU BLAS to open the gate. */
-static inline int gate_serves(tsg_api api) { return api == TSG_API_CBLAS || api == TSG_API_F77; }
+/* 1 for the entry points whose tiny path runs tsgemm's own CPU BLAS (tsg_cpu_entry_points): only a
+ * call through one of them loads it to open the gate. The other names' gates open on the caller's
+ * own library (tsg_cpu_tiny_fn), which a call through them looks up. */
+static inline int gate_loads(tsg_api api) { return api == TSG_API_CBLAS || api == TSG_API_F77; }
 
 /*
- * Opens or closes tsg_rt_fast (the rule is in tsg_runtime.h) and sets g_fast_known. With `load`,
- * first loads the CPU BLAS when the knobs could let the gate open (TSGEMM_LOG < 2), outside the
- * lock (loading takes the dynamic loader's lock); without, uses it only if already loaded
- * (tsg_cpu_loaded_entry_points). The decision is made under the lock, so the last
- * tsgemm_set_mode always wins over a call deciding at the same time. A gate that only a CPU BLAS
- * not loaded yet keeps closed stays undecided (g_fast_known 0): the next full-path call that
- * loads, or that finds it loaded, decides again.
+ * Opens or closes tsg_rt_fast (the rule is in tsg_runtime.h) and sets g_fast_known. With `load`
+ * (a call through `asking`), first, outside the lock, when the knobs could let the gate open
+ * (TSGEMM_LOG < 2): for cblas_sgemm and sgemm_ the CPU BLAS is loaded (loading takes the dynamic
+ * loader's lock), for the other names the caller's own function is looked up (once per name);
+ * without, only what is loaded and looked up already counts. The decision is made under the lock,
+ * so the last tsgemm_set_mode always wins over a call deciding at the same time. An entry point
+ * whose gate waits on a load or a lookup stays undecided: the next full-path call through it
+ * decides again.
  */
-static void refresh_fast(int load)
+static void refresh_fast(tsg_api asking, int load)
 {
     const tsg_config *cfg = tsg_rt_config();
     if (load && cfg->log_level < 2) {
-        tsg_cblas_sgemm_fn cblas;
-        tsg_f77_sgemm_fn f77;
-        tsg_cpu_entry_points(&cblas, &f77);
+        if (gate_loads(asking)) {
+            tsg_cblas_sgemm_fn cblas;
+            tsg_f77_sgemm_fn f77;
+            tsg_cpu_entry_points(&cblas, &f77);
+        } else {
+            tsg_cpu_native_lookup(asking);
+        }
     }
     /* a traced process takes the full path for every call (tiny ones are recorded there) */
     const int tracing = tsg_tracer_on();
@@ -98,7 +105,15 @@ static void refresh_fast(int load)
     const int ok = allowed && (cblas || f77);
     atomic_store_explicit(&tsg_rt_fast.cblas, ok ? cblas : NULL, memory_order_release);
     atomic_store_explicit(&tsg_rt_fast.f77, ok ? f77 : NULL, memory_order_release);
-    atomic_store_explicit(&g_fast_known, !allowed || loaded, memory_order_relaxed);
+    unsigned known = !allowed || loaded ? (1u << TSG_API_CBLAS) | (1u << TSG_API_F77) : 0u;
+    for (int a = 0; a < TSG_API_COUNT; ++a) {
+        if (gate_loads((tsg_api)a)) continue;
+        int decided = 1;
+        void *fn = allowed ? tsg_cpu_tiny_fn((tsg_api)a, &decided) : NULL;
+        atomic_store_explicit(&tsg_rt_fast.own[a], fn, memory_order_release);
+        if (decided) known |= 1u << a;
+    }
+    atomic_store_explicit(&g_fast_known, known, memory_order_relaxed);
     pthread_mutex_unlock(&g_fast_lock);
 }
 
@@ -107,8 +122,8 @@ int tsg_rt_set_mode(int mode)
     tsg_rt_config();
     int old = __atomic_exchange_n(&g_mode_override, mode, __ATOMIC_SEQ_CST);
     const int c = tsg_cancel_off(); /* refresh_fast takes the gate's lock */
-    refresh_fast(0); /* never loads: a gate that needs the CPU BLAS opens at the next call through
-                      * cblas_sgemm or sgemm_ */
+    refresh_fast(TSG_API_COUNT, 0); /* never loads nor looks up: a gate that waits on either opens
+                                     * at the next full-path call through its entry point */
     tsg_cancel_restore(c);
     return old >= 0 ? old : (int)tsg_rt_config()->policy.mode;
 }
@@ -366,9 +381,7 @@ static void rt_sgemm(tsg_api api, const tsg_call *call)
         tsg_tracer_record((int)api, tsg_api_is_cblas(api) && call->row_major, p, path, t0_ns,
                           tsg_tracer_now_ns());
     }
-    /* the gate: decided by a call it serves (loading the CPU BLAS), or by any once that is loaded */
-    if (!atomic_load_explicit(&g_fast_known, memory_order_relaxed) &&
-        (gate_serves(api) || tsg_cpu_loaded_entry_points(NULL, NULL)))
-        refresh_fast(gate_serves(api));
+    /* this entry point's gate, decided by a full-path call through it */
+    if (!(atomic_load_explicit(&g_fast_known, memory_order_relaxed) & (1u << api))) refresh_fast(api, 1);
 }
 

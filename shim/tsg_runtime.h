@@ -34,18 +34,24 @@ int tsg_rt_set_mode(int mode);
  * and in auto mode no TSGEMM_GPU_THRESHOLD; the CPU BLAS is loaded (a name it lacks stays NULL);
  * membarrier is registered (tsg_thread_enter_blas_outer relies on it; without it, e.g. on
  * kernels before 4.14, every call takes the full path).
- * The first call of the process takes the full path, which then decides; only a call through
- * cblas_sgemm or sgemm_ (the names the path serves) loads the CPU BLAS for it, so a process whose
- * calls all come through the caller's own names (the ILP64 and scipy_ ones: their CPU path is the
- * caller's own library) never loads tsgemm's own for the gate — such calls decide only once it is
- * loaded. tsgemm_set_mode decides again without loading: it closes the gate at once when the
- * mode forbids it, and leaves it closed and undecided when only the load is missing (the next
- * call through cblas_sgemm or sgemm_ decides). Residency is the caller's check (tsg_entry.c
- * tiny_host_only).
+ * Every entry point has its gate: cblas_sgemm's and sgemm_'s open on tsgemm's own CPU BLAS, the
+ * others' (cblas_sgemm64_, the scipy_ names) on the caller's own library of the same name, or
+ * for the LP64 scipy_ names on tsgemm's own when the caller has none (tsg_cpu_tiny_fn; the ILP64
+ * names without a library of their own keep the full path). An entry point's first call takes
+ * the full path, which then decides its gate: only a call through cblas_sgemm or sgemm_ loads
+ * tsgemm's own CPU BLAS for it, so a process whose calls all come through the caller's own names
+ * (a numpy or scipy wheel's) never loads a second BLAS. tsgemm_set_mode decides again without
+ * loading or looking up: it closes every gate at once when the mode forbids it, and leaves a gate
+ * closed and undecided when only a load or a lookup is missing (the next full-path call through
+ * that entry point decides). Residency is the caller's check (tsg_entry.c tiny_host_only).
  */
 typedef struct tsg_fast {
     _Atomic(tsg_cblas_sgemm_fn) cblas;
     _Atomic(tsg_f77_sgemm_fn) f77;
+    /* the other entry points' (indexed by tsg_api; NULL for cblas_sgemm and sgemm_): the caller's
+     * own library's function of the same name, or for the LP64 scipy_ names tsgemm's own CPU
+     * BLAS's (tsg_cpu_tiny_fn); the prototype is the entry point's */
+    _Atomic(void *) own[TSG_API_COUNT];
 } tsg_fast;
 
 extern tsg_fast tsg_rt_fast __attribute__((visibility("hidden")));
