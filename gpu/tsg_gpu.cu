@@ -116,8 +116,14 @@ extern "C" void tsg_gpu_exiting(double wait_s)
 
 /* ---- the kernel configuration (tests, tuning) ---- */
 
+/* The two describers ask the runtime about kernels (cudaFuncGetAttributes), which binds a context
+ * to the calling thread: each runs on tsgemm's device inside a ContextGuard, so that the caller's
+ * thread keeps the context it had (none, in a program that does not use CUDA itself; with one,
+ * its every later call would be classified as a CUDA caller's: shim/tsg_residency.h). */
 extern "C" int tsg_gpu_kernel_info(char *buf, size_t len)
 {
+    ContextGuard guard;
+    if (cudaSetDevice(state.device) != cudaSuccess) (void)cudaGetLastError();
     char k[256], t[160] = "not on this device";
     if (tsg::kernel_describe(0, k, sizeof k) != 0) {
         snprintf(buf, len, "%s", k);
@@ -164,6 +170,8 @@ extern "C" int tsg_gpu_kernel_tail(char transa, char transb, int64_t m, int64_t 
 
 extern "C" int tsg_gpu_kernel_config_info(int config, char *buf, size_t len)
 {
+    ContextGuard guard; /* as tsg_gpu_kernel_info */
+    if (cudaSetDevice(state.device) != cudaSuccess) (void)cudaGetLastError();
     if (tsg::kernel_describe(config, buf, len) != 0) return TSG_GPU_EFAIL;
     return tsg::kernel_configs();
 }

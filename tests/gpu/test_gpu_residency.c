@@ -202,6 +202,18 @@ static void *no_cuda_thread(void *arg)
     return NULL;
 }
 
+/* A thread that never used CUDA asks tsgemm to describe its kernels: it must keep no context. */
+static void *info_thread(void *arg)
+{
+    ctx_probe *c = arg;
+    c->before = c->after = (void *)1;
+    g_ctx_get(&c->before);
+    char info[512];
+    tsgemm_kernel_info(info, sizeof info);
+    g_ctx_get(&c->after);
+    return NULL;
+}
+
 static void caller_state(void)
 {
     int dev_before = -1, dev_after = -1;
@@ -227,6 +239,13 @@ static void caller_state(void)
     pthread_join(t, NULL);
     EXPECT(c.before == NULL && c.after == NULL,
            "a thread with no current context got one from tsgemm (%p -> %p)", c.before, c.after);
+    ctx_probe ci;
+    pthread_create(&t, NULL, info_thread, &ci);
+    pthread_join(t, NULL);
+    EXPECT(ci.before == NULL && ci.after == NULL,
+           "a thread with no current context got one from tsgemm_kernel_info (%p -> %p)", ci.before,
+           ci.after);
+    g_checks++;
     float got[64 * 64];
     CK(cudaMemcpy(got, c.dC, sizeof got, cudaMemcpyDeviceToHost));
     double s = 0;
