@@ -102,21 +102,33 @@ static inline void *tiny_own_fn(tsg_api api)
     return fn && tiny_host_only() ? fn : NULL;
 }
 
-/* The tiny path's run of one call: when this thread has a block (the exit drain sees it through
- * it), is not inside the CPU BLAS already and the process is not exiting, marks it inside, makes
- * the call, adds the counters and returns 1; else 0 (nothing done: the full path takes the call).
- * One for each prototype; inlined, so each entry point keeps a single frame. */
+/* The tiny path's mark around one call: tiny_enter returns this thread's words when it has a
+ * block (the exit drain sees it through it), is not inside the CPU BLAS already and the process is
+ * not exiting, marked inside; else NULL (nothing done: the full path takes the call). tiny_leave
+ * ends the mark and adds the counters. */
+static inline tsg_tls *tiny_enter(void)
+{
+    tsg_tls *tl = tiny_tls();
+    return __builtin_expect(tl->self != NULL, 1) && tsg_thread_enter_blas_outer(tl) ? tl : NULL;
+}
+
+static inline void tiny_leave(tsg_tls *tl, uint64_t flops)
+{
+    tsg_thread_leave_blas(tl);
+    tiny_done(tl, flops);
+}
+
+/* One tiny call on fn, one helper per prototype (inlined: each entry point keeps a single frame):
+ * 1 when it ran, 0 when the full path must take it. */
 static inline int tiny_run_cblas(tsg_cblas_sgemm_fn fn, int layout, int transa, int transb, int m,
                                  int n, int k, float alpha, const float *a, int lda, const float *b,
                                  int ldb, float beta, float *c, int ldc)
 {
     const uint64_t flops = 2 * (uint64_t)m * (uint64_t)n * (uint64_t)k;
-    tsg_tls *tl = tiny_tls();
-    tsg_thread *self = tl->self;
-    if (__builtin_expect(self == NULL, 0) || !tsg_thread_enter_blas_outer(tl)) return 0;
+    tsg_tls *tl = tiny_enter();
+    if (!tl) return 0;
     fn(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    tsg_thread_leave_blas(tl);
-    tiny_done(tl, flops);
+    tiny_leave(tl, flops);
     return 1;
 }
 
@@ -126,12 +138,10 @@ static inline int tiny_run_cblas64(tsg_cblas64_sgemm_fn fn, int layout, int tran
                                    int64_t ldc)
 {
     const uint64_t flops = 2 * (uint64_t)m * (uint64_t)n * (uint64_t)k;
-    tsg_tls *tl = tiny_tls();
-    tsg_thread *self = tl->self;
-    if (__builtin_expect(self == NULL, 0) || !tsg_thread_enter_blas_outer(tl)) return 0;
+    tsg_tls *tl = tiny_enter();
+    if (!tl) return 0;
     fn(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    tsg_thread_leave_blas(tl);
-    tiny_done(tl, flops);
+    tiny_leave(tl, flops);
     return 1;
 }
 
@@ -141,12 +151,10 @@ static inline int tiny_run_f77(tsg_f77_sgemm_fn fn, const char *transa, const ch
                                const float *beta, float *c, const int *ldc)
 {
     const uint64_t flops = 2 * (uint64_t)*m * (uint64_t)*n * (uint64_t)*k;
-    tsg_tls *tl = tiny_tls();
-    tsg_thread *self = tl->self;
-    if (__builtin_expect(self == NULL, 0) || !tsg_thread_enter_blas_outer(tl)) return 0;
+    tsg_tls *tl = tiny_enter();
+    if (!tl) return 0;
     fn(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
-    tsg_thread_leave_blas(tl);
-    tiny_done(tl, flops);
+    tiny_leave(tl, flops);
     return 1;
 }
 
