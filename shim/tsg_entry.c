@@ -120,17 +120,6 @@ static inline void tiny_leave(tsg_tls *tl, uint64_t flops)
 
 /* One tiny call on fn, one helper per prototype (inlined: each entry point keeps a single frame):
  * 1 when it ran, 0 when the full path must take it. */
-static inline int tiny_run_cblas(tsg_cblas_sgemm_fn fn, int layout, int transa, int transb, int m,
-                                 int n, int k, float alpha, const float *a, int lda, const float *b,
-                                 int ldb, float beta, float *c, int ldc)
-{
-    const uint64_t flops = 2 * (uint64_t)m * (uint64_t)n * (uint64_t)k;
-    tsg_tls *tl = tiny_enter();
-    if (!tl) return 0;
-    fn(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    tiny_leave(tl, flops);
-    return 1;
-}
 
 static inline int tiny_run_cblas64(tsg_cblas64_sgemm_fn fn, int layout, int transa, int transb,
                                    int64_t m, int64_t n, int64_t k, float alpha, const float *a,
@@ -139,24 +128,14 @@ static inline int tiny_run_cblas64(tsg_cblas64_sgemm_fn fn, int layout, int tran
 {
     const uint64_t flops = 2 * (uint64_t)m * (uint64_t)n * (uint64_t)k;
     tsg_tls *tl = tiny_enter();
-    if (!tl) return 0;
-    fn(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    tiny_leave(tl, flops);
-    return 1;
+    if (tl) {
+        fn(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        tiny_leave(tl, flops);
+        return 1;
+    }
+    return 0;
 }
 
-static inline int tiny_run_f77(tsg_f77_sgemm_fn fn, const char *transa, const char *transb,
-                               const int *m, const int *n, const int *k, const float *alpha,
-                               const float *a, const int *lda, const float *b, const int *ldb,
-                               const float *beta, float *c, const int *ldc)
-{
-    const uint64_t flops = 2 * (uint64_t)*m * (uint64_t)*n * (uint64_t)*k;
-    tsg_tls *tl = tiny_enter();
-    if (!tl) return 0;
-    fn(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
-    tiny_leave(tl, flops);
-    return 1;
-}
 
 /* A cblas_sgemm call that the tiny path can take, by src/'s own mapping (tsg_cblas_problem: the
  * layout decides which operand is which); 0 for anything else, illegal arguments included: the
@@ -176,17 +155,53 @@ static inline int tiny_cblas(int layout, int transa, int transb, int64_t m, int6
            tiny_problem(&p);
 }
 
-/* A Fortran-style call that the tiny path can take, by src/'s reading of it (decoded transposes;
- * no swap in Fortran; no pointers: it only decides). A bad transpose turns the call away before
- * the rest is read. */
-static inline int tiny_f77(const char *transa, const char *transb, int64_t m, int64_t n, int64_t k,
-                           float alpha, int64_t lda, int64_t ldb, int64_t ldc)
+/* A cblas_sgemm-style call (32-bit sizes) through `api` on the tiny path: 1 when it ran there, 0
+ * when the full path must take it. The gate is cblas_sgemm's own (tsg_rt_fast.cblas) or, for
+ * scipy_cblas_sgemm, tsg_rt_fast.own[api]; `api` is a constant at every (inlined) use. */
+static inline int tiny_cblas32(tsg_api api, int layout, int transa, int transb, int m, int n, int k,
+                               float alpha, const float *a, int lda, const float *b, int ldb,
+                               float beta, float *c, int ldc)
+{
+    tsg_cblas_sgemm_fn fn;
+    if (tiny_cblas(layout, transa, transb, m, n, k, alpha, lda, ldb, ldc) &&
+        (fn = api == TSG_API_CBLAS ? tiny_cblas_fn() : (tsg_cblas_sgemm_fn)tiny_own_fn(api)) != NULL) {
+        const uint64_t flops = 2 * (uint64_t)m * (uint64_t)n * (uint64_t)k;
+        tsg_tls *tl = tiny_enter();
+        if (tl) {
+            fn(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+            tiny_leave(tl, flops);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A Fortran-style call (32-bit sizes) through `api` on the tiny path: 1 when it ran there, 0 when
+ * the full path must take it. src/'s reading of the call (decoded transposes; no swap in Fortran;
+ * no pointers: it only decides); a bad transpose turns the call away before the rest is read.
+ * The gate is sgemm_'s own (tsg_rt_fast.f77) or, for the other names, tsg_rt_fast.own[api];
+ * `api` is a constant at every (inlined) use. */
+static inline int tiny_f77(tsg_api api, const char *transa, const char *transb, const int *m,
+                           const int *n, const int *k, const float *alpha, const float *a,
+                           const int *lda, const float *b, const int *ldb, const float *beta,
+                           float *c, const int *ldc)
 {
     const char ta = tsg_decode_trans(*transa), tb = tsg_decode_trans(*transb);
-    if (!ta || !tb) return 0;
     tsg_problem p;
-    tsg_problem_set(&p, ta, tb, m, n, k, alpha, NULL, lda, NULL, ldb, 0.0f, NULL, ldc);
-    return tiny_problem(&p);
+    if (ta && tb)
+        tsg_problem_set(&p, ta, tb, *m, *n, *k, *alpha, NULL, *lda, NULL, *ldb, 0.0f, NULL, *ldc);
+    tsg_f77_sgemm_fn fn;
+    if (ta && tb && tiny_problem(&p) &&
+        (fn = api == TSG_API_F77 ? tiny_f77_fn() : (tsg_f77_sgemm_fn)tiny_own_fn(api)) != NULL) {
+        const uint64_t flops = 2 * (uint64_t)p.m * (uint64_t)p.n * (uint64_t)p.k;
+        tsg_tls *tl = tiny_enter();
+        if (tl) {
+            fn(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+            tiny_leave(tl, flops);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* Everything but the tiny path: re-entry from the CPU BLAS, or read the call and run it through
@@ -211,10 +226,7 @@ TSG_EXPORT void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_T
                             const float *B, const CBLAS_INT ldb, const float beta, float *C,
                             const CBLAS_INT ldc)
 {
-    tsg_cblas_sgemm_fn fn;
-    if (tiny_cblas(layout, TransA, TransB, M, N, K, alpha, lda, ldb, ldc) &&
-        (fn = tiny_cblas_fn()) != NULL &&
-        tiny_run_cblas(fn, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
+    if (tiny_cblas32(TSG_API_CBLAS, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
         return;
     cblas_full(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -254,11 +266,7 @@ TSG_EXPORT void sgemm_(const char *transa, const char *transb, const int *m, con
                        const float *b, const int *ldb, const float *beta, float *c,
                        const int *ldc)
 {
-    tsg_f77_sgemm_fn fn;
-    if (tiny_f77(transa, transb, *m, *n, *k, *alpha, *lda, *ldb, *ldc) &&
-        (fn = tiny_f77_fn()) != NULL &&
-        tiny_run_f77(fn, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
-        return;
+    if (tiny_f77(TSG_API_F77, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
     f77_full(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
@@ -347,10 +355,8 @@ void scipy_cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSP
                        const float *A, const CBLAS_INT lda, const float *B, const CBLAS_INT ldb,
                        const float beta, float *C, const CBLAS_INT ldc)
 {
-    tsg_cblas_sgemm_fn fn;
-    if (tiny_cblas(layout, TransA, TransB, M, N, K, alpha, lda, ldb, ldc) &&
-        (fn = (tsg_cblas_sgemm_fn)tiny_own_fn(TSG_API_SCIPY_CBLAS)) != NULL &&
-        tiny_run_cblas(fn, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
+    if (tiny_cblas32(TSG_API_SCIPY_CBLAS, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta,
+                     C, ldc))
         return;
     cblas_any(TSG_API_SCIPY_CBLAS, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C,
               ldc);
@@ -360,10 +366,7 @@ void scipy_sgemm_(const char *transa, const char *transb, const int *m, const in
                   const float *alpha, const float *a, const int *lda, const float *b,
                   const int *ldb, const float *beta, float *c, const int *ldc)
 {
-    tsg_f77_sgemm_fn fn;
-    if (tiny_f77(transa, transb, *m, *n, *k, *alpha, *lda, *ldb, *ldc) &&
-        (fn = (tsg_f77_sgemm_fn)tiny_own_fn(TSG_API_SCIPY_F77)) != NULL &&
-        tiny_run_f77(fn, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+    if (tiny_f77(TSG_API_SCIPY_F77, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
         return;
     f77_32(TSG_API_SCIPY_F77, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
