@@ -211,15 +211,13 @@ bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_
 /* how many variants each math has (the test's A/B, not in the header) */
 int tf32_variants() { return VARIANTS; }
 
-/* whether variant v of `math` must give the default's bits (the test's A/B): every variant but one
- * with an OPT_BRAW instance (op(B) truncated, not rounded, to TF32) */
-bool tf32_variant_exact(int math, int v)
+/* whether variant v of `math` must give the default's bits for the pair (transa, transb) (the
+ * test's A/B): every instance but an OPT_BRAW one (op(B) truncated, not rounded, to TF32) */
+bool tf32_variant_exact(int math, int v, char transa, char transb)
 {
     if (v < 0 || v >= VARIANTS) return false;
-    const Variant &vt = pick(math, v);
-    for (int p = 0; p < 4; ++p)
-        if (vt.in[p].opt & tf32::OPT_BRAW) return false;
-    return true;
+    const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
+    return !(pick(math, v).in[ta + 2 * tb].opt & tf32::OPT_BRAW);
 }
 
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
