@@ -3,7 +3,8 @@
  * the default configuration (kernels/tf32/tsg_kernel_tf32.cu's variant 0) against the same
  * kernel with DIAG 1 (the consumers alone: no loads, no split, no barrier waits), 2 (the producer
  * alone: loads, split, stores, barriers, no wgmma) and 3 (3xTF32 without the per-k-tile wait and
- * promotion). The DIAG instances compute garbage: timing only, never a result. Device data, NN,
+ * promotion); and 1xTF32's default (variant 0) against variant 8 (OPT_BRAW: op(B) raw by cp.async)
+ * whole and with DIAG 1 / 2. The DIAG instances compute garbage: timing only, never a result. Device data, NN,
  * median of 10 (cudaEvents) after two warm-up launches; TFLOP/s counted as 2 n^3.
  *
  *   tf32_probe [N ...]     (default 4096 8192); exit 77 without an sm_90 device
@@ -133,6 +134,17 @@ int main(int argc, char **argv)
         row("1xTF32 v4 whole kernel", n, a1, a1);
         row("1xTF32 v4 consumers alone (DIAG 1)", n, time_one<tsg::MATH_TF32, 1, AR, 2, 1>(n, A, B, C, sms), a1);
         row("1xTF32 v4 producer alone (DIAG 2)", n, time_one<tsg::MATH_TF32, 2, AR, 2, 1>(n, A, B, C, sms), a1);
+        /* 1xTF32's default (AREG | TBLK, order 2, two producer warpgroups) against variant 8: the
+         * same with op(B) copied raw by cp.async (OPT_BRAW, NN / TN only) */
+        constexpr int AB = AR | tsg::tf32::OPT_TBLK, ABR = AB | tsg::tf32::OPT_BRAW;
+        const double d1 = time_one<tsg::MATH_TF32, 0, AB, 2, 2>(n, A, B, C, sms);
+        row("1xTF32 v0 whole kernel", n, d1, d1);
+        row("1xTF32 v0 consumers alone (DIAG 1)", n, time_one<tsg::MATH_TF32, 1, AB, 2, 2>(n, A, B, C, sms), d1);
+        row("1xTF32 v0 producer alone (DIAG 2)", n, time_one<tsg::MATH_TF32, 2, AB, 2, 2>(n, A, B, C, sms), d1);
+        const double r1 = time_one<tsg::MATH_TF32, 0, ABR, 2, 2>(n, A, B, C, sms);
+        row("1xTF32 v8 (BRAW) whole kernel", n, r1, r1);
+        row("1xTF32 v8 (BRAW) consumers alone (DIAG 1)", n, time_one<tsg::MATH_TF32, 1, ABR, 2, 2>(n, A, B, C, sms), r1);
+        row("1xTF32 v8 (BRAW) producer alone (DIAG 2)", n, time_one<tsg::MATH_TF32, 2, ABR, 2, 2>(n, A, B, C, sms), r1);
     }
     cudaFree(A), cudaFree(B), cudaFree(C);
     return 0;

@@ -73,8 +73,27 @@ Variant by_b(const Variant &b_kc, const Variant &b_rc)
  * default (variant 1: order 3, two producer warpgroups, both operands split by the producer) on
  * the H100 (docs/results/h100-2026-12-06-run8-tf32.txt, TFLOP/s, variants 4 and 5 there being
  * OPT_AREG alone): 3xTF32 8192^3 NN 91.6 vs 78.8, TN 98.4 vs 81.5, NT 89.3 vs 70.1, TT 85.4 vs
- * 75.5; 1xTF32 8192^3 NN 177.1 vs 136.6. */
-constexpr int VARIANTS = 8;
+ * 75.5; 1xTF32 8192^3 NN 177.1 vs 136.6.
+ * Variant 8 (V_BRAW), an experiment: 1xTF32 NN / TN with OPT_BRAW (op(B) copied raw by cp.async,
+ * truncated to TF32 by the tensor core: other bits than the default's, checked by test_tf32_kernel
+ * against the reference instead, tf32_variant_exact), NT / TT the default's; 3xTF32 has no BRAW
+ * (its split needs op(B) rounded in registers): its variant 8 is its default. */
+constexpr int VARIANTS = 9, V_BRAW = 8;
+
+/* V_BRAW: 1xTF32's NN and TN with op(B) raw (order 2, two producer warpgroups, AREG | TBLK | BRAW),
+ * NT and TT the default's; 3xTF32's default whole */
+template <int MATH>
+Variant braw_variant()
+{
+    constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK;
+    if constexpr (MATH == MATH_TF32) {
+        const Variant d = variant<MATH, 2, 2, AB>();
+        return Variant{{inst<MATH, false, false, 2, 2, AB | tf32::OPT_BRAW>(),
+                        inst<MATH, true, false, 2, 2, AB | tf32::OPT_BRAW>(), d.in[2], d.in[3]}};
+    } else {
+        return by_b(variant<MATH, 2, 1, AB>(), variant<MATH, 2, 2, AB>());
+    }
+}
 
 template <int MATH>
 const Variant &variant_of(int v)
@@ -89,7 +108,8 @@ const Variant &variant_of(int v)
                                          variant<MATH, 2, 1, tf32::OPT_AREG>(),
                                          variant<MATH, 2, 2, tf32::OPT_AREG>(),
                                          variant<MATH, 2, 1, AB>(),
-                                         variant<MATH, 2, 2, AB>()};
+                                         variant<MATH, 2, 2, AB>(),
+                                         braw_variant<MATH>()};
     return vs[v];
 }
 
@@ -191,12 +211,22 @@ bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_
 /* how many variants each math has (the test's A/B, not in the header) */
 int tf32_variants() { return VARIANTS; }
 
+/* whether variant v of `math` must give the default's bits for the pair (transa, transb) (the
+ * test's A/B): every instance but an OPT_BRAW one (op(B) truncated, not rounded, to TF32) */
+bool tf32_variant_exact(int math, int v, char transa, char transb)
+{
+    if (v < 0 || v >= VARIANTS) return false;
+    const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
+    return !(pick(math, v).in[ta + 2 * tb].opt & tf32::OPT_BRAW);
+}
+
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {
-    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s", in.pipe, in.npw, in.npw > 1 ? "s" : "",
+    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s%s", in.pipe, in.npw, in.npw > 1 ? "s" : "",
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
-                    in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "");
+                    in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
+                    in.opt & tf32::OPT_BRAW ? ", op(B) raw by cp.async (truncated to TF32)" : "");
 }
 
 /* variant v's description: its instance's, or each pair's where they differ */
@@ -211,8 +241,10 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
         inst_name(vt.in[p], one[p], sizeof one[p]);
         same = same && !strcmp(one[p], one[0]);
     }
-    if (same) return snprintf(buf, len, "%s%s", one[0], refused);
-    return snprintf(buf, len, "NN %s; TN %s; NT %s; TT %s%s", one[0], one[1], one[2], one[3], refused);
+    /* V_BRAW of 3xTF32 is its default: say so */
+    const char *note = v == V_BRAW && math == MATH_3XTF32 ? " (BRAW does not apply to 3xTF32: its default)" : "";
+    if (same) return snprintf(buf, len, "%s%s%s", one[0], note, refused);
+    return snprintf(buf, len, "NN %s; TN %s; NT %s; TT %s%s%s", one[0], one[1], one[2], one[3], note, refused);
 }
 
 /* tf32_sgemm with variant v of the family (0 the default, up to tf32_variants() - 1): the test's

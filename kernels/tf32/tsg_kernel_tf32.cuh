@@ -36,6 +36,47 @@
  *    "2026-12-06 3xTF32: op(A) split by the consumers"); op(A)'s non-finite flag is then the
  *    consumers' (consumers_any, once per tile). OPT_TBLK: an R-contiguous slice through the
  *    producer in 4 x 4 blocks, each row's four k in one 16-byte store (Slice::block_qc).
+ *  - BRAW (OPT_BRAW, an experiment: 1xTF32 with OPT_AREG where op(B) is K-contiguous, NN and TN;
+ *    the producer limits 1xTF32, docs/results/h100-2026-12-06-run12-tf32-probe.txt): the producer
+ *    copies op(B)'s slice as FP32 by cp.async into the B-big tile with RawSlice<true> (the layout
+ *    Slice stores and desc reads: row r at r * 128 bytes, chunk c at c ^ (r mod 8)), issued after
+ *    op(A)'s copies and before the one cp.async.mbarrier.arrive.noinc, which then covers both;
+ *    publish() still writes the (zero) flags and makes the normal arrival, so "full" keeps its
+ *    2 PTHREADS arrivals. No cvt: the tensor core reads a .tf32 operand's top 19 bits, i.e. op(B)
+ *    truncated toward zero to TF32 (relative error < 2^-10 per element, against cvt.rna's 2^-11:
+ *    a product's < 2^-9 + 2^-20), so the results differ from the default's bits and stay in the
+ *    reduced-precision mode's error class.
+ *    Proxy order: wgmma reads shared memory through the async proxy, and "an async proxy fence must
+ *    be used to establish an ordering between prior writes to shared memory matrices and
+ *    subsequent reads of the same matrices in a wgmma.mma_async instruction" (PTX ISA 9.7.15.7.1,
+ *    wgmma.fence; 9.7.15.4 "Async Proxy"); a non-bulk cp.async writes through the generic proxy
+ *    (only cp{.reduce}.async.bulk and the tensor copies are async-proxy operations). The
+ *    copies complete asynchronously, so a fence by the producer after issuing them orders nothing;
+ *    instead each consumer thread executes fence.proxy.async.shared::cta after its wait on "full"
+ *    (whose phase completes only once every copy of the stage has landed:
+ *    cp.async.mbarrier.arrive) and before its wgmmas: the fence then lies on the causality path
+ *    from the copies to the wgmma reads, as the memory model's proxy rule asks. CUTLASS's own
+ *    cp.async + GMMA mainloops (include/cutlass/gemm/collective/
+ *    sm90_mma_multistage_gmma_ss_warpspecialized.hpp and ..._gmma_rs_warpspecialized.hpp,
+ *    NVIDIA/cutlass; likewise sm100_mma_cpasync_warpspecialized.hpp for UMMA) issue no proxy fence
+ *    at all: producer cp.async + cpasync_barrier_arrive, consumer consumer_wait then
+ *    warpgroup_arrive and the GMMAs. The consumer fence here is the PTX ISA's rule taken
+ *    literally, a superset of what CUTLASS does; it costs one fence per consumer thread and
+ *    k-tile, not a wait in the producer (which a producer-side "cp.async.wait_group, fence,
+ *    arrive" would add to the role that limits this kernel).
+ *    Non-finite inputs: the producer no longer sees op(B), so it flags nothing (op(A)'s flag is the
+ *    consumers' nfa as with AREG). After a tile's k loop each consumer folds its 64 accumulators
+ *    into nfa (y * 0 is NaN exactly when y is not finite) and the tile takes the FP32 path when
+ *    any consumer's nfa is NaN (consumers_any). That catches every non-finite op(B) element b(k, c)
+ *    of the tile: the tensor core sees it as Inf or NaN (truncation keeps the all-ones exponent;
+ *    a NaN whose payload lies only in the low 13 bits becomes an Inf: still not finite), and each
+ *    of the 128 accumulator rows of column c takes the product a b: NaN for b NaN, NaN for a = 0
+ *    (Inf * 0; rows past m are zero-filled, so they count too), +-Inf otherwise; a sum holding a
+ *    NaN or an Inf stays NaN or +-Inf (Inf - Inf = NaN), across k8 steps and k-tiles, so column
+ *    c's accumulators end non-finite. A finite tile whose sum overflows to Inf is recomputed in
+ *    FP32 as well: it then gives the FP32 kernels' result, whatever that is (the default 1xTF32
+ *    would write its Inf). As with the flags, the recompute is exact to the FP32 kernels for
+ *    NaN / Inf; the check costs 64 FMAs and one named-barrier OR per tile.
  *  - non-finite inputs: a tile whose slices had any flag set is recomputed by its consumers in
  *    FP32 (fmaf over k in order, operands read from global memory) and written back from that:
  *    NaN and Inf then come out exactly as the FP32 kernels give them (the split would turn
@@ -99,8 +140,9 @@ static_assert(BM == BN, "both operands' slices share one loader geometry");
  * and the consumers' growth paid by the producers' shrinking (file comment). */
 /* the kernel's OPT bits: OPT_AREG op(A) copied by cp.async as FP32 and split by the consumers
  * (RawSlice, frag_off: A from registers); OPT_TBLK R-contiguous slices through the producer in 4 x 4
- * blocks (Slice) */
-constexpr int OPT_AREG = 1, OPT_TBLK = 2;
+ * blocks (Slice); OPT_BRAW (1xTF32 with OPT_AREG and a K-contiguous op(B) only: NN, TN) op(B)
+ * copied raw by cp.async, the tensor core truncating it to TF32 (the kernel's comment, "BRAW") */
+constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4;
 
 template <int MATH, int NPW, int PIPE, int AREG = 0>
 struct Cfg {
@@ -487,8 +529,10 @@ __global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_AREG>::THREADS,
 tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
             const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc)
 {
-    constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK;
+    constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW;
     static_assert(!AREG || DIAG == 0 || DIAG == 1 || DIAG == 2, "DIAG 3 is the default order's only");
+    static_assert(!BRAW || (MATH == MATH_TF32 && AREG && !TB),
+                  "op(B) raw (BRAW): 1xTF32 with OPT_AREG and a K-contiguous op(B) (NN, TN) only");
     using CF = Cfg<MATH, NPW, PIPE, AREG>;
     constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -555,7 +599,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 if (tile < tiles) {
                     coords(tile);
                     if (!AREG) load_a(0);
-                    load_b(0);
+                    if (!BRAW) load_b(0);
                 }
                 while (tile < tiles) {
                     int64_t nkt = kt + 1, ntile = tile;
@@ -567,14 +611,23 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     if (AREG) { /* this k-tile's op(A) straight into the stage, its own arrival */
                         if (kt < a_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, m0, m, kt * BK, k, pt);
                         else RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, m0, m, kt * BK, k, pt);
+                        if (BRAW) { /* op(B) too, as FP32 into the B-big tile (K-major, swizzled: what desc reads),
+                                     * before coords moves n0 on; the one arrival below covers both */
+                            if (kt < b_full)
+                                RawSlice<true, CF::PTHREADS>::template copy<true>(sbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
+                            else
+                                RawSlice<true, CF::PTHREADS>::template copy<false>(sbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
+                        }
                         mbar_arrive_cp_async(bar_full + 8 * st);
                     } else {
                         sa.template store<CF::PARTS>(sbase, sbase + CF::OFF_AS, pt, nf);
                     }
                     if (more && ntile != tile) coords(ntile);
                     if (more && !AREG) load_a(nkt);
-                    sb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
-                    if (more) load_b(nkt);
+                    if (!BRAW) sb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                    if (more && !BRAW) load_b(nkt);
+                    /* BRAW: nf stays 0 (no flags: the consumers' check after the k loop); the
+                     * arrival that completes the stage with the other */
                     publish(nf);
                     tile = ntile, kt = nkt;
                 }
@@ -707,6 +760,10 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                             else ab[kk][v] = to_tf32(x);
                             nfa = __fmaf_rn(__uint_as_float(ab[kk][v]), 0.0f, nfa);
                         }
+                    /* BRAW: op(B)'s tile was written by cp.async (generic proxy) and wgmma reads it
+                     * through the async proxy: this thread's proxy fence after its wait on "full"
+                     * (the kernel's comment, "BRAW") */
+                    if (BRAW) fence_proxy_async();
                     if (CF::X3) {
                         reg_fence(yt);
                         wg_fence();
@@ -729,6 +786,11 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                         if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * st);
                     }
                     next();
+                }
+                if (BRAW) { /* any non-finite accumulator sends the tile to the FP32 path (the
+                             * kernel's comment, "BRAW") */
+#pragma unroll
+                    for (int i = 0; i < 64; ++i) nfa = __fmaf_rn(y[i], 0.0f, nfa);
                 }
                 if (DIAG == 0) bad |= consumers_any(nfa != nfa);
             } else if (CF::X3) {
