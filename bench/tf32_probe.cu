@@ -88,6 +88,21 @@ void row(const char *what, int64_t n, double ms, double base)
     else printf("  %-44s %6lld %9.3f ms %7.1f TFLOP/s %6.2fx\n", what, (long long)n, ms, tf, base / ms);
 }
 
+/* One configuration's three rows: the whole kernel, its consumers alone (DIAG 1) and its producer
+ * alone (DIAG 2), each against the whole kernel's time; `name` prefixes the rows. */
+template <int MATH, int OPT, int P, int W>
+void trio(const char *name, int64_t n, const float *A, const float *B, float *C, int sms)
+{
+    char what[3][64];
+    snprintf(what[0], sizeof what[0], "%s whole kernel", name);
+    snprintf(what[1], sizeof what[1], "%s consumers alone (DIAG 1)", name);
+    snprintf(what[2], sizeof what[2], "%s producer alone (DIAG 2)", name);
+    const double whole = time_one<MATH, 0, OPT, P, W>(n, A, B, C, sms);
+    row(what[0], n, whole, whole);
+    row(what[1], n, time_one<MATH, 1, OPT, P, W>(n, A, B, C, sms), whole);
+    row(what[2], n, time_one<MATH, 2, OPT, P, W>(n, A, B, C, sms), whole);
+}
+
 } /* namespace */
 
 int main(int argc, char **argv)
@@ -120,31 +135,16 @@ int main(int argc, char **argv)
         row("3xTF32 consumers alone (DIAG 1)", n, time_one<tsg::MATH_3XTF32, 1>(n, A, B, C, sms), b3);
         row("3xTF32 producer alone (DIAG 2)", n, time_one<tsg::MATH_3XTF32, 2>(n, A, B, C, sms), b3);
         row("3xTF32 no per-k-tile wait/promotion (DIAG 3)", n, time_one<tsg::MATH_3XTF32, 3>(n, A, B, C, sms), b3);
-        const double b1 = time_one<tsg::MATH_TF32, 0>(n, A, B, C, sms);
-        row("1xTF32 whole kernel", n, b1, b1);
-        row("1xTF32 consumers alone (DIAG 1)", n, time_one<tsg::MATH_TF32, 1>(n, A, B, C, sms), b1);
-        row("1xTF32 producer alone (DIAG 2)", n, time_one<tsg::MATH_TF32, 2>(n, A, B, C, sms), b1);
+        trio<tsg::MATH_TF32, 0, PIPE, NPW>("1xTF32", n, A, B, C, sms);
         /* variant 4 (op(A) by cp.async, split by the consumers; order 2, one producer warpgroup) */
         constexpr int AR = tsg::tf32::OPT_AREG;
-        const double a3 = time_one<tsg::MATH_3XTF32, 0, AR, 2, 1>(n, A, B, C, sms);
-        row("3xTF32 v4 whole kernel", n, a3, a3);
-        row("3xTF32 v4 consumers alone (DIAG 1)", n, time_one<tsg::MATH_3XTF32, 1, AR, 2, 1>(n, A, B, C, sms), a3);
-        row("3xTF32 v4 producer alone (DIAG 2)", n, time_one<tsg::MATH_3XTF32, 2, AR, 2, 1>(n, A, B, C, sms), a3);
-        const double a1 = time_one<tsg::MATH_TF32, 0, AR, 2, 1>(n, A, B, C, sms);
-        row("1xTF32 v4 whole kernel", n, a1, a1);
-        row("1xTF32 v4 consumers alone (DIAG 1)", n, time_one<tsg::MATH_TF32, 1, AR, 2, 1>(n, A, B, C, sms), a1);
-        row("1xTF32 v4 producer alone (DIAG 2)", n, time_one<tsg::MATH_TF32, 2, AR, 2, 1>(n, A, B, C, sms), a1);
+        trio<tsg::MATH_3XTF32, AR, 2, 1>("3xTF32 v4", n, A, B, C, sms);
+        trio<tsg::MATH_TF32, AR, 2, 1>("1xTF32 v4", n, A, B, C, sms);
         /* 1xTF32's default (AREG | TBLK, order 2, two producer warpgroups) against variant 8: the
          * same with op(B) copied raw by cp.async (OPT_BRAW, NN / TN only) */
         constexpr int AB = AR | tsg::tf32::OPT_TBLK, ABR = AB | tsg::tf32::OPT_BRAW;
-        const double d1 = time_one<tsg::MATH_TF32, 0, AB, 2, 2>(n, A, B, C, sms);
-        row("1xTF32 v0 whole kernel", n, d1, d1);
-        row("1xTF32 v0 consumers alone (DIAG 1)", n, time_one<tsg::MATH_TF32, 1, AB, 2, 2>(n, A, B, C, sms), d1);
-        row("1xTF32 v0 producer alone (DIAG 2)", n, time_one<tsg::MATH_TF32, 2, AB, 2, 2>(n, A, B, C, sms), d1);
-        const double r1 = time_one<tsg::MATH_TF32, 0, ABR, 2, 2>(n, A, B, C, sms);
-        row("1xTF32 v8 (BRAW) whole kernel", n, r1, r1);
-        row("1xTF32 v8 (BRAW) consumers alone (DIAG 1)", n, time_one<tsg::MATH_TF32, 1, ABR, 2, 2>(n, A, B, C, sms), r1);
-        row("1xTF32 v8 (BRAW) producer alone (DIAG 2)", n, time_one<tsg::MATH_TF32, 2, ABR, 2, 2>(n, A, B, C, sms), r1);
+        trio<tsg::MATH_TF32, AB, 2, 2>("1xTF32 v0", n, A, B, C, sms);
+        trio<tsg::MATH_TF32, ABR, 2, 2>("1xTF32 v8 (BRAW)", n, A, B, C, sms);
     }
     cudaFree(A), cudaFree(B), cudaFree(C);
     return 0;
