@@ -61,6 +61,7 @@ tsg_fast tsg_rt_fast;
 /* Bit api set: the gate of that entry point is decided (refresh_fast ran, and its answer did not
  * wait on a CPU BLAS not loaded yet or a lookup not made yet). */
 static atomic_uint g_fast_known;
+_Static_assert(TSG_API_COUNT <= 32, "g_fast_known has a bit per entry point");
 static pthread_mutex_t g_fast_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* 1 for the entry points whose tiny path runs tsgemm's own CPU BLAS (tsg_cpu_entry_points): only a
