@@ -67,7 +67,10 @@ extern "C" void tsg_gpu_get_limits(tsg_gpu_limits *out)
 {
     out->plan = plan_limits();
     out->devices = usable_slots();
+    out->warming = state.warming.load();
 }
+
+extern "C" int tsg_gpu_warm(void) { return warm_start(); }
 
 extern "C" int tsg_gpu_sgemm(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg, size_t len)
 {
@@ -105,13 +108,16 @@ extern "C" void tsg_gpu_pool_sizes(tsg_gpu_pools *out)
     out->devices = state.nslots;
     out->multi_calls = (double)state.multi_calls.load();
     out->handoffs = (double)state.handoffs.load();
+    const long long warm_ns = state.warming.load() ? 0 : state.warm_ns.load();
+    out->warm_s = warm_ns > 0 ? (double)warm_ns * 1e-9 : 0.0;
+    out->warm_bytes = warm_ns > 0 && state.warm_status.load() == TSG_GPU_OK ? (double)((NS + ND) * state.slot_bytes) : 0.0;
 }
 
 extern "C" void tsg_gpu_exiting(double wait_s)
 {
     state.exiting.store(1);
     const double t0 = now_s();
-    while (state.inflight.load() > 0 && now_s() - t0 < wait_s) usleep(1000);
+    while ((state.inflight.load() > 0 || state.warming.load()) && now_s() - t0 < wait_s) usleep(1000);
 }
 
 /* ---- the kernel configuration (tests, tuning) ---- */

@@ -182,11 +182,22 @@ typedef struct tsg_gpu_pools {
     int devices;         /* device slots (1 unless TSGEMM_DEVICE lists several)          */
     double multi_calls;  /* calls split over several slots                               */
     double handoffs;     /* panels of such calls whose device failed                     */
+    double warm_s;       /* seconds the warm-up (tsg_gpu_warm) took; 0: not run or running */
+    double warm_bytes;   /* what it pinned (0 when it failed or did not run)               */
 } tsg_gpu_pools;
 void tsg_gpu_pool_sizes(tsg_gpu_pools *out);
 
+/* The warm-up, once, after tsg_gpu_init: a background thread pins the first workspace's NS + ND
+ * slots at their full size (10 x 16 MiB by default: what a 4096^3 call grows them to; pinning
+ * costs about 0.5 ms per MiB, docs/NOTES.md "2026-12-06 the first GPU call"), so that no call
+ * pays it. Until it ends tsg_gpu_get_limits reports warming = 1 and every call that takes a
+ * workspace waits for it. Returns 0 when it started (or ran before), -1 when no thread could be
+ * made (nothing changed: calls grow the slots as they need). */
+int tsg_gpu_warm(void);
+
 /* Process exit has begun: pipelines in flight stop at their next step (their calls fail and are
- * redone on the CPU path) and this returns once none is left, or after `wait_s` seconds. */
+ * redone on the CPU path) and this returns once none is left and the warm-up is over, or after
+ * `wait_s` seconds. */
 void tsg_gpu_exiting(double wait_s);
 
 /* The kernel configuration as text (tile, threads, smem, target architecture). */

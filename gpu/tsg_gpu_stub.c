@@ -75,6 +75,8 @@ void tsg_gpu_pool_sizes(tsg_gpu_pools *out) { memset(out, 0, sizeof *out); }
 
 void tsg_gpu_exiting(double wait_s) { (void)wait_s; }
 
+int tsg_gpu_warm(void) { return -1; }
+
 int tsg_gpu_kernel_info(char *buf, size_t len) { return nodev(buf, len); }
 
 int tsg_gpu_set_kernel_config(int config, int64_t splits)

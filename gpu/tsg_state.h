@@ -112,6 +112,12 @@ struct State {
     Workspace *free_list = nullptr; /* pooled workspaces no call holds                         */
     int ws_out = 0;                 /* workspaces reserved by calls now (at most max_ws)       */
     int ws_made = 0;                /* workspaces that exist (pooled or held)                  */
+    /* 1 from tsg_gpu_warm until its thread has pinned the first workspace's slots and given it
+     * back: reserve_ws waits meanwhile (written under pool_lock; tsg_gpu_get_limits and
+     * tsg_gpu_exiting read it without) */
+    std::atomic<int> warming{0};
+    std::atomic<long long> warm_ns{0};  /* how long the warm-up took; 0 until it ended         */
+    std::atomic<int> warm_status{1};    /* its TSG_GPU_* status; 1 until it ended or if never run */
 
     /* ---- accounting (atomics; any thread) ---- */
     std::atomic<long long> device_held{0}, pinned_held{0}; /* bytes the workspaces hold      */

@@ -11,6 +11,7 @@
 
 #include "tsg_device.h"
 #include "tsg_fault.h"
+#include "tsg_pool.h"
 
 namespace tsg {
 namespace gpu {
@@ -95,7 +96,8 @@ void wake_waiters()
 void reserve_ws(int n)
 {
     pthread_mutex_lock(&state.pool_lock);
-    while (state.ws_out + n > state.max_ws) pthread_cond_wait(&state.pool_cv, &state.pool_lock);
+    while (state.warming.load() || state.ws_out + n > state.max_ws)
+        pthread_cond_wait(&state.pool_cv, &state.pool_lock);
     state.ws_out += n;
     pthread_mutex_unlock(&state.pool_lock);
 }
@@ -202,6 +204,79 @@ void free_arena(Workspace *w)
     w->arena_cap = 0;
 }
 
+namespace {
+
+/* Pins w's NS + ND slots afresh at `want` bytes each; through the fault hook unless `direct`. */
+int pin_slots(Workspace *w, size_t want, bool direct, char *msg, size_t len)
+{
+    free_pinned(w);
+    const size_t bytes = (NS + ND) * want;
+    const cudaError_t e = direct ? cudaMallocHost((void **)&w->pinned, bytes)
+                                 : TSG_STAGE(ST_PINNED, cudaMallocHost((void **)&w->pinned, bytes));
+    if (e != cudaSuccess) {
+        w->pinned = nullptr;
+        return fail(e, "cudaMallocHost (pinned slots)", msg, len);
+    }
+    w->slot_bytes = want;
+    state.pinned_held += (long long)bytes;
+    return TSG_GPU_OK;
+}
+
+void *warm_main(void *)
+{
+    const double t0 = now_s();
+    char msg[256];
+    Workspace *w = nullptr;
+    const cudaError_t e = cudaSetDevice(state.device);
+    int st = e == cudaSuccess ? take_ws(state.device, &w, msg, sizeof msg) /* gives the reservation
+                                                                                back on failure */
+                              : (unreserve_ws(), fail(e, "cudaSetDevice", msg, sizeof msg));
+    if (st == TSG_GPU_OK) {
+        if (!w->pinned || w->slot_bytes < state.slot_bytes) st = pin_slots(w, state.slot_bytes, true, msg, sizeof msg);
+        give_back(w, st == TSG_GPU_OK ? TSG_GPU_OK : TSG_GPU_ENOMEM); /* ENOMEM: frees what it holds */
+    }
+    (void)cudaGetLastError();
+    state.warm_ns.store((long long)((now_s() - t0) * 1e9) + 1);
+    state.warm_status.store(st);
+    pthread_mutex_lock(&state.pool_lock);
+    state.warming.store(0);
+    pthread_cond_broadcast(&state.pool_cv);
+    pthread_mutex_unlock(&state.pool_lock);
+    return nullptr;
+}
+
+} /* namespace */
+
+int warm_start()
+{
+    pthread_mutex_lock(&state.pool_lock);
+    if (state.warming.load() || state.warm_ns.load()) { /* running, or ran before */
+        pthread_mutex_unlock(&state.pool_lock);
+        return 0;
+    }
+    /* its reservation first, so no call can take the budget in between; warming keeps the
+     * calls' reserve_ws waiting until the thread is done */
+    while (state.ws_out + 1 > state.max_ws) pthread_cond_wait(&state.pool_cv, &state.pool_lock);
+    state.ws_out++;
+    state.warming.store(1);
+    pthread_mutex_unlock(&state.pool_lock);
+    pthread_attr_t attr;
+    pthread_t thread;
+    int rc = pthread_attr_init(&attr);
+    if (rc == 0) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        rc = tsg_pool_spawn(&thread, &attr, warm_main, nullptr);
+        pthread_attr_destroy(&attr);
+    }
+    if (rc == 0) return 0;
+    pthread_mutex_lock(&state.pool_lock);
+    state.ws_out--;
+    state.warming.store(0);
+    pthread_cond_broadcast(&state.pool_cv);
+    pthread_mutex_unlock(&state.pool_lock);
+    return -1;
+}
+
 int ensure_pinned(Workspace *w, size_t need, char *msg, size_t len)
 {
     const size_t cap = state.slot_bytes;
@@ -212,13 +287,7 @@ int ensure_pinned(Workspace *w, size_t need, char *msg, size_t len)
     const size_t g = (size_t)64 << 10;
     size_t want = std::max(need, 2 * w->slot_bytes);
     want = std::min(cap, (want + g - 1) & ~(g - 1));
-    free_pinned(w);
-    const size_t bytes = (NS + ND) * want;
-    const cudaError_t e = TSG_STAGE(ST_PINNED, cudaMallocHost((void **)&w->pinned, bytes));
-    if (e != cudaSuccess) return fail(e, "cudaMallocHost (pinned slots)", msg, len);
-    w->slot_bytes = want;
-    state.pinned_held += (long long)bytes;
-    return TSG_GPU_OK;
+    return pin_slots(w, want, false, msg, len);
 }
 
 void release_workspaces()

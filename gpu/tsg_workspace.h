@@ -72,6 +72,15 @@ void free_arena(Workspace *w);
  * pinned cap) are made again. */
 int ensure_pinned(Workspace *w, size_t need, char *msg, size_t len);
 
+/* The warm-up after the start (tsg_gpu.h tsg_gpu_warm): a thread of its own (signals blocked,
+ * detached) takes one workspace of tsgemm's device and pins its slots at State::slot_bytes, the
+ * size a large call grows them to, then gives it back; State::warming is 1 until then, and
+ * reserve_ws waits for it (a call would otherwise make and pin a second workspace). The
+ * allocation bypasses fault injection (TSG_STAGE): the tests' armed faults fall on calls. A
+ * failure leaves the slots unpinned (calls grow them as before). Returns 0 when the thread
+ * started or the warm-up ran before, -1 when it could not start (nothing changed). */
+int warm_start();
+
 /* Upload slot i (0 <= i < NS) and download slot i (0 <= i < ND). */
 inline float *up_slot(Workspace *w, int i) { return w->pinned + (size_t)i * (w->slot_bytes / 4); }
 inline float *dn_slot(Workspace *w, int i) { return w->pinned + (size_t)(NS + i) * (w->slot_bytes / 4); }

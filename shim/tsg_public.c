@@ -97,6 +97,12 @@ static void exit_summary(void)
     uint64_t count[TSG_COUNT_N];
     double sum[TSG_SUM_N];
     tsg_thread_totals(count, sum);
+    tsg_gpu_pools pools;
+    memset(&pools, 0, sizeof pools);
+    if (tsg_start_now() == TSG_START_READY && !tsg_start_forked()) tsg_gpu_pool_sizes(&pools);
+    if (pools.warm_s > 0)
+        fprintf(stderr, "tsgemm: GPU staging pinned at start, in the background: %.3g MiB in %.3g ms\n",
+                pools.warm_bytes / (1 << 20), pools.warm_s * 1e3);
     if (count[TSG_COUNT_CLASSIFIED]) /* where a process with CUDA spends a call's first microseconds */
         fprintf(stderr,
                 "tsgemm: operand checks: %llu calls' operands asked of the CUDA driver (a process "

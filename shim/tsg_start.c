@@ -119,6 +119,10 @@ static void gpu_init_once(void)
                                          : "not on this device (not built, or not Hopper): such "
                                            "calls run on the FP32 kernels");
         start_slots(cfg, used);
+        /* before READY: the first call that sees the GPU ready also sees it warming */
+        if (cfg->pin_at_start && tsg_gpu_warm() == 0)
+            tsg_log(2, "GPU staging: pinned in the background (TSGEMM_PIN_AT_START=0: by the calls "
+                       "that need it); auto mode keeps its calls on the CPU until it is done");
         atomic_store(&g_phase, TSG_START_READY);
     } else {
         atomic_store(&g_phase, TSG_START_ABSENT);

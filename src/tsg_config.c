@@ -306,6 +306,11 @@ const tsg_knob tsg_knobs[] = {
      FIELD(copy_threads), .takes = "a number of threads (1..256)", .instead = "using the default",
      .doc = "tsgemm's host threads that copy between the caller's memory and the pinned slots "
             "(default 3/4 of the usable CPUs, 2..12)"},
+    {.name = "TSGEMM_PIN_AT_START", .kind = TSG_KNOB_UINT, .lo = 0, .hi = 1,
+     FIELD(pin_at_start), .takes = "0 or 1", .instead = "using 1",
+     .doc = "1 (default): once the GPU has started, a background thread pins the staging for "
+            "host-memory calls (10 slots, 160M by default) and auto mode keeps its calls on the "
+            "CPU until it is done; 0: each call pins what it needs when it needs it"},
     /* tuning experiments and fault injection (docs/NOTES.md "v0.3: where a pipelined call's time
      * goes" and "v0.4: the pipeline's tail"): never seen by a release library */
     {.name = "TSGEMM_TEST_FAULT", .kind = TSG_KNOB_OWN, .flags = TSG_KNOB_TEST,
@@ -410,6 +415,7 @@ void tsg_config_parse(tsg_config *cfg, tsg_lookup_fn lookup, void *ctx, uint64_t
     memset(cfg, 0, sizeof *cfg);
     cfg->policy.mode = TSG_MODE_AUTO;
     cfg->log_level = 1;
+    cfg->pin_at_start = 1;
     cfg->math = TSG_MATH_FP32;
     for (int i = 0; i < tsg_nknobs; ++i) {
         const tsg_knob *knob = &tsg_knobs[i];

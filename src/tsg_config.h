@@ -61,6 +61,9 @@ typedef struct tsg_config {
     double pinned_memory; /* TSGEMM_PINNED_MEMORY=<bytes, K/M/G/T suffix, >= 512K, at most half
                              of physical memory when known>: pinned staging cap              */
     int copy_threads;     /* TSGEMM_COPY_THREADS=<1..256>: host copy threads                   */
+    int pin_at_start;     /* TSGEMM_PIN_AT_START=0|1: pin the first workspace's slots in the
+                             background once the GPU has started (gpu/tsg_gpu.h tsg_gpu_warm)
+                             default 1                                                        */
     /* The TSGEMM_TEST_* knobs below: the release library's lookup answers NULL for every
      * TSGEMM_TEST_* name (shim/tsg_log.c), so only the tests' twin tsgemm_fi (built with
      * TSG_FAULT_INJECTION) ever sees them; a bad value warns and keeps the rule.               */

@@ -14,7 +14,8 @@ const char *tsg_why_text(tsg_why why)
     static const char *const text[TSG_WHY_COUNT] = {
         "TSGEMM_MODE=cpu", "TSGEMM_MODE=gpu", "tiny", "no usable GPU",
         "below TSGEMM_GPU_THRESHOLD", "at/above TSGEMM_GPU_THRESHOLD",
-        "model: CPU faster", "model: GPU faster", "device operand"};
+        "model: CPU faster", "model: GPU faster", "device operand",
+        "model: GPU faster, but its workspace is still being pinned"};
     return (why >= 0 && why < TSG_WHY_COUNT) ? text[why] : "?";
 }
 
@@ -165,7 +166,8 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
     }
     tsg_rates rates;
     memset(&rates, 0, sizeof rates);
-    tsg_gpu_limits lim; /* gpu_ready fills it when it answers 1 */
+    tsg_gpu_limits lim; /* gpu_ready fills it when it answers 1 (fields it leaves: 0) */
+    memset(&lim, 0, sizeof lim);
     int usable = 0;
     if ((device || tsg_may_want_gpu(p, cfg)) && cfg->mode != TSG_MODE_CPU && be->gpu_ready)
         usable = be->gpu_ready(be->ctx, &rates, &lim);
@@ -187,6 +189,13 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
             rep->why = cfg->mode == TSG_MODE_CPU ? TSG_WHY_MODE_CPU
                        : cfg->threshold > 0     ? TSG_WHY_THRESHOLD_CPU
                                                 : TSG_WHY_TINY;
+        be->cpu_sgemm(be->ctx, p);
+        rep->path = TSG_PATH_CPU;
+        return;
+    }
+    if (rep->why == TSG_WHY_MODEL_GPU && lim.warming) {
+        /* only the model's choice yields: a forced mode or threshold waits for the slots */
+        rep->why = TSG_WHY_WARMING;
         be->cpu_sgemm(be->ctx, p);
         rep->path = TSG_PATH_CPU;
         return;

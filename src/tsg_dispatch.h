@@ -46,6 +46,8 @@ typedef enum tsg_why {
     TSG_WHY_MODEL_CPU,      /* cost model: OpenBLAS is estimated faster              */
     TSG_WHY_MODEL_GPU,      /* cost model: the GPU is estimated faster               */
     TSG_WHY_DEVICE_OPERAND, /* an operand is device memory: only the GPU can run it  */
+    TSG_WHY_WARMING,        /* the model said GPU, but the GPU's first workspace is still being
+                               pinned (tsg_gpu_limits.warming): the CPU takes the call        */
     TSG_WHY_COUNT
 } tsg_why;
 
@@ -78,6 +80,9 @@ int tsg_may_want_gpu(const tsg_problem *p, const tsg_policy *cfg);
 typedef struct tsg_gpu_limits {
     tsg_plan_limits plan; /* a call through the pipeline on one device (src/tsg_plan.h)        */
     int devices;          /* device slots one call may be split over now (<= 1: one device)    */
+    int warming;          /* 1 while the GPU's first workspace is pinned in the background after
+                             the start (gpu/tsg_gpu.h tsg_gpu_warm): a GPU call would wait for it,
+                             so auto mode's model-chosen calls run on the CPU meanwhile          */
 } tsg_gpu_limits;
 
 /* How a GPU call runs. */

@@ -16,6 +16,7 @@
  *
  *   test_gpu_pipeline           everything above (exit 77 when no GPU is usable)
  *   test_gpu_pipeline --cases   the boundary cases only (the capped ctest run)
+ *   test_gpu_pipeline --slots   the first calls' pinned slots only (gpu.pipeline_slots_by_call)
  *   test_gpu_pipeline --small   small shapes only (the sanitizers; run it with caps)
  *   test_gpu_pipeline --hash    prints a hash of one call's C bits (ctest compares runs with
  *                               different TSGEMM_COPY_THREADS: the result must not depend on it)
@@ -99,13 +100,19 @@ static int run_case(const gcase *g, uint64_t seed, const char *want_path)
     return bad;
 }
 
-/* ---- pinned slots sized to the call ---- */
+/* ---- pinned slots: pinned at the start, or sized to the call ---- */
 
-/* The first call of the process: a small staged call pins its units' worth (gpu/tsg_workspace.h
- * ensure_pinned: 10 slots of at least 64 KiB, here a 256 KiB unit), not the cap's 10 x 16 MiB; a
- * larger call grows the slots, within the cap. Runs before any other call (default mode, no caps). */
+/* The first staged call of the process. With the warm-up (TSGEMM_PIN_AT_START unset or 1, the
+ * default; gpu/tsg_gpu.h tsg_gpu_warm) the start pinned the first workspace's slots at their full
+ * size in the background; the first call (forced mode: it waits for the warm-up) finds them and a
+ * larger call grows nothing. With TSGEMM_PIN_AT_START=0 (gpu.pipeline_slots_by_call) a small
+ * staged call pins its units' worth (gpu/tsg_workspace.h ensure_pinned: 10 slots of at least
+ * 64 KiB, here a 256 KiB unit), not the cap's 10 x 16 MiB, and a larger call grows the slots,
+ * within the cap. Runs before any other call (default mode, no caps). */
 static void slots_case(void)
 {
+    const char *knob = getenv("TSGEMM_PIN_AT_START");
+    const int warm = !knob || strcmp(knob, "0") != 0;
     struct tsgemm_stats s1, s2;
     const gcase small = {0, 'N', 'N', 300, 257, 500, 0, 0, 1.0f, 0.0f};
     const gcase large = {0, 'N', 'T', 2048, 2048, 2048, 0, 0, 1.0f, 0.0f};
@@ -114,9 +121,19 @@ static void slots_case(void)
     run_case(&large, 7002, "gpu");
     tsgemm_get_stats(&s2);
     const double mib = 1 << 20;
-    printf("pinned after a 300x257x500 call: %.3g MiB; after 2048^3: %.3g MiB (cap %.3g MiB)\n",
-           s1.pinned_pool_bytes / mib, s2.pinned_pool_bytes / mib, s2.pinned_pool_cap / mib);
+    printf("pinned after a 300x257x500 call: %.3g MiB; after 2048^3: %.3g MiB (cap %.3g MiB; %s)\n",
+           s1.pinned_pool_bytes / mib, s2.pinned_pool_bytes / mib, s2.pinned_pool_cap / mib,
+           warm ? "pinned at the start" : "TSGEMM_PIN_AT_START=0");
     g_checks++;
+    if (warm) {
+        EXPECT(s1.pinned_pool_bytes >= 10 * 8 * mib && s1.pinned_pool_bytes <= s1.pinned_pool_cap,
+               "after the warm-up and a 300x257x500 call %.3g MiB pinned (10 slots of 8-16 MiB "
+               "expected, cap %.3g)", s1.pinned_pool_bytes / mib, s1.pinned_pool_cap / mib);
+        EXPECT(s2.pinned_pool_bytes == s1.pinned_pool_bytes,
+               "the 2048^3 call changed the pinned slots: %.3g MiB, before %.3g", s2.pinned_pool_bytes / mib,
+               s1.pinned_pool_bytes / mib);
+        return;
+    }
     EXPECT(s1.pinned_pool_bytes > 0 && s1.pinned_pool_bytes <= 10 * 0.5 * mib,
            "a 300x257x500 call left %.3g MiB pinned (10 slots of at most 512 KiB expected)",
            s1.pinned_pool_bytes / mib);
@@ -300,7 +317,11 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     if (!strcmp(mode, "--hash")) return print_hash();
     const int capped = getenv("TSGEMM_DEVICE_MEMORY") || getenv("TSGEMM_PINNED_MEMORY");
-    if (!mode[0] && !capped) slots_case();
+    if ((!mode[0] || !strcmp(mode, "--slots")) && !capped) slots_case();
+    if (!strcmp(mode, "--slots")) {
+        printf("%d checks, %d failures\n", g_checks, g_fail);
+        return g_fail ? 1 : 0;
+    }
     if (!strcmp(mode, "--small")) small_cases();
     else boundary_cases(capped);
     if (!mode[0]) {

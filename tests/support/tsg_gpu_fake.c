@@ -13,12 +13,16 @@
  *   TSGEMM_FAKE_MEASURE_MS=N      the measurement takes N ms (a sleep)
  *   TSGEMM_FAKE_CALL_MS=N         every part of every call sleeps N ms before computing
  *   TSGEMM_FAKE_BAD=FIELD         the measurement returns FIELD (h2d, flops or tile) out of bounds
+ *   TSGEMM_FAKE_WARM_MS=N         the warm-up (tsg_gpu_warm) takes N ms on a thread of its own:
+ *                                 meanwhile the limits say warming and calls wait for it, as the
+ *                                 executor's do; it prints "fake-gpu: warm-up N ms" when it starts
  * Every measurement is counted and printed to stderr as "fake-gpu: measured N (math M)" so a
  * test can tell a cached start from a measured one, and which math's rates were measured.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +33,8 @@
 #include "../../src/tsg_split.h"
 
 static atomic_int g_measures;
+static atomic_int g_warming;  /* the warm-up thread is sleeping */
+static atomic_long g_warm_ms; /* what it slept, once it ended   */
 static atomic_long g_calls;
 
 static long knob(const char *name)
@@ -127,6 +133,32 @@ void tsg_gpu_get_limits(tsg_gpu_limits *out)
     out->plan.slots = 132;
     out->plan.split_min_k = 256;
     out->devices = 1;
+    out->warming = atomic_load(&g_warming);
+}
+
+static void *warm_thread(void *arg)
+{
+    const long ms = (long)(intptr_t)arg;
+    sleep_ms(ms);
+    atomic_store(&g_warm_ms, ms);
+    atomic_store(&g_warming, 0);
+    return NULL;
+}
+
+int tsg_gpu_warm(void)
+{
+    static atomic_int started;
+    if (atomic_exchange(&started, 1)) return 0;
+    const long ms = knob("TSGEMM_FAKE_WARM_MS");
+    fprintf(stderr, "fake-gpu: warm-up %ld ms\n", ms);
+    atomic_store(&g_warming, 1);
+    pthread_t t;
+    if (pthread_create(&t, NULL, warm_thread, (void *)(intptr_t)ms) != 0) {
+        atomic_store(&g_warming, 0);
+        return -1;
+    }
+    pthread_detach(t);
+    return 0;
 }
 
 /* Whatever the work says, the reference loop does all of C. */
@@ -141,6 +173,7 @@ int tsg_gpu_sgemm(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done
         snprintf(msg, len, "the fake backend has no device memory");
         return TSG_GPU_EPLACE;
     }
+    while (atomic_load(&g_warming)) sleep_ms(1); /* the executor's reserve_ws waits for it too */
     tsg_pool_start(2);
     fake_call fc = {p, knob("TSGEMM_FAKE_CALL_MS")};
     tsg_job job;
@@ -178,6 +211,9 @@ void tsg_gpu_pool_sizes(tsg_gpu_pools *out)
     memset(out, 0, sizeof *out);
     out->copy_threads = tsg_pool_threads();
     out->devices = 1;
+    const long ms = atomic_load(&g_warming) ? 0 : atomic_load(&g_warm_ms);
+    out->warm_s = (double)ms * 1e-3;
+    out->warm_bytes = ms ? 160.0 * (1 << 20) : 0.0;
 }
 
 void tsg_gpu_exiting(double wait_s) { (void)wait_s; }

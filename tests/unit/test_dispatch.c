@@ -477,6 +477,8 @@ typedef struct fake {
     int fail;          /* gpu_sgemm's status (0 = success)                */
     tsg_gpu_how how;   /* the work gpu_sgemm was handed last               */
     tsg_done done;     /* what a failing GPU claims final                 */
+    int warming;       /* what gpu_ready reports in tsg_gpu_limits.warming */
+    int nocompute;     /* the backends only count (operands never read)    */
     int ready_calls, gpu_calls, cpu_calls;
     int64_t cpu_m[4], cpu_n[4]; /* m, n of each CPU call                  */
     const float *cpu_c[4];
@@ -503,6 +505,7 @@ static int fake_ready(void *ctx, tsg_rates *r, tsg_gpu_limits *lim)
     f->ready_calls++;
     *r = h200();
     *lim = h200_limits(1);
+    lim->warming = f->warming;
     return f->usable;
 }
 
@@ -512,6 +515,7 @@ static int fake_gpu(void *ctx, const tsg_problem *p, const tsg_gpu_work *work, t
     fake *f = ctx;
     f->gpu_calls++;
     f->how = work->how;
+    if (f->nocompute) return 0;
     if (f->fail) {
         /* a partial result: write the final values of exactly the part it claims done — the
          * whole problem minus what tsg_done_remaining says is left */
@@ -542,7 +546,7 @@ static void fake_cpu(void *ctx, const tsg_problem *p)
     if (f->cpu_calls < 4)
         f->cpu_m[f->cpu_calls] = p->m, f->cpu_n[f->cpu_calls] = p->n, f->cpu_c[f->cpu_calls] = p->c;
     f->cpu_calls++;
-    tsg_ref_sgemm(p);
+    if (!f->nocompute) tsg_ref_sgemm(p);
 }
 
 /* m x n x k problem with integer data (exact in float) and C = 1 + index, beta = 2. */
@@ -692,6 +696,48 @@ static void test_device_operands(void **state)
     assert_int_equal(n.gpu_calls + n.cpu_calls + n.ready_calls, 0);
     for (int j = 0; j < 3; ++j)
         for (int i = 0; i < 4; ++i) assert_true(cs.c[i + 4 * j] == 2.0f * (float)((i + 4 * j) % 7));
+}
+
+/* While the GPU's first workspace is pinned in the background (tsg_gpu_limits.warming), only the
+ * cost model's choice of the GPU yields to the CPU; a forced mode, the threshold and device
+ * operands go to the GPU (which waits for the slots), and the model's CPU choices stay. */
+static void test_warming_yields_model_choice(void **state)
+{
+    (void)state;
+    static float buf[4];
+    tsg_problem big = square(4096); /* the model's GPU side on H200 rates; never read here */
+    big.a = big.b = big.c = buf;
+    struct {
+        tsg_policy pol;
+        int warming;
+        unsigned char where_b;
+        int64_t n;
+        tsg_path path;
+        tsg_why why;
+    } rows[] = {
+        {{TSG_MODE_AUTO, 0.0}, 1, TSG_HOST, 4096, TSG_PATH_CPU, TSG_WHY_WARMING},
+        {{TSG_MODE_AUTO, 0.0}, 0, TSG_HOST, 4096, TSG_PATH_GPU, TSG_WHY_MODEL_GPU},
+        {{TSG_MODE_GPU, 0.0}, 1, TSG_HOST, 4096, TSG_PATH_GPU, TSG_WHY_MODE_GPU},
+        {{TSG_MODE_AUTO, 1000.0}, 1, TSG_HOST, 4096, TSG_PATH_GPU, TSG_WHY_THRESHOLD_GPU},
+        {{TSG_MODE_AUTO, 0.0}, 1, TSG_DEVICE, 4096, TSG_PATH_GPU, TSG_WHY_DEVICE_OPERAND},
+        {{TSG_MODE_AUTO, 0.0}, 1, TSG_HOST, 160, TSG_PATH_CPU, TSG_WHY_MODEL_CPU},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        tsg_problem p = big;
+        p.m = p.n = p.k = p.lda = p.ldb = p.ldc = rows[i].n;
+        p.where_b = rows[i].where_b;
+        fake f = {.usable = 1, .warming = rows[i].warming, .nocompute = 1};
+        tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
+        tsg_report rep;
+        tsg_run(&p, &rows[i].pol, &be, &rep);
+        printf("row %zu: path %d, why %s\n", i, (int)rep.path, tsg_why_text(rep.why));
+        assert_int_equal(rep.path, rows[i].path);
+        assert_int_equal(rep.why, rows[i].why);
+        assert_int_equal(f.gpu_calls, rows[i].path == TSG_PATH_GPU);
+        assert_int_equal(f.cpu_calls, rows[i].path == TSG_PATH_CPU);
+    }
+    assert_string_equal(tsg_why_text(TSG_WHY_WARMING),
+                        "model: GPU faster, but its workspace is still being pinned");
 }
 
 static void test_absent_gpu_and_tiny_calls(void **state)
@@ -893,6 +939,7 @@ int main(void)
         cmocka_unit_test(test_gpu_failure_retried_on_cpu),
         cmocka_unit_test(test_partial_gpu_result_only_rest_redone),
         cmocka_unit_test(test_device_operands),
+        cmocka_unit_test(test_warming_yields_model_choice),
         cmocka_unit_test(test_pipeline_overlap),
         cmocka_unit_test(test_pipeline_choices),
         cmocka_unit_test(test_gpu_work),
