@@ -72,6 +72,12 @@ extern "C" void tsg_gpu_get_limits(tsg_gpu_limits *out)
 
 extern "C" int tsg_gpu_warm(void) { return warm_start(); }
 
+extern "C" void tsg_gpu_warm_wait(double max_s)
+{
+    const double t0 = now_s();
+    while (state.warming.load() && now_s() - t0 < max_s) usleep(200);
+}
+
 extern "C" int tsg_gpu_sgemm(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg, size_t len)
 {
     return work->how == TSG_GPU_PANELS ? sgemm_panels(p, work, done, msg, len)

@@ -195,6 +195,12 @@ void tsg_gpu_pool_sizes(tsg_gpu_pools *out);
  * made (nothing changed: calls grow the slots as they need). */
 int tsg_gpu_warm(void);
 
+/* Waits until the warm-up is over, at most `max_s` seconds; returns at once when none runs. The
+ * CPU rate measurement waits here: pinning holds the process's memory map, so the measurement's
+ * page faults would wait behind it and the CPU would look up to 25x slower than it is (device
+ * run 21, H100: 3.7 ms for a 256^3 call that takes 0.15). */
+void tsg_gpu_warm_wait(double max_s);
+
 /* Process exit has begun: pipelines in flight stop at their next step (their calls fail and are
  * redone on the CPU path) and this returns once none is left and the warm-up is over, or after
  * `wait_s` seconds. */

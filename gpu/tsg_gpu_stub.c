@@ -77,6 +77,8 @@ void tsg_gpu_exiting(double wait_s) { (void)wait_s; }
 
 int tsg_gpu_warm(void) { return -1; }
 
+void tsg_gpu_warm_wait(double max_s) { (void)max_s; }
+
 int tsg_gpu_kernel_info(char *buf, size_t len) { return nodev(buf, len); }
 
 int tsg_gpu_set_kernel_config(int config, int64_t splits)

@@ -121,8 +121,8 @@ static void gpu_init_once(void)
         start_slots(cfg, used);
         /* before READY: the first call that sees the GPU ready also sees it warming */
         if (cfg->pin_at_start && tsg_gpu_warm() == 0)
-            tsg_log(2, "GPU staging: pinned in the background (TSGEMM_PIN_AT_START=0: by the calls "
-                       "that need it); auto mode keeps its calls on the CPU until it is done");
+            tsg_log(2, "GPU staging: being pinned in the background; until it is done auto mode "
+                       "runs its calls on the CPU (TSGEMM_PIN_AT_START=0 turns this off)");
         atomic_store(&g_phase, TSG_START_READY);
     } else {
         atomic_store(&g_phase, TSG_START_ABSENT);

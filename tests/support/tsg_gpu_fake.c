@@ -161,6 +161,11 @@ int tsg_gpu_warm(void)
     return 0;
 }
 
+void tsg_gpu_warm_wait(double max_s)
+{
+    for (long ms = 0; atomic_load(&g_warming) && ms < (long)(max_s * 1e3); ++ms) sleep_ms(1);
+}
+
 /* Whatever the work says, the reference loop does all of C. */
 int tsg_gpu_sgemm(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done, char *msg, size_t len)
 {

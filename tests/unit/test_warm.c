@@ -4,10 +4,16 @@
  * sleeps TSGEMM_FAKE_WARM_MS; CMake sets it to 4000 for both cases).
  *
  * One process per case (the knobs are read once; argv[1] names it):
- *   on    TSGEMM_PIN_AT_START unset: the start begins the warm-up; an auto call the model sends to
- *         the GPU runs on the CPU meanwhile (its TSGEMM_LOG=3 line gives the reason), a forced call
- *         waits for the warm-up and runs on the GPU, and once it is over auto calls go to the GPU.
- *   off   TSGEMM_PIN_AT_START=0: no warm-up; the first auto call goes to the GPU.
+ *   prime    TSGEMM_PIN_AT_START=0: one auto call, so that the CPU rates' cache fills (three
+ *            processes: unit.warm_prime runs it three times in the folder unit.warm_on uses).
+ *   on       TSGEMM_PIN_AT_START unset, the CPU rates cached: the start begins the warm-up; an
+ *            auto call the model sends to the GPU runs on the CPU meanwhile (its TSGEMM_LOG=3 line
+ *            gives the reason), a forced call waits for the warm-up and runs on the GPU, and once
+ *            it is over auto calls go to the GPU.
+ *   measure  TSGEMM_PIN_AT_START unset, an empty cache: the CPU rate measurement of the first auto
+ *            call waits for the warm-up (its page faults would wait behind the pinning anyway,
+ *            and the CPU would look slow), so that call ends after the warm-up, on the GPU.
+ *   off      TSGEMM_PIN_AT_START=0: no warm-up; the first auto call goes to the GPU.
  * Every result is checked against a double-precision reference.
  */
 #define _GNU_SOURCE
@@ -122,6 +128,26 @@ static void test_on(void **state)
     assert_null(strstr(out, "still being pinned"));
 }
 
+static void test_prime(void **state)
+{
+    (void)state;
+    assert_string_equal(call_checked(), "gpu");
+}
+
+static void test_measure(void **state)
+{
+    (void)state;
+    const double t0 = now_s();
+    capture_begin();
+    const char *first = call_checked();
+    const char *out = capture_end();
+    const double took = now_s() - t0;
+    printf("the first auto call took %.3f s (warm-up 4 s)\n", took);
+    assert_non_null(strstr(out, "CPU rate measured"));
+    assert_true(took >= 3.9);
+    assert_string_equal(first, "gpu");
+}
+
 static void test_off(void **state)
 {
     (void)state;
@@ -138,8 +164,12 @@ int main(int argc, char **argv)
     const char *which = argc > 1 ? argv[1] : "";
     const struct CMUnitTest on[] = {cmocka_unit_test(test_on)};
     const struct CMUnitTest off[] = {cmocka_unit_test(test_off)};
+    const struct CMUnitTest prime[] = {cmocka_unit_test(test_prime)};
+    const struct CMUnitTest measure[] = {cmocka_unit_test(test_measure)};
+    if (!strcmp(which, "prime")) return cmocka_run_group_tests(prime, setup, NULL);
+    if (!strcmp(which, "measure")) return cmocka_run_group_tests(measure, setup, NULL);
     if (!strcmp(which, "on")) return cmocka_run_group_tests(on, setup, NULL);
     if (!strcmp(which, "off")) return cmocka_run_group_tests(off, setup, NULL);
-    fprintf(stderr, "usage: %s on|off\n", argv[0]);
+    fprintf(stderr, "usage: %s prime|on|measure|off\n", argv[0]);
     return 2;
 }
