@@ -393,7 +393,12 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
   rfail=0
   # the rates cache as a program finds it on a machine where tsgemm ran before: GPU rates cached
   # once, CPU rates after three processes (shim/tsg_measure.c); the first process's cost is in
-  # the rates stage's line (measured, not hidden: docs/NOTES.md "2026-12-05 real programs")
+  # the rates stage's line (measured, not hidden: docs/NOTES.md "2026-12-05 real programs").
+  # A folder of its own, measured here by three quiet processes: $B/cache holds CPU rates that
+  # the gpu tier's tests measured eight at a time (runs 21-22: 0.74 ms at 256^3 where OpenBLAS
+  # takes 0.12), and auto mode's choices of small calls rest on them
+  export TSGEMM_CACHE_DIR=$B/cache-replay
+  rm -rf "$TSGEMM_CACHE_DIR"
   for i in 1 2 3; do TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/replay-warm-$i.txt" 2>&1; done
   rtab=$(printf '%-34s %12s %12s %12s %s' trace openblas_ms tsgemm_ms gpu_ms "auto on GPU")
   for tr in "$ROOT"/bench/traces/*.trace; do
@@ -430,6 +435,7 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
   echo "$rtab" > "$OUT/replay-table.txt"
   if [ $rfail -eq 0 ]; then row replay ok "$(elapsed); table in replay-table.txt"
   else row replay FAIL "$rfail runs failed (replay-*.txt)"; fails=$((fails+1)); fi
+  export TSGEMM_CACHE_DIR=$B/cache
 fi
 
 if want clients; then # unmodified programs: pip numpy, and a C program linked to OpenBLAS
