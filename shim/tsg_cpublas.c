@@ -514,6 +514,18 @@ void tsg_cpu_measure(tsg_api api, tsg_cpu_rates *out)
     thin_calls(api, &out->thin_m_s, &out->thin_n_s);
 }
 
+double tsg_cpu_spot_s(tsg_api api)
+{
+    enum { Q = TSG_CPU_SMALL_N };
+    float *buf = malloc(sizeof(float) * 3 * Q * Q);
+    if (!buf) return 0;
+    for (size_t i = 0; i < 3u * Q * Q; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
+    tsg_problem p = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + Q * Q, Q, buf + 2 * Q * Q, Q, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    const double t = median_call(api, &p, 5);
+    free(buf);
+    return t;
+}
+
 static double touch_bps(void)
 {
     enum { BYTES = 4 << 20, STEP = 4096 };

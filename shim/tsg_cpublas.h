@@ -97,4 +97,10 @@ void tsg_cpu_describe_api(tsg_api api, char *buf, size_t len);
  * rate and 0 (not measured) for every other time; touch_bps 0 when no mapping can be had. */
 void tsg_cpu_measure(tsg_api api, tsg_cpu_rates *out);
 
+/* A spot check of cached rates: the seconds of one TSG_CPU_SMALL_N^3 call through `api`'s CPU path,
+ * the median of 5 after one untimed call (which faults the operands in, so the timed calls take no
+ * page fault: a GPU warm-up pinning beside them cannot stall them). About 1 ms on this project's
+ * machines. 0 without memory for the operands. */
+double tsg_cpu_spot_s(tsg_api api);
+
 #endif /* TSG_CPUBLAS_H */

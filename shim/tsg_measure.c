@@ -26,6 +26,13 @@ static pthread_once_t g_math_rates_once[TSG_MATH_COUNT] = {PTHREAD_ONCE_INIT, PT
 static pthread_once_t g_cpu_rates_once = PTHREAD_ONCE_INIT;
 /* Processes that measure the CPU BLAS before the cache's figure stands (cpu_rates_once). */
 enum { TSG_CPU_SAMPLES = 3 };
+/* A cached CPU whose 256^3 time is over this many times the spot check's is measured again: the
+ * processes that measured it ran on a loaded machine (device runs 21-22: a parallel test suite's
+ * measurements priced 256^3 at 0.74-3.7 ms where OpenBLAS takes 0.12-0.15). The spot check can
+ * only read the CPU slower than it is, never faster, so a factor well above the measurements'
+ * own spread (the mean and the median of a few calls: within 20% on the device machines) only
+ * fires on a cache that is wrong. */
+#define TSG_CPU_STALE_FACTOR 1.5
 /* The longest the CPU measurement waits for the GPU's warm-up: 160 MiB pinned in 65 ms (device run
  * 21, H100), 0.41-0.55 ms per MiB (run 6); a host 50x slower than that still fits. */
 #define TSG_WARM_WAIT_S 5.0
@@ -137,7 +144,17 @@ static void cpu_rates_once(void)
     }
     tsg_cpu_rates best = {0}, m;
     const int have = dirfd >= 0 && tsg_cache_read_cpu(dirfd, name, &best, why, sizeof why) == 0;
-    const int measured = !have || best.samples < TSG_CPU_SAMPLES;
+    int measured = !have || best.samples < TSG_CPU_SAMPLES;
+    double spot = 0;
+    if (!measured && best.small_s > 0) { /* a settled cache: is it this machine, unloaded? */
+        spot = tsg_cpu_spot_s(api);
+        if (spot > 0 && spot * TSG_CPU_STALE_FACTOR < best.small_s) {
+            tsg_log(2, "CPU rates in %s/%s read %.3g ms at %d^3, this process's spot check %.3g ms: "
+                       "measured again",
+                    cfg->cache_dir, name, best.small_s * 1e3, TSG_CPU_SMALL_N, spot * 1e3);
+            measured = 1;
+        }
+    }
     if (measured) {
         /* not beside the GPU's warm-up: its pinning holds the memory map, and the measurement's
          * page faults would wait behind it (gpu/tsg_gpu.h tsg_gpu_warm_wait) */

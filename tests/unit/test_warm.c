@@ -5,7 +5,8 @@
  *
  * One process per case (the knobs are read once; argv[1] names it):
  *   prime    TSGEMM_PIN_AT_START=0: one auto call, so that the CPU rates' cache fills (three
- *            processes: unit.warm_prime runs it three times in the folder unit.warm_on uses).
+ *            processes: tests/unit/warm_prime.sh runs it three times in the folder unit.warm_on
+ *            uses, then sets the cache's 256^3 time below any spot check's).
  *   on       TSGEMM_PIN_AT_START unset, the CPU rates cached: the start begins the warm-up; an
  *            auto call the model sends to the GPU runs on the CPU meanwhile (its TSGEMM_LOG=3 line
  *            gives the reason), a forced call waits for the warm-up and runs on the GPU, and once
@@ -34,7 +35,7 @@
 #include "tsg_testutil.h"
 #include "tsgemm.h"
 
-enum { N = 256 }; /* above the tiny floor, on the fake GPU in auto mode (test_math's size) */
+enum { N = 512 }; /* on the fake GPU in auto mode; the CPU priced by the cache's 512^3 time (mid_s) */
 
 static float g_a[N * N], g_b[N * N], g_c[N * N];
 static double g_ref[N * N];
