@@ -88,6 +88,15 @@ static const char *call_checked(void)
     return tsgemm_last_path();
 }
 
+/* call_checked with the library's stderr captured into *out. */
+static const char *captured_call(const char **out)
+{
+    capture_begin();
+    const char *path = call_checked();
+    *out = capture_end();
+    return path;
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -107,9 +116,8 @@ static void test_on(void **state)
 {
     (void)state;
     const double t0 = now_s();
-    capture_begin();
-    const char *first = call_checked();
-    const char *out = capture_end();
+    const char *out;
+    const char *first = captured_call(&out);
     assert_string_equal(first, "cpu");
     assert_non_null(strstr(out, "fake-gpu: warm-up 4000 ms"));
     assert_non_null(strstr(out, "model: GPU faster, but its workspace is still being pinned"));
@@ -121,9 +129,7 @@ static void test_on(void **state)
     assert_true(waited >= 3.9);
     /* auto after the warm-up: the model's choice stands */
     tsgemm_set_mode(TSGEMM_MODE_AUTO);
-    capture_begin();
-    const char *after = call_checked();
-    out = capture_end();
+    const char *after = captured_call(&out);
     assert_string_equal(after, "gpu");
     assert_non_null(strstr(out, "model: GPU faster"));
     assert_null(strstr(out, "still being pinned"));
@@ -139,9 +145,8 @@ static void test_measure(void **state)
 {
     (void)state;
     const double t0 = now_s();
-    capture_begin();
-    const char *first = call_checked();
-    const char *out = capture_end();
+    const char *out;
+    const char *first = captured_call(&out);
     const double took = now_s() - t0;
     printf("the first auto call took %.3f s (warm-up 4 s)\n", took);
     assert_non_null(strstr(out, "CPU rate measured"));
@@ -152,9 +157,8 @@ static void test_measure(void **state)
 static void test_off(void **state)
 {
     (void)state;
-    capture_begin();
-    const char *first = call_checked();
-    const char *out = capture_end();
+    const char *out;
+    const char *first = captured_call(&out);
     assert_string_equal(first, "gpu");
     assert_null(strstr(out, "fake-gpu: warm-up"));
     assert_null(strstr(out, "still being pinned"));
