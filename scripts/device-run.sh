@@ -86,8 +86,22 @@ B=$ROOT/build-dev
 stages=("$@")
 t0=$(date +%s)
 [ ${#stages[@]} -eq 0 ] && stages=(build rates unit gpu sanitize pipe kbench bench clients)
-# A stage starts only while the call has time left for it (device calls end at 10 minutes).
+# A stage starts only while the call has time left for it (device calls end at 10 minutes): the
+# number after its name in `want` (default 60 s) must be left of TSGEMM_DEVICE_BUDGET when it
+# comes up. Stages run in this file's order, not the command line's (gpu, sanitize, ..., tf32, ...,
+# bench, replay, scipy): a late stage behind a long one may find no budget left (run 19: tf32
+# skipped behind sanitize), so the script says which requested stages come in another order.
 BUDGET=${TSGEMM_DEVICE_BUDGET:-540}
+file_order=(build rates unit gpu sanitize pipe multi fresh beta ab dma tf32 accuracy kbench bench replay clients scipy)
+prev=-1
+for s in "${stages[@]}"; do
+  for i in "${!file_order[@]}"; do
+    if [ "${file_order[$i]}" = "$s" ]; then
+      [ "$i" -lt "$prev" ] && echo "device-run: note: stage $s runs before the ones named ahead of it (this file's order)"
+      [ "$i" -gt "$prev" ] && prev=$i
+    fi
+  done
+done
 want() {
   local s
   for s in "${stages[@]}"; do
