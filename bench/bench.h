@@ -190,6 +190,7 @@ typedef struct bench_opts {
     int worker_impl;           /* hidden --worker-impl: BI_NVBLAS or BI_NVBLAS_TUNED         */
     char *shapes_text;
     const char *replay;        /* --replay FILE                                             */
+    int replay_rounds;         /* --replay-rounds N (1..9): the passes N times, rotated; medians */
     unsigned math_mask;        /* --math LIST: bit m for tsgemm math m (0 fp32, 1 3xtf32, 2
                                   tf32); 0 = no math table (the default output)             */
 } bench_opts;

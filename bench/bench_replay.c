@@ -414,6 +414,20 @@ static int cmp_cls(const void *x, const void *y)
     return a->s[PASS_OPENBLAS] < b->s[PASS_OPENBLAS] ? 1 : a->s[PASS_OPENBLAS] > b->s[PASS_OPENBLAS] ? -1 : 0;
 }
 
+/* The median of n values (n <= 9; the upper middle one for even n, a time that was measured). */
+static double median_of(const double *v, int n)
+{
+    double t[9];
+    memcpy(t, v, sizeof(double) * (size_t)n);
+    for (int i = 1; i < n; ++i) /* insertion sort: n <= 9 */
+        for (int j = i; j > 0 && t[j - 1] > t[j]; --j) {
+            const double x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    return t[n / 2];
+}
+
 static void print_ms(double s, int ran)
 {
     if (ran) printf(" %12.3f", s * 1e3);
@@ -447,33 +461,89 @@ int bench_replay(const char *path, const bench_opts *o, const bench_cpu *cpu, in
     bench_fill_uniform(rp.a, rp.na, o->seed);
     bench_fill_uniform(rp.b, rp.nb, o->seed + 1);
     bench_fill_uniform(rp.c, rp.nc, o->seed + 2); /* touched once: the reused C */
-    pass_result pr[PASSES];
+    const int rounds = o->replay_rounds > 1 ? o->replay_rounds : 1;
+    /* each round's figures: per pass, and per class and pass (for the medians) */
+    pass_result pr[PASSES], (*prr)[PASSES] = calloc((size_t)rounds, sizeof *prr);
+    double *cls_s = calloc((size_t)rp.nclasses * (size_t)rounds * PASSES, sizeof *cls_s);
+    int *cls_g = calloc((size_t)rp.nclasses * (size_t)rounds * PASSES, sizeof *cls_g);
+    if (!prr || !cls_s || !cls_g) {
+        fprintf(stderr, "tsgemm-bench: --replay: no memory for %d rounds\n", rounds);
+        return 1;
+    }
     memset(pr, 0, sizeof pr);
     int rc = 0;
-    for (int p = 0; p < PASSES; ++p) {
-        if (p == PASS_GPU && !gpu_ok) {
-            printf("  %-11s skipped: %s\n", pass_names[p], gpu_why);
-            continue;
-        }
-        if (p != PASS_OPENBLAS)
-            tsgemm_set_mode(p == PASS_GPU ? TSGEMM_MODE_GPU : TSGEMM_MODE_AUTO);
-        run_pass(p, &rp, &pr[p]);
-        printf("  %-11s %8.3f ms in calls, %8.3f ms wall (gaps included), %llu on the GPU, "
-               "%d gaps overrun, worst error %.2e%s\n",
-               pass_names[p], pr[p].call_s * 1e3, pr[p].wall_s * 1e3,
-               (unsigned long long)pr[p].gpu_calls, pr[p].overruns, pr[p].worst_err,
-               pr[p].wrong ? "  WRONG" : "");
-        if (pr[p].wrong) {
-            const tsg_trace_rec *r = &rp.calls[pr[p].first_wrong].r;
-            printf("  %-11s WRONG: %d of %d results out of bounds; first: call %d (%s %s %c%c "
-                   "%lld x %lld x %lld), error %.3g > %.3g\n",
-                   pass_names[p], pr[p].wrong, pr[p].ran, pr[p].first_wrong + 1,
-                   tsg_trace_entry_name(r->entry), r->row_major ? "row" : "col", r->transa,
-                   r->transb, (long long)r->m, (long long)r->n, (long long)r->k,
-                   pr[p].worst_err, bench_tolerance(r->k, rp.tol));
-            rc = 1;
+    if (!gpu_ok) printf("  %-11s skipped: %s\n", pass_names[PASS_GPU], gpu_why);
+    for (int r = 0; r < rounds; ++r) {
+        /* round r runs the passes from the r-th on (OpenBLAS, auto, forced, rotated): in three
+         * rounds each pass runs once first, once after each of the others' passes */
+        for (int i = 0; i < PASSES; ++i) {
+            const int p = (i + r) % PASSES;
+            if (p == PASS_GPU && !gpu_ok) continue;
+            if (p != PASS_OPENBLAS)
+                tsgemm_set_mode(p == PASS_GPU ? TSGEMM_MODE_GPU : TSGEMM_MODE_AUTO);
+            for (int c = 0; c < rp.nclasses; ++c) rp.classes[c].s[p] = 0, rp.classes[c].gpu[p] = 0;
+            pass_result *q = &prr[r][p];
+            run_pass(p, &rp, q);
+            for (int c = 0; c < rp.nclasses; ++c) {
+                cls_s[((size_t)c * rounds + r) * PASSES + p] = rp.classes[c].s[p];
+                cls_g[((size_t)c * rounds + r) * PASSES + p] = rp.classes[c].gpu[p];
+            }
+            char tag[24] = "";
+            if (rounds > 1) snprintf(tag, sizeof tag, " round %d", r + 1);
+            printf("  %-11s %8.3f ms in calls, %8.3f ms wall (gaps included), %llu on the GPU, "
+                   "%d gaps overrun, worst error %.2e%s%s\n",
+                   pass_names[p], q->call_s * 1e3, q->wall_s * 1e3, (unsigned long long)q->gpu_calls,
+                   q->overruns, q->worst_err, q->wrong ? "  WRONG" : "", tag);
+            if (q->wrong) {
+                const tsg_trace_rec *w = &rp.calls[q->first_wrong].r;
+                printf("  %-11s WRONG: %d of %d results out of bounds; first: call %d (%s %s %c%c "
+                       "%lld x %lld x %lld), error %.3g > %.3g\n",
+                       pass_names[p], q->wrong, q->ran, q->first_wrong + 1,
+                       tsg_trace_entry_name(w->entry), w->row_major ? "row" : "col", w->transa,
+                       w->transb, (long long)w->m, (long long)w->n, (long long)w->k, q->worst_err,
+                       bench_tolerance(w->k, rp.tol));
+                rc = 1;
+            }
         }
     }
+    /* the figures reported: each pass's median round (its totals, GPU calls, errors as that round
+     * had them; the worst error and the WRONG count over all rounds), each class's median time
+     * and GPU count over the rounds */
+    for (int p = 0; p < PASSES; ++p) {
+        double t[9];
+        for (int r = 0; r < rounds; ++r) t[r] = prr[r][p].call_s;
+        const double med = median_of(t, rounds);
+        int mr = 0;
+        for (int r = 0; r < rounds; ++r)
+            if (prr[r][p].call_s == med) mr = r;
+        pr[p] = prr[mr][p];
+        for (int r = 0; r < rounds; ++r) {
+            if (prr[r][p].worst_err > pr[p].worst_err) pr[p].worst_err = prr[r][p].worst_err;
+            if (r != mr) pr[p].wrong += prr[r][p].wrong;
+        }
+    }
+    for (int c = 0; c < rp.nclasses; ++c)
+        for (int p = 0; p < PASSES; ++p) {
+            double t[9], g[9];
+            for (int r = 0; r < rounds; ++r) {
+                t[r] = cls_s[((size_t)c * rounds + r) * PASSES + p];
+                g[r] = cls_g[((size_t)c * rounds + r) * PASSES + p];
+            }
+            rp.classes[c].s[p] = median_of(t, rounds);
+            rp.classes[c].gpu[p] = (int)median_of(g, rounds);
+        }
+    if (rounds > 1) {
+        printf("  median of %d rounds (each pass's median round; classes: each class's median):\n", rounds);
+        for (int p = 0; p < PASSES; ++p) {
+            if (p == PASS_GPU && !gpu_ok) continue;
+            printf("  %-11s %8.3f ms in calls (median; rounds", pass_names[p], pr[p].call_s * 1e3);
+            for (int r = 0; r < rounds; ++r) printf(" %.3f", prr[r][p].call_s * 1e3);
+            printf("), %llu on the GPU%s\n", (unsigned long long)pr[p].gpu_calls, pr[p].wrong ? "  WRONG" : "");
+        }
+    }
+    free(prr);
+    free(cls_s);
+    free(cls_g);
     tsgemm_set_mode(TSGEMM_MODE_AUTO);
     /* the per-class table, largest OpenBLAS time first, at most 25 rows */
     qsort(rp.classes, (size_t)rp.nclasses, sizeof *rp.classes, cmp_cls);

@@ -5,7 +5,8 @@
 # GPU): the forced-GPU pass runs every call on the "GPU", results right; (3) with tsgemm's CPU
 # BLAS replaced by one whose sgemm does nothing (TSGEMM_CPU_BLAS=libtsg_nop_sgemm): the tsgemm
 # pass must be reported WRONG and the run exit 1, the OpenBLAS pass still right; (4) a trace with
-# a bad line: exit 2 naming the line.
+# a bad line: exit 2 naming the line; (5) each call through its recorded entry point; (6)
+# --replay-rounds: rounds tagged, medians reported and carried by the summary line.
 set -u
 BENCH=$1 CLIENT=$2 FAKE=$3 NOP=$4 WORK=$5
 [ -f "$NOP" ] || { echo "FAIL: the do-nothing CBLAS $NOP is missing (the wrong-backend case could not fail)"; exit 1; }
@@ -63,5 +64,20 @@ TSGEMM_LOG=3 TSGEMM_MODE=cpu "$BENCH" --replay "$WORK/entries.trace" >"$WORK/ent
 for e in $E; do
     n=$(grep -c "^tsgemm: $e layout=" "$WORK/entries.txt")
     [ "$n" -eq 1 ] || { cat "$WORK/entries.txt"; fail "the tsgemm pass called $e $n times, want 1"; }
+done
+# (6) --replay-rounds 3 over the stand-in GPU: every pass three times (each round tagged), the
+# medians reported, the summary line carrying the median; out-of-range counts refused
+LD_PRELOAD=$FAKE TSGEMM_LOG=0 TSGEMM_CACHE_DIR=$WORK/cache "$BENCH" --replay "$T" --replay-rounds 3 >"$WORK/rounds.txt" 2>&1; rc=$?
+cat "$WORK/rounds.txt"
+[ $rc -eq 0 ] || fail "rounds replay exit $rc"
+for pass in openblas tsgemm tsgemm-gpu; do
+    n=$(grep -c "^  $pass .* ms in calls, .* round [123]\$" "$WORK/rounds.txt")
+    [ "$n" -eq 3 ] || fail "$pass ran $n rounds, want 3"
+    grep -q "^  $pass .* ms in calls (median; rounds [0-9.]* [0-9.]* [0-9.]*)" "$WORK/rounds.txt" || fail "no median line for $pass"
+done
+med=$(sed -n 's/^  openblas  *\([0-9.]*\) ms in calls (median.*/\1/p' "$WORK/rounds.txt")
+grep -q "^  replay-summary .* openblas_ms=$med " "$WORK/rounds.txt" || fail "the summary does not carry the median $med"
+for bad in 0 10 x; do
+    "$BENCH" --replay "$T" --replay-rounds $bad >/dev/null 2>&1 && fail "--replay-rounds $bad accepted"
 done
 echo "replay checks passed"

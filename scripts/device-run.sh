@@ -60,7 +60,8 @@
 #             default stage. Table: per trace the three totals (ms in calls) and the GPU's share
 #             of auto mode's calls; replay-*.txt and replay-bench.{txt,csv} under $OUT, timed at
 #             TSGEMM_LOG=1 (TSGEMM_REPLAY_LOG=2: each trace once more at level 2 for its log,
-#             replay-*-log.txt); and
+#             replay-*-log.txt; TSGEMM_REPLAY_ROUNDS=N: N rounds of the passes, rotated, medians;
+#             rates measured in a cache folder of the stage's own); and
 #             pipe_probe alone / right after a 1024^3 OpenBLAS call / the same with
 #             OPENBLAS_THREAD_TIMEOUT=20 (TSGEMM_AFTER_SHAPES; after-openblas.txt)
 #   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
@@ -422,7 +423,10 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
     # "2026-12-06 the first GPU call", run 6); TSGEMM_REPLAY_LOG=2 replays each trace once
     # more at level 2 into replay-NAME-log.txt (the start's steps, workspace growth, operand
     # checks), not timed for the table
-    TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
+    # TSGEMM_REPLAY_ROUNDS=N: each trace's passes N times, rotated, medians reported (the
+    # passes' own spread is up to 1.8x on these hosts: runs 21-24); 3 triples the stage's time
+    TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds "${TSGEMM_REPLAY_ROUNDS:-1}" \
+      > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
     [ "${TSGEMM_REPLAY_LOG:-1}" -ge 2 ] &&
       TSGEMM_LOG=2 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name-log.txt" 2>&1
     sum=$(grep '^  replay-summary ' "$OUT/replay-$name.txt" | head -1)
