@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "tsg_device.h"
 #include "tsg_exec.h"
 #include "tsg_fault.h"
@@ -68,6 +70,8 @@ extern "C" void tsg_gpu_get_limits(tsg_gpu_limits *out)
     out->plan = plan_limits();
     out->devices = usable_slots();
     out->warming = state.warming.load();
+    /* at least 1 ms: a warm-up past its expected time is still a wait */
+    out->warm_left_s = out->warming ? std::max(1e-3, state.warm_expect_s - (now_s() - state.warm_t0)) : 0.0;
 }
 
 extern "C" int tsg_gpu_warm(void) { return warm_start(); }

@@ -44,6 +44,9 @@ constexpr int64_t SPLIT_MIN_K = 256; /* smallest k of a split-K slice of the pip
  * UNIT_MIN of the pipeline), so the first DMA starts after a short gather (the pipeline's fill;
  * v0.4). TSGEMM_TEST_RAMP=N sets the count (State::ramp_steps). */
 constexpr int RAMP_STEPS = 2;
+/* What pinning costs, seconds per MiB: 0.41-0.55 ms (device run 6, H100), 160 MiB in 65-97 ms
+ * (runs 21-22): the upper end, so that the warm-up's remaining time is not underestimated. */
+constexpr double PIN_S_PER_MIB = 0.6e-3;
 
 struct Workspace; /* gpu/tsg_workspace.h */
 
@@ -117,6 +120,8 @@ struct State {
      * tsg_gpu_exiting read it without) */
     std::atomic<int> warming{0};
     std::atomic<long long> warm_ns{0};  /* how long the warm-up took; 0 until it ended         */
+    double warm_t0 = 0;                 /* when it began (now_s) and how long it should take:   */
+    double warm_expect_s = 0;           /* written by warm_start before `warming` is set        */
     std::atomic<int> warm_status{1};    /* its TSG_GPU_* status; 1 until it ended or if never run */
 
     /* ---- accounting (atomics; any thread) ---- */

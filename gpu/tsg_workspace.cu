@@ -258,7 +258,9 @@ int warm_start()
      * calls' reserve_ws waiting until the thread is done */
     while (state.ws_out + 1 > state.max_ws) pthread_cond_wait(&state.pool_cv, &state.pool_lock);
     state.ws_out++;
-    state.warming.store(1);
+    state.warm_t0 = now_s();
+    state.warm_expect_s = (double)((NS + ND) * state.slot_bytes) / (1 << 20) * PIN_S_PER_MIB;
+    state.warming.store(1); /* seq_cst: orders the two writes above before any reader's load */
     pthread_mutex_unlock(&state.pool_lock);
     pthread_attr_t attr;
     pthread_t thread;

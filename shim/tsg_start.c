@@ -122,7 +122,8 @@ static void gpu_init_once(void)
         /* before READY: the first call that sees the GPU ready also sees it warming */
         if (cfg->pin_at_start && tsg_gpu_warm() == 0)
             tsg_log(2, "GPU staging: being pinned in the background; until it is done auto mode "
-                       "runs its calls on the CPU (TSGEMM_PIN_AT_START=0 turns this off)");
+                       "runs on the CPU the calls the GPU would not win after waiting for it "
+                       "(TSGEMM_PIN_AT_START=0 turns this off)");
         atomic_store(&g_phase, TSG_START_READY);
     } else {
         atomic_store(&g_phase, TSG_START_ABSENT);

@@ -309,8 +309,9 @@ const tsg_knob tsg_knobs[] = {
     {.name = "TSGEMM_PIN_AT_START", .kind = TSG_KNOB_UINT, .lo = 0, .hi = 1,
      FIELD(pin_at_start), .takes = "0 or 1", .instead = "using 1",
      .doc = "1 (default): once the GPU has started, a background thread pins the staging for "
-            "host-memory calls (10 slots, 160M by default) and auto mode keeps its calls on the "
-            "CPU until it is done; 0: each call pins what it needs when it needs it"},
+            "host-memory calls (10 slots, 160M by default) and until it is done auto mode runs on "
+            "the CPU the calls the GPU would not win after waiting for it; 0: each call pins what "
+            "it needs when it needs it"},
     /* tuning experiments and fault injection (docs/NOTES.md "v0.3: where a pipelined call's time
      * goes" and "v0.4: the pipeline's tail"): never seen by a release library */
     {.name = "TSGEMM_TEST_FAULT", .kind = TSG_KNOB_OWN, .flags = TSG_KNOB_TEST,

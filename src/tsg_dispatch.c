@@ -15,7 +15,7 @@ const char *tsg_why_text(tsg_why why)
         "TSGEMM_MODE=cpu", "TSGEMM_MODE=gpu", "tiny", "no usable GPU",
         "below TSGEMM_GPU_THRESHOLD", "at/above TSGEMM_GPU_THRESHOLD",
         "model: CPU faster", "model: GPU faster", "device operand",
-        "model: GPU faster, but its workspace is still being pinned"};
+        "model: GPU faster, but not after waiting for its workspace's pinning"};
     return (why >= 0 && why < TSG_WHY_COUNT) ? text[why] : "?";
 }
 
@@ -193,8 +193,10 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
         rep->path = TSG_PATH_CPU;
         return;
     }
-    if (rep->why == TSG_WHY_MODEL_GPU && lim.warming) {
-        /* only the model's choice yields: a forced mode or threshold waits for the slots */
+    if (rep->why == TSG_WHY_MODEL_GPU && lim.warming &&
+        !(tsg_estimate_gpus_s(p, &rates) + lim.warm_left_s < TSG_GPU_MARGIN * tsg_estimate_cpu_s(p, &rates))) {
+        /* the model's choice, priced with the wait for the warm-up, yields to the CPU; a forced
+         * mode or the threshold waits for the slots */
         rep->why = TSG_WHY_WARMING;
         be->cpu_sgemm(be->ctx, p);
         rep->path = TSG_PATH_CPU;

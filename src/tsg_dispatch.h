@@ -47,7 +47,8 @@ typedef enum tsg_why {
     TSG_WHY_MODEL_GPU,      /* cost model: the GPU is estimated faster               */
     TSG_WHY_DEVICE_OPERAND, /* an operand is device memory: only the GPU can run it  */
     TSG_WHY_WARMING,        /* the model said GPU, but the GPU's first workspace is still being
-                               pinned (tsg_gpu_limits.warming): the CPU takes the call        */
+                               pinned (tsg_gpu_limits.warming) and the CPU is faster than the
+                               wait plus the GPU: the CPU takes the call                      */
     TSG_WHY_COUNT
 } tsg_why;
 
@@ -81,8 +82,8 @@ typedef struct tsg_gpu_limits {
     tsg_plan_limits plan; /* a call through the pipeline on one device (src/tsg_plan.h)        */
     int devices;          /* device slots one call may be split over now (<= 1: one device)    */
     int warming;          /* 1 while the GPU's first workspace is pinned in the background after
-                             the start (gpu/tsg_gpu.h tsg_gpu_warm): a GPU call would wait for it,
-                             so auto mode's model-chosen calls run on the CPU meanwhile          */
+                             the start (gpu/tsg_gpu.h tsg_gpu_warm): a GPU call waits for it      */
+    double warm_left_s;   /* while warming: the seconds it is expected to take still (> 0)     */
 } tsg_gpu_limits;
 
 /* How a GPU call runs. */

@@ -134,6 +134,7 @@ void tsg_gpu_get_limits(tsg_gpu_limits *out)
     out->plan.split_min_k = 256;
     out->devices = 1;
     out->warming = atomic_load(&g_warming);
+    out->warm_left_s = out->warming ? 1e-3 * (double)knob("TSGEMM_FAKE_WARM_MS") : 0.0;
 }
 
 static void *warm_thread(void *arg)

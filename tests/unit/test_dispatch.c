@@ -478,6 +478,7 @@ typedef struct fake {
     tsg_gpu_how how;   /* the work gpu_sgemm was handed last               */
     tsg_done done;     /* what a failing GPU claims final                 */
     int warming;       /* what gpu_ready reports in tsg_gpu_limits.warming */
+    double warm_left_s; /* ... and in warm_left_s                          */
     int nocompute;     /* the backends only count (operands never read)    */
     int ready_calls, gpu_calls, cpu_calls;
     int64_t cpu_m[4], cpu_n[4]; /* m, n of each CPU call                  */
@@ -506,6 +507,7 @@ static int fake_ready(void *ctx, tsg_rates *r, tsg_gpu_limits *lim)
     *r = h200();
     *lim = h200_limits(1);
     lim->warming = f->warming;
+    lim->warm_left_s = f->warm_left_s;
     return f->usable;
 }
 
@@ -699,8 +701,9 @@ static void test_device_operands(void **state)
 }
 
 /* While the GPU's first workspace is pinned in the background (tsg_gpu_limits.warming), only the
- * cost model's choice of the GPU yields to the CPU; a forced mode, the threshold and device
- * operands go to the GPU (which waits for the slots), and the model's CPU choices stay. */
+ * cost model's choice of the GPU yields to the CPU, and only when the CPU beats the GPU plus the
+ * wait (warm_left_s); a forced mode, the threshold and device operands go to the GPU (which waits
+ * for the slots), and the model's CPU choices stay. */
 static void test_warming_yields_model_choice(void **state)
 {
     (void)state;
@@ -710,34 +713,43 @@ static void test_warming_yields_model_choice(void **state)
     struct {
         tsg_policy pol;
         int warming;
+        double left_s;
         unsigned char where_b;
         int64_t n;
         tsg_path path;
         tsg_why why;
     } rows[] = {
-        {{TSG_MODE_AUTO, 0.0}, 1, TSG_HOST, 4096, TSG_PATH_CPU, TSG_WHY_WARMING},
-        {{TSG_MODE_AUTO, 0.0}, 0, TSG_HOST, 4096, TSG_PATH_GPU, TSG_WHY_MODEL_GPU},
-        {{TSG_MODE_GPU, 0.0}, 1, TSG_HOST, 4096, TSG_PATH_GPU, TSG_WHY_MODE_GPU},
-        {{TSG_MODE_AUTO, 1000.0}, 1, TSG_HOST, 4096, TSG_PATH_GPU, TSG_WHY_THRESHOLD_GPU},
-        {{TSG_MODE_AUTO, 0.0}, 1, TSG_DEVICE, 4096, TSG_PATH_GPU, TSG_WHY_DEVICE_OPERAND},
-        {{TSG_MODE_AUTO, 0.0}, 1, TSG_HOST, 160, TSG_PATH_CPU, TSG_WHY_MODEL_CPU},
+        /* 4096^3 on H200 rates: ~0.11 s on the CPU, ~0.02 s on the GPU (the printed estimates) */
+        {{TSG_MODE_AUTO, 0.0}, 1, 10.0, TSG_HOST, 4096, TSG_PATH_CPU, TSG_WHY_WARMING},
+        {{TSG_MODE_AUTO, 0.0}, 1, 0.01, TSG_HOST, 4096, TSG_PATH_GPU, TSG_WHY_MODEL_GPU},
+        {{TSG_MODE_AUTO, 0.0}, 0, 0.0, TSG_HOST, 4096, TSG_PATH_GPU, TSG_WHY_MODEL_GPU},
+        {{TSG_MODE_GPU, 0.0}, 1, 10.0, TSG_HOST, 4096, TSG_PATH_GPU, TSG_WHY_MODE_GPU},
+        {{TSG_MODE_AUTO, 1000.0}, 1, 10.0, TSG_HOST, 4096, TSG_PATH_GPU, TSG_WHY_THRESHOLD_GPU},
+        {{TSG_MODE_AUTO, 0.0}, 1, 10.0, TSG_DEVICE, 4096, TSG_PATH_GPU, TSG_WHY_DEVICE_OPERAND},
+        {{TSG_MODE_AUTO, 0.0}, 1, 10.0, TSG_HOST, 160, TSG_PATH_CPU, TSG_WHY_MODEL_CPU},
+        /* 2048^3 (the printed estimates): a wait of 50 ms loses to the CPU, 1 ms does not */
+        {{TSG_MODE_AUTO, 0.0}, 1, 0.05, TSG_HOST, 2048, TSG_PATH_CPU, TSG_WHY_WARMING},
+        {{TSG_MODE_AUTO, 0.0}, 1, 1e-3, TSG_HOST, 2048, TSG_PATH_GPU, TSG_WHY_MODEL_GPU},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
         tsg_problem p = big;
         p.m = p.n = p.k = p.lda = p.ldb = p.ldc = rows[i].n;
         p.where_b = rows[i].where_b;
-        fake f = {.usable = 1, .warming = rows[i].warming, .nocompute = 1};
+        fake f = {.usable = 1, .warming = rows[i].warming, .warm_left_s = rows[i].left_s, .nocompute = 1};
         tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
         tsg_report rep;
         tsg_run(&p, &rows[i].pol, &be, &rep);
-        printf("row %zu: path %d, why %s\n", i, (int)rep.path, tsg_why_text(rep.why));
+        tsg_rates r = h200();
+        printf("row %zu: n %lld, left %g s: CPU %.3g s, GPU %.3g s; path %d, why %s\n", i,
+               (long long)p.m, rows[i].left_s, tsg_estimate_cpu_s(&p, &r), tsg_estimate_gpus_s(&p, &r),
+               (int)rep.path, tsg_why_text(rep.why));
         assert_int_equal(rep.path, rows[i].path);
         assert_int_equal(rep.why, rows[i].why);
         assert_int_equal(f.gpu_calls, rows[i].path == TSG_PATH_GPU);
         assert_int_equal(f.cpu_calls, rows[i].path == TSG_PATH_CPU);
     }
     assert_string_equal(tsg_why_text(TSG_WHY_WARMING),
-                        "model: GPU faster, but its workspace is still being pinned");
+                        "model: GPU faster, but not after waiting for its workspace's pinning");
 }
 
 static void test_absent_gpu_and_tiny_calls(void **state)
