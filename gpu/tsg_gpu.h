@@ -197,8 +197,8 @@ int tsg_gpu_warm(void);
 
 /* Waits until the warm-up is over, at most `max_s` seconds; returns at once when none runs. The
  * CPU rate measurement waits here: pinning holds the process's memory map, so the measurement's
- * page faults would wait behind it and the CPU would look up to 25x slower than it is (device
- * run 21, H100: 3.7 ms for a 256^3 call that takes 0.15). */
+ * page faults (its fresh buffers, the first-touch probe) would wait behind it and be taken for a
+ * slow CPU (docs/NOTES.md "2026-12-06 the staging pinned at start"). */
 void tsg_gpu_warm_wait(double max_s);
 
 /* Process exit has begun: pipelines in flight stop at their next step (their calls fail and are
