@@ -191,6 +191,7 @@ typedef struct bench_opts {
     char *shapes_text;
     const char *replay;        /* --replay FILE                                             */
     int replay_rounds;         /* --replay-rounds N (1..9): the passes N times, rotated; medians */
+    const char *replay_csv;    /* --replay-csv FILE: every class's medians, one row each        */
     unsigned math_mask;        /* --math LIST: bit m for tsgemm math m (0 fp32, 1 3xtf32, 2
                                   tf32); 0 = no math table (the default output)             */
 } bench_opts;

@@ -414,6 +414,40 @@ static int cmp_cls(const void *x, const void *y)
     return a->s[PASS_OPENBLAS] < b->s[PASS_OPENBLAS] ? 1 : a->s[PASS_OPENBLAS] > b->s[PASS_OPENBLAS] ? -1 : 0;
 }
 
+/* --replay-csv: one row per class, in the trace's order of first appearance, with the key call's
+ * fields (the class is entry, layout, transposes, m, n, k; leading dimensions, scalars and fresh C
+ * are its first call's) and the median times (ms) per way; an empty cell for a way that did not
+ * run. Header line first. Returns 0, or -1 with a message when the file cannot be written. */
+static int write_csv(const char *path, const replay *rp, const pass_result *pr)
+{
+    FILE *f = fopen(path, "we");
+    if (!f) {
+        fprintf(stderr, "tsgemm-bench: --replay-csv %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "entry,layout,transa,transb,m,n,k,lda,ldb,ldc,alpha,beta,fresh_c,calls,recorded_ms,"
+               "openblas_ms,tsgemm_ms,gpu_ms,tsgemm_on_gpu\n");
+    for (int i = 0; i < rp->nclasses; ++i) {
+        const cls *k = &rp->classes[i];
+        const tsg_trace_rec *r = &k->key;
+        fprintf(f, "%s,%s,%c,%c,%lld,%lld,%lld,%lld,%lld,%lld,%d,%d,%d,%d,%.6f",
+                tsg_trace_entry_name(r->entry), r->row_major ? "row" : "col", r->transa, r->transb,
+                (long long)r->m, (long long)r->n, (long long)r->k, (long long)r->lda,
+                (long long)r->ldb, (long long)r->ldc, r->alpha, r->beta, r->fresh_c, k->calls,
+                k->rec_s * 1e3);
+        for (int p = 0; p < PASSES; ++p) {
+            if (pr[p].ran) fprintf(f, ",%.6f", k->s[p] * 1e3);
+            else fprintf(f, ",");
+        }
+        fprintf(f, ",%d\n", k->gpu[PASS_AUTO]);
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "tsgemm-bench: --replay-csv %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* The median of n values (n <= 9; the upper middle one for even n, a time that was measured). */
 static double median_of(const double *v, int n)
 {
@@ -544,6 +578,7 @@ int bench_replay(const char *path, const bench_opts *o, const bench_cpu *cpu, in
     free(prr);
     free(cls_s);
     free(cls_g);
+    if (o->replay_csv && write_csv(o->replay_csv, &rp, pr) != 0) rc = rc ? rc : 1;
     tsgemm_set_mode(TSGEMM_MODE_AUTO);
     /* the per-class table, largest OpenBLAS time first, at most 25 rows */
     qsort(rp.classes, (size_t)rp.nclasses, sizeof *rp.classes, cmp_cls);

@@ -6,9 +6,10 @@
 # BLAS replaced by one whose sgemm does nothing (TSGEMM_CPU_BLAS=libtsg_nop_sgemm): the tsgemm
 # pass must be reported WRONG and the run exit 1, the OpenBLAS pass still right; (4) a trace with
 # a bad line: exit 2 naming the line; (5) each call through its recorded entry point; (6)
-# --replay-rounds: rounds tagged, medians reported and carried by the summary line.
+# --replay-rounds: rounds tagged, medians reported and carried by the summary line; (7)
+# --replay-csv: one row per class, which tsgemm-model-check (MODEL) reads with the run's rates.
 set -u
-BENCH=$1 CLIENT=$2 FAKE=$3 NOP=$4 WORK=$5
+BENCH=$1 CLIENT=$2 FAKE=$3 NOP=$4 WORK=$5 MODEL=${6:-}
 [ -f "$NOP" ] || { echo "FAIL: the do-nothing CBLAS $NOP is missing (the wrong-backend case could not fail)"; exit 1; }
 rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
 T=$WORK/client.trace
@@ -80,4 +81,17 @@ grep -q "^  replay-summary .* openblas_ms=$med " "$WORK/rounds.txt" || fail "the
 for bad in 0 10 x; do
     "$BENCH" --replay "$T" --replay-rounds $bad >/dev/null 2>&1 && fail "--replay-rounds $bad accepted"
 done
+# (7) --replay-csv over the stand-in GPU: a header and one row per class; the model check reads it
+# with the rates cache that run used
+LD_PRELOAD=$FAKE TSGEMM_LOG=0 TSGEMM_CACHE_DIR=$WORK/cache "$BENCH" --replay "$T" --replay-csv "$WORK/classes.csv" >"$WORK/csv.txt" 2>&1 ||
+    { cat "$WORK/csv.txt"; fail "--replay-csv run"; }
+ncls=$(sed -n 's/^replay .*: [0-9]* calls (.*), \([0-9]*\) classes;.*/\1/p' "$WORK/csv.txt")
+[ -n "$ncls" ] && [ "$(wc -l <"$WORK/classes.csv")" -eq $((ncls + 1)) ] || fail "the CSV has $(wc -l <"$WORK/classes.csv") lines for $ncls classes"
+head -1 "$WORK/classes.csv" | grep -q '^entry,layout,transa,transb,m,n,k,' || fail "CSV header"
+if [ -n "$MODEL" ]; then
+    "$MODEL" "$(ls "$WORK"/cache/gpu-rates-v15-*-p0.txt | head -1)" "$(ls "$WORK"/cache/cpu-rates-v2-*.txt | head -1)" \
+        "$WORK/classes.csv" >"$WORK/model.txt" 2>&1 || { cat "$WORK/model.txt"; fail "tsgemm-model-check on the replay's CSV"; }
+    cat "$WORK/model.txt"
+    grep -q "^$ncls classes; " "$WORK/model.txt" || fail "the model check did not read $ncls classes"
+fi
 echo "replay checks passed"

@@ -69,6 +69,8 @@ static void usage(FILE *f)
 "  --replay-rounds N   with --replay: the passes N times (1-9, default 1), their order rotated\n"
 "                      each round (each pass first once in 3 rounds); totals and classes are\n"
 "                      the medians over the rounds, each round's totals listed\n"
+"  --replay-csv FILE   with --replay: every call class (not only the table's 25) with its\n"
+"                      median times per way, one CSV row each (bench/model_check.c reads it)\n"
 "  --csv FILE          one row per shape x implementation\n"
 "  --plot FILE.png     TFLOP/s plots (needs gnuplot; the CSV is written anyway)\n"
 "  --plot-from CSV     no benchmark: print the tables of an earlier CSV (and --plot it)\n"
@@ -93,7 +95,7 @@ enum {
     OPT_CSV, OPT_PLOT, OPT_PLOT_FROM, OPT_NO_NVBLAS, OPT_NO_CUBLAS, OPT_NO_KERNEL, OPT_NO_GPU,
     OPT_OPENBLAS, OPT_NVBLAS_LIB, OPT_KEEP_TMP, OPT_MATH, OPT_WORKER, OPT_WORKER_IMPL, OPT_BUDGET, OPT_QUICK,
     OPT_SETTLE,
-    OPT_REWARM, OPT_REPLAY, OPT_REPLAY_ROUNDS
+    OPT_REWARM, OPT_REPLAY, OPT_REPLAY_ROUNDS, OPT_REPLAY_CSV
 };
 
 static int parse_int(const char *s, const char *what, int lo, int *out)
@@ -156,6 +158,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
         {"rewarm", required_argument, NULL, OPT_REWARM},
         {"replay", required_argument, NULL, OPT_REPLAY},
         {"replay-rounds", required_argument, NULL, OPT_REPLAY_ROUNDS},
+        {"replay-csv", required_argument, NULL, OPT_REPLAY_CSV},
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"beta", required_argument, NULL, OPT_BETA},
         {"seed", required_argument, NULL, OPT_SEED},
@@ -227,6 +230,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
             if (parse_double(optarg, "--budget", &o->budget_s)) return -1;
             break;
         case OPT_REPLAY: o->replay = optarg; break;
+        case OPT_REPLAY_CSV: o->replay_csv = optarg; break;
         case OPT_REPLAY_ROUNDS:
             if (parse_int(optarg, "--replay-rounds", 1, &o->replay_rounds) || o->replay_rounds > 9) {
                 fprintf(stderr, "tsgemm-bench: --replay-rounds takes 1 to 9\n");

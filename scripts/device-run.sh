@@ -426,7 +426,7 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
     # TSGEMM_REPLAY_ROUNDS=N: each trace's passes N times, rotated, medians reported (the
     # passes' own spread is up to 1.8x on these hosts: runs 21-24); 3 triples the stage's time
     TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds "${TSGEMM_REPLAY_ROUNDS:-1}" \
-      > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
+      --replay-csv "$OUT/replay-$name.csv" > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
     [ "${TSGEMM_REPLAY_LOG:-1}" -ge 2 ] &&
       TSGEMM_LOG=2 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name-log.txt" 2>&1
     sum=$(grep '^  replay-summary ' "$OUT/replay-$name.txt" | head -1)
@@ -451,6 +451,12 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
     echo "== timeline, after (4096^3)"; TSGEMM_TEST_TIMELINE=1 "$B/tests/gpu/pipe_probe" --after-openblas 4096 2>&1
   } > "$OUT/after-openblas.txt" 2>&1 || rfail=$((rfail+1))
   echo "$rtab" > "$OUT/replay-table.txt"
+  # the rates the replays' auto passes decided with, for bench/model_check.c (tsgemm-model-check
+  # rates-gpu.txt rates-cpu.txt replay-NAME.csv: the model's side and error per class)
+  for f in "$TSGEMM_CACHE_DIR"/gpu-rates-v15-*.txt; do
+    case "$f" in *-3xtf32.txt | *-tf32.txt) ;; *) [ -f "$f" ] && cp "$f" "$OUT/rates-gpu.txt" ;; esac
+  done
+  cp "$TSGEMM_CACHE_DIR"/cpu-rates-v2-*.txt "$OUT/rates-cpu.txt" 2>/dev/null
   if [ $rfail -eq 0 ]; then row replay ok "$(elapsed); table in replay-table.txt"
   else row replay FAIL "$rfail runs failed (replay-*.txt)"; fails=$((fails+1)); fi
   export TSGEMM_CACHE_DIR=$B/cache
