@@ -62,14 +62,8 @@ static int load_rates(const char *gpu_path, const char *cpu_path, tsg_rates *r)
     } else if (tsg_cpu_rates_parse(c, cl, &cpu, &why) != 0) {
         fprintf(stderr, "tsgemm-model-check: %s: %s\n", cpu_path, why);
         rc = -1;
-    } else { /* as shim/tsg_measure.c rates_once joins them */
-        r->cpu_flops = cpu.flops;
-        r->cpu_mid_s = cpu.mid_s;
-        r->cpu_small_s = cpu.small_s;
-        r->cpu_latency_s = cpu.latency_s;
-        r->cpu_touch_bps = cpu.touch_bps;
-        r->cpu_thin_m_s = cpu.thin_m_s;
-        r->cpu_thin_n_s = cpu.thin_n_s;
+    } else { /* as shim/tsg_measure.c joins them, for one device */
+        tsg_rates_set_cpu(r, &cpu);
         r->gpu_count = 1;
     }
     free(g);

@@ -209,13 +209,7 @@ static void rates_once(int math)
     if (dirfd >= 0) close(dirfd);
     if (st != 0) return;
     pthread_once(&g_cpu_rates_once, cpu_rates_once);
-    rates->cpu_flops = g_cpu.flops;
-    rates->cpu_mid_s = g_cpu.mid_s;
-    rates->cpu_small_s = g_cpu.small_s;
-    rates->cpu_latency_s = g_cpu.latency_s;
-    rates->cpu_touch_bps = g_cpu.touch_bps; /* a fresh C's first touch (src/tsg_cost.h) */
-    rates->cpu_thin_m_s = g_cpu.thin_m_s;
-    rates->cpu_thin_n_s = g_cpu.thin_n_s;
+    tsg_rates_set_cpu(rates, &g_cpu);
     rates->gpu_count = tsg_start_slots(); /* the first device's rates stand for every slot */
     tsg_log(2, "rates (math %s) in %.0f ms in all", tsg_math_name(math), (tsg_now_s() - t0) * 1e3);
     tsg_log(2,

@@ -262,6 +262,17 @@ int tsg_cpu_rates_parse(const char *text, size_t len, tsg_cpu_rates *r, const ch
 /* the better of two times where 0 means "not measured" */
 static double best_time(double a, double b) { return a == 0 ? b : b == 0 ? a : fmin(a, b); }
 
+void tsg_rates_set_cpu(tsg_rates *r, const tsg_cpu_rates *c)
+{
+    r->cpu_flops = c->flops;
+    r->cpu_mid_s = c->mid_s;
+    r->cpu_small_s = c->small_s;
+    r->cpu_latency_s = c->latency_s;
+    r->cpu_touch_bps = c->touch_bps; /* a fresh C's first touch (src/tsg_cost.h) */
+    r->cpu_thin_m_s = c->thin_m_s;
+    r->cpu_thin_n_s = c->thin_n_s;
+}
+
 void tsg_cpu_rates_merge(tsg_cpu_rates *best, const tsg_cpu_rates *m)
 {
     best->flops = fmax(best->flops, m->flops);

@@ -114,6 +114,11 @@ enum { TSG_RATES_CPU_N = 8 };
 /* -1 when every field of r is finite and within its bounds, else the index of the first not. */
 int tsg_cpu_rates_check(const tsg_cpu_rates *r);
 
+/* Copies the CPU BLAS's rates c into the cost model's rates r (its cpu_* fields; nothing else):
+ * how the GPU's cached or measured rates and the CPU's are joined (shim/tsg_measure.c, and
+ * bench/model_check.c reading both cache files). */
+void tsg_rates_set_cpu(tsg_rates *r, const tsg_cpu_rates *c);
+
 /* The cache text of r (as tsg_rates_format: header, "name value" lines in %.17g); -1 when buf is
  * too small or r fails tsg_cpu_rates_check. */
 int tsg_cpu_rates_format(const tsg_cpu_rates *r, char *buf, size_t len);
