@@ -109,7 +109,7 @@ int main(int argc, char **argv)
     }
     static float dummy[1]; /* the mapping checks pointers for NULL only; nothing is read */
     double *cpu_ratio = malloc(sizeof(double) * MAX_CLASSES), *gpu_ratio = malloc(sizeof(double) * MAX_CLASSES);
-    if (!cpu_ratio || !gpu_ratio) return 2;
+    if (!cpu_ratio || !gpu_ratio) goto bad;
     int ncpu = 0, ngpu = 0, rows = 0, wrong = 0, lineno = 0;
     double lost_ms = 0;
     char line[LINE_MAX_LEN];
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
         if (lineno == 1) {
             if (strncmp(line, "entry,layout,", 13) != 0) {
                 fprintf(stderr, "tsgemm-model-check: %s:1: not a --replay-csv file\n", argv[3]);
-                return 2;
+                goto bad;
             }
             continue;
         }
@@ -136,12 +136,12 @@ int main(int argc, char **argv)
                    name, layout, &ta, &tb, &m, &n, &k, &lda, &ldb, &ldc, &alpha, &beta, &fresh, &calls,
                    &rec, cob, cau, &on_gpu) != 18) {
             fprintf(stderr, "tsgemm-model-check: %s:%d: not a class row\n", argv[3], lineno);
-            return 2;
+            goto bad;
         }
         const int e = entry_of(name);
         if (e < 0 || calls <= 0) {
             fprintf(stderr, "tsgemm-model-check: %s:%d: unknown entry %s or no calls\n", argv[3], lineno, name);
-            return 2;
+            goto bad;
         }
         tsg_call call;
         const float fa = scalar_of(alpha, 0.75f), fb = scalar_of(beta, -0.5f);
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
                             : tsg_map_fortran(ta, tb, m, n, k, fa, dummy, lda, dummy, ldb, fb, dummy, ldc, &call);
         if (bad || call.info) {
             fprintf(stderr, "tsgemm-model-check: %s:%d: an illegal call (position %d)\n", argv[3], lineno, call.info);
-            return 2;
+            goto bad;
         }
         tsg_problem *p = &call.p;
         p->fresh_c = (unsigned char)fresh;
@@ -191,4 +191,9 @@ int main(int argc, char **argv)
     free(cpu_ratio);
     free(gpu_ratio);
     return 0;
+bad:
+    fclose(f);
+    free(cpu_ratio);
+    free(gpu_ratio);
+    return 2;
 }
