@@ -196,9 +196,10 @@ void tsg_gpu_pool_sizes(tsg_gpu_pools *out);
 int tsg_gpu_warm(void);
 
 /* Waits until the warm-up is over, at most `max_s` seconds; returns at once when none runs. The
- * CPU rate measurement waits here: pinning holds the process's memory map, so the measurement's
- * page faults (its fresh buffers, the first-touch probe) would wait behind it and be taken for a
- * slow CPU (docs/NOTES.md "2026-12-06 the staging pinned at start"). */
+ * CPU rate measurement waits here, so that the measurement's page faults (its fresh buffers, the
+ * first-touch probe) never run beside the pinning, which may slow them and be taken for a slow
+ * CPU — a precaution, not a measured effect (docs/NOTES.md "2026-12-06 the staging pinned at
+ * start"). */
 void tsg_gpu_warm_wait(double max_s);
 
 /* Process exit has begun: pipelines in flight stop at their next step (their calls fail and are

@@ -156,8 +156,8 @@ static void cpu_rates_once(void)
         }
     }
     if (measured) {
-        /* not beside the GPU's warm-up: its pinning holds the memory map, and the measurement's
-         * page faults would wait behind it (gpu/tsg_gpu.h tsg_gpu_warm_wait) */
+        /* not beside the GPU's warm-up, whose pinning may slow the measurement's page faults (a
+         * precaution: gpu/tsg_gpu.h tsg_gpu_warm_wait) */
         if (tsg_start_now() == TSG_START_READY) tsg_gpu_warm_wait(TSG_WARM_WAIT_S);
         tsg_cpu_measure(api, &m);
         if (have) tsg_cpu_rates_merge(&best, &m);

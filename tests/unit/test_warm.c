@@ -12,8 +12,8 @@
  *            gives the reason), a forced call waits for the warm-up and runs on the GPU, and once
  *            it is over auto calls go to the GPU.
  *   measure  TSGEMM_PIN_AT_START unset, an empty cache: the CPU rate measurement of the first auto
- *            call waits for the warm-up (its page faults would wait behind the pinning anyway,
- *            and the CPU would look slow), so that call ends after the warm-up, on the GPU.
+ *            call waits for the warm-up (a precaution: the pinning may slow its page faults), so
+ *            that call ends after the warm-up, on the GPU.
  *   off      TSGEMM_PIN_AT_START=0: no warm-up; the first auto call goes to the GPU.
  * Every result is checked against a double-precision reference.
  */
