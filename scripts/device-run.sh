@@ -64,6 +64,10 @@
 #             rates measured in a cache folder of the stage's own); and
 #             pipe_probe alone / right after a 1024^3 OpenBLAS call / the same with
 #             OPENBLAS_THREAD_TIMEOUT=20 (TSGEMM_AFTER_SHAPES; after-openblas.txt)
+#   cpucalls  calls that stay on the CPU, through tsgemm against OpenBLAS alone (issue 37; not a
+#             default stage): TSGEMM_CPUCALL_TRACES (default scalapack-psgemm octave-single mlp-numpy), gaps
+#             cut to 300 ms, 3 rounds each as is / with no GPU visible / OPENBLAS_THREAD_TIMEOUT=20,
+#             and one pass at TSGEMM_LOG=3 (per-call times); cpucalls.txt
 #   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
 #             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. Needs the
 #             wheels in .whl/ (docs/TESTING.md "The tiers as built", the pip download line), installed into /tmp/site; not a default stage
@@ -93,7 +97,7 @@ t0=$(date +%s)
 # bench, replay, scipy): a late stage behind a long one may find no budget left (run 19: tf32
 # skipped behind sanitize), so the script says which requested stages come in another order.
 BUDGET=${TSGEMM_DEVICE_BUDGET:-540}
-file_order=(build rates unit gpu sanitize pipe multi fresh beta ab dma tf32 accuracy kbench bench replay clients scipy)
+file_order=(build rates unit gpu sanitize pipe multi fresh beta ab dma tf32 accuracy kbench bench replay cpucalls clients scipy)
 prev=-1
 for s in "${stages[@]}"; do
   for i in "${!file_order[@]}"; do
@@ -462,6 +466,46 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
   export TSGEMM_CACHE_DIR=$B/cache
 fi
 
+if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
+  # issue 37's calls that stay on the CPU yet run slower through tsgemm than through OpenBLAS
+  # alone (the same library and thread pool; runs 17, 24 and this session's first: scalapack's
+  # 512 x 32 x 512 NT 1.5-4.5x): each trace of TSGEMM_CPUCALL_TRACES (default scalapack-psgemm
+  # octave-single mlp-numpy), its gaps cut to 300 ms (past OpenBLAS's thread timeout, so the workers'
+  # state is the program's), replayed in 3 rounds as is, with no GPU visible
+  # (CUDA_VISIBLE_DEVICES=: tsgemm never starts one), with OPENBLAS_THREAD_TIMEOUT=20, and once
+  # at TSGEMM_LOG=3 (each call's own time in tsgemm: cpucalls-NAME-log.txt). Table: cpucalls.txt
+  export TSGEMM_CACHE_DIR=$B/cache-replay
+  if [ ! -d "$TSGEMM_CACHE_DIR" ]; then
+    for i in 1 2 3; do TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/cpucalls-warm-$i.txt" 2>&1; done
+  fi
+  ctab=$(printf '%-26s %-10s %12s %12s %12s' trace variant openblas_ms tsgemm_ms gpu_ms)
+  cfail=0
+  for name in ${TSGEMM_CPUCALL_TRACES:-scalapack-psgemm octave-single mlp-numpy}; do
+    tr=$B/cpucalls-$name.trace
+    awk '/^#/ {print; next} {if ($15 > 300000000) $15 = 300000000; print}' \
+      "$ROOT/bench/traces/$name.trace" > "$tr" || { cfail=$((cfail+1)); continue; }
+    for v in default nogpu timeout20; do
+      case $v in
+        default) env=() ;;
+        nogpu) env=(CUDA_VISIBLE_DEVICES=) ;;
+        timeout20) env=(OPENBLAS_THREAD_TIMEOUT=20) ;;
+      esac
+      env "${env[@]}" TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds 3 \
+        --replay-csv "$OUT/cpucalls-$name-$v.csv" > "$OUT/cpucalls-$name-$v.txt" 2>&1 || cfail=$((cfail+1))
+      sum=$(grep '^  replay-summary ' "$OUT/cpucalls-$name-$v.txt" | head -1)
+      ob=$(echo "$sum" | sed -n 's/.*openblas_ms=\([0-9.]*\).*/\1/p')
+      ts=$(echo "$sum" | sed -n 's/.*tsgemm_ms=\([0-9.]*\).*/\1/p')
+      gms=$(sed -n 's/^  replay-summary-gpu .* gpu_ms=\([0-9.]*\).*/\1/p' "$OUT/cpucalls-$name-$v.txt")
+      ctab+=$'\n'$(printf '%-26s %-10s %12s %12s %12s' "$name" "$v" "${ob:-?}" "${ts:-?}" "${gms:-skipped}")
+    done
+    TSGEMM_LOG=3 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/cpucalls-$name-log.txt" 2>&1 || cfail=$((cfail+1))
+  done
+  echo "$ctab" > "$OUT/cpucalls.txt"
+  if [ $cfail -eq 0 ]; then row cpucalls ok "$(elapsed); table in cpucalls.txt"
+  else row cpucalls FAIL "$cfail runs failed (cpucalls-*.txt)"; fails=$((fails+1)); fi
+  export TSGEMM_CACHE_DIR=$B/cache
+fi
+
 if want clients; then # unmodified programs: pip numpy, and a C program linked to OpenBLAS
   log=$OUT/clients.log
   : > "$log"
@@ -524,6 +568,7 @@ fi
   [ -f "$OUT/ab-table.txt" ] && cat "$OUT/ab-table.txt"
   [ -f "$OUT/replay-table.txt" ] && cat "$OUT/replay-table.txt"
   [ -f "$OUT/replay-bench.txt" ] && tail -25 "$OUT/replay-bench.txt"
+  [ -f "$OUT/cpucalls.txt" ] && cat "$OUT/cpucalls.txt"
   [ -f "$OUT/bench.txt" ] && tail -25 "$OUT/bench.txt"
   [ -f "$OUT/clients.log" ] && grep -E '^==|^ok |ran on|summary' "$OUT/clients.log"
   [ -f "$OUT/torch.log" ] && grep -E '^time|failures' "$OUT/torch.log"
