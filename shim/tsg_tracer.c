@@ -201,6 +201,6 @@ int tsg_c_fresh(const tsg_problem *p)
         if (g_seen.count < TSG_TRACER_RANGES) ++g_seen.count;
     }
     pthread_mutex_unlock(&g_seen.lock);
-    if (!seen) return 1;
-    return hi - lo >= ((uintptr_t)1 << 20) && !page_resident(hi - 1);
+    if (seen && hi - lo < ((uintptr_t)1 << 20)) return 0;
+    return !page_resident(hi - 1);
 }

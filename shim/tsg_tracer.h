@@ -27,14 +27,18 @@ int tsg_tracer_on(void);
 #define TSG_TRACER_MAX_CALLS 1000000
 
 /*
- * Whether C of problem p is fresh. Definition: C's range [c, c + 4 * extent(m, n, ldc)) overlaps
- * no C range this process passed before among the last TSG_TRACER_RANGES remembered (the call's
- * range is remembered), or it does but is at least 1 MiB long and the page holding its last
- * byte is not resident (mincore: the program gave that memory back and got new pages at the same
- * address, as glibc's mmap'd chunks of large arrays do; the chunk header keeps the first page
- * resident, the last one is the result's own). Host C only (pinned, managed, device C: 0), and
- * m, n > 0. A range seen by a tiny call is seen. Returns 0 or 1; 0 when the table is busy for
- * long (a fork while another thread held it).
+ * Whether C of problem p is fresh: its pages were never touched, so the call pays their first
+ * touch. Definition: the page holding C's last byte is not resident (mincore), checked when C's
+ * range [c, c + 4 * extent(m, n, ldc)) overlaps no C range this process passed before among the
+ * last TSG_TRACER_RANGES remembered (the call's range is remembered), and when it does but is at
+ * least 1 MiB long (the program gave that memory back and got new pages at the same address, as
+ * glibc's mmap'd chunks of large arrays do; the chunk header keeps the first page resident, the
+ * last one is the result's own); a seen range under 1 MiB is not fresh (no system call). A range
+ * never passed before whose pages are there is not fresh: a block of a matrix the program filled
+ * (LAPACK's and ScaLAPACK's updates) costs no page faults (docs/NOTES.md "2026-12-06 sixth
+ * session": the replays gave every such block new pages, 7-15 ms of faults per call). Host C
+ * only (pinned, managed, device C: 0), and m, n > 0. A range seen by a tiny call is seen.
+ * Returns 0 or 1; 0 when the table is busy for long (a fork while another thread held it).
  */
 int tsg_c_fresh(const tsg_problem *p);
 enum { TSG_TRACER_RANGES = 1024 };

@@ -7,13 +7,15 @@
  *
  * Calls: CBLAS row- and column-major, every transpose pair, sgemm_ with lower-case and 'C'
  * transposes, tiny and above-floor shapes, padded leading dimensions, alpha/beta classes 0, 1,
- * other, a quick return (m = 0), a reused C, a window inside a used C, a new C, a 5 ms pause
- * (gap), and one illegal call (never recorded). Exit 0 when the trace matches exactly.
+ * other, a quick return (m = 0), a reused C, a window inside a used C, a new C (untouched pages:
+ * fresh), a C new to tsgemm that the program filled (not fresh), a 5 ms pause (gap), and one
+ * illegal call (never recorded). Exit 0 when the trace matches exactly.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,14 +43,31 @@ static int g_nwant;
 
 static float *g_buf[16];
 
+/* Buffers 0 and 1 (A and B) are filled; a C buffer (2 and up) is a new anonymous mapping whose
+ * pages nothing touched, as a program's newly allocated result: its first call sees it fresh. */
 static float *buffer(int i, size_t floats)
 {
     if (!g_buf[i]) {
+        if (i >= 2) {
+            void *m = mmap(NULL, floats * sizeof(float), PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m == MAP_FAILED) exit(2);
+            g_buf[i] = m;
+            return g_buf[i];
+        }
         g_buf[i] = malloc(floats * sizeof(float));
         if (!g_buf[i]) exit(2);
         for (size_t j = 0; j < floats; ++j) g_buf[i][j] = (float)((j * 7) % 11) - 5.0f;
     }
     return g_buf[i];
+}
+
+/* A C buffer the program filled itself before passing it (a block of a matrix it factorises):
+ * new to tsgemm, its pages resident. */
+static void fill(int i, size_t floats)
+{
+    float *c = buffer(i, floats);
+    for (size_t j = 0; j < floats; ++j) c[j] = 1.0f;
 }
 
 static float scalar(int cls) { return cls == 0 ? 0.0f : cls == 1 ? 1.0f : 0.5f; }
@@ -107,6 +126,8 @@ int main(int argc, char **argv)
     cb(0, CT, NT, 64, 64, 64, 1, 64, 64, 0, 64, 0, 1, 5, 0, 1, 5000000); /* after 5 ms; 'C' is T */
     f77("n", "t", 256, 256, 64, 1, 256, 256, 0, 256, 6, 1);               /* sgemm_, new C */
     f77("T", "C", 2, 3, 4, 2, 4, 3, 1, 2, 6, 0);                           /* tiny, used C */
+    fill(7, 1 << 22);
+    cb(0, NT, NT, 200, 200, 200, 1, 200, 200, 0, 200, 0, 1, 7, 0, 0, 0); /* new to us, filled: not fresh */
     /* read back */
     FILE *f = fopen(argv[1], "r");
     if (!f) {
