@@ -8,8 +8,8 @@
  *    depend on when a call comes.
  * 1. Single-thread pass: each shape of the table once (auto mode, or whatever TSGEMM_MODE says),
  *    checked against a sampled double reference (docs/TESTING.md's element bound); its C bits and its
- *    path are kept. The kept call is the second on its buffer, as the soak's calls are (a C tsgemm
- *    has not seen before is priced as freshly allocated).
+ *    path are kept. The kept call is the second on its buffer, as the soak's calls are (a C whose
+ *    pages are not there yet is priced as freshly allocated: shim/tsg_tracer.h tsg_c_fresh).
  * 2. Warm-up: every thread runs one round (pools, copy threads, workspaces reach their size).
  *    Then the process's RSS and tsgemm's pool sizes (tsgemm_get_stats) are read.
  * 3. Soak: T threads (default 16) each run R rounds (default 20) over all shapes, every thread in
@@ -264,9 +264,9 @@ int main(int argc, char **argv)
         o->single = tt_mat_snapshot(&o->C0);
         /* a first call on the buffer, its result discarded: the threads' buffers are known to
          * tsgemm by the time they are compared (the warm-up round), so the kept call must see
-         * its C as they do — auto mode prices a C it has never seen as freshly allocated (a
-         * first touch to pay, src/tsg_cost.h), and a shape near the crossover would otherwise
-         * take another side here only for that */
+         * its C as they do — auto mode prices a C whose pages are not resident as freshly
+         * allocated (a first touch to pay, src/tsg_cost.h), and a shape near the crossover would
+         * otherwise take another side here only for that */
         call(&g_shapes[i], o, o->single);
         memcpy(o->single, o->C0.mem, o->C0.total * sizeof(float));
         call(&g_shapes[i], o, o->single);
