@@ -192,6 +192,7 @@ typedef struct bench_opts {
     const char *replay;        /* --replay FILE                                             */
     int replay_rounds;         /* --replay-rounds N (1..9): the passes N times, rotated; medians */
     const char *replay_csv;    /* --replay-csv FILE: every class's medians, one row each        */
+    const char *replay_calls;  /* --replay-calls FILE: every call of every pass and round       */
     unsigned math_mask;        /* --math LIST: bit m for tsgemm math m (0 fp32, 1 3xtf32, 2
                                   tf32); 0 = no math table (the default output)             */
 } bench_opts;

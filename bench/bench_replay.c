@@ -22,6 +22,9 @@
  * transposes, sizes and leading dimensions,
  * alpha/beta 0, 1 or 0.75 / -0.5 for the class "other". Calls of tsgemm_sgemm_device, calls with
  * a non-host operand, and sizes beyond 32 bits are skipped (counted).
+ *
+ * --replay-calls FILE writes every call's time as each pass and round ran it (write_calls), so
+ * that a class's loss can be traced to the calls that make it and to what ran before them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -92,6 +95,11 @@ typedef struct replay {
     size_t na, nb, nc;       /* their floats */
     bench_cblas_sgemm_fn openblas;
     double tol;
+    /* --replay-calls: each call's time (ms; -1: not run) and GPU flag per round and pass, at
+     * ((round * PASSES + pass) * ncalls + call); NULL when not asked for */
+    float *call_ms;
+    unsigned char *call_gpu;
+    int round;               /* the round run_pass is in */
 } replay;
 
 /* ------------------------------------------------------------------ reading the trace */
@@ -389,6 +397,11 @@ static void run_pass(int pass, replay *rp, pass_result *pr)
         k->s[pass] += t1 - t0;
         const int on_gpu = st1.gpu > st0.gpu;
         k->gpu[pass] += on_gpu;
+        if (rp->call_ms) {
+            const size_t ix = ((size_t)rp->round * PASSES + (size_t)pass) * (size_t)rp->ncalls + (size_t)i;
+            rp->call_ms[ix] = (float)((t1 - t0) * 1e3);
+            rp->call_gpu[ix] = (unsigned char)on_gpu;
+        }
         pr->gpu_calls += (uint64_t)on_gpu;
         pr->ran++;
         const double err = check(r, rp->a, rp->b, c, &s);
@@ -449,6 +462,40 @@ static int write_csv(const char *path, const replay *rp, const pass_result *pr)
 }
 
 /* The median of n values (n <= 9; the upper middle one for even n, a time that was measured). */
+/* --replay-calls FILE: one row per call run, by round, then pass (OpenBLAS, auto, forced), then
+ * the trace's order. order: the pass's place in its round (0: first); prev_on_gpu: whether the
+ * pass's previous call ran on the GPU (0 for its first). Returns 0, or -1 (said on stderr). */
+static int write_calls(const char *path, const replay *rp, int rounds)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "tsgemm-bench: --replay-calls %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "round,pass,order,call,entry,layout,transa,transb,m,n,k,gap_ms,ms,on_gpu,prev_on_gpu\n");
+    for (int r = 0; r < rounds; ++r)
+        for (int p = 0; p < PASSES; ++p) {
+            int prev = 0;
+            for (int i = 0; i < rp->ncalls; ++i) {
+                const size_t ix = ((size_t)r * PASSES + (size_t)p) * (size_t)rp->ncalls + (size_t)i;
+                if (rp->call_ms[ix] < 0) continue;
+                const tsg_trace_rec *t = &rp->calls[i].r;
+                fprintf(f, "%d,%s,%d,%d,%s,%s,%c,%c,%lld,%lld,%lld,%.6f,%.6f,%d,%d\n", r + 1,
+                        pass_names[p], (p - r % PASSES + PASSES) % PASSES, i + 1,
+                        tsg_trace_entry_name(t->entry), t->row_major ? "row" : "col", t->transa,
+                        t->transb, (long long)t->m, (long long)t->n, (long long)t->k,
+                        (double)t->gap_ns * 1e-6, (double)rp->call_ms[ix], rp->call_gpu[ix], prev);
+                prev = rp->call_gpu[ix];
+            }
+        }
+    const int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        fprintf(stderr, "tsgemm-bench: --replay-calls %s: write failed\n", path);
+        return -1;
+    }
+    return 0;
+}
+
 static double median_of(const double *v, int n)
 {
     double t[9];
@@ -504,6 +551,16 @@ int bench_replay(const char *path, const bench_opts *o, const bench_cpu *cpu, in
         fprintf(stderr, "tsgemm-bench: --replay: no memory for %d rounds\n", rounds);
         return 1;
     }
+    if (o->replay_calls) {
+        const size_t cells = (size_t)rounds * PASSES * (size_t)(rp.ncalls ? rp.ncalls : 1);
+        rp.call_ms = malloc(cells * sizeof *rp.call_ms);
+        rp.call_gpu = calloc(cells, 1);
+        if (!rp.call_ms || !rp.call_gpu) {
+            fprintf(stderr, "tsgemm-bench: --replay-calls: no memory for %zu calls\n", cells);
+            return 1;
+        }
+        for (size_t j = 0; j < cells; ++j) rp.call_ms[j] = -1.0f;
+    }
     memset(pr, 0, sizeof pr);
     int rc = 0;
     if (!gpu_ok) printf("  %-11s skipped: %s\n", pass_names[PASS_GPU], gpu_why);
@@ -517,6 +574,7 @@ int bench_replay(const char *path, const bench_opts *o, const bench_cpu *cpu, in
                 tsgemm_set_mode(p == PASS_GPU ? TSGEMM_MODE_GPU : TSGEMM_MODE_AUTO);
             for (int c = 0; c < rp.nclasses; ++c) rp.classes[c].s[p] = 0, rp.classes[c].gpu[p] = 0;
             pass_result *q = &prr[r][p];
+            rp.round = r;
             run_pass(p, &rp, q);
             for (int c = 0; c < rp.nclasses; ++c) {
                 cls_s[((size_t)c * rounds + r) * PASSES + p] = rp.classes[c].s[p];
@@ -579,6 +637,9 @@ int bench_replay(const char *path, const bench_opts *o, const bench_cpu *cpu, in
     free(cls_s);
     free(cls_g);
     if (o->replay_csv && write_csv(o->replay_csv, &rp, pr) != 0) rc = rc ? rc : 1;
+    if (rp.call_ms && write_calls(o->replay_calls, &rp, rounds) != 0) rc = rc ? rc : 1;
+    free(rp.call_ms);
+    free(rp.call_gpu);
     tsgemm_set_mode(TSGEMM_MODE_AUTO);
     /* the per-class table, largest OpenBLAS time first, at most 25 rows */
     qsort(rp.classes, (size_t)rp.nclasses, sizeof *rp.classes, cmp_cls);

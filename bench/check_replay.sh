@@ -94,4 +94,19 @@ if [ -n "$MODEL" ]; then
     cat "$WORK/model.txt"
     grep -q "^$ncls classes; " "$WORK/model.txt" || fail "the model check did not read $ncls classes"
 fi
+# (8) --replay-calls over the stand-in GPU, two rounds: a header and one row per call, pass and
+# round (every pass replays the trace's calls); the forced pass's rows on the GPU, OpenBLAS's
+# never; a time on every row
+LD_PRELOAD=$FAKE TSGEMM_LOG=0 TSGEMM_CACHE_DIR=$WORK/cache "$BENCH" --replay "$T" --replay-rounds 2 \
+    --replay-calls "$WORK/calls.csv" >"$WORK/calls.txt" 2>&1 || { cat "$WORK/calls.txt"; fail "--replay-calls run"; }
+head -1 "$WORK/calls.csv" | grep -q '^round,pass,order,call,entry,layout,transa,transb,m,n,k,gap_ms,ms,on_gpu,prev_on_gpu$' ||
+    fail "--replay-calls header: $(head -1 "$WORK/calls.csv")"
+rows=$(($(wc -l <"$WORK/calls.csv") - 1))
+[ "$rows" -eq $((2 * 3 * calls)) ] || fail "--replay-calls has $rows rows, want $((2 * 3 * calls)) (2 rounds x 3 passes x $calls calls)"
+awk -F, 'NR > 1 {
+        if ($13 !~ /^[0-9]+\.[0-9]+$/) { print "no time: " $0; bad = 1 }
+        if ($2 == "openblas" && $14 != 0) { print "OpenBLAS row on the GPU: " $0; bad = 1 }
+    } END { exit bad }' "$WORK/calls.csv" || fail "--replay-calls rows"
+gpu_rows=$(awk -F, 'NR > 1 && $2 == "tsgemm-gpu" && $14 == 1' "$WORK/calls.csv" | wc -l)
+[ "$gpu_rows" -eq $((2 * (calls - quick))) ] || fail "--replay-calls: $gpu_rows forced rows on the GPU, want $((2 * (calls - quick)))"
 echo "replay checks passed"

@@ -71,6 +71,8 @@ static void usage(FILE *f)
 "                      the medians over the rounds, each round's totals listed\n"
 "  --replay-csv FILE   with --replay: every call class (not only the table's 25) with its\n"
 "                      median times per way, one CSV row each (bench/model_check.c reads it)\n"
+"  --replay-calls FILE with --replay: every call of every pass and round, one CSV row each\n"
+"                      (its time, whether it ran on the GPU, whether the pass's previous call did)\n"
 "  --csv FILE          one row per shape x implementation\n"
 "  --plot FILE.png     TFLOP/s plots (needs gnuplot; the CSV is written anyway)\n"
 "  --plot-from CSV     no benchmark: print the tables of an earlier CSV (and --plot it)\n"
@@ -95,7 +97,7 @@ enum {
     OPT_CSV, OPT_PLOT, OPT_PLOT_FROM, OPT_NO_NVBLAS, OPT_NO_CUBLAS, OPT_NO_KERNEL, OPT_NO_GPU,
     OPT_OPENBLAS, OPT_NVBLAS_LIB, OPT_KEEP_TMP, OPT_MATH, OPT_WORKER, OPT_WORKER_IMPL, OPT_BUDGET, OPT_QUICK,
     OPT_SETTLE,
-    OPT_REWARM, OPT_REPLAY, OPT_REPLAY_ROUNDS, OPT_REPLAY_CSV
+    OPT_REWARM, OPT_REPLAY, OPT_REPLAY_ROUNDS, OPT_REPLAY_CSV, OPT_REPLAY_CALLS
 };
 
 static int parse_int(const char *s, const char *what, int lo, int *out)
@@ -159,6 +161,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
         {"replay", required_argument, NULL, OPT_REPLAY},
         {"replay-rounds", required_argument, NULL, OPT_REPLAY_ROUNDS},
         {"replay-csv", required_argument, NULL, OPT_REPLAY_CSV},
+        {"replay-calls", required_argument, NULL, OPT_REPLAY_CALLS},
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"beta", required_argument, NULL, OPT_BETA},
         {"seed", required_argument, NULL, OPT_SEED},
@@ -231,6 +234,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
             break;
         case OPT_REPLAY: o->replay = optarg; break;
         case OPT_REPLAY_CSV: o->replay_csv = optarg; break;
+        case OPT_REPLAY_CALLS: o->replay_calls = optarg; break;
         case OPT_REPLAY_ROUNDS:
             if (parse_int(optarg, "--replay-rounds", 1, &o->replay_rounds) || o->replay_rounds > 9) {
                 fprintf(stderr, "tsgemm-bench: --replay-rounds takes 1 to 9\n");

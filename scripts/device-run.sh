@@ -61,6 +61,7 @@
 #             of auto mode's calls; replay-*.txt and replay-bench.{txt,csv} under $OUT, timed at
 #             TSGEMM_LOG=1 (TSGEMM_REPLAY_LOG=2: each trace once more at level 2 for its log,
 #             replay-*-log.txt; TSGEMM_REPLAY_ROUNDS=N: N rounds of the passes, rotated, medians;
+#             replay-NAME-calls.csv: every call's time per pass and round (--replay-calls);
 #             rates measured in a cache folder of the stage's own); and
 #             pipe_probe alone / right after a 1024^3 OpenBLAS call / the same with
 #             OPENBLAS_THREAD_TIMEOUT=20 (TSGEMM_AFTER_SHAPES; after-openblas.txt)
@@ -430,7 +431,8 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
     # TSGEMM_REPLAY_ROUNDS=N: each trace's passes N times, rotated, medians reported (the
     # passes' own spread is up to 1.8x on these hosts: runs 21-24); 3 triples the stage's time
     TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds "${TSGEMM_REPLAY_ROUNDS:-1}" \
-      --replay-csv "$OUT/replay-$name.csv" > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
+      --replay-csv "$OUT/replay-$name.csv" --replay-calls "$OUT/replay-$name-calls.csv" \
+      > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
     [ "${TSGEMM_REPLAY_LOG:-1}" -ge 2 ] &&
       TSGEMM_LOG=2 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name-log.txt" 2>&1
     sum=$(grep '^  replay-summary ' "$OUT/replay-$name.txt" | head -1)
