@@ -137,6 +137,19 @@ rows=()
 row() { rows+=("$(printf '%-10s %-6s %s' "$1" "$2" "$3")"); }
 fails=0
 elapsed() { echo "$(( $(date +%s) - t0 ))s"; }
+# The rates cache folder in TSGEMM_CACHE_DIR measured by three quiet processes (GPU rates once,
+# CPU rates settled: shim/tsg_measure.c); their logs $OUT/NAME-warm-N.txt
+quiet_rates() { local i; for i in 1 2 3; do TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/$1-warm-$i.txt" 2>&1; done; }
+# A tsgemm-bench --replay output's totals (its replay-summary lines): sets ob, ts (" WRONG" added
+# when a result was wrong) and gms (empty when the forced pass was skipped)
+replay_totals() {
+  local sum
+  sum=$(grep '^  replay-summary ' "$1" | head -1)
+  ob=$(echo "$sum" | sed -n 's/.*openblas_ms=\([0-9.]*\).*/\1/p')
+  ts=$(echo "$sum" | sed -n 's/.*tsgemm_ms=\([0-9.]*\).*/\1/p')
+  gms=$(sed -n 's/^  replay-summary-gpu .* gpu_ms=\([0-9.]*\).*/\1/p' "$1")
+  case "$sum" in *WRONG*) ts="$ts WRONG";; esac
+}
 
 machine=$( { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
   nvcc --version | tail -1; echo "kernel $(uname -r), $(nproc) CPUs"; } 2>&1 | tr '\n' ';')
@@ -419,7 +432,7 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
   # takes 0.12), and auto mode's choices of small calls rest on them
   export TSGEMM_CACHE_DIR=$B/cache-replay
   rm -rf "$TSGEMM_CACHE_DIR"
-  for i in 1 2 3; do TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/replay-warm-$i.txt" 2>&1; done
+  quiet_rates replay
   rtab=$(printf '%-34s %12s %12s %12s %s' trace openblas_ms tsgemm_ms gpu_ms "auto on GPU")
   for tr in "$ROOT"/bench/traces/*.trace; do
     name=$(basename "$tr" .trace)
@@ -435,12 +448,8 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
       > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
     [ "${TSGEMM_REPLAY_LOG:-1}" -ge 2 ] &&
       TSGEMM_LOG=2 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name-log.txt" 2>&1
-    sum=$(grep '^  replay-summary ' "$OUT/replay-$name.txt" | head -1)
-    gms=$(sed -n 's/^  replay-summary-gpu .* gpu_ms=\([0-9.]*\).*/\1/p' "$OUT/replay-$name.txt")
-    ob=$(echo "$sum" | sed -n 's/.*openblas_ms=\([0-9.]*\).*/\1/p')
-    ts=$(echo "$sum" | sed -n 's/.*tsgemm_ms=\([0-9.]*\).*/\1/p')
+    replay_totals "$OUT/replay-$name.txt"
     ongpu=$(sed -n 's/^  total  *[0-9]* .* \([0-9]*\/[0-9]*\)$/\1/p' "$OUT/replay-$name.txt")
-    case "$sum" in *WRONG*) ts="$ts WRONG";; esac
     rtab+=$'\n'$(printf '%-34s %12s %12s %12s %s' "$name" "${ob:-?}" "${ts:-?}" "${gms:-skipped}" "${ongpu:-?}")
   done
   TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --quick --settle 0 --rewarm 0 --no-nvblas \
@@ -477,9 +486,7 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
   # (CUDA_VISIBLE_DEVICES=: tsgemm never starts one), with OPENBLAS_THREAD_TIMEOUT=20, and once
   # at TSGEMM_LOG=3 (each call's own time in tsgemm: cpucalls-NAME-log.txt). Table: cpucalls.txt
   export TSGEMM_CACHE_DIR=$B/cache-replay
-  if [ ! -d "$TSGEMM_CACHE_DIR" ]; then
-    for i in 1 2 3; do TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/cpucalls-warm-$i.txt" 2>&1; done
-  fi
+  [ -d "$TSGEMM_CACHE_DIR" ] || quiet_rates cpucalls
   ctab=$(printf '%-26s %-10s %12s %12s %12s' trace variant openblas_ms tsgemm_ms gpu_ms)
   cfail=0
   for name in ${TSGEMM_CPUCALL_TRACES:-scalapack-psgemm octave-single mlp-numpy}; do
@@ -494,10 +501,7 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
       esac
       env "${env[@]}" TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds 3 \
         --replay-csv "$OUT/cpucalls-$name-$v.csv" > "$OUT/cpucalls-$name-$v.txt" 2>&1 || cfail=$((cfail+1))
-      sum=$(grep '^  replay-summary ' "$OUT/cpucalls-$name-$v.txt" | head -1)
-      ob=$(echo "$sum" | sed -n 's/.*openblas_ms=\([0-9.]*\).*/\1/p')
-      ts=$(echo "$sum" | sed -n 's/.*tsgemm_ms=\([0-9.]*\).*/\1/p')
-      gms=$(sed -n 's/^  replay-summary-gpu .* gpu_ms=\([0-9.]*\).*/\1/p' "$OUT/cpucalls-$name-$v.txt")
+      replay_totals "$OUT/cpucalls-$name-$v.txt"
       ctab+=$'\n'$(printf '%-26s %-10s %12s %12s %12s' "$name" "$v" "${ob:-?}" "${ts:-?}" "${gms:-skipped}")
     done
     TSGEMM_LOG=3 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/cpucalls-$name-log.txt" 2>&1 || cfail=$((cfail+1))
