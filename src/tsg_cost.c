@@ -8,7 +8,9 @@
 
 #include "tsg_rates.h"
 
-/* Bytes the pipeline moves: host operands only — A and B at their extents, C down. Device and
+/* Bytes the pipeline moves: host operands only — A and B as the rows x cols the copy threads
+ * gather into the slots (never the gaps between columns of a leading dimension larger than the
+ * rows: spotrf's 64-row B of ldb 8192 spans 128x the bytes it moves), C down. Device and
  * managed operands count as used in place (a managed C with beta != 0 is in fact staged both
  * ways; the model has always left that out). A host or pinned C never goes up: with beta != 0 the
  * copy threads apply beta while scattering C (gpu/tsg_pipeline.cu choose_modes, v0.8), a
@@ -22,8 +24,8 @@ static void transfer_bytes(const tsg_problem *p, double *in, double *out)
     tsg_stored_shape_a(p, &ra, &ca);
     tsg_stored_shape_b(p, &rb, &cb);
     double c_bytes = moves(p->where_c) ? 4.0 * (double)p->m * (double)p->n : 0.0;
-    *in = (moves(p->where_a) ? 4.0 * (double)tsg_extent(ra, ca, p->lda) : 0.0) +
-          (moves(p->where_b) ? 4.0 * (double)tsg_extent(rb, cb, p->ldb) : 0.0);
+    *in = (moves(p->where_a) ? 4.0 * (double)ra * (double)ca : 0.0) +
+          (moves(p->where_b) ? 4.0 * (double)rb * (double)cb : 0.0);
     *out = c_bytes;
 }
 
@@ -106,12 +108,11 @@ double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r)
     if (!tsg_rates_cpu_ok(r)) return INFINITY; /* cpu_flops is a divisor below */
     const double f = tsg_flops(p);
     double thin = 1.0;
-    /* only the shapes the thin calls stand for: one of m, n thin, the other and k wide, and a
-     * call of at least TSG_CPU_MID_N^3's flops (below it the GPU's own fixed costs, which the
-     * model prices less well for such shapes, decide: docs/NOTES.md "2026-12-05 real programs") */
-    if (f >= 2.0 * TSG_CPU_MID_N * TSG_CPU_MID_N * TSG_CPU_MID_N && p->k >= TSG_CPU_WIDE) {
-        if (p->n >= TSG_CPU_WIDE) thin = thin_factor(p->m, r->cpu_thin_m_s, r);
-        else if (p->m >= TSG_CPU_WIDE) thin = thin_factor(p->n, r->cpu_thin_n_s, r);
+    /* m and n each count as thin against the larger of the other two sizes (tsg_cost.h
+     * TSG_CPU_THIN), in calls of at least TSG_CPU_SMALL_N^3's flops */
+    if (f >= 2.0 * TSG_CPU_SMALL_N * TSG_CPU_SMALL_N * TSG_CPU_SMALL_N) {
+        if (p->n >= TSG_CPU_WIDE || p->k >= TSG_CPU_WIDE) thin *= thin_factor(p->m, r->cpu_thin_m_s, r);
+        if (p->m >= TSG_CPU_WIDE || p->k >= TSG_CPU_WIDE) thin *= thin_factor(p->n, r->cpu_thin_n_s, r);
     }
     return cpu_curve_s(f, r) * thin + tsg_first_touch_s(p, r);
 }

@@ -82,11 +82,14 @@ typedef struct tsg_rates {
  * call with m = TSG_CPU_THIN and one with n = TSG_CPU_THIN (the other two sizes
  * TSG_CPU_THIN_LONG), and the CPU estimate of a call is the square curve's times a thinness
  * factor: the measured call over the curve's estimate of its flops (never below 1) when m or n
- * is at most TSG_CPU_THIN, falling geometrically to 1 at TSG_CPU_WIDE. Only for the shapes the
- * measurement stands for: one of m, n below TSG_CPU_WIDE, the other and k at least TSG_CPU_WIDE,
- * at least TSG_CPU_MID_N^3's flops. Thinner or smaller calls keep the curve: there the replays
- * showed OpenBLAS and the GPU within 1.5x of each other either way (1500 x 8 x 1500: 0.21 ms on
- * the CPU, 0.34 on the GPU), and the GPU's fixed costs are priced less well than its rates.
+ * is at most TSG_CPU_THIN, falling geometrically to 1 at TSG_CPU_WIDE. m and n are each thin
+ * against the larger of the other two sizes (at least TSG_CPU_WIDE), and a call thin in both
+ * pays both factors, in calls of at least TSG_CPU_SMALL_N^3's flops. The honest replays of
+ * run 30 (H100, docs/results/h100-2026-12-06-run30.txt) had OpenBLAS at 0.98 ms for spotrf's
+ * 64 x 64 x 8064 NT (GPU 0.39), 2.18 ms for PCA's 42 x 256 x 10000 (GPU 0.76) and 0.52 ms for
+ * 8064 x 64 x 64 (GPU 0.43), all of which the curve alone priced at 0.14-0.35 ms; 1500 x 8 x 1500
+ * (0.27 ms, GPU 0.39) is priced 0.24. Square calls, k-thin calls (3968 x 3968 x 64, 512 x 512 x
+ * 32) and smaller calls keep the curve.
  */
 #define TSG_CPU_THIN 64
 #define TSG_CPU_THIN_LONG 2048
@@ -99,7 +102,8 @@ typedef struct tsg_rates {
  * Estimated seconds of one call on each side (tsg_wants_gpu's model, exposed for logs/tests).
  * GPU: the pipeline of src/tsg_plan.h overlaps uploads, kernels and downloads, so a call costs
  *   latency + first piece up + max(all up, all kernels, all down) + last block down
- * where bytes count only host operands (A and B at their extents, C down; C never goes up: the
+ * where bytes count only host operands (A and B as rows x cols, the gaps of a leading dimension
+ * larger than the rows never move; C down; C never goes up: the
  * scatters apply beta != 0 on the host),
  * and the kernels are the plan's launches: each runs ceil(units / slots) waves of
  * tile_m x tile_n x split_kc blocks at gpu_flops (the full-wave rate), units = tiles of the block

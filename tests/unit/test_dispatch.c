@@ -140,6 +140,16 @@ static void test_pipeline_overlap(void **state)
     const double t0 = tsg_estimate_gpu_s(&b1, &r);
     b1.beta = 1.0f;
     assert_true(tsg_estimate_gpu_s(&b1, &r) == t0);
+    /* A and B cost the rows x cols the copy threads gather, not the span of their leading
+     * dimension: spotrf's update 4416 x 64 x 3712 NT inside an 8192 x 8192 matrix moves 65 MB
+     * (the H100 took 1.7 ms, run 30), not the 243 MB of A's and B's extents (priced 4.9 ms, it
+     * stayed on OpenBLAS at 7.1 ms). Same estimate as packed operands. */
+    tsg_problem wide = {'N', 'T', 4416, 64, 3712, -1, 1, NULL, 8192, NULL, 8192, NULL, 8192,
+                        TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem packed = wide;
+    packed.lda = 4416, packed.ldb = 64, packed.ldc = 4416;
+    assert_true(tsg_estimate_gpu_s(&wide, &r) == tsg_estimate_gpu_s(&packed, &r));
+    assert_true(tsg_estimate_gpu_s(&wide, &r) < r.gpu_latency_s + 1.5 * 4.0 * (4416.0 + 64.0) * 3712.0 / r.h2d_bps);
     /* device operands move nothing: only kernels and latency */
     tsg_problem dev = p;
     dev.where_a = dev.where_b = dev.where_c = TSG_DEVICE;
@@ -262,9 +272,12 @@ static void test_cpu_two_sizes(void **state)
  * Thin calls (src/tsg_cost.h TSG_CPU_THIN): with the thin calls measured 5x slower than the square
  * curve says, a call of that shape is priced 5x (the spotrf panel update 5312 x 64 x 2816 NT took
  * 10.2 ms on OpenBLAS, 5.2 ms on the GPU: H100 replay, docs/results/h100-2026-12-05-replay-run1.txt),
- * half way to TSG_CPU_WIDE (log scale) sqrt(5)x, from TSG_CPU_WIDE on 1x; square calls, calls thin
- * in both m and n, small calls and k-thin calls keep the curve; unmeasured thin times change
- * nothing, nor do thin calls measured faster than the curve.
+ * half way to TSG_CPU_WIDE (log scale) sqrt(5)x, from TSG_CPU_WIDE on 1x. m and n are each thin
+ * against the larger of the other two sizes, so a call thin in both pays both factors (run 30's
+ * 64 x 64 x 8064 NT: OpenBLAS 0.98 ms, the GPU 0.39; PCA's 42 x 256 x 10000: 2.18 / 0.76), a small
+ * k does not stop it (8064 x 64 x 64), and square calls, k-thin calls and calls below 256^3's
+ * flops keep the curve; unmeasured thin times change nothing, nor do thin calls measured faster
+ * than the curve.
  */
 static void test_cpu_thin_calls(void **state)
 {
@@ -288,16 +301,28 @@ static void test_cpu_thin_calls(void **state)
     half.n = 181;
     const double ratio = tsg_estimate_cpu_s(&half, &r) / tsg_estimate_cpu_s(&half, &plain);
     assert_true(fabs(ratio - pow(5.0, log2(512.0 / 181.0) / 3.0)) < 1e-9 && ratio > 2.0 && ratio < 2.5);
-    tsg_problem rest[] = {
-        {'N', 'N', 2048, 2048, 2048, 1, 0, NULL, 2048, NULL, 2048, NULL, 2048, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
-        {'N', 'N', 5312, 512, 2816, 1, 0, NULL, 5312, NULL, 2816, NULL, 5312, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
-        {'N', 'N', 64, 64, 65536, 1, 0, NULL, 64, NULL, 65536, NULL, 64, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
-        {'N', 'N', 1500, 8, 1500, 1, 0, NULL, 1500, NULL, 1500, NULL, 1500, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
-        {'N', 'N', 3968, 3968, 64, 1, 0, NULL, 3968, NULL, 64, NULL, 3968, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
-        {'N', 'N', 4096, 64, 256, 1, 0, NULL, 4096, NULL, 256, NULL, 4096, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
+    /* the factor each shape pays: m's times n's */
+    const struct {
+        tsg_problem p;
+        double factor;
+    } shapes[] = {
+        {{'N', 'N', 2048, 2048, 2048, 1, 0, NULL, 2048, NULL, 2048, NULL, 2048, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 1},
+        {{'N', 'N', 5312, 512, 2816, 1, 0, NULL, 5312, NULL, 2816, NULL, 5312, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 1},
+        {{'N', 'N', 3968, 3968, 64, 1, 0, NULL, 3968, NULL, 64, NULL, 3968, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 1},
+        {{'N', 'N', 256, 256, 256, 1, 0, NULL, 256, NULL, 256, NULL, 256, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 1},
+        {{'N', 'N', 4080, 16, 16, 1, 0, NULL, 4080, NULL, 16, NULL, 4080, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 1},
+        {{'N', 'N', 64, 64, 65536, 1, 0, NULL, 64, NULL, 65536, NULL, 64, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 25},
+        {{'N', 'T', 8064, 64, 64, -1, 1, NULL, 8192, NULL, 8192, NULL, 8192, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 5},
+        {{'N', 'N', 1500, 8, 1500, 1, 0, NULL, 1500, NULL, 1500, NULL, 1500, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 5},
+        {{'T', 'N', 42, 256, 10000, 1, 0, NULL, 10000, NULL, 10000, NULL, 42, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
+         5.0 * pow(5.0, 1.0 / 3.0)},
     };
-    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; ++i)
-        assert_true(tsg_estimate_cpu_s(&rest[i], &r) == tsg_estimate_cpu_s(&rest[i], &plain));
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+        const double got = tsg_estimate_cpu_s(&shapes[i].p, &r) / tsg_estimate_cpu_s(&shapes[i].p, &plain);
+        if (fabs(got - shapes[i].factor) > 1e-9 * shapes[i].factor)
+            fail_msg("%lld x %lld x %lld: thin factor %.6g, want %.6g", (long long)shapes[i].p.m,
+                     (long long)shapes[i].p.n, (long long)shapes[i].p.k, got, shapes[i].factor);
+    }
     tsg_rates quick = r; /* thin calls measured faster than the curve: no discount */
     quick.cpu_thin_m_s = quick.cpu_thin_n_s = 0.5 * curve;
     assert_true(tsg_estimate_cpu_s(&spotrf, &quick) == spotrf_curve);
