@@ -152,7 +152,10 @@ replay_totals() {
 }
 
 machine=$( { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
-  nvcc --version | tail -1; echo "kernel $(uname -r), $(nproc) CPUs"; } 2>&1 | tr '\n' ';')
+  nvcc --version | tail -1; echo "kernel $(uname -r), $(nproc) CPUs"
+  # the host CPU: the device hosts differ, and OpenBLAS 0.3.21 ran its Prescott kernels on run
+  # 32's (0.165 TFLOP/s at 1024^3 against SkylakeX's 0.95-1.04 on runs 30-31)
+  sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1; } 2>&1 | tr '\n' ';')
 
 if want build; then
   if cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
