@@ -5,7 +5,10 @@
 # 23, 22 and 4 ms where OpenBLAS's own pass took 0.25-0.4, and scalapack-psgemm's calls after a
 # 1.5 s gap at 8-14 ms. Replays octave-single (2 rounds) under several settings, one process each,
 # and prints for each the auto pass's first five calls of that shape per round and the class's
-# totals per pass. Needs a device build (scripts/device-run.sh build); writes under $OUT.
+# totals per pass. Then the same shape alone after idle gaps (a made-up trace: six calls 0.07 ms
+# apart after each gap of 1, 10, 30, 100, 300, 1000 and 1500 ms), replayed with OpenBLAS at 16, 4
+# and 1 threads: whether OpenBLAS's own calls slow down after idle on this host, without any GPU
+# call before them. Needs a device build (scripts/device-run.sh build); writes under $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 B=${1:-build-dev}
@@ -45,3 +48,38 @@ for name in ["base", "log2", "copy1", "ob8", "base2"]:
             print("%-6s %-5s %-10s %9.2f  %s" % (name, rd, ps, sum(float(r["ms"]) for r in x),
                   " ".join("%.2f%s" % (float(r["ms"]), "g" if r["on_gpu"] == "1" else "") for r in x[:5])))
 EOF
+
+# OpenBLAS after idle gaps, no GPU call anywhere before (the tsgemm passes may send the calls to
+# the GPU; the openblas pass is the question)
+python3 - "$OUT/idle.trace" <<'EOF2'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("# tsgemm-trace 1\n# pid 1\n")
+    for gap_ms in [1, 10, 30, 100, 300, 1000, 1500]:
+        for i in range(6):
+            gap_ns = gap_ms * 1000000 if i == 0 else 70000
+            f.write("sgemm_ col N N 1500 8 1500 1500 1500 1500 1 0 hhh 0 %d cpu 250000\n" % gap_ns)
+EOF2
+for t in 16 4 1; do
+  OPENBLAS_NUM_THREADS=$t "$B/bench/tsgemm-bench" --replay "$OUT/idle.trace" --replay-rounds 2 \
+    --replay-calls "$OUT/probe-idle-t$t-calls.csv" > "$OUT/probe-idle-t$t.txt" 2>&1
+  echo "rc=$? idle, OPENBLAS_NUM_THREADS=$t"
+done
+python3 - "$OUT" <<'EOF2'
+import csv, sys, os
+out = sys.argv[1]
+gaps = [1, 10, 30, 100, 300, 1000, 1500]
+print("OpenBLAS pass: the six calls after each idle gap (ms; round 1 | round 2)")
+print("%-8s %-6s %s" % ("threads", "gap ms", "calls"))
+for t in [16, 4, 1]:
+    f = os.path.join(out, "probe-idle-t%d-calls.csv" % t)
+    if not os.path.exists(f):
+        print(t, "no CSV"); continue
+    rows = list(csv.DictReader(open(f)))
+    for gi, g in enumerate(gaps):
+        cells = []
+        for rd in ["1", "2"]:
+            x = [r for r in rows if r["round"] == rd and r["pass"] == "openblas"]
+            cells.append(" ".join("%.2f" % float(r["ms"]) for r in x[gi * 6:gi * 6 + 6]))
+        print("%-8d %-6d %s | %s" % (t, g, cells[0], cells[1]))
+EOF2
