@@ -17,7 +17,7 @@ for run in run30 run31; do
   for t in lapack-sgetrf-4096 lapack-spotrf-8192 mlp-numpy octave-single scalapack-psgemm \
            sklearn-kmeans sklearn-pca; do
     out=$("$TOOL" "$dir/rates-gpu.txt" "$dir/rates-cpu.txt" "$dir/replay-$t.csv" 2>&1) ||
-      fail "$run $t: tsgemm-model-check exit $?"
+      { rc=$?; echo "$out"; fail "$run $t: tsgemm-model-check exit $rc"; }
     lost=$(echo "$out" | sed -n 's/.*other in [0-9]*, \([0-9.]*\) ms lost.*/\1/p')
     [ -n "$lost" ] || fail "$run $t: no summary line"
     echo "$run $t: $lost ms lost to the wrong side"

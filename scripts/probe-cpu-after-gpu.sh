@@ -18,11 +18,14 @@ mkdir -p "$OUT"
 TR=bench/traces/octave-single.trace
 export TSGEMM_CACHE_DIR=$B/cache-replay
 echo "THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null) defrag $(cat /sys/kernel/mm/transparent_hugepage/defrag 2>/dev/null); $(nproc) CPUs"
+fails=0
 run() { # NAME ENV...
-  local name=$1; shift
+  local name=$1 rc; shift
   env "$@" "$B/bench/tsgemm-bench" --replay "$TR" --replay-rounds 2 \
     --replay-calls "$OUT/probe-$name-calls.csv" > "$OUT/probe-$name.txt" 2>&1
-  echo "rc=$? $name ($*)" >> "$OUT/probe-runs.txt"
+  rc=$?
+  [ $rc -eq 0 ] || fails=$((fails+1))
+  echo "rc=$rc $name ($*)" >> "$OUT/probe-runs.txt"
 }
 : > "$OUT/probe-runs.txt"
 run base
@@ -49,8 +52,9 @@ for name in ["base", "log2", "copy1", "ob8", "base2"]:
                   " ".join("%.2f%s" % (float(r["ms"]), "g" if r["on_gpu"] == "1" else "") for r in x[:5])))
 EOF
 
-# OpenBLAS after idle gaps, no GPU call anywhere before (the tsgemm passes may send the calls to
-# the GPU; the openblas pass is the question)
+# OpenBLAS after idle gaps (the tsgemm passes may send the calls to the GPU; the openblas pass is
+# the question: round 1's runs first in its process, before any GPU call; round 2's after the
+# other two passes, the rounds' order rotating)
 python3 - "$OUT/idle.trace" <<'EOF2'
 import sys
 with open(sys.argv[1], "w") as f:
@@ -63,7 +67,9 @@ EOF2
 for t in 16 4 1; do
   OPENBLAS_NUM_THREADS=$t "$B/bench/tsgemm-bench" --replay "$OUT/idle.trace" --replay-rounds 2 \
     --replay-calls "$OUT/probe-idle-t$t-calls.csv" > "$OUT/probe-idle-t$t.txt" 2>&1
-  echo "rc=$? idle, OPENBLAS_NUM_THREADS=$t"
+  rc=$?
+  [ $rc -eq 0 ] || fails=$((fails+1))
+  echo "rc=$rc idle, OPENBLAS_NUM_THREADS=$t"
 done
 python3 - "$OUT" <<'EOF2'
 import csv, sys, os
@@ -83,3 +89,4 @@ for t in [16, 4, 1]:
             cells.append(" ".join("%.2f" % float(r["ms"]) for r in x[gi * 6:gi * 6 + 6]))
         print("%-8d %-6d %s | %s" % (t, g, cells[0], cells[1]))
 EOF2
+[ $fails -eq 0 ] || { echo "probe: $fails runs failed (probe-*.txt)"; exit 1; }

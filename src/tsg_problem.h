@@ -231,7 +231,9 @@ tsg_rule tsg_apply_scalar_rules(const tsg_problem *p);
 double tsg_flops(const tsg_problem *p);
 
 /* Number of elements from an operand's first to its last element: (cols-1)*ld + rows, or 0 for an
- * empty operand. Transfers copy this extent, never ld*cols (which runs past the allocation). */
+ * empty operand: the range a managed operand is prefetched over and a fresh C's pages span, never
+ * ld*cols (which runs past the allocation). The pipeline moves rows x cols (the gaps between
+ * columns stay behind), and the cost model prices that (src/tsg_cost.c). */
 int64_t tsg_extent(int64_t rows, int64_t cols, int64_t ld);
 
 /* Row and column counts of A and B as stored (before op()). */

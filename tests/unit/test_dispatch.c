@@ -141,15 +141,16 @@ static void test_pipeline_overlap(void **state)
     b1.beta = 1.0f;
     assert_true(tsg_estimate_gpu_s(&b1, &r) == t0);
     /* A and B cost the rows x cols the copy threads gather, not the span of their leading
-     * dimension: spotrf's update 4416 x 64 x 3712 NT inside an 8192 x 8192 matrix moves 65 MB
-     * (the H100 took 1.7 ms, run 30), not the 243 MB of A's and B's extents (priced 4.9 ms, it
-     * stayed on OpenBLAS at 7.1 ms). Same estimate as packed operands. */
-    tsg_problem wide = {'N', 'T', 4416, 64, 3712, -1, 1, NULL, 8192, NULL, 8192, NULL, 8192,
+     * dimension: spotrf's update 3904 x 64 x 4224 NT inside an 8192 x 8192 matrix moves 67 MB
+     * (the H100 took 1.65 ms GPU forced, run 30), not the 277 MB of A's and B's extents (run 30's
+     * rates priced it 5.48 ms on the GPU against 5.23 on the CPU, so it stayed on OpenBLAS at
+     * 7.3 ms; now 1.65). Same estimate as packed operands. */
+    tsg_problem wide = {'N', 'T', 3904, 64, 4224, -1, 1, NULL, 8192, NULL, 8192, NULL, 8192,
                         TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
     tsg_problem packed = wide;
-    packed.lda = 4416, packed.ldb = 64, packed.ldc = 4416;
+    packed.lda = 3904, packed.ldb = 64, packed.ldc = 3904;
     assert_true(tsg_estimate_gpu_s(&wide, &r) == tsg_estimate_gpu_s(&packed, &r));
-    assert_true(tsg_estimate_gpu_s(&wide, &r) < r.gpu_latency_s + 1.5 * 4.0 * (4416.0 + 64.0) * 3712.0 / r.h2d_bps);
+    assert_true(tsg_estimate_gpu_s(&wide, &r) < r.gpu_latency_s + 1.5 * 4.0 * (3904.0 + 64.0) * 4224.0 / r.h2d_bps);
     /* device operands move nothing: only kernels and latency */
     tsg_problem dev = p;
     dev.where_a = dev.where_b = dev.where_c = TSG_DEVICE;
