@@ -102,9 +102,9 @@ typedef struct tsg_rates {
  * Estimated seconds of one call on each side (tsg_wants_gpu's model, exposed for logs/tests).
  * GPU: the pipeline of src/tsg_plan.h overlaps uploads, kernels and downloads, so a call costs
  *   latency + first piece up + max(all up, all kernels, all down) + last block down
- * where bytes count only host operands (A and B as rows x cols, the gaps of a leading dimension
- * larger than the rows never move; C down; C never goes up: the
- * scatters apply beta != 0 on the host),
+ * where bytes count only host operands (A and B as rows x cols: the gaps of a leading dimension
+ * larger than the rows never move; C down; C never goes up: the scatters apply beta != 0 on the
+ * host),
  * and the kernels are the plan's launches: each runs ceil(units / slots) waves of
  * tile_m x tile_n x split_kc blocks at gpu_flops (the full-wave rate), units = tiles of the block
  * times its split-K slices, plus TSG_GPU_LAUNCH_S per launch. Small C grids thus pay for a whole
