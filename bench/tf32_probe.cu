@@ -4,7 +4,8 @@
  * kernel with DIAG 1 (the consumers alone: no loads, no split, no barrier waits), 2 (the producer
  * alone: loads, split, stores, barriers, no wgmma) and 3 (3xTF32 without the per-k-tile wait and
  * promotion); and 1xTF32's default (variant 0) against variant 8 (OPT_BRAW: op(B) raw by cp.async)
- * whole and with DIAG 1 / 2. The DIAG instances compute garbage: timing only, never a result. Device data, NN,
+ * whole and with DIAG 1 / 2; 3xTF32's NN default (AREG | TBLK) against OPT_HALF (the sum in two
+ * halves, promotion overlapped: variants 4 and 5) the same way. The DIAG instances compute garbage: timing only, never a result. Device data, NN,
  * median of 10 (cudaEvents) after two warm-up launches; TFLOP/s counted as 2 n^3.
  *
  *   tf32_probe [N ...]     (default 4096 8192); exit 77 without an sm_90 device
@@ -51,7 +52,7 @@ __global__ void fill(float *x, int64_t count, uint32_t seed)
 template <int MATH, int DIAG, int OPT = 0, int PIPE_ = PIPE, int NPW_ = NPW>
 double time_one(int64_t n, const float *A, const float *B, float *C, int sms)
 {
-    using CF = Cfg<MATH, NPW_, PIPE_, OPT & tsg::tf32::OPT_AREG>;
+    using CF = Cfg<MATH, NPW_, PIPE_, OPT & tsg::tf32::OPT_CFG>;
     auto fn = tf32_kernel<MATH, false, false, PIPE_, NPW_, DIAG, OPT>;
     cudaFuncAttributes a;
     CK(cudaFuncGetAttributes(&a, fn));
@@ -144,6 +145,13 @@ int main(int argc, char **argv)
          * same with op(B) copied raw by cp.async (OPT_BRAW, NN / TN only) */
         constexpr int AB = AR | tsg::tf32::OPT_TBLK, ABR = AB | tsg::tf32::OPT_BRAW;
         trio<tsg::MATH_TF32, AB, 2, 2>("1xTF32 v0", n, A, B, C, sms);
+        /* 3xTF32's default for NN (AREG | TBLK, order 2, one producer warpgroup) against variants 4
+         * and 5: the sum in two halves, one promoted while the other's group runs (OPT_HALF), with
+         * one and two producer warpgroups */
+        constexpr int ABH = AB | tsg::tf32::OPT_HALF;
+        trio<tsg::MATH_3XTF32, AB, 2, 1>("3xTF32 v0", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, ABH, 2, 1>("3xTF32 v4 (HALF)", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, ABH, 2, 2>("3xTF32 v5 (HALF, 2 producer WGs)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABR, 2, 2>("1xTF32 v8 (BRAW)", n, A, B, C, sms);
     }
     cudaFree(A), cudaFree(B), cudaFree(C);

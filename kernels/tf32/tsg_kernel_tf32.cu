@@ -30,7 +30,7 @@ struct Inst {
 template <int MATH, bool TA, bool TB, int PIPE, int NPW, int OPT>
 Inst inst()
 {
-    using CF = tf32::Cfg<MATH, NPW, PIPE, OPT & tf32::OPT_AREG>;
+    using CF = tf32::Cfg<MATH, NPW, PIPE, OPT & tf32::OPT_CFG>;
     return Inst{tf32::tf32_kernel<MATH, TA, TB, PIPE, NPW, 0, OPT>,
                 PIPE,
                 NPW,
@@ -95,6 +95,21 @@ Variant braw_variant()
     }
 }
 
+/* V_HALF1, V_HALF2: 3xTF32 with OPT_HALF (the sum in two 64-column halves, one promoted while
+ * the other's group runs), op(B) K-contiguous pairs with one (HALF1) or two (HALF2) producer
+ * warpgroups, R-contiguous ones with two; 1xTF32 (no promotion to overlap) keeps its OPT_AREG
+ * variants in these places */
+template <int MATH, int NPW_KC>
+Variant half_variant()
+{
+    if constexpr (MATH == MATH_3XTF32) {
+        constexpr int H = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_HALF;
+        return by_b(variant<MATH, 2, NPW_KC, H>(), variant<MATH, 2, 2, H>());
+    } else {
+        return variant<MATH, 2, NPW_KC, tf32::OPT_AREG>();
+    }
+}
+
 template <int MATH>
 const Variant &variant_of(int v)
 {
@@ -105,8 +120,8 @@ const Variant &variant_of(int v)
                                          variant<MATH, 3, 2, 0>(),
                                          variant<MATH, 2, 1, 0>(),
                                          variant<MATH, 2, 2, 0>(),
-                                         variant<MATH, 2, 1, tf32::OPT_AREG>(),
-                                         variant<MATH, 2, 2, tf32::OPT_AREG>(),
+                                         half_variant<MATH, 1>(),
+                                         half_variant<MATH, 2>(),
                                          variant<MATH, 2, 1, AB>(),
                                          variant<MATH, 2, 2, AB>(),
                                          braw_variant<MATH>()};
@@ -223,10 +238,11 @@ bool tf32_variant_exact(int math, int v, char transa, char transb)
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {
-    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s%s", in.pipe, in.npw, in.npw > 1 ? "s" : "",
+    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s%s%s", in.pipe, in.npw, in.npw > 1 ? "s" : "",
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
-                    in.opt & tf32::OPT_BRAW ? ", op(B) raw by cp.async (truncated to TF32)" : "");
+                    in.opt & tf32::OPT_BRAW ? ", op(B) raw by cp.async (truncated to TF32)" : "",
+                    in.opt & tf32::OPT_HALF ? ", the sum in two halves, promotion overlapped" : "");
 }
 
 /* variant v's description: its instance's, or each pair's where they differ */

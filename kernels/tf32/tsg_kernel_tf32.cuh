@@ -142,11 +142,15 @@ static_assert(BM == BN, "both operands' slices share one loader geometry");
  * (RawSlice, frag_off: A from registers); OPT_TBLK R-contiguous slices through the producer in 4 x 4
  * blocks (Slice); OPT_BRAW (1xTF32 with OPT_AREG and a K-contiguous op(B) only: NN, TN) op(B)
  * copied raw by cp.async, the tensor core truncating it to TF32 (the kernel's comment, "BRAW") */
-constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4;
+constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_HALF = 8;
+/* the OPT bits that change Cfg (registers, stages) */
+constexpr int OPT_CFG = OPT_AREG | OPT_HALF;
 
-template <int MATH, int NPW, int PIPE, int AREG = 0>
+template <int MATH, int NPW, int PIPE, int OPTC = 0>
 struct Cfg {
+    static constexpr bool AREG = OPTC & OPT_AREG, HALF = OPTC & OPT_HALF;
     static_assert(NPW == 1 || NPW == 2, "one or two producer warpgroups");
+    static_assert(!HALF || (AREG && MATH == MATH_3XTF32), "OPT_HALF: 3xTF32 with op(A) split by the consumers");
     static_assert(AREG == 0 || PIPE == 2, "op(A) split by the consumers: producer order 2 only");
     static constexpr bool X3 = MATH == MATH_3XTF32;
     static constexpr int PTHREADS = 128 * NPW, THREADS = CTHREADS + PTHREADS, PWARPS = PTHREADS / 32;
@@ -169,9 +173,13 @@ struct Cfg {
     static constexpr bool DEEP = NPW == 2 && PIPE == 3;
     /* AREG: 3xTF32's consumers also hold a k-tile's op(A) parts (32 registers) until its wgmmas
      * complete, and the producer holds op(B)'s slice only */
-    static constexpr int CREG = AREG ? (X3 ? (NPW == 1 ? 200 : 192) : NPW == 1 ? R0 : 144)
+    /* HALF: the consumers hold two A fragment sets (64 registers), the sum (64) and the two half
+     * accumulators (64); the producer gives what that takes */
+    static constexpr int CREG = HALF ? (NPW == 1 ? 216 : 208)
+                              : AREG ? (X3 ? (NPW == 1 ? 200 : 192) : NPW == 1 ? R0 : 144)
                               : NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
-    static constexpr int PREG = AREG ? (X3 ? (NPW == 1 ? 104 : 64) : NPW == 1 ? R0 : 112)
+    static constexpr int PREG = HALF ? (NPW == 1 ? 72 : 48)
+                              : AREG ? (X3 ? (NPW == 1 ? 104 : 64) : NPW == 1 ? R0 : 112)
                               : NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
     /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
     static constexpr bool NONE = CREG == R0 && PREG == R0;
@@ -487,6 +495,28 @@ static __device__ __forceinline__ void wgmma_128_rs(float (&d)[64], const uint32
 #endif
 }
 
+/* HALF: the same for one 64-column half of the tile, m64n64k8 (d[4 i + e]: column 8 i + 2 (l % 4)
+ * + e % 2 of the half, i < 8; the B descriptor at the half's first row of op(B)^T) */
+static __device__ __forceinline__ void wgmma_64_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t db,
+                                                   uint32_t scale_d)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+#else
+    (void)d, (void)a, (void)db, (void)scale_d;
+    __trap();
+#endif
+}
+static __device__ __forceinline__ void reg_fence32(float (&d)[32])
+{
+#pragma unroll
+    for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
 /* one element of C from an FP32 result v: beta == 0 never reads C */
 static __device__ __forceinline__ void put(float *__restrict__ C, int64_t ldc, int64_t r, int64_t c, float alpha,
                                            float v, float beta)
@@ -525,15 +555,16 @@ static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *_
  * wgmma), 3 no per-k-tile wait and no promotion (the consumers release a stage as soon as its
  * wgmmas are issued). */
 template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0, int OPT = 0>
-__global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_AREG>::THREADS, 1)
+__global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>::THREADS, 1)
 tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
             const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc)
 {
-    constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW;
+    constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW, HALF = OPT & OPT_HALF;
     static_assert(!AREG || DIAG == 0 || DIAG == 1 || DIAG == 2, "DIAG 3 is the default order's only");
     static_assert(!BRAW || (MATH == MATH_TF32 && AREG && !TB),
                   "op(B) raw (BRAW): 1xTF32 with OPT_AREG and a K-contiguous op(B) (NN, TN) only");
-    using CF = Cfg<MATH, NPW, PIPE, AREG>;
+    static_assert(!HALF || DIAG != 3, "OPT_HALF: no DIAG 3");
+    using CF = Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>;
     constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const uint32_t s_raw = (uint32_t)__cvta_generic_to_shared(smem_raw);
@@ -732,7 +763,102 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
             uint32_t bad = 0;
 #pragma unroll
             for (int i = 0; i < 64; ++i) y[i] = 0.0f;
-            if (AREG) {
+            if (HALF) {
+                /* AREG as below, with the 64 x 128 sum T of a k-tile in two 64-column halves (tl:
+                 * y[0, 32), th: y[32, 64)), each its own wgmma group of the twelve steps in the
+                 * default's order, so that one half's promotion runs while a group is on the
+                 * tensor cores. Every element's products, order and promotion are the default's:
+                 * the same bits. The A fragments of k-tile kt stay in registers until hi(kt)
+                 * completes (register A operands, PTX ISA 9.7.15.5), so the two k-tiles of a pair
+                 * use two fragment sets. No group is in flight across the loop's back edge:
+                 * ptxas (C7514) serializes every wgmma of a kernel whose accumulators are read
+                 * while it cannot prove the group that writes them complete, and it does not
+                 * follow groups around a loop */
+                float nfa = 0.0f;
+                float tl[32], th[32];
+                uint32_t ab0[4][4], as0[4][4], ab1[4][4], as1[4][4];
+#pragma unroll
+                for (int i = 0; i < 32; ++i) tl[i] = th[i] = 0.0f;
+                /* wait for stage st, read and split this thread's A fragments of it; returns the stage */
+                auto load = [&](uint32_t(&ab)[4][4], uint32_t(&as)[4][4]) {
+                    take(bad);
+                    const int s0 = st;
+                    const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+                        for (int v = 0; v < 4; ++v) {
+                            const float x = ld_shared(sbase + frag_off<TA>(wg, w, l, kk, v));
+                            split(x, ab[kk][v], as[kk][v]);
+                            nfa = __fmaf_rn(__uint_as_float(ab[kk][v]), 0.0f, nfa);
+                        }
+                    next();
+                    return s0;
+                };
+                /* one half's twelve steps of the k-tile in stage s as one group */
+                auto issue = [&](float(&d)[32], const uint32_t(&ab)[4][4], const uint32_t(&as)[4][4], int s,
+                                 uint32_t half) {
+                    const uint32_t sbase = s_base + s * CF::STAGE_BYTES;
+                    const uint32_t bb = sbase + CF::OFF_BB + half, bs = sbase + CF::OFF_BS + half;
+                    reg_fence32(d);
+                    wg_fence();
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk) wgmma_64_rs(d, as[kk], desc(bb + 32 * kk), kk > 0 ? 1u : 0u);
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk) wgmma_64_rs(d, ab[kk], desc(bs + 32 * kk), 1u);
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk) wgmma_64_rs(d, ab[kk], desc(bb + 32 * kk), 1u);
+                    wg_commit();
+                };
+                constexpr uint32_t HI = 64u * 128u; /* op(B)'s rows 64..127: 64 rows of 128 bytes on */
+                auto promote_lo = [&] {
+                    reg_fence32(tl);
+#pragma unroll
+                    for (int i = 0; i < 32; ++i) y[i] += tl[i];
+                };
+                auto promote_hi = [&] {
+                    reg_fence32(th);
+#pragma unroll
+                    for (int i = 0; i < 32; ++i) y[32 + i] += th[i];
+                };
+                if (DIAG == 2) {
+                    for (int64_t kt = 0; kt < ktiles; ++kt) {
+                        take(bad);
+                        release_next();
+                    }
+                } else if (ktiles > 0) {
+                    int s0 = load(ab0, as0);
+                    int64_t kt = 0;
+                    for (; kt + 1 < ktiles; kt += 2) { /* k-tiles kt (set 0, stage s0) and kt + 1 (set 1) */
+                        issue(tl, ab0, as0, s0, 0u);
+                        issue(th, ab0, as0, s0, HI);
+                        wg_wait<1>(); /* lo(kt) */
+                        promote_lo();
+                        const int s1 = load(ab1, as1);
+                        issue(tl, ab1, as1, s1, 0u);
+                        wg_wait<1>(); /* hi(kt): stage s0 no longer read */
+                        if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * s0);
+                        promote_hi();
+                        issue(th, ab1, as1, s1, HI);
+                        wg_wait<1>(); /* lo(kt + 1) */
+                        promote_lo();
+                        if (kt + 2 < ktiles) s0 = load(ab0, as0); /* set 0 free since hi(kt) */
+                        wg_wait<0>(); /* hi(kt + 1) */
+                        if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * s1);
+                        promote_hi();
+                    }
+                    if (kt < ktiles) { /* the last, odd k-tile */
+                        issue(tl, ab0, as0, s0, 0u);
+                        issue(th, ab0, as0, s0, HI);
+                        wg_wait<1>();
+                        promote_lo();
+                        wg_wait<0>();
+                        if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * s0);
+                        promote_hi();
+                    }
+                }
+                if (DIAG == 0) bad |= consumers_any(nfa != nfa);
+            } else if (AREG) {
                 /* op(A)'s fragments read from the stage's FP32 slice and split here (RawSlice,
                  * frag_off); the same parts and the same wgmma order as the default, so the same
                  * bits. nfa: NaN once a big part of this thread's op(A) is not finite; the tile
