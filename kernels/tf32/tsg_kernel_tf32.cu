@@ -95,16 +95,16 @@ Variant braw_variant()
     }
 }
 
-/* V_HALF1, V_HALF2: 3xTF32 with OPT_HALF (the sum in two 64-column halves, one promoted while
- * the other's group runs), op(B) K-contiguous pairs with one (HALF1) or two (HALF2) producer
- * warpgroups, R-contiguous ones with two; 1xTF32 (no promotion to overlap) keeps its OPT_AREG
- * variants in these places */
+/* Variants 4 and 5 of 3xTF32: OPT_HALF (the sum in two 64-column halves, one promoted while a
+ * group runs), the pairs whose op(B) is K-contiguous (NN, TN) with NPW_KC producer warpgroups,
+ * the others (NT, TT) with 3 - NPW_KC: between them every pair with one and with two. 1xTF32
+ * (no promotion to overlap) keeps its OPT_AREG variants in these places */
 template <int MATH, int NPW_KC>
 Variant half_variant()
 {
     if constexpr (MATH == MATH_3XTF32) {
         constexpr int H = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_HALF;
-        return by_b(variant<MATH, 2, NPW_KC, H>(), variant<MATH, 2, 2, H>());
+        return by_b(variant<MATH, 2, NPW_KC, H>(), variant<MATH, 2, 3 - NPW_KC, H>());
     } else {
         return variant<MATH, 2, NPW_KC, tf32::OPT_AREG>();
     }

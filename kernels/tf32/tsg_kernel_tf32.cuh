@@ -175,10 +175,10 @@ struct Cfg {
      * complete, and the producer holds op(B)'s slice only */
     /* HALF: the consumers hold two A fragment sets (64 registers), the sum (64) and the two half
      * accumulators (64); the producer gives what that takes */
-    static constexpr int CREG = HALF ? (NPW == 1 ? 216 : 208)
+    static constexpr int CREG = HALF ? (NPW == 1 ? 224 : 216)
                               : AREG ? (X3 ? (NPW == 1 ? 200 : 192) : NPW == 1 ? R0 : 144)
                               : NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
-    static constexpr int PREG = HALF ? (NPW == 1 ? 72 : 48)
+    static constexpr int PREG = HALF ? (NPW == 1 ? 56 : 40)
                               : AREG ? (X3 ? (NPW == 1 ? 104 : 64) : NPW == 1 ? R0 : 112)
                               : NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
     /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
