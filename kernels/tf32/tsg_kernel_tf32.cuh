@@ -175,10 +175,10 @@ struct Cfg {
      * complete, and the producer holds op(B)'s slice only */
     /* HALF: the consumers hold two A fragment sets (64 registers), the sum (64) and the two half
      * accumulators (64); the producer gives what that takes */
-    static constexpr int CREG = HALF ? (NPW == 1 ? 224 : 216)
+    static constexpr int CREG = HALF ? (NPW == 1 ? 216 : 208)
                               : AREG ? (X3 ? (NPW == 1 ? 200 : 192) : NPW == 1 ? R0 : 144)
                               : NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
-    static constexpr int PREG = HALF ? (NPW == 1 ? 56 : 40)
+    static constexpr int PREG = HALF ? (NPW == 1 ? 72 : 48)
                               : AREG ? (X3 ? (NPW == 1 ? 104 : 64) : NPW == 1 ? R0 : 112)
                               : NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
     /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
@@ -784,11 +784,18 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     take(bad);
                     const int s0 = st;
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                    /* TA: frag_off's swizzled chunk (k / 4) ^ (row & 7) is bits 4-6 of the address,
+                     * which sbase + 128 row + 4 t leaves zero: the address is that | (g << 4), XOR
+                     * (2 kk + v / 2) << 4, computed here per k-tile instead of sixteen offsets held */
+                    const uint32_t xa = (sbase + (uint32_t)((64 * wg + 16 * w + l / 4) * 128 + 4 * (l % 4))) |
+                                        (uint32_t)((l / 4) << 4);
 #pragma unroll
                     for (int kk = 0; kk < 4; ++kk)
 #pragma unroll
                         for (int v = 0; v < 4; ++v) {
-                            const float x = ld_shared(sbase + frag_off<TA>(wg, w, l, kk, v));
+                            const uint32_t ad = TA ? (xa + 1024u * (v % 2)) ^ (uint32_t)((2 * kk + v / 2) << 4)
+                                                   : sbase + frag_off<TA>(wg, w, l, kk, v);
+                            const float x = ld_shared(ad);
                             split(x, ab[kk][v], as[kk][v]);
                             nfa = __fmaf_rn(__uint_as_float(ab[kk][v]), 0.0f, nfa);
                         }
