@@ -65,7 +65,7 @@ Variant by_b(const Variant &b_kc, const Variant &b_rc)
 /* The variants of each math, the default first; the others are timed beside it by
  * test_tf32_kernel and must give the same bits (they change the work split between the roles
  * and the load order, never the arithmetic). PIPE is the producer's load order, NPW its
- * warpgroups, OPT what the consumers take over (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK).
+ * warpgroups, OPT what the consumers take over (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_HALF).
  * The default per pair: op(A) by cp.async and split by the consumers (OPT_AREG), R-contiguous
  * slices in 4 x 4 blocks (OPT_TBLK; it changes only NT and TT, whose op(B) is R-contiguous),
  * with one producer warpgroup where op(B) is K-contiguous (NN, TN: 16-byte stores, the consumers
@@ -74,6 +74,9 @@ Variant by_b(const Variant &b_kc, const Variant &b_rc)
  * the H100 (docs/results/h100-2026-12-06-run8-tf32.txt, TFLOP/s, variants 4 and 5 there being
  * OPT_AREG alone): 3xTF32 8192^3 NN 91.6 vs 78.8, TN 98.4 vs 81.5, NT 89.3 vs 70.1, TT 85.4 vs
  * 75.5; 1xTF32 8192^3 NN 177.1 vs 136.6.
+ * Variants 4 and 5 of 3xTF32 (half_variant): OPT_HALF on top of the default's bits, the k-tile
+ * sum in two 64-column halves whose promotions overlap the tensor cores (docs/NOTES.md "eighth
+ * session"); 1xTF32's variants 4 and 5 are OPT_AREG alone with one and two producer warpgroups.
  * Variant 8 (V_BRAW), an experiment: 1xTF32 NN / TN with OPT_BRAW (op(B) copied raw by cp.async,
  * truncated to TF32 by the tensor core: other bits than the default's, checked by test_tf32_kernel
  * against the reference instead, tf32_variant_exact), NT / TT the default's; 3xTF32 has no BRAW

@@ -36,6 +36,10 @@
  *    "2026-12-06 3xTF32: op(A) split by the consumers"); op(A)'s non-finite flag is then the
  *    consumers' (consumers_any, once per tile). OPT_TBLK: an R-contiguous slice through the
  *    producer in 4 x 4 blocks, each row's four k in one 16-byte store (Slice::block_qc).
+ *    OPT_HALF (3xTF32 with OPT_AREG): T in two 64-column halves (m64n64k8 groups), k-tiles in
+ *    pairs, so that a half's promotion and the next k-tile's fragment loads run while another
+ *    group is on the tensor cores; the same products, order and promotion points, so the same
+ *    bits (the consumer's comment in the kernel gives the schedule).
  *  - BRAW (OPT_BRAW, an experiment: 1xTF32 with OPT_AREG where op(B) is K-contiguous, NN and TN;
  *    the producer limits 1xTF32, docs/results/h100-2026-12-06-run12-tf32-probe.txt): the producer
  *    copies op(B)'s slice as FP32 by cp.async into the B-big tile with RawSlice<true> (the layout
