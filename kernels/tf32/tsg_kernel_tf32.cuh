@@ -484,8 +484,8 @@ static __device__ __forceinline__ void wgmma_128(float (&d)[64], uint64_t da, ui
 /* the same with A from registers (AREG): a[0..3] this thread's fragment of the 64 x 8 A (TF32
  * bit patterns; frag_off), B through its descriptor (PTX ISA 9.7.15.5, wgmma.mma_async, register A).
  * The registers must not change until the wgmma has completed (wg_wait). */
-static __device__ __forceinline__ void wgmma_128_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t db,
-                                                    uint32_t scale_d)
+static __device__ __forceinline__ void wgmma_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t db,
+                                                uint32_t scale_d)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
@@ -501,8 +501,8 @@ static __device__ __forceinline__ void wgmma_128_rs(float (&d)[64], const uint32
 
 /* HALF: the same for one 64-column half of the tile, m64n64k8 (d[4 i + e]: column 8 i + 2 (l % 4)
  * + e % 2 of the half, i < 8; the B descriptor at the half's first row of op(B)^T) */
-static __device__ __forceinline__ void wgmma_64_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t db,
-                                                   uint32_t scale_d)
+static __device__ __forceinline__ void wgmma_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t db,
+                                                uint32_t scale_d)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
@@ -514,6 +514,20 @@ static __device__ __forceinline__ void wgmma_64_rs(float (&d)[32], const uint32_
     (void)d, (void)a, (void)db, (void)scale_d;
     __trap();
 #endif
+}
+/* 3xTF32's twelve k8 steps of a k-tile with A from registers, into d (64 x 128: wgmma_rs's 64
+ * floats; a 64-column half: 32): small_A big_B, big_A small_B, big_A big_B, the first one
+ * starting d afresh (scale_d 0). bb, bs: shared addresses of the B parts' rows for d's columns */
+template <int NR>
+static __device__ __forceinline__ void twelve_steps(float (&d)[NR], const uint32_t (&ab)[4][4],
+                                                    const uint32_t (&as)[4][4], uint32_t bb, uint32_t bs)
+{
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) wgmma_rs(d, as[kk], desc(bb + 32 * kk), kk > 0 ? 1u : 0u);
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) wgmma_rs(d, ab[kk], desc(bs + 32 * kk), 1u);
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) wgmma_rs(d, ab[kk], desc(bb + 32 * kk), 1u);
 }
 static __device__ __forceinline__ void reg_fence32(float (&d)[32])
 {
@@ -813,12 +827,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     const uint32_t bb = sbase + CF::OFF_BB + half, bs = sbase + CF::OFF_BS + half;
                     reg_fence32(d);
                     wg_fence();
-#pragma unroll
-                    for (int kk = 0; kk < 4; ++kk) wgmma_64_rs(d, as[kk], desc(bb + 32 * kk), kk > 0 ? 1u : 0u);
-#pragma unroll
-                    for (int kk = 0; kk < 4; ++kk) wgmma_64_rs(d, ab[kk], desc(bs + 32 * kk), 1u);
-#pragma unroll
-                    for (int kk = 0; kk < 4; ++kk) wgmma_64_rs(d, ab[kk], desc(bb + 32 * kk), 1u);
+                    twelve_steps(d, ab, as, bb, bs);
                     wg_commit();
                 };
                 constexpr uint32_t HI = 64u * 128u; /* op(B)'s rows 64..127: 64 rows of 128 bytes on */
@@ -904,19 +913,14 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     if (CF::X3) {
                         reg_fence(yt);
                         wg_fence();
-#pragma unroll
-                        for (int kk = 0; kk < 4; ++kk) wgmma_128_rs(yt, as[kk], desc(bb + 32 * kk), kk > 0 ? 1u : 0u);
-#pragma unroll
-                        for (int kk = 0; kk < 4; ++kk) wgmma_128_rs(yt, ab[kk], desc(bs + 32 * kk), 1u);
-#pragma unroll
-                        for (int kk = 0; kk < 4; ++kk) wgmma_128_rs(yt, ab[kk], desc(bb + 32 * kk), 1u);
+                        twelve_steps(yt, ab, as, bb, bs);
                         wg_commit();
                         promote(y, yt);
                     } else {
                         reg_fence(y);
                         wg_fence();
 #pragma unroll
-                        for (int kk = 0; kk < 4; ++kk) wgmma_128_rs(y, ab[kk], desc(bb + 32 * kk), 1u);
+                        for (int kk = 0; kk < 4; ++kk) wgmma_rs(y, ab[kk], desc(bb + 32 * kk), 1u);
                         wg_commit();
                         wg_wait<0>();
                         reg_fence(y);
