@@ -3,10 +3,12 @@
  * + beta*C on TF32 tensor cores through wgmma, error-compensated (3xTF32) or plain (1xTF32).
  * Needs sm_90a (wgmma, setmaxnreg): built for that target only (CMakeLists.txt, tsg_kernels_tf32).
  *
- * Owns: this family's kernel, its producer (global loads, the TF32 split, the swizzled K-major
- * shared tiles, the non-finite flags) and its consumers (wgmma, promotion, the write-back, the
- * FP32 path of a tile with non-finite inputs). Borrows from kernels/common/ the mbarrier and
- * setmaxnreg wrappers and tile_coords.
+ * Owns: this family's kernel, its producer's schedule (global loads, the TF32 split, the
+ * swizzled K-major shared tiles, the non-finite flags) and its consumers (wgmma, promotion, the
+ * write-back, the FP32 path of a tile with non-finite inputs). The slices' geometry (Slice,
+ * RawSlice, frag_off) is tsg_tf32_slices.cuh's, the instruction wrappers tsg_tf32_ptx.cuh's;
+ * this comment describes all three. Borrows from kernels/common/ the mbarrier and setmaxnreg
+ * wrappers and tile_coords.
  *
  * The block (Cfg::THREADS = 384 or 512): warpgroups 0 and 1 are consumers, each owning 64 rows of
  * the 128 x 128 C tile (wgmma m64n128k8); warpgroup 2 (and 3: NPW = 2) the producer, whose
@@ -117,17 +119,16 @@
 
 #include <stdint.h>
 
-#include "../common/tsg_cp_async.cuh"    /* cp_async (AREG's op(A)) */
 #include "../common/tsg_mbarrier.cuh"    /* ws::mbar_*, ws::regs_inc/dec, mbar_arrive_cp_async */
 #include "../common/tsg_tile_coords.cuh" /* tile_coords */
 #include "tsg_kernel_tf32.h"
+#include "tsg_tf32_ptx.cuh"    /* the instruction wrappers */
+#include "tsg_tf32_slices.cuh" /* BM, BN, BK, Slice, RawSlice, frag_off */
 
 namespace tsg {
 namespace tf32 {
 
-constexpr int BM = 128, BN = 128, BK = 32;
 constexpr int CTHREADS = 256; /* two consumer warpgroups */
-constexpr int SLICE_BYTES = BM * BK * 4; /* one operand slice, one part: 16 KiB */
 
 /* this role's registers per thread from here on: setmaxnreg.inc above the launch count R0, .dec below */
 template <int R, int R0>
@@ -136,7 +137,6 @@ static __device__ __forceinline__ void regs_to()
     if (R > R0) ws::regs_inc<R>();
     else if (R < R0) ws::regs_dec<R>();
 }
-static_assert(BM == BN, "both operands' slices share one loader geometry");
 
 /* MATH: MATH_3XTF32 (parts big and small) or MATH_TF32 (big only); NPW: producer warpgroups (1 or
  * 2: the slices' rows shared out among 128 NPW threads). Registers per thread after setmaxnreg:
@@ -197,343 +197,6 @@ struct Cfg {
     static_assert(fits(R0), "setmaxnreg: what one role takes must be given back by the other");
     static_assert(SMEM_BYTES <= 227 * 1024, "shared memory per block");
 };
-
-static __device__ __forceinline__ uint32_t to_tf32(float x)
-{
-    uint32_t r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-    return r;
-}
-
-/* big = x rounded to nearest TF32, small = TF32(x - big) (x - big is exact in FP32). A non-finite
- * big (x Inf or NaN, or a finite x within half a TF32 step of FLT_MAX) makes small meaningless:
- * the producer flags it (Slice::store) and the tile is recomputed in FP32. */
-static __device__ __forceinline__ void split(float x, uint32_t &big, uint32_t &small)
-{
-    big = to_tf32(x);
-    small = to_tf32(x - __uint_as_float(big));
-}
-
-static __device__ __forceinline__ void st_shared_v4(uint32_t addr, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
-{
-    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(a), "r"(b), "r"(c), "r"(d)
-                 : "memory");
-}
-static __device__ __forceinline__ void st_shared(uint32_t addr, uint32_t a)
-{
-    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(a) : "memory");
-}
-
-/* generic-proxy shared stores before the async proxy (wgmma) reads them (PTX ISA 9.7.13.4.1,
- * membar / fence.proxy) */
-static __device__ __forceinline__ void fence_proxy_async()
-{
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
-/* component j (0..3, a compile-time index after unrolling) of v */
-static __device__ __forceinline__ float comp(const float4 &v, int j)
-{
-    return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
-}
-
-/*
- * One producer thread's part of a 128 x 32 slice of an operand: rows [r0, r0 + 128) of R rows,
- * k [k0, k0 + 32) of K. KC: contiguous along k (op(X)(r, k) = x[k + r ld]), else along r
- * (x[r + k ld]). x 16-byte aligned and ld % 4 == 0 (tf32_takes). NP producer threads (128 or
- * 256) share the slice: NV = 1024 / NP vectors of 4 each; vector i of thread pt (warp w, lane l)
- * starts at row r, k kk:
- *  - KC: r = pt / 8 + (NP / 8) i, kk = 4 (pt % 8);
- *  - else: r = 4 (2 (w + (NP / 32) (i / 2)) + l % 2), kk = l / 2 + 16 (i % 2).
- * Within a warp both mappings are the same for every NP (the file comment's conflict-free rows).
- */
-template <bool KC, int NP, bool TBLK = false>
-struct Slice {
-    static constexpr int NV = 1024 / NP, W = NP / 32;
-    /* TBLK (an R-contiguous operand only): the thread's vectors come in 4 x 4 blocks, four
-     * consecutive k of the same four rows, transposed in registers so that each row's four k
-     * leave in one 16-byte store (block_qc) */
-    static constexpr bool BLK = TBLK && !KC;
-    float4 v[NV];
-
-    /* BLK: block b of thread pt covers rows 4q .. 4q+3 and k 4c .. 4c+3 of the slice. Within a
-     * warp q = l / 4 + const, c = l % 4 + const: a load (one k) reads 4 x 128 contiguous bytes,
-     * and the 8 lanes of a quarter-warp's 16-byte store (rows 4q + j, q of two parities; chunk c
-     * of four values) land on 8 distinct chunk positions c ^ (r mod 8) */
-    static __device__ __forceinline__ void block_qc(int pt, int b, int &q, int &c)
-    {
-        const int bi = pt + NP * b, l = bi % 32, wq = bi / 32;
-        q = l / 4 + 8 * (wq % 4), c = l % 4 + 4 * (wq / 4);
-    }
-
-    /* FULL: the block-uniform promise that the slice lies inside the operand */
-    template <bool FULL>
-    __device__ __forceinline__ void load(const float *__restrict__ x, int64_t ld, int64_t r0, int64_t R, int64_t k0,
-                                         int64_t K, int pt)
-    {
-        const int l = pt % 32, w = pt / 32;
-#pragma unroll
-        for (int i = 0; i < NV; ++i) {
-            int r, kk; /* the vector's first element: KC 4 along k, else 4 along r */
-            if (BLK) {
-                int q, c;
-                block_qc(pt, i / 4, q, c);
-                r = 4 * q, kk = 4 * c + i % 4;
-            } else if (KC) {
-                r = pt / 8 + (NP / 8) * i, kk = 4 * (pt % 8);
-            } else {
-                r = 4 * (2 * (w + W * (i >> 1)) + (l & 1)), kk = (l >> 1) + 16 * (i & 1);
-            }
-            const int64_t gr = r0 + r, gk = k0 + kk;
-            const float *p = KC ? x + gk + gr * ld : x + gr + gk * ld;
-            if (FULL) {
-                v[i] = __ldg(reinterpret_cast<const float4 *>(p));
-            } else {
-                float e[4];
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    const bool ok = KC ? (gr < R && gk + j < K) : (gr + j < R && gk < K);
-                    e[j] = ok ? __ldg(KC ? p + j : p + j) : 0.0f;
-                }
-                v[i] = make_float4(e[0], e[1], e[2], e[3]);
-            }
-        }
-    }
-
-    /* the split parts into the slice tiles at shared addresses big_t / small_t (PARTS 2); nf
-     * becomes NaN (and stays so) when a big part is not finite: big * 0 is 0 for every finite big */
-    template <int PARTS>
-    __device__ __forceinline__ void store(uint32_t big_t, uint32_t small_t, int pt, float &nf) const
-    {
-        const int l = pt % 32, w = pt / 32;
-        if constexpr (BLK) {
-#pragma unroll
-            for (int bk = 0; bk < NV / 4; ++bk) {
-                int q, c;
-                block_qc(pt, bk, q, c);
-#pragma unroll
-                for (int j = 0; j < 4; ++j) { /* row 4q + j: element j of the block's four vectors */
-                    const float e[4] = {comp(v[4 * bk], j), comp(v[4 * bk + 1], j), comp(v[4 * bk + 2], j),
-                                        comp(v[4 * bk + 3], j)};
-                    uint32_t b[4], s[4];
-#pragma unroll
-                    for (int u = 0; u < 4; ++u) {
-                        if (PARTS == 2) split(e[u], b[u], s[u]);
-                        else b[u] = to_tf32(e[u]), s[u] = 0;
-                        nf = __fmaf_rn(__uint_as_float(b[u]), 0.0f, nf);
-                    }
-                    const int r = 4 * q + j;
-                    const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
-                    st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
-                    if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
-                }
-            }
-        } else {
-#pragma unroll
-            for (int i = 0; i < NV; ++i) {
-                const float e[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
-                uint32_t b[4], s[4];
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    if (PARTS == 2) split(e[j], b[j], s[j]);
-                    else b[j] = to_tf32(e[j]), s[j] = 0;
-                    nf = __fmaf_rn(__uint_as_float(b[j]), 0.0f, nf);
-                }
-                if (KC) {
-                    const int r = pt / 8 + (NP / 8) * i, c = pt % 8;
-                    const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
-                    st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
-                    if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
-                } else {
-                    const int rq = 2 * (w + W * (i >> 1)) + (l & 1), kk = (l >> 1) + 16 * (i & 1);
-#pragma unroll
-                    for (int j = 0; j < 4; ++j) {
-                        const int r = 4 * rq + j;
-                        const uint32_t off = (uint32_t)(r * 128 + ((((kk >> 2) ^ (r & 7))) << 4) + (kk & 3) * 4);
-                        st_shared(big_t + off, b[j]);
-                        if (PARTS == 2) st_shared(small_t + off, s[j]);
-                    }
-                }
-            }
-        }
-    }
-};
-
-/*
- * AREG: one producer thread's cp.async copies of a 128 x 32 slice of op(A) as FP32, unsplit (the
- * consumers split it in registers: frag_off). KC (op(A)(r, k) = x[k + r ld]): K-major, row r at
- * r * 128 bytes with the 128-byte swizzle, as Slice stores; chunk c (k = 4c .. 4c+3) of row
- * r = pt / 8 + (NP / 8) i copied by lane pt % 8. Else (x[r + k ld]): R-major, row k at k * 512
- * bytes, chunk q (r = 4q .. 4q+3) at chunk position q ^ 2 (k mod 4), row k = pt / 32 + (NP / 32) i
- * copied by lane q = pt % 32: a warp writes one row's 512 bytes, and frag_off's reads hit 32
- * banks. Elements outside the operand are zero-filled (src-size < 16; the source then points at x
- * itself when nothing is copied). x 16-byte aligned, ld % 4 == 0 (tf32_takes).
- */
-template <bool KC, int NP>
-struct RawSlice {
-    template <bool FULL>
-    static __device__ __forceinline__ void copy(uint32_t dst, const float *__restrict__ x, int64_t ld, int64_t r0,
-                                                int64_t R, int64_t k0, int64_t K, int pt)
-    {
-#pragma unroll
-        for (int i = 0; i < 1024 / NP; ++i) {
-            int64_t gr, gk;
-            uint32_t off;
-            int64_t left; /* elements of the chunk inside the operand */
-            if (KC) {
-                const int r = pt / 8 + (NP / 8) * i, c = pt % 8;
-                gr = r0 + r, gk = k0 + 4 * c;
-                off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
-                left = gr < R ? K - gk : 0;
-            } else {
-                const int kk = pt / 32 + (NP / 32) * i, q = pt % 32;
-                gr = r0 + 4 * q, gk = k0 + kk;
-                off = (uint32_t)(kk * 512 + ((q ^ (2 * (kk & 3))) << 4));
-                left = gk < K ? R - gr : 0;
-            }
-            const int bytes = FULL ? 16 : 4 * (int)(left < 0 ? 0 : left > 4 ? 4 : left);
-            const float *p = bytes ? (KC ? x + gk + gr * ld : x + gr + gk * ld) : x;
-            cp_async<16>(dst + off, p, bytes);
-        }
-    }
-};
-
-/* AREG: consumer thread (warp w of warpgroup wg, lane l; g = l / 4, t = l % 4) reads its wgmma A
- * fragments of a k-tile from a RawSlice: fragment kk (k8 step), register v holds op(A)(row, k) with
- * row = 64 wg + 16 w + g + 8 (v % 2), k = 8 kk + t + 4 (v / 2) (PTX ISA 9.7.15.5.1, "Register
- * Fragments", matrix A of .m64nNk8 with .tf32). Offsets in bytes within the slice. */
-template <bool KC>
-static __device__ __forceinline__ uint32_t frag_off(int wg, int w, int l, int kk, int v)
-{
-    const int g = l / 4, t = l % 4, row = 64 * wg + 16 * w + g + 8 * (v % 2), k = 8 * kk + t + 4 * (v / 2);
-    if (KC) return (uint32_t)(row * 128 + (((k / 4) ^ (row & 7)) << 4) + 4 * (k % 4));
-    return (uint32_t)(k * 512 + (((row / 4) ^ (2 * (k & 3))) << 4) + 4 * (row % 4));
-}
-
-static __device__ __forceinline__ float ld_shared(uint32_t addr)
-{
-    float v;
-    asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
-    return v;
-}
-
-/* the OR of pred over the 256 consumer threads (named barrier 1; the producer never takes part) */
-static __device__ __forceinline__ bool consumers_any(bool pred)
-{
-    uint32_t r;
-    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, 1, 256, p;\nselp.u32 %0, 1, 0, q;\n}\n"
-                 : "=r"(r)
-                 : "r"((uint32_t)pred)
-                 : "memory");
-    return r != 0;
-}
-
-/* the wgmma matrix descriptor of a K-major, 128B-swizzled operand at shared address addr
- * (see the file's comment for the fields) */
-static __device__ __forceinline__ uint64_t desc(uint32_t addr)
-{
-    const uint64_t lo = (uint64_t)((addr & 0x3ffffu) >> 4) | ((uint64_t)1 << 16);
-    const uint64_t hi = (uint64_t)(1024 >> 4) | ((uint64_t)1 << 30);
-    return lo | (hi << 32);
-}
-
-static __device__ __forceinline__ void wg_fence()
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#endif
-}
-static __device__ __forceinline__ void wg_commit()
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-#endif
-}
-template <int N>
-static __device__ __forceinline__ void wg_wait()
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-#endif
-}
-/* keeps the compiler from moving reads or writes of accumulator registers across a wgmma
- * fence / wait (the asm redefines the register in program order) */
-static __device__ __forceinline__ void reg_fence(float (&d)[64])
-{
-#pragma unroll
-    for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-/* D (64 x 128 of this warpgroup, f32) = A * B (+ D when scale_d != 0): one
- * wgmma.mma_async m64n128k8 .f32.tf32.tf32 with both operands from shared memory through the
- * descriptors da, db (PTX ISA 9.7.15.5, "wgmma.mma_async"; tf32 takes no transpose: both K-major). */
-static __device__ __forceinline__ void wgmma_128(float (&d)[64], uint64_t da, uint64_t db, uint32_t scale_d)
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "l"(da), "l"(db), "r"(scale_d));
-#else
-    (void)d, (void)da, (void)db, (void)scale_d;
-    __trap();
-#endif
-}
-
-/* the same with A from registers (AREG): a[0..3] this thread's fragment of the 64 x 8 A (TF32
- * bit patterns; frag_off), B through its descriptor (PTX ISA 9.7.15.5, wgmma.mma_async, register A).
- * The registers must not change until the wgmma has completed (wg_wait). */
-static __device__ __forceinline__ void wgmma_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t db,
-                                                uint32_t scale_d)
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
-#else
-    (void)d, (void)a, (void)db, (void)scale_d;
-    __trap();
-#endif
-}
-
-/* HALF: the same for one 64-column half of the tile, m64n64k8 (d[4 i + e]: column 8 i + 2 (l % 4)
- * + e % 2 of the half, i < 8; the B descriptor at the half's first row of op(B)^T) */
-static __device__ __forceinline__ void wgmma_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t db,
-                                                uint32_t scale_d)
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
-#else
-    (void)d, (void)a, (void)db, (void)scale_d;
-    __trap();
-#endif
-}
-/* 3xTF32's twelve k8 steps of a k-tile with A from registers, into d (64 x 128: wgmma_rs's 64
- * floats; a 64-column half: 32): small_A big_B, big_A small_B, big_A big_B, the first one
- * starting d afresh (scale_d 0). bb, bs: shared addresses of the B parts' rows for d's columns */
-template <int NR>
-static __device__ __forceinline__ void twelve_steps(float (&d)[NR], const uint32_t (&ab)[4][4],
-                                                    const uint32_t (&as)[4][4], uint32_t bb, uint32_t bs)
-{
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) wgmma_rs(d, as[kk], desc(bb + 32 * kk), kk > 0 ? 1u : 0u);
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) wgmma_rs(d, ab[kk], desc(bs + 32 * kk), 1u);
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) wgmma_rs(d, ab[kk], desc(bb + 32 * kk), 1u);
-}
-static __device__ __forceinline__ void reg_fence32(float (&d)[32])
-{
-#pragma unroll
-    for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
 
 /* one element of C from an FP32 result v: beta == 0 never reads C */
 static __device__ __forceinline__ void put(float *__restrict__ C, int64_t ldc, int64_t r, int64_t c, float alpha,

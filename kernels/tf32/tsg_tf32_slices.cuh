@@ -1,0 +1,207 @@
+/*
+ * tsg_tf32_slices.cuh — the tensor-core family's operand slices (kernels/tf32/, issue 36): the
+ * 128 x 32 tile geometry, the producer's split slices (Slice: global loads into registers, then
+ * big and small parts stored K-major with the 128-byte swizzle and the non-finite flags), its raw
+ * FP32 copies by cp.async (RawSlice, OPT_AREG's op(A) and OPT_BRAW's op(B)) and where a consumer
+ * thread finds its wgmma A fragments in a raw slice (frag_off). The conflict-free mappings and
+ * the swizzle are argued in tsg_kernel_tf32.cuh's file comment.
+ * Owns: the slice geometry. Borrows: cp_async (kernels/common/), the wrappers of tsg_tf32_ptx.cuh.
+ */
+#ifndef TSG_TF32_SLICES_CUH
+#define TSG_TF32_SLICES_CUH
+
+#include <stdint.h>
+
+#include "../common/tsg_cp_async.cuh" /* cp_async (RawSlice) */
+#include "tsg_tf32_ptx.cuh"
+
+namespace tsg {
+namespace tf32 {
+
+constexpr int BM = 128, BN = 128, BK = 32;
+constexpr int SLICE_BYTES = BM * BK * 4; /* one operand slice, one part: 16 KiB */
+static_assert(BM == BN, "both operands' slices share one loader geometry");
+
+/* component j (0..3, a compile-time index after unrolling) of v */
+static __device__ __forceinline__ float comp(const float4 &v, int j)
+{
+    return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
+}
+
+/*
+ * One producer thread's part of a 128 x 32 slice of an operand: rows [r0, r0 + 128) of R rows,
+ * k [k0, k0 + 32) of K. KC: contiguous along k (op(X)(r, k) = x[k + r ld]), else along r
+ * (x[r + k ld]). x 16-byte aligned and ld % 4 == 0 (tf32_takes). NP producer threads (128 or
+ * 256) share the slice: NV = 1024 / NP vectors of 4 each; vector i of thread pt (warp w, lane l)
+ * starts at row r, k kk:
+ *  - KC: r = pt / 8 + (NP / 8) i, kk = 4 (pt % 8);
+ *  - else: r = 4 (2 (w + (NP / 32) (i / 2)) + l % 2), kk = l / 2 + 16 (i % 2).
+ * Within a warp both mappings are the same for every NP (the file comment's conflict-free rows).
+ */
+template <bool KC, int NP, bool TBLK = false>
+struct Slice {
+    static constexpr int NV = 1024 / NP, W = NP / 32;
+    /* TBLK (an R-contiguous operand only): the thread's vectors come in 4 x 4 blocks, four
+     * consecutive k of the same four rows, transposed in registers so that each row's four k
+     * leave in one 16-byte store (block_qc) */
+    static constexpr bool BLK = TBLK && !KC;
+    float4 v[NV];
+
+    /* BLK: block b of thread pt covers rows 4q .. 4q+3 and k 4c .. 4c+3 of the slice. Within a
+     * warp q = l / 4 + const, c = l % 4 + const: a load (one k) reads 4 x 128 contiguous bytes,
+     * and the 8 lanes of a quarter-warp's 16-byte store (rows 4q + j, q of two parities; chunk c
+     * of four values) land on 8 distinct chunk positions c ^ (r mod 8) */
+    static __device__ __forceinline__ void block_qc(int pt, int b, int &q, int &c)
+    {
+        const int bi = pt + NP * b, l = bi % 32, wq = bi / 32;
+        q = l / 4 + 8 * (wq % 4), c = l % 4 + 4 * (wq / 4);
+    }
+
+    /* FULL: the block-uniform promise that the slice lies inside the operand */
+    template <bool FULL>
+    __device__ __forceinline__ void load(const float *__restrict__ x, int64_t ld, int64_t r0, int64_t R, int64_t k0,
+                                         int64_t K, int pt)
+    {
+        const int l = pt % 32, w = pt / 32;
+#pragma unroll
+        for (int i = 0; i < NV; ++i) {
+            int r, kk; /* the vector's first element: KC 4 along k, else 4 along r */
+            if (BLK) {
+                int q, c;
+                block_qc(pt, i / 4, q, c);
+                r = 4 * q, kk = 4 * c + i % 4;
+            } else if (KC) {
+                r = pt / 8 + (NP / 8) * i, kk = 4 * (pt % 8);
+            } else {
+                r = 4 * (2 * (w + W * (i >> 1)) + (l & 1)), kk = (l >> 1) + 16 * (i & 1);
+            }
+            const int64_t gr = r0 + r, gk = k0 + kk;
+            const float *p = KC ? x + gk + gr * ld : x + gr + gk * ld;
+            if (FULL) {
+                v[i] = __ldg(reinterpret_cast<const float4 *>(p));
+            } else {
+                float e[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    const bool ok = KC ? (gr < R && gk + j < K) : (gr + j < R && gk < K);
+                    e[j] = ok ? __ldg(KC ? p + j : p + j) : 0.0f;
+                }
+                v[i] = make_float4(e[0], e[1], e[2], e[3]);
+            }
+        }
+    }
+
+    /* the split parts into the slice tiles at shared addresses big_t / small_t (PARTS 2); nf
+     * becomes NaN (and stays so) when a big part is not finite: big * 0 is 0 for every finite big */
+    template <int PARTS>
+    __device__ __forceinline__ void store(uint32_t big_t, uint32_t small_t, int pt, float &nf) const
+    {
+        const int l = pt % 32, w = pt / 32;
+        if constexpr (BLK) {
+#pragma unroll
+            for (int bk = 0; bk < NV / 4; ++bk) {
+                int q, c;
+                block_qc(pt, bk, q, c);
+#pragma unroll
+                for (int j = 0; j < 4; ++j) { /* row 4q + j: element j of the block's four vectors */
+                    const float e[4] = {comp(v[4 * bk], j), comp(v[4 * bk + 1], j), comp(v[4 * bk + 2], j),
+                                        comp(v[4 * bk + 3], j)};
+                    uint32_t b[4], s[4];
+#pragma unroll
+                    for (int u = 0; u < 4; ++u) {
+                        if (PARTS == 2) split(e[u], b[u], s[u]);
+                        else b[u] = to_tf32(e[u]), s[u] = 0;
+                        nf = __fmaf_rn(__uint_as_float(b[u]), 0.0f, nf);
+                    }
+                    const int r = 4 * q + j;
+                    const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
+                    st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
+                    if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < NV; ++i) {
+                const float e[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
+                uint32_t b[4], s[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    if (PARTS == 2) split(e[j], b[j], s[j]);
+                    else b[j] = to_tf32(e[j]), s[j] = 0;
+                    nf = __fmaf_rn(__uint_as_float(b[j]), 0.0f, nf);
+                }
+                if (KC) {
+                    const int r = pt / 8 + (NP / 8) * i, c = pt % 8;
+                    const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
+                    st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
+                    if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
+                } else {
+                    const int rq = 2 * (w + W * (i >> 1)) + (l & 1), kk = (l >> 1) + 16 * (i & 1);
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) {
+                        const int r = 4 * rq + j;
+                        const uint32_t off = (uint32_t)(r * 128 + ((((kk >> 2) ^ (r & 7))) << 4) + (kk & 3) * 4);
+                        st_shared(big_t + off, b[j]);
+                        if (PARTS == 2) st_shared(small_t + off, s[j]);
+                    }
+                }
+            }
+        }
+    }
+};
+
+/*
+ * AREG: one producer thread's cp.async copies of a 128 x 32 slice of op(A) as FP32, unsplit (the
+ * consumers split it in registers: frag_off). KC (op(A)(r, k) = x[k + r ld]): K-major, row r at
+ * r * 128 bytes with the 128-byte swizzle, as Slice stores; chunk c (k = 4c .. 4c+3) of row
+ * r = pt / 8 + (NP / 8) i copied by lane pt % 8. Else (x[r + k ld]): R-major, row k at k * 512
+ * bytes, chunk q (r = 4q .. 4q+3) at chunk position q ^ 2 (k mod 4), row k = pt / 32 + (NP / 32) i
+ * copied by lane q = pt % 32: a warp writes one row's 512 bytes, and frag_off's reads hit 32
+ * banks. Elements outside the operand are zero-filled (src-size < 16; the source then points at x
+ * itself when nothing is copied). x 16-byte aligned, ld % 4 == 0 (tf32_takes).
+ */
+template <bool KC, int NP>
+struct RawSlice {
+    template <bool FULL>
+    static __device__ __forceinline__ void copy(uint32_t dst, const float *__restrict__ x, int64_t ld, int64_t r0,
+                                                int64_t R, int64_t k0, int64_t K, int pt)
+    {
+#pragma unroll
+        for (int i = 0; i < 1024 / NP; ++i) {
+            int64_t gr, gk;
+            uint32_t off;
+            int64_t left; /* elements of the chunk inside the operand */
+            if (KC) {
+                const int r = pt / 8 + (NP / 8) * i, c = pt % 8;
+                gr = r0 + r, gk = k0 + 4 * c;
+                off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
+                left = gr < R ? K - gk : 0;
+            } else {
+                const int kk = pt / 32 + (NP / 32) * i, q = pt % 32;
+                gr = r0 + 4 * q, gk = k0 + kk;
+                off = (uint32_t)(kk * 512 + ((q ^ (2 * (kk & 3))) << 4));
+                left = gk < K ? R - gr : 0;
+            }
+            const int bytes = FULL ? 16 : 4 * (int)(left < 0 ? 0 : left > 4 ? 4 : left);
+            const float *p = bytes ? (KC ? x + gk + gr * ld : x + gr + gk * ld) : x;
+            cp_async<16>(dst + off, p, bytes);
+        }
+    }
+};
+
+/* AREG: consumer thread (warp w of warpgroup wg, lane l; g = l / 4, t = l % 4) reads its wgmma A
+ * fragments of a k-tile from a RawSlice: fragment kk (k8 step), register v holds op(A)(row, k) with
+ * row = 64 wg + 16 w + g + 8 (v % 2), k = 8 kk + t + 4 (v / 2) (PTX ISA 9.7.15.5.1, "Register
+ * Fragments", matrix A of .m64nNk8 with .tf32). Offsets in bytes within the slice. */
+template <bool KC>
+static __device__ __forceinline__ uint32_t frag_off(int wg, int w, int l, int kk, int v)
+{
+    const int g = l / 4, t = l % 4, row = 64 * wg + 16 * w + g + 8 * (v % 2), k = 8 * kk + t + 4 * (v / 2);
+    if (KC) return (uint32_t)(row * 128 + (((k / 4) ^ (row & 7)) << 4) + 4 * (k % 4));
+    return (uint32_t)(k * 512 + (((row / 4) ^ (2 * (k & 3))) << 4) + 4 * (row % 4));
+}
+
+} /* namespace tf32 */
+} /* namespace tsg */
+
+#endif /* TSG_TF32_SLICES_CUH */
