@@ -4,7 +4,9 @@
 #   scripts/device-run.sh [STAGE ...]      default: build rates unit gpu sanitize pipe kbench bench clients
 #
 # Stages:
-#   build     configure + build for sm_90 with the devkit (.devkit/, made by scripts/devkit.sh)
+#   build     configure + build for sm_90 with the devkit (.devkit/, made by scripts/devkit.sh);
+#             TSGEMM_BUILD_TARGETS: only these targets (e.g. "test_tf32_kernel tf32_probe" for a
+#             tf32-only run: the other stages then find their programs missing)
 #   rates     the measured rates of the cost model (TSGEMM_LOG=2) and auto mode's choice per size
 #   unit      ctest -L unit (the CPU tiers also hold on the GPU machine)
 #   gpu       ctest -L gpu: kernel tests, large sizes, fault classes forced/auto, forced-GPU testers
@@ -161,7 +163,7 @@ if want build; then
   if cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
        -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
        ${TSGEMM_CMAKE_ARGS:-} > "$OUT/build.log" 2>&1 &&
-     cmake --build "$B" -j"$(nproc)" >> "$OUT/build.log" 2>&1; then
+     cmake --build "$B" -j"$(nproc)" ${TSGEMM_BUILD_TARGETS:+--target $TSGEMM_BUILD_TARGETS} >> "$OUT/build.log" 2>&1; then
     row build ok "sm_90, $(elapsed)"
   else
     row build FAIL "see build.log"; tail -30 "$OUT/build.log"; fails=$((fails+1))
