@@ -197,6 +197,10 @@ typedef struct bench_opts {
                                   tf32); 0 = no math table (the default output)             */
 } bench_opts;
 
+/* bench_options.c: fills o (its defaults set by the caller) from the command line; prints the
+ * usage on --help or a bad option. Returns 0 to run, 1 to exit 0 (help), -1 to exit 2 (bad usage). */
+int bench_parse_options(int argc, char **argv, bench_opts *o);
+
 /* ------------------------------------------------------------------ bench_cpu.c */
 
 /* The real OpenBLAS cblas_sgemm (enum arguments as int: CblasRowMajor = 101, ColMajor = 102,
