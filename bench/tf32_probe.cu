@@ -1,12 +1,14 @@
 /*
  * tf32_probe.cu — where the tensor-core family's time goes (issue 36), by leaving a stage out:
- * the default configuration (kernels/tf32/tsg_kernel_tf32.cu's variant 0) against the same
- * kernel with DIAG 1 (the consumers alone: no loads, no split, no barrier waits), 2 (the producer
- * alone: loads, split, stores, barriers, no wgmma) and 3 (3xTF32 without the per-k-tile wait and
- * promotion); and 1xTF32's default (variant 0) against variant 8 (OPT_BRAW: op(B) raw by cp.async)
- * whole and with DIAG 1 / 2; 3xTF32's NN default (AREG | TBLK) against OPT_HALF (the sum in two
- * halves, promotion overlapped: variants 4 and 5) the same way. The DIAG instances compute garbage: timing only, never a result. Device data, NN,
- * median of 10 (cudaEvents) after two warm-up launches; TFLOP/s counted as 2 n^3.
+ * order 3 with two producer warpgroups (kernels/tf32/tsg_kernel_tf32.cu's variant 1, the default
+ * before OPT_AREG; DIAG 3 exists for it only) against the same kernel with DIAG 1 (the consumers
+ * alone: no loads, no split, no barrier waits), 2 (the producer alone: loads, split, stores,
+ * barriers, no wgmma) and 3 (3xTF32 without the per-k-tile wait and promotion); 1xTF32's default
+ * (variant 0) against variant 8 (OPT_BRAW: op(B) raw by cp.async) whole and with DIAG 1 / 2;
+ * 3xTF32's NN default (AREG | TBLK) against OPT_HALF (the sum in two halves, promotion
+ * overlapped: variants 4 and 5) the same way. The DIAG instances compute garbage: timing only,
+ * never a result. Device data, NN, median of 10 (cudaEvents) after two warm-up launches; TFLOP/s
+ * counted as 2 n^3.
  *
  *   tf32_probe [N ...]     (default 4096 8192); exit 77 without an sm_90 device
  *
@@ -27,7 +29,7 @@ namespace {
 
 using tsg::tf32::Cfg;
 using tsg::tf32::tf32_kernel;
-constexpr int PIPE = 3, NPW = 2; /* the default (variant 0) */
+constexpr int PIPE = 3, NPW = 2; /* variant 1 (the first rows) */
 
 #define CK(x)                                                                                      \
     do {                                                                                           \
@@ -137,9 +139,9 @@ int main(int argc, char **argv)
         row("3xTF32 producer alone (DIAG 2)", n, time_one<tsg::MATH_3XTF32, 2>(n, A, B, C, sms), b3);
         row("3xTF32 no per-k-tile wait/promotion (DIAG 3)", n, time_one<tsg::MATH_3XTF32, 3>(n, A, B, C, sms), b3);
         trio<tsg::MATH_TF32, 0, PIPE, NPW>("1xTF32", n, A, B, C, sms);
-        /* variant 4 (op(A) by cp.async, split by the consumers; order 2, one producer warpgroup) */
+        /* 1xTF32's variant 4 (op(A) by cp.async, split by the consumers; order 2, one producer
+         * warpgroup; 3xTF32's NN default below is the same with OPT_TBLK, which NN ignores) */
         constexpr int AR = tsg::tf32::OPT_AREG;
-        trio<tsg::MATH_3XTF32, AR, 2, 1>("3xTF32 v4", n, A, B, C, sms);
         trio<tsg::MATH_TF32, AR, 2, 1>("1xTF32 v4", n, A, B, C, sms);
         /* 1xTF32's default (AREG | TBLK, order 2, two producer warpgroups) against variant 8: the
          * same with op(B) copied raw by cp.async (OPT_BRAW, NN / TN only) */

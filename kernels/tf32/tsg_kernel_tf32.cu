@@ -254,7 +254,7 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
     if (v < 0 || v >= VARIANTS) return snprintf(buf, len, "no variant %d", v);
     const Variant &vt = pick(math, v);
     const char *refused = tf32_available() && !ensure_variant(math, v) ? " (not set up: refused)" : "";
-    char one[4][128];
+    char one[4][192]; /* the longest instance name (OPT_HALF's) is 152 characters */
     bool same = true;
     for (int p = 0; p < 4; ++p) {
         inst_name(vt.in[p], one[p], sizeof one[p]);

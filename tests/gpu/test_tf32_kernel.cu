@@ -382,7 +382,7 @@ static void bench()
            prop.name, prop.multiProcessorCount, d3, d1);
     const int nv = tf32_variants();
     for (int v = 0; v < nv; ++v) {
-        char vn[512], vn1[512];
+        char vn[1024], vn1[1024]; /* four pairs' instance names when they differ */
         tf32_variant_name(MATH_3XTF32, v, vn, sizeof vn);
         tf32_variant_name(MATH_TF32, v, vn1, sizeof vn1);
         if (!strcmp(vn, vn1)) printf("  v%d: %s%s\n", v, vn, v == 0 ? " (the default)" : "");
