@@ -1,14 +1,12 @@
 /*
  * tf32_probe.cu — where the tensor-core family's time goes (issue 36), by leaving a stage out:
- * order 3 with two producer warpgroups (kernels/tf32/tsg_kernel_tf32.cu's variant 1, the default
- * before OPT_AREG; DIAG 3 exists for it only) against the same kernel with DIAG 1 (the consumers
- * alone: no loads, no split, no barrier waits), 2 (the producer alone: loads, split, stores,
- * barriers, no wgmma) and 3 (3xTF32 without the per-k-tile wait and promotion); 1xTF32's default
- * (variant 0) against variant 8 (OPT_BRAW: op(B) raw by cp.async) whole and with DIAG 1 / 2;
- * 3xTF32's NN default (AREG | TBLK) against OPT_HALF (the sum in two halves, promotion
- * overlapped: variants 4 and 5) the same way. The DIAG instances compute garbage: timing only,
- * never a result. Device data, NN, median of 10 (cudaEvents) after two warm-up launches; TFLOP/s
- * counted as 2 n^3.
+ * each NN instance below whole, with DIAG 1 (the consumers alone: no loads, no split, no barrier
+ * waits) and with DIAG 2 (the producer alone: loads, split, stores, barriers, no wgmma): 3xTF32's
+ * and 1xTF32's defaults (kernels/tf32/tsg_kernel_tf32.cu's variant 0) against their variants 4
+ * and 5 (OPT_BCP: op(B) by cp.async, split in place by the producer one or two items behind its
+ * copies) and 1xTF32's variant 8 (OPT_BRAW: op(B) raw by cp.async). The DIAG instances compute
+ * garbage: timing only, never a result. Device data, NN, median of 10 (cudaEvents) after two
+ * warm-up launches; TFLOP/s counted as 2 n^3.
  *
  *   tf32_probe [N ...]     (default 4096 8192); exit 77 without an sm_90 device
  *
@@ -29,7 +27,6 @@ namespace {
 
 using tsg::tf32::Cfg;
 using tsg::tf32::tf32_kernel;
-constexpr int PIPE = 3, NPW = 2; /* variant 1 (the first rows) */
 
 #define CK(x)                                                                                      \
     do {                                                                                           \
@@ -51,7 +48,7 @@ __global__ void fill(float *x, int64_t count, uint32_t seed)
 
 /* median ms of one NN launch of instance fn at n^3, or -1 when its registers cannot be shared
  * out as the kernel's setmaxnreg split needs (a launch would hang) */
-template <int MATH, int DIAG, int OPT = 0, int PIPE_ = PIPE, int NPW_ = NPW>
+template <int MATH, int DIAG, int OPT, int PIPE_, int NPW_>
 double time_one(int64_t n, const float *A, const float *B, float *C, int sms)
 {
     using CF = Cfg<MATH, NPW_, PIPE_, OPT & tsg::tf32::OPT_CFG>;
@@ -130,30 +127,20 @@ int main(int argc, char **argv)
     CK(cudaDeviceSynchronize());
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, dev));
-    printf("tf32_probe on %s (%d SMs): pipe %d, %d producer warpgroups, NN, device data, median of 10; "
-           "x: speed against the whole kernel\n", prop.name, sms, PIPE, NPW);
+    printf("tf32_probe on %s (%d SMs): NN, device data, median of 10; x: speed against the whole kernel\n",
+           prop.name, sms);
+    /* the NN instances of tsg_kernel_tf32.cu's variants: the defaults (AREG | TBLK, order 2; one
+     * producer warpgroup for 3xTF32, two for 1xTF32), variants 4 and 5 (OPT_BCP, OPT_BCP2; one
+     * producer warpgroup), 1xTF32's variant 8 (OPT_BRAW) */
+    constexpr int AB = tsg::tf32::OPT_AREG | tsg::tf32::OPT_TBLK, ABC = AB | tsg::tf32::OPT_BCP;
+    constexpr int ABC2 = ABC | tsg::tf32::OPT_BCP2, ABR = AB | tsg::tf32::OPT_BRAW;
     for (int64_t n : ns) {
-        const double b3 = time_one<tsg::MATH_3XTF32, 0>(n, A, B, C, sms);
-        row("3xTF32 whole kernel", n, b3, b3);
-        row("3xTF32 consumers alone (DIAG 1)", n, time_one<tsg::MATH_3XTF32, 1>(n, A, B, C, sms), b3);
-        row("3xTF32 producer alone (DIAG 2)", n, time_one<tsg::MATH_3XTF32, 2>(n, A, B, C, sms), b3);
-        row("3xTF32 no per-k-tile wait/promotion (DIAG 3)", n, time_one<tsg::MATH_3XTF32, 3>(n, A, B, C, sms), b3);
-        trio<tsg::MATH_TF32, 0, PIPE, NPW>("1xTF32", n, A, B, C, sms);
-        /* 1xTF32's variant 4 (op(A) by cp.async, split by the consumers; order 2, one producer
-         * warpgroup; 3xTF32's NN default below is the same with OPT_TBLK, which NN ignores) */
-        constexpr int AR = tsg::tf32::OPT_AREG;
-        trio<tsg::MATH_TF32, AR, 2, 1>("1xTF32 v4", n, A, B, C, sms);
-        /* 1xTF32's default (AREG | TBLK, order 2, two producer warpgroups) against variant 8: the
-         * same with op(B) copied raw by cp.async (OPT_BRAW, NN / TN only) */
-        constexpr int AB = AR | tsg::tf32::OPT_TBLK, ABR = AB | tsg::tf32::OPT_BRAW;
-        trio<tsg::MATH_TF32, AB, 2, 2>("1xTF32 v0", n, A, B, C, sms);
-        /* 3xTF32's default for NN (AREG | TBLK, order 2, one producer warpgroup) against variants 4
-         * and 5: the sum in two halves, one promoted while the other's group runs (OPT_HALF), with
-         * one and two producer warpgroups */
-        constexpr int ABH = AB | tsg::tf32::OPT_HALF;
         trio<tsg::MATH_3XTF32, AB, 2, 1>("3xTF32 v0", n, A, B, C, sms);
-        trio<tsg::MATH_3XTF32, ABH, 2, 1>("3xTF32 v4 (HALF)", n, A, B, C, sms);
-        trio<tsg::MATH_3XTF32, ABH, 2, 2>("3xTF32 v5 (HALF, 2 producer WGs)", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, ABC, 2, 1>("3xTF32 v4 (BCP)", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, ABC2, 2, 1>("3xTF32 v5 (BCP2)", n, A, B, C, sms);
+        trio<tsg::MATH_TF32, AB, 2, 2>("1xTF32 v0", n, A, B, C, sms);
+        trio<tsg::MATH_TF32, ABC, 2, 1>("1xTF32 v4 (BCP)", n, A, B, C, sms);
+        trio<tsg::MATH_TF32, ABC2, 2, 1>("1xTF32 v5 (BCP2)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABR, 2, 2>("1xTF32 v8 (BRAW)", n, A, B, C, sms);
     }
     cudaFree(A), cudaFree(B), cudaFree(C);

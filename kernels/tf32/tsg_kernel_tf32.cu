@@ -65,7 +65,7 @@ Variant by_b(const Variant &b_kc, const Variant &b_rc)
 /* The variants of each math, the default first; the others are timed beside it by
  * test_tf32_kernel and must give the same bits (they change the work split between the roles
  * and the load order, never the arithmetic). PIPE is the producer's load order, NPW its
- * warpgroups, OPT what the consumers take over (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_HALF).
+ * warpgroups, OPT what the consumers take over (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_BCP).
  * The default per pair: op(A) by cp.async and split by the consumers (OPT_AREG), R-contiguous
  * slices in 4 x 4 blocks (OPT_TBLK; it changes only NT and TT, whose op(B) is R-contiguous),
  * with one producer warpgroup where op(B) is K-contiguous (NN, TN: 16-byte stores, the consumers
@@ -74,9 +74,9 @@ Variant by_b(const Variant &b_kc, const Variant &b_rc)
  * the H100 (docs/results/h100-2026-12-06-run8-tf32.txt, TFLOP/s, variants 4 and 5 there being
  * OPT_AREG alone): 3xTF32 8192^3 NN 91.6 vs 78.8, TN 98.4 vs 81.5, NT 89.3 vs 70.1, TT 85.4 vs
  * 75.5; 1xTF32 8192^3 NN 177.1 vs 136.6.
- * Variants 4 and 5 of 3xTF32 (half_variant): OPT_HALF on top of the default's bits, the k-tile
- * sum in two 64-column halves whose promotions overlap the tensor cores (docs/NOTES.md "eighth
- * session"); 1xTF32's variants 4 and 5 are OPT_AREG alone with one and two producer warpgroups.
+ * Variants 4 and 5 (bcp_variant, both maths): NN and TN with op(B) copied by cp.async and split
+ * in place by the producer (OPT_BCP, one item behind its copies; OPT_BCP2, two), one producer
+ * warpgroup; NT and TT the default's. The default's bits (docs/NOTES.md "ninth session").
  * Variant 8 (V_BRAW), an experiment: 1xTF32 NN / TN with OPT_BRAW (op(B) copied raw by cp.async,
  * truncated to TF32 by the tensor core: other bits than the default's, checked by test_tf32_kernel
  * against the reference instead, tf32_variant_exact), NT / TT the default's; 3xTF32 has no BRAW
@@ -85,6 +85,14 @@ constexpr int VARIANTS = 9, V_BRAW = 8;
 
 /* V_BRAW: 1xTF32's NN and TN with op(B) raw (order 2, two producer warpgroups, AREG | TBLK | BRAW),
  * NT and TT the default's; 3xTF32's default whole */
+template <int MATH>
+Variant variant_of_default()
+{
+    constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK;
+    if constexpr (MATH == MATH_3XTF32) return by_b(variant<MATH, 2, 1, AB>(), variant<MATH, 2, 2, AB>());
+    else return variant<MATH, 2, 2, AB>();
+}
+
 template <int MATH>
 Variant braw_variant()
 {
@@ -98,33 +106,27 @@ Variant braw_variant()
     }
 }
 
-/* Variants 4 and 5 of 3xTF32: OPT_HALF (the sum in two 64-column halves, one promoted while a
- * group runs), the pairs whose op(B) is K-contiguous (NN, TN) with NPW_KC producer warpgroups,
- * the others (NT, TT) with 3 - NPW_KC: between them every pair with one and with two. 1xTF32
- * (no promotion to overlap) keeps its OPT_AREG variants in these places */
-template <int MATH, int NPW_KC>
-Variant half_variant()
+/* Variants 4 and 5: NN and TN with OPT_BCP | X (X = 0: the split one item behind the copies;
+ * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup; NT and TT
+ * the default's */
+template <int MATH, int X>
+Variant bcp_variant()
 {
-    if constexpr (MATH == MATH_3XTF32) {
-        constexpr int H = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_HALF;
-        return by_b(variant<MATH, 2, NPW_KC, H>(), variant<MATH, 2, 3 - NPW_KC, H>());
-    } else {
-        return variant<MATH, 2, NPW_KC, tf32::OPT_AREG>();
-    }
+    constexpr int B = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BCP | X;
+    const Variant d = variant_of_default<MATH>();
+    return Variant{{inst<MATH, false, false, 2, 1, B>(), inst<MATH, true, false, 2, 1, B>(), d.in[2], d.in[3]}};
 }
 
 template <int MATH>
 const Variant &variant_of(int v)
 {
-    constexpr bool X3 = MATH == MATH_3XTF32;
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK;
-    static const Variant vs[VARIANTS] = {X3 ? by_b(variant<MATH, 2, 1, AB>(), variant<MATH, 2, 2, AB>())
-                                            : variant<MATH, 2, 2, AB>(),
+    static const Variant vs[VARIANTS] = {variant_of_default<MATH>(),
                                          variant<MATH, 3, 2, 0>(),
                                          variant<MATH, 2, 1, 0>(),
                                          variant<MATH, 2, 2, 0>(),
-                                         half_variant<MATH, 1>(),
-                                         half_variant<MATH, 2>(),
+                                         bcp_variant<MATH, 0>(),
+                                         bcp_variant<MATH, tf32::OPT_BCP2>(),
                                          variant<MATH, 2, 1, AB>(),
                                          variant<MATH, 2, 2, AB>(),
                                          braw_variant<MATH>()};
@@ -241,11 +243,12 @@ bool tf32_variant_exact(int math, int v, char transa, char transb)
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {
-    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s%s%s", in.pipe, in.npw, in.npw > 1 ? "s" : "",
+    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s%s%s%s", in.pipe, in.npw, in.npw > 1 ? "s" : "",
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
                     in.opt & tf32::OPT_BRAW ? ", op(B) raw by cp.async (truncated to TF32)" : "",
-                    in.opt & tf32::OPT_HALF ? ", the sum in two halves, promotion overlapped" : "");
+                    in.opt & tf32::OPT_BCP ? ", op(B) by cp.async, split in place by the producer" : "",
+                    in.opt & tf32::OPT_BCP2 ? " two k-tiles behind its copies" : "");
 }
 
 /* variant v's description: its instance's, or each pair's where they differ */
@@ -254,7 +257,7 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
     if (v < 0 || v >= VARIANTS) return snprintf(buf, len, "no variant %d", v);
     const Variant &vt = pick(math, v);
     const char *refused = tf32_available() && !ensure_variant(math, v) ? " (not set up: refused)" : "";
-    char one[4][192]; /* the longest instance name (OPT_HALF's) is 152 characters */
+    char one[4][192]; /* the longest instance name (OPT_BCP2's) is 174 characters */
     bool same = true;
     for (int p = 0; p < 4; ++p) {
         inst_name(vt.in[p], one[p], sizeof one[p]);

@@ -38,10 +38,14 @@
  *    "2026-12-06 3xTF32: op(A) split by the consumers"); op(A)'s non-finite flag is then the
  *    consumers' (consumers_any, once per tile). OPT_TBLK: an R-contiguous slice through the
  *    producer in 4 x 4 blocks, each row's four k in one 16-byte store (Slice::block_qc).
- *    OPT_HALF (3xTF32 with OPT_AREG): T in two 64-column halves (m64n64k8 groups), k-tiles in
- *    pairs, so that a half's promotion and the next k-tile's fragment loads run while another
- *    group is on the tensor cores; the same products, order and promotion points, so the same
- *    bits (the consumer's comment in the kernel gives the schedule).
+ *    OPT_BCP (with OPT_AREG, where op(B) is K-contiguous: NN, TN; both maths): the producer
+ *    copies op(B)'s slice too by cp.async, as FP32, into the B-big tile (RawSlice<true>: the
+ *    layout Slice stores), LA items ahead (LA = 1, 2 with OPT_BCP2; an item is one (tile,
+ *    k-tile)), and once its own copies of an item have landed (cp.async.wait_group) splits them
+ *    in place (split_in_place: big back into the big tile, small into the small one), then
+ *    publishes the stage as Slice::store's path does. The same values split by the same
+ *    function into the same positions: the default's bits, without op(B)'s 64 data registers in
+ *    flight per producer thread (the producer's loads are the copies' now).
  *  - BRAW (OPT_BRAW, an experiment: 1xTF32 with OPT_AREG where op(B) is K-contiguous, NN and TN;
  *    the producer limits 1xTF32, docs/results/h100-2026-12-06-run12-tf32-probe.txt): the producer
  *    copies op(B)'s slice as FP32 by cp.async into the B-big tile with RawSlice<true> (the layout
@@ -145,16 +149,17 @@ static __device__ __forceinline__ void regs_to()
 /* the kernel's OPT bits: OPT_AREG op(A) copied by cp.async as FP32 and split by the consumers
  * (RawSlice, frag_off: A from registers); OPT_TBLK R-contiguous slices through the producer in 4 x 4
  * blocks (Slice); OPT_BRAW (1xTF32 with OPT_AREG and a K-contiguous op(B) only: NN, TN) op(B)
- * copied raw by cp.async, the tensor core truncating it to TF32 (the kernel's comment, "BRAW") */
-constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_HALF = 8;
+ * copied raw by cp.async, the tensor core truncating it to TF32 (the kernel's comment, "BRAW");
+ * OPT_BCP (with OPT_AREG and a K-contiguous op(B)) op(B) copied by cp.async and split in place by
+ * the producer one item after its copies, OPT_BCP2 two items after (the file comment, OPT_BCP) */
+constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16;
 /* the OPT bits that change Cfg (registers, stages) */
-constexpr int OPT_CFG = OPT_AREG | OPT_HALF;
+constexpr int OPT_CFG = OPT_AREG;
 
 template <int MATH, int NPW, int PIPE, int OPTC = 0>
 struct Cfg {
-    static constexpr bool AREG = OPTC & OPT_AREG, HALF = OPTC & OPT_HALF;
+    static constexpr bool AREG = OPTC & OPT_AREG;
     static_assert(NPW == 1 || NPW == 2, "one or two producer warpgroups");
-    static_assert(!HALF || (AREG && MATH == MATH_3XTF32), "OPT_HALF: 3xTF32 with op(A) split by the consumers");
     static_assert(AREG == 0 || PIPE == 2, "op(A) split by the consumers: producer order 2 only");
     static constexpr bool X3 = MATH == MATH_3XTF32;
     static constexpr int PTHREADS = 128 * NPW, THREADS = CTHREADS + PTHREADS, PWARPS = PTHREADS / 32;
@@ -177,13 +182,9 @@ struct Cfg {
     static constexpr bool DEEP = NPW == 2 && PIPE == 3;
     /* AREG: 3xTF32's consumers also hold a k-tile's op(A) parts (32 registers) until its wgmmas
      * complete, and the producer holds op(B)'s slice only */
-    /* HALF: the consumers hold two A fragment sets (64 registers), the sum (64) and the two half
-     * accumulators (64); the producer gives what that takes */
-    static constexpr int CREG = HALF ? (NPW == 1 ? 216 : 208)
-                              : AREG ? (X3 ? (NPW == 1 ? 200 : 192) : NPW == 1 ? R0 : 144)
+    static constexpr int CREG = AREG ? (X3 ? (NPW == 1 ? 200 : 192) : NPW == 1 ? R0 : 144)
                               : NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
-    static constexpr int PREG = HALF ? (NPW == 1 ? 72 : 48)
-                              : AREG ? (X3 ? (NPW == 1 ? 104 : 64) : NPW == 1 ? R0 : 112)
+    static constexpr int PREG = AREG ? (X3 ? (NPW == 1 ? 104 : 64) : NPW == 1 ? R0 : 112)
                               : NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
     /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
     static constexpr bool NONE = CREG == R0 && PREG == R0;
@@ -240,11 +241,14 @@ __global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>::THREADS, 
 tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
             const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc)
 {
-    constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW, HALF = OPT & OPT_HALF;
+    constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW;
+    constexpr bool BCP = OPT & (OPT_BCP | OPT_BCP2);
+    constexpr int LA = OPT & OPT_BCP2 ? 2 : 1; /* BCP: the copies' lead over the split, in items */
     static_assert(!AREG || DIAG == 0 || DIAG == 1 || DIAG == 2, "DIAG 3 is the default order's only");
     static_assert(!BRAW || (MATH == MATH_TF32 && AREG && !TB),
                   "op(B) raw (BRAW): 1xTF32 with OPT_AREG and a K-contiguous op(B) (NN, TN) only");
-    static_assert(!HALF || DIAG != 3, "OPT_HALF: no DIAG 3");
+    static_assert(!BCP || (AREG && !BRAW && !TB && PIPE == 2),
+                  "op(B) split in place (BCP): with OPT_AREG, order 2 and a K-contiguous op(B) (NN, TN) only");
     using CF = Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>;
     constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -296,7 +300,43 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 ws::mbar_arrive(bar_full + 8 * st);
                 if (++st == S) st = 0, ph ^= 1;
             };
-            if (PIPE == 2) {
+            if constexpr (BCP) {
+                /* op(A) and op(B) by cp.async into stage cst, LA items ahead of the split and the
+                 * publication of stage st (the file comment, OPT_BCP). Each item's copies are one
+                 * cp.async group; past the last item empty groups keep wait_group's count */
+                const int64_t items = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles : 0;
+                int64_t tile = blockIdx.x, kt = 0;
+                int cst = 0;
+                uint32_t cph = 0;
+                if (items > 0) coords(tile);
+                for (int64_t i = 0; i < items + LA; ++i) {
+                    if (i < items) {
+                        const uint32_t cbase = s_base + cst * CF::STAGE_BYTES;
+                        ws::mbar_wait(bar_empty + 8 * cst, cph ^ 1);
+                        if (kt < a_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(cbase, A, lda, m0, m, kt * BK, k, pt);
+                        else RawSlice<TA, CF::PTHREADS>::template copy<false>(cbase, A, lda, m0, m, kt * BK, k, pt);
+                        if (kt < b_full)
+                            RawSlice<true, CF::PTHREADS>::template copy<true>(cbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
+                        else
+                            RawSlice<true, CF::PTHREADS>::template copy<false>(cbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
+                        /* op(A)'s arrival: the consumers read it once every copy has landed */
+                        mbar_arrive_cp_async(bar_full + 8 * cst);
+                        if (++cst == S) cst = 0, cph ^= 1;
+                        if (++kt == ktiles) {
+                            kt = 0, tile += gridDim.x;
+                            if (tile < tiles) coords(tile);
+                        }
+                    }
+                    cp_async_commit();
+                    if (i >= LA) { /* item i - LA, in stage st: its copies have landed */
+                        cp_async_wait<LA>();
+                        const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                        float nf = 0.0f;
+                        split_in_place<CF::PTHREADS, CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                        publish(nf);
+                    }
+                }
+            } else if (PIPE == 2) {
                 /* rolling: the slices of the next (tile, k-tile) are loaded while this one's are stored,
                  * across tile boundaries too, so a whole stage's time covers the loads' latency */
                 int64_t tile = blockIdx.x, kt = 0;
@@ -444,104 +484,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
             uint32_t bad = 0;
 #pragma unroll
             for (int i = 0; i < 64; ++i) y[i] = 0.0f;
-            if (HALF) {
-                /* AREG as below, with the 64 x 128 sum T of a k-tile in two 64-column halves (tl:
-                 * y[0, 32), th: y[32, 64)), each its own wgmma group of the twelve steps in the
-                 * default's order, so that one half's promotion runs while a group is on the
-                 * tensor cores. Every element's products, order and promotion are the default's:
-                 * the same bits. The A fragments of k-tile kt stay in registers until hi(kt)
-                 * completes (register A operands, PTX ISA 9.7.15.5), so the two k-tiles of a pair
-                 * use two fragment sets. No group is in flight across the loop's back edge:
-                 * ptxas (C7514) serializes every wgmma of a kernel whose accumulators are read
-                 * while it cannot prove the group that writes them complete, and it does not
-                 * follow groups around a loop */
-                float nfa = 0.0f;
-                float tl[32], th[32];
-                uint32_t ab0[4][4], as0[4][4], ab1[4][4], as1[4][4];
-#pragma unroll
-                for (int i = 0; i < 32; ++i) tl[i] = th[i] = 0.0f;
-                /* wait for stage st, read and split this thread's A fragments of it; returns the stage */
-                auto load = [&](uint32_t(&ab)[4][4], uint32_t(&as)[4][4]) {
-                    take(bad);
-                    const int s0 = st;
-                    const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
-                    /* TA: frag_off's swizzled chunk (k / 4) ^ (row & 7) is bits 4-6 of the address,
-                     * which sbase + 128 row + 4 t leaves zero: the address is that | (g << 4), XOR
-                     * (2 kk + v / 2) << 4, computed here per k-tile instead of sixteen offsets held */
-                    const uint32_t xa = (sbase + (uint32_t)((64 * wg + 16 * w + l / 4) * 128 + 4 * (l % 4))) |
-                                        (uint32_t)((l / 4) << 4);
-#pragma unroll
-                    for (int kk = 0; kk < 4; ++kk)
-#pragma unroll
-                        for (int v = 0; v < 4; ++v) {
-                            const uint32_t ad = TA ? (xa + 1024u * (v % 2)) ^ (uint32_t)((2 * kk + v / 2) << 4)
-                                                   : sbase + frag_off<TA>(wg, w, l, kk, v);
-                            const float x = ld_shared(ad);
-                            split(x, ab[kk][v], as[kk][v]);
-                            nfa = __fmaf_rn(__uint_as_float(ab[kk][v]), 0.0f, nfa);
-                        }
-                    next();
-                    return s0;
-                };
-                /* one half's twelve steps of the k-tile in stage s as one group */
-                auto issue = [&](float(&d)[32], const uint32_t(&ab)[4][4], const uint32_t(&as)[4][4], int s,
-                                 uint32_t half) {
-                    const uint32_t sbase = s_base + s * CF::STAGE_BYTES;
-                    const uint32_t bb = sbase + CF::OFF_BB + half, bs = sbase + CF::OFF_BS + half;
-                    reg_fence32(d);
-                    wg_fence();
-                    twelve_steps(d, ab, as, bb, bs);
-                    wg_commit();
-                };
-                constexpr uint32_t HI = 64u * 128u; /* op(B)'s rows 64..127: 64 rows of 128 bytes on */
-                auto promote_lo = [&] {
-                    reg_fence32(tl);
-#pragma unroll
-                    for (int i = 0; i < 32; ++i) y[i] += tl[i];
-                };
-                auto promote_hi = [&] {
-                    reg_fence32(th);
-#pragma unroll
-                    for (int i = 0; i < 32; ++i) y[32 + i] += th[i];
-                };
-                if (DIAG == 2) {
-                    for (int64_t kt = 0; kt < ktiles; ++kt) {
-                        take(bad);
-                        release_next();
-                    }
-                } else if (ktiles > 0) {
-                    int s0 = load(ab0, as0);
-                    int64_t kt = 0;
-                    for (; kt + 1 < ktiles; kt += 2) { /* k-tiles kt (set 0, stage s0) and kt + 1 (set 1) */
-                        issue(tl, ab0, as0, s0, 0u);
-                        issue(th, ab0, as0, s0, HI);
-                        wg_wait<1>(); /* lo(kt) */
-                        promote_lo();
-                        const int s1 = load(ab1, as1);
-                        issue(tl, ab1, as1, s1, 0u);
-                        wg_wait<1>(); /* hi(kt): stage s0 no longer read */
-                        if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * s0);
-                        promote_hi();
-                        issue(th, ab1, as1, s1, HI);
-                        wg_wait<1>(); /* lo(kt + 1) */
-                        promote_lo();
-                        if (kt + 2 < ktiles) s0 = load(ab0, as0); /* set 0 free since hi(kt) */
-                        wg_wait<0>(); /* hi(kt + 1) */
-                        if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * s1);
-                        promote_hi();
-                    }
-                    if (kt < ktiles) { /* the last, odd k-tile */
-                        issue(tl, ab0, as0, s0, 0u);
-                        issue(th, ab0, as0, s0, HI);
-                        wg_wait<1>();
-                        promote_lo();
-                        wg_wait<0>();
-                        if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * s0);
-                        promote_hi();
-                    }
-                }
-                if (DIAG == 0) bad |= consumers_any(nfa != nfa);
-            } else if (AREG) {
+            if (AREG) {
                 /* op(A)'s fragments read from the stage's FP32 slice and split here (RawSlice,
                  * frag_off); the same parts and the same wgmma order as the default, so the same
                  * bits. nfa: NaN once a big part of this thread's op(A) is not finite; the tile

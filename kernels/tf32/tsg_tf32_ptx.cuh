@@ -2,8 +2,8 @@
  * tsg_tf32_ptx.cuh — the tensor-core family's instruction wrappers (kernels/tf32/, issue 36): the
  * TF32 conversion and 3xTF32 split, shared-memory loads and stores, the async-proxy fence, the
  * consumers' named-barrier OR, wgmma's matrix descriptor, fence / commit / wait, and the wgmma
- * forms the kernel issues (m64n128k8 with both operands from shared memory; m64n128k8 and
- * m64n64k8 with A from registers; twelve_steps, 3xTF32's k-tile). sm_90a only where a wrapper
+ * forms the kernel issues (m64n128k8 with both operands from shared memory or A from registers;
+ * twelve_steps, 3xTF32's k-tile). sm_90a only where a wrapper
  * says so. Sources: PTX ISA (CUDA 13.0) cvt .tf32 (9.7.9.21), fence.proxy (9.7.13.4.1),
  * wgmma (9.7.15.5: descriptors 9.7.15.5.1.2, register fragments 9.7.15.5.1).
  * Owns: these wrappers. Used by tsg_tf32_slices.cuh and tsg_kernel_tf32.cuh (the layouts they
@@ -54,6 +54,12 @@ static __device__ __forceinline__ float ld_shared(uint32_t addr)
 {
     float v;
     asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
+    return v;
+}
+static __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
+{
+    float4 v;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr) : "memory");
     return v;
 }
 
@@ -139,27 +145,10 @@ static __device__ __forceinline__ void wgmma_rs(float (&d)[64], const uint32_t (
 #endif
 }
 
-/* HALF: the same for one 64-column half of the tile, m64n64k8 (d[4 i + e]: column 8 i + 2 (l % 4)
- * + e % 2 of the half, i < 8; the B descriptor at the half's first row of op(B)^T) */
-static __device__ __forceinline__ void wgmma_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t db,
-                                                uint32_t scale_d)
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
-#else
-    (void)d, (void)a, (void)db, (void)scale_d;
-    __trap();
-#endif
-}
-/* 3xTF32's twelve k8 steps of a k-tile with A from registers, into d (64 x 128: wgmma_rs's 64
- * floats; a 64-column half: 32): small_A big_B, big_A small_B, big_A big_B, the first one
- * starting d afresh (scale_d 0). bb, bs: shared addresses of the B parts' rows for d's columns */
-template <int NR>
-static __device__ __forceinline__ void twelve_steps(float (&d)[NR], const uint32_t (&ab)[4][4],
+/* 3xTF32's twelve k8 steps of a k-tile with A from registers, into d (64 x 128): small_A big_B,
+ * big_A small_B, big_A big_B, the first one starting d afresh (scale_d 0). bb, bs: shared
+ * addresses of the B parts' tiles */
+static __device__ __forceinline__ void twelve_steps(float (&d)[64], const uint32_t (&ab)[4][4],
                                                     const uint32_t (&as)[4][4], uint32_t bb, uint32_t bs)
 {
 #pragma unroll
@@ -169,12 +158,6 @@ static __device__ __forceinline__ void twelve_steps(float (&d)[NR], const uint32
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) wgmma_rs(d, ab[kk], desc(bb + 32 * kk), 1u);
 }
-static __device__ __forceinline__ void reg_fence32(float (&d)[32])
-{
-#pragma unroll
-    for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
 } /* namespace tf32 */
 } /* namespace tsg */
 

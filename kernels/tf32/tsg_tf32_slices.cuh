@@ -2,7 +2,8 @@
  * tsg_tf32_slices.cuh — the tensor-core family's operand slices (kernels/tf32/, issue 36): the
  * 128 x 32 tile geometry, the producer's split slices (Slice: global loads into registers, then
  * big and small parts stored K-major with the 128-byte swizzle and the non-finite flags), its raw
- * FP32 copies by cp.async (RawSlice, OPT_AREG's op(A) and OPT_BRAW's op(B)) and where a consumer
+ * FP32 copies by cp.async (RawSlice, OPT_AREG's op(A), OPT_BRAW's and OPT_BCP's op(B)), OPT_BCP's
+ * split of such a copy in place (split_in_place) and where a consumer
  * thread finds its wgmma A fragments in a raw slice (frag_off). The conflict-free mappings and
  * the swizzle are argued in tsg_kernel_tf32.cuh's file comment.
  * Owns: the slice geometry. Borrows: cp_async (kernels/common/), the wrappers of tsg_tf32_ptx.cuh.
@@ -188,6 +189,36 @@ struct RawSlice {
         }
     }
 };
+
+/*
+ * OPT_BCP: one producer thread's split of a K-contiguous slice that its own RawSlice<true, NP>
+ * copies put, as FP32, into the big tile at big_t: the chunks that thread copied (row
+ * r = pt / 8 + (NP / 8) i, chunk c = pt % 8: Slice<true, NP>::store's mapping too), each read back,
+ * split as Slice::store splits it and stored in place (big) and at small_t (PARTS 2), so the tiles
+ * hold Slice::store's bits. Call it once this thread's copies of the slice have landed
+ * (cp.async.wait_group: they are then visible to this thread, PTX ISA "cp.async.wait_group"); nf as
+ * Slice::store. Eight lanes read and write one row's 128 bytes at 8 distinct chunk positions.
+ */
+template <int NP, int PARTS>
+static __device__ __forceinline__ void split_in_place(uint32_t big_t, uint32_t small_t, int pt, float &nf)
+{
+#pragma unroll
+    for (int i = 0; i < 1024 / NP; ++i) {
+        const int r = pt / 8 + (NP / 8) * i, c = pt % 8;
+        const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
+        const float4 v = ld_shared_v4(big_t + off);
+        const float e[4] = {v.x, v.y, v.z, v.w};
+        uint32_t b[4], s[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            if (PARTS == 2) split(e[j], b[j], s[j]);
+            else b[j] = to_tf32(e[j]), s[j] = 0;
+            nf = __fmaf_rn(__uint_as_float(b[j]), 0.0f, nf);
+        }
+        st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
+        if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
+    }
+}
 
 /* AREG: consumer thread (warp w of warpgroup wg, lane l; g = l / 4, t = l % 4) reads its wgmma A
  * fragments of a k-tile from a RawSlice: fragment kk (k8 step), register v holds op(A)(row, k) with

@@ -4,7 +4,9 @@
  *  - tf32_takes: refuses misaligned A / B and leading dimensions that are not multiples of 4,
  *    other maths, bad transposes; takes the aligned cases run below;
  *  - the edge grid over all four transpose pairs, both maths: m, n, k mixes of
- *    {1, 7, 63, 64, 65, 127, 128, 129, 255, 257} (k up to 4100), padded leading dimensions,
+ *    {1, 7, 63, 64, 65, 127, 128, 129, 255, 257} (k up to 4100), padded leading dimensions, and
+ *    1700 x 1300 (154 tiles: more than a Hopper GPU's 132 multiprocessors, so blocks walk two
+ *    tiles and the producers' rolling orders cross a tile boundary),
  *    alpha in {1, -1.5}, beta 0 over a NaN-poisoned C (never read) and beta 0.5; every element of
  *    C's window written, the padding rows of C untouched (sentinels); against a host double
  *    reference, element by element, g = |alpha| (|A||B|)ij + |beta C|: 3xTF32 |c - r| <=
@@ -467,7 +469,7 @@ int main(int argc, char **argv)
         const char pairs[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'T'}};
         const int64_t small_shapes[][3] = {{1, 1, 1},     {7, 7, 7},       {63, 65, 64},   {64, 64, 64},
                                            {65, 63, 129}, {128, 128, 128}, {129, 127, 33}, {1, 129, 257},
-                                           {257, 1, 100}, {130, 257, 31}};
+                                           {257, 1, 100}, {130, 257, 31}, {1700, 1300, 33}};
         const int64_t big_shapes[][3] = {{255, 257, 255}, {257, 129, 1000}, {64, 65, 4100}, {127, 255, 4097},
                                          {300, 520, 65},  {1, 1, 4100},     {513, 7, 129}};
         for (auto &p : pairs) {
