@@ -74,9 +74,9 @@ Variant by_b(const Variant &b_kc, const Variant &b_rc)
  * the H100 (docs/results/h100-2026-12-06-run8-tf32.txt, TFLOP/s, variants 4 and 5 there being
  * OPT_AREG alone): 3xTF32 8192^3 NN 91.6 vs 78.8, TN 98.4 vs 81.5, NT 89.3 vs 70.1, TT 85.4 vs
  * 75.5; 1xTF32 8192^3 NN 177.1 vs 136.6.
- * Variants 4 and 5 (bcp_variant, both maths): NN and TN with op(B) copied by cp.async and split
- * in place by the producer (OPT_BCP, one item behind its copies; OPT_BCP2, two), one producer
- * warpgroup; NT and TT the default's. The default's bits (docs/NOTES.md "ninth session").
+ * Variants 4 and 5 (bcp_variant, both maths): op(B) copied by cp.async and split by the producer
+ * (OPT_BCP, one item behind its copies; OPT_BCP2, two; NN / TN in place, NT / TT from a staged
+ * copy in 4 x 4 blocks), one producer warpgroup. The default's bits (docs/NOTES.md "ninth session").
  * Variant 8 (V_BRAW), an experiment: 1xTF32 NN / TN with OPT_BRAW (op(B) copied raw by cp.async,
  * truncated to TF32 by the tensor core: other bits than the default's, checked by test_tf32_kernel
  * against the reference instead, tf32_variant_exact), NT / TT the default's; 3xTF32 has no BRAW
@@ -106,15 +106,12 @@ Variant braw_variant()
     }
 }
 
-/* Variants 4 and 5: NN and TN with OPT_BCP | X (X = 0: the split one item behind the copies;
- * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup; NT and TT
- * the default's */
+/* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
+ * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
 template <int MATH, int X>
 Variant bcp_variant()
 {
-    constexpr int B = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BCP | X;
-    const Variant d = variant_of_default<MATH>();
-    return Variant{{inst<MATH, false, false, 2, 1, B>(), inst<MATH, true, false, 2, 1, B>(), d.in[2], d.in[3]}};
+    return variant<MATH, 2, 1, tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BCP | X>();
 }
 
 template <int MATH>
@@ -247,7 +244,7 @@ int inst_name(const Inst &in, char *buf, size_t len)
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
                     in.opt & tf32::OPT_BRAW ? ", op(B) raw by cp.async (truncated to TF32)" : "",
-                    in.opt & tf32::OPT_BCP ? ", op(B) by cp.async, split in place by the producer" : "",
+                    in.opt & tf32::OPT_BCP ? ", op(B) by cp.async, split by the producer" : "",
                     in.opt & tf32::OPT_BCP2 ? " two k-tiles behind its copies" : "");
 }
 

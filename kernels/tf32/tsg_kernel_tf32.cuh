@@ -38,14 +38,19 @@
  *    "2026-12-06 3xTF32: op(A) split by the consumers"); op(A)'s non-finite flag is then the
  *    consumers' (consumers_any, once per tile). OPT_TBLK: an R-contiguous slice through the
  *    producer in 4 x 4 blocks, each row's four k in one 16-byte store (Slice::block_qc).
- *    OPT_BCP (with OPT_AREG, where op(B) is K-contiguous: NN, TN; both maths): the producer
- *    copies op(B)'s slice too by cp.async, as FP32, into the B-big tile (RawSlice<true>: the
- *    layout Slice stores), LA items ahead (LA = 1, 2 with OPT_BCP2; an item is one (tile,
- *    k-tile)), and once its own copies of an item have landed (cp.async.wait_group) splits them
- *    in place (split_in_place: big back into the big tile, small into the small one), then
- *    publishes the stage as Slice::store's path does. The same values split by the same
- *    function into the same positions: the default's bits, without op(B)'s 64 data registers in
- *    flight per producer thread (the producer's loads are the copies' now).
+ *    OPT_BCP (with OPT_AREG; both maths): the producer copies op(B)'s slice too by cp.async, as
+ *    FP32, LA items ahead (LA = 1, 2 with OPT_BCP2; an item is one (tile, k-tile)), and splits
+ *    an item once its copies have landed (cp.async.wait_group), then publishes the stage as
+ *    Slice::store's path does. A K-contiguous op(B) (NN, TN) is copied into the B-big tile
+ *    (RawSlice<true>: the layout Slice stores) and each thread splits the chunks it copied in
+ *    place (split_in_place: big back into the big tile, small into the small one). An
+ *    R-contiguous op(B) (NT, TT) is staged in the tile the split writes last (3xTF32's small,
+ *    1xTF32's big; RawSlice<false, NP, true>), read by every producer thread in 4 x 4 blocks
+ *    after a producers' barrier (named barrier 2: each thread's wait covers its own copies
+ *    only), and after a second barrier (every staged value read) split and stored as
+ *    Slice<false, NP, true>::store stores it. The same values split by the same function into
+ *    the same positions: the default's bits, without op(B)'s data registers in flight per
+ *    producer thread (the producer's loads are the copies' now).
  *  - BRAW (OPT_BRAW, an experiment: 1xTF32 with OPT_AREG where op(B) is K-contiguous, NN and TN;
  *    the producer limits 1xTF32, docs/results/h100-2026-12-06-run12-tf32-probe.txt): the producer
  *    copies op(B)'s slice as FP32 by cp.async into the B-big tile with RawSlice<true> (the layout
@@ -150,8 +155,8 @@ static __device__ __forceinline__ void regs_to()
  * (RawSlice, frag_off: A from registers); OPT_TBLK R-contiguous slices through the producer in 4 x 4
  * blocks (Slice); OPT_BRAW (1xTF32 with OPT_AREG and a K-contiguous op(B) only: NN, TN) op(B)
  * copied raw by cp.async, the tensor core truncating it to TF32 (the kernel's comment, "BRAW");
- * OPT_BCP (with OPT_AREG and a K-contiguous op(B)) op(B) copied by cp.async and split in place by
- * the producer one item after its copies, OPT_BCP2 two items after (the file comment, OPT_BCP) */
+ * OPT_BCP (with OPT_AREG) op(B) copied by cp.async and split by the producer one item after its
+ * copies, OPT_BCP2 two items after (the file comment, OPT_BCP) */
 constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16;
 /* the OPT bits that change Cfg (registers, stages) */
 constexpr int OPT_CFG = OPT_AREG;
@@ -247,8 +252,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     static_assert(!AREG || DIAG == 0 || DIAG == 1 || DIAG == 2, "DIAG 3 is the default order's only");
     static_assert(!BRAW || (MATH == MATH_TF32 && AREG && !TB),
                   "op(B) raw (BRAW): 1xTF32 with OPT_AREG and a K-contiguous op(B) (NN, TN) only");
-    static_assert(!BCP || (AREG && !BRAW && !TB && PIPE == 2),
-                  "op(B) split in place (BCP): with OPT_AREG, order 2 and a K-contiguous op(B) (NN, TN) only");
+    static_assert(!BCP || (AREG && !BRAW && PIPE == 2), "op(B) by cp.async (BCP): with OPT_AREG and order 2 only");
     using CF = Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>;
     constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -315,10 +319,11 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                         ws::mbar_wait(bar_empty + 8 * cst, cph ^ 1);
                         if (kt < a_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(cbase, A, lda, m0, m, kt * BK, k, pt);
                         else RawSlice<TA, CF::PTHREADS>::template copy<false>(cbase, A, lda, m0, m, kt * BK, k, pt);
-                        if (kt < b_full)
-                            RawSlice<true, CF::PTHREADS>::template copy<true>(cbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
-                        else
-                            RawSlice<true, CF::PTHREADS>::template copy<false>(cbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
+                        /* K-contiguous op(B) into the big tile, split there; R-contiguous staged in
+                         * the tile written last (3xTF32 small, 1xTF32 big) */
+                        const uint32_t bdst = cbase + (TB && CF::X3 ? CF::OFF_BS : CF::OFF_BB);
+                        if (kt < b_full) RawSlice<!TB, CF::PTHREADS, TB>::template copy<true>(bdst, B, ldb, n0, n, kt * BK, k, pt);
+                        else RawSlice<!TB, CF::PTHREADS, TB>::template copy<false>(bdst, B, ldb, n0, n, kt * BK, k, pt);
                         /* op(A)'s arrival: the consumers read it once every copy has landed */
                         mbar_arrive_cp_async(bar_full + 8 * cst);
                         if (++cst == S) cst = 0, cph ^= 1;
@@ -332,7 +337,18 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                         cp_async_wait<LA>();
                         const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                         float nf = 0.0f;
-                        split_in_place<CF::PTHREADS, CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                        if constexpr (TB) {
+                            /* the staged slice holds every producer thread's copies: all landed
+                             * (each thread's wait, then the barrier), all read into registers
+                             * before the tile they sit in is overwritten (the second barrier) */
+                            Slice<false, CF::PTHREADS, true> sb;
+                            producers_sync<CF::PTHREADS>();
+                            sb.load_staged(sbase + (CF::X3 ? CF::OFF_BS : CF::OFF_BB), pt);
+                            producers_sync<CF::PTHREADS>();
+                            sb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                        } else {
+                            split_in_place<CF::PTHREADS, CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                        }
                         publish(nf);
                     }
                 }

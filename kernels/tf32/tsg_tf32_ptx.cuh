@@ -63,6 +63,13 @@ static __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
     return v;
 }
 
+/* a barrier of the NT producer threads alone (named barrier 2; the consumers never take part) */
+template <int NT>
+static __device__ __forceinline__ void producers_sync()
+{
+    asm volatile("bar.sync 2, %0;\n" ::"n"(NT) : "memory");
+}
+
 /* the OR of pred over the 256 consumer threads (named barrier 1; the producer never takes part) */
 static __device__ __forceinline__ bool consumers_any(bool pred)
 {

@@ -92,6 +92,22 @@ struct Slice {
         }
     }
 
+    /* BLK with OPT_BCP: the vectors load() would read from global memory, read instead from a
+     * staged copy at shared address stg (RawSlice<false, NP, true>: row k at k * 512 bytes, chunk
+     * q at q ^ 2 ((k / 4) mod 4)). A quarter-warp's 16-byte reads (rows 4c + i of four c, chunks q
+     * of two parities) land on 8 distinct chunk positions */
+    __device__ __forceinline__ void load_staged(uint32_t stg, int pt)
+    {
+        static_assert(BLK, "a staged slice is read in 4 x 4 blocks");
+#pragma unroll
+        for (int i = 0; i < NV; ++i) {
+            int q, c;
+            block_qc(pt, i / 4, q, c);
+            const int kk = 4 * c + i % 4;
+            v[i] = ld_shared_v4(stg + (uint32_t)(kk * 512 + ((q ^ (2 * ((kk >> 2) & 3))) << 4)));
+        }
+    }
+
     /* the split parts into the slice tiles at shared addresses big_t / small_t (PARTS 2); nf
      * becomes NaN (and stays so) when a big part is not finite: big * 0 is 0 for every finite big */
     template <int PARTS>
@@ -158,10 +174,11 @@ struct Slice {
  * r = pt / 8 + (NP / 8) i copied by lane pt % 8. Else (x[r + k ld]): R-major, row k at k * 512
  * bytes, chunk q (r = 4q .. 4q+3) at chunk position q ^ 2 (k mod 4), row k = pt / 32 + (NP / 32) i
  * copied by lane q = pt % 32: a warp writes one row's 512 bytes, and frag_off's reads hit 32
- * banks. Elements outside the operand are zero-filled (src-size < 16; the source then points at x
+ * banks. STG (OPT_BCP's staged op(B), R-contiguous): chunk q at q ^ 2 ((k / 4) mod 4) instead,
+ * which Slice::load_staged's 4 x 4 blocks read without conflicts. Elements outside the operand are zero-filled (src-size < 16; the source then points at x
  * itself when nothing is copied). x 16-byte aligned, ld % 4 == 0 (tf32_takes).
  */
-template <bool KC, int NP>
+template <bool KC, int NP, bool STG = false>
 struct RawSlice {
     template <bool FULL>
     static __device__ __forceinline__ void copy(uint32_t dst, const float *__restrict__ x, int64_t ld, int64_t r0,
@@ -180,7 +197,7 @@ struct RawSlice {
             } else {
                 const int kk = pt / 32 + (NP / 32) * i, q = pt % 32;
                 gr = r0 + 4 * q, gk = k0 + kk;
-                off = (uint32_t)(kk * 512 + ((q ^ (2 * (kk & 3))) << 4));
+                off = (uint32_t)(kk * 512 + ((q ^ (2 * (STG ? (kk >> 2) & 3 : kk & 3))) << 4));
                 left = gk < K ? R - gr : 0;
             }
             const int bytes = FULL ? 16 : 4 * (int)(left < 0 ? 0 : left > 4 ? 4 : left);
