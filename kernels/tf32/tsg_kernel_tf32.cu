@@ -66,47 +66,21 @@ Variant by_b(const Variant &b_kc, const Variant &b_rc)
  * test_tf32_kernel and must give the same bits (they change the work split between the roles
  * and the load order, never the arithmetic). PIPE is the producer's load order, NPW its
  * warpgroups, OPT what the consumers take over (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_BCP).
- * The default per pair: op(A) by cp.async and split by the consumers (OPT_AREG), R-contiguous
- * slices in 4 x 4 blocks (OPT_TBLK; it changes only NT and TT, whose op(B) is R-contiguous),
- * with one producer warpgroup where op(B) is K-contiguous (NN, TN: 16-byte stores, the consumers
- * get 200 registers) and two where it is not; 1xTF32 with two everywhere. Against the previous
- * default (variant 1: order 3, two producer warpgroups, both operands split by the producer) on
- * the H100 (docs/results/h100-2026-12-06-run8-tf32.txt, TFLOP/s, variants 4 and 5 there being
- * OPT_AREG alone): 3xTF32 8192^3 NN 91.6 vs 78.8, TN 98.4 vs 81.5, NT 89.3 vs 70.1, TT 85.4 vs
- * 75.5; 1xTF32 8192^3 NN 177.1 vs 136.6.
- * Variants 4 and 5 (bcp_variant, both maths): op(B) copied by cp.async and split by the producer
- * (OPT_BCP, one item behind its copies; OPT_BCP2, two; NN / TN in place, NT / TT from a staged
- * copy in 4 x 4 blocks), one producer warpgroup. The default's bits (docs/NOTES.md "ninth session").
+ * The default (bcp_variant), every pair and both maths: op(A) by cp.async and split by the
+ * consumers (OPT_AREG), op(B) by cp.async and split by the producer one item behind its copies
+ * (OPT_BCP: NN / TN in place, NT / TT from a staged copy in 4 x 4 blocks), one producer
+ * warpgroup (docs/NOTES.md "ninth session"). Variant 5 is the same with the split two items
+ * behind (OPT_BCP2). Variant 4 is the previous default (previous_variant): op(B) loaded into
+ * the producer's registers, split and stored (Slice), R-contiguous slices in 4 x 4 blocks
+ * (OPT_TBLK), one producer warpgroup where op(B) is K-contiguous (NN, TN) and two where it is
+ * not; 1xTF32 with two everywhere. Variants 6 and 7 are its halves for every pair.
  * Variant 8 (V_BRAW), an experiment: 1xTF32 NN / TN with OPT_BRAW (op(B) copied raw by cp.async,
  * truncated to TF32 by the tensor core: other bits than the default's, checked by test_tf32_kernel
  * against the reference instead, tf32_variant_exact), NT / TT the default's; 3xTF32 has no BRAW
- * (its split needs op(B) rounded in registers): its variant 8 is its default. */
+ * (its split needs op(B) rounded): its variant 8 is its default. */
 constexpr int VARIANTS = 9, V_BRAW = 8;
 
-/* V_BRAW: 1xTF32's NN and TN with op(B) raw (order 2, two producer warpgroups, AREG | TBLK | BRAW),
- * NT and TT the default's; 3xTF32's default whole */
-template <int MATH>
-Variant variant_of_default()
-{
-    constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK;
-    if constexpr (MATH == MATH_3XTF32) return by_b(variant<MATH, 2, 1, AB>(), variant<MATH, 2, 2, AB>());
-    else return variant<MATH, 2, 2, AB>();
-}
-
-template <int MATH>
-Variant braw_variant()
-{
-    constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK;
-    if constexpr (MATH == MATH_TF32) {
-        const Variant d = variant<MATH, 2, 2, AB>();
-        return Variant{{inst<MATH, false, false, 2, 2, AB | tf32::OPT_BRAW>(),
-                        inst<MATH, true, false, 2, 2, AB | tf32::OPT_BRAW>(), d.in[2], d.in[3]}};
-    } else {
-        return by_b(variant<MATH, 2, 1, AB>(), variant<MATH, 2, 2, AB>());
-    }
-}
-
-/* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
+/* Variants 0 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
 template <int MATH, int X>
 Variant bcp_variant()
@@ -114,15 +88,39 @@ Variant bcp_variant()
     return variant<MATH, 2, 1, tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BCP | X>();
 }
 
+/* Variant 4, the previous default: op(A) as the default, op(B) through the producer's registers
+ * (AREG | TBLK); 3xTF32 with one producer warpgroup for NN and TN, two for NT and TT; 1xTF32 two */
+template <int MATH>
+Variant previous_variant()
+{
+    constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK;
+    if constexpr (MATH == MATH_3XTF32) return by_b(variant<MATH, 2, 1, AB>(), variant<MATH, 2, 2, AB>());
+    else return variant<MATH, 2, 2, AB>();
+}
+
+/* V_BRAW: 1xTF32's NN and TN with op(B) raw (order 2, two producer warpgroups, AREG | TBLK | BRAW),
+ * NT and TT the default's; 3xTF32's default whole */
+template <int MATH>
+Variant braw_variant()
+{
+    const Variant d = bcp_variant<MATH, 0>();
+    if constexpr (MATH == MATH_TF32) {
+        constexpr int ABR = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BRAW;
+        return Variant{{inst<MATH, false, false, 2, 2, ABR>(), inst<MATH, true, false, 2, 2, ABR>(), d.in[2], d.in[3]}};
+    } else {
+        return d;
+    }
+}
+
 template <int MATH>
 const Variant &variant_of(int v)
 {
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK;
-    static const Variant vs[VARIANTS] = {variant_of_default<MATH>(),
+    static const Variant vs[VARIANTS] = {bcp_variant<MATH, 0>(),
                                          variant<MATH, 3, 2, 0>(),
                                          variant<MATH, 2, 1, 0>(),
                                          variant<MATH, 2, 2, 0>(),
-                                         bcp_variant<MATH, 0>(),
+                                         previous_variant<MATH>(),
                                          bcp_variant<MATH, tf32::OPT_BCP2>(),
                                          variant<MATH, 2, 1, AB>(),
                                          variant<MATH, 2, 2, AB>(),
@@ -306,7 +304,7 @@ int tf32_describe(int math, char *buf, size_t len)
         const Inst &in = vt.in[p];
         cudaFuncAttributes a = {};
         const bool have = tf32_available() && cudaFuncGetAttributes(&a, in.fn) == cudaSuccess;
-        char nm[128];
+        char nm[192];
         inst_name(in, nm, sizeof nm);
         k += snprintf(buf + k, len - (size_t)k,
                       "; %s: %s, %d threads, %d stages, %d B shared, registers %d (consumers %d, producers %d after "
