@@ -66,21 +66,25 @@ Variant by_b(const Variant &b_kc, const Variant &b_rc)
  * test_tf32_kernel and must give the same bits (they change the work split between the roles
  * and the load order, never the arithmetic). PIPE is the producer's load order, NPW its
  * warpgroups, OPT what the consumers take over (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_BCP).
- * The default (bcp_variant), every pair and both maths: op(A) by cp.async and split by the
- * consumers (OPT_AREG), op(B) by cp.async and split by the producer one item behind its copies
- * (OPT_BCP: NN / TN in place, NT / TT from a staged copy in 4 x 4 blocks), one producer
- * warpgroup (docs/NOTES.md "ninth session"). Variant 5 is the same with the split two items
- * behind (OPT_BCP2). Variant 4 is the previous default (previous_variant): op(B) loaded into
- * the producer's registers, split and stored (Slice), R-contiguous slices in 4 x 4 blocks
- * (OPT_TBLK), one producer warpgroup where op(B) is K-contiguous (NN, TN) and two where it is
- * not; 1xTF32 with two everywhere. Variants 6 and 7 are its halves for every pair.
+ * The default (default_variant): op(A) by cp.async and split by the consumers (OPT_AREG); 3xTF32's
+ * NN and TN with op(B) loaded into the producer's registers, split and stored (Slice), one
+ * producer warpgroup; its NT and TT with op(B) staged by cp.async and split by the producer in
+ * 4 x 4 blocks one item behind its copies (OPT_BCP), one producer warpgroup; 1xTF32 with op(B)
+ * through the producer's registers, R-contiguous slices in 4 x 4 blocks (OPT_TBLK), two producer
+ * warpgroups. The choice per pair, H100 run 36 (docs/results/h100-2026-12-06-run36-tf32.txt,
+ * TFLOP/s, op(B) through the registers / OPT_BCP): 3xTF32 4096^3 NN 100.9 / 93.5, TN 101.5 /
+ * 85.2; 8192^3 NT 81.9 / 91.9, TT 86.5 / 91.6 (through the registers there: two producer
+ * warpgroups, variant 7's); 1xTF32 4096^3 NN 174.9 / 167.3, TT 159.7 / 145.5 (docs/NOTES.md
+ * "ninth session").
+ * Variant 5 is OPT_BCP with the split two items behind its copies (OPT_BCP2), every pair.
+ * Variants 6 and 7: op(B) through the registers with one and two producer warpgroups, every pair.
  * Variant 8 (V_BRAW), an experiment: 1xTF32 NN / TN with OPT_BRAW (op(B) copied raw by cp.async,
  * truncated to TF32 by the tensor core: other bits than the default's, checked by test_tf32_kernel
  * against the reference instead, tf32_variant_exact), NT / TT the default's; 3xTF32 has no BRAW
  * (its split needs op(B) rounded): its variant 8 is its default. */
 constexpr int VARIANTS = 9, V_BRAW = 8;
 
-/* Variants 0 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
+/* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
 template <int MATH, int X>
 Variant bcp_variant()
@@ -88,13 +92,13 @@ Variant bcp_variant()
     return variant<MATH, 2, 1, tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BCP | X>();
 }
 
-/* Variant 4, the previous default: op(A) as the default, op(B) through the producer's registers
- * (AREG | TBLK); 3xTF32 with one producer warpgroup for NN and TN, two for NT and TT; 1xTF32 two */
+/* Variant 0, the default (the comment above): 3xTF32's NN / TN through the producer's registers
+ * with one producer warpgroup, its NT / TT OPT_BCP; 1xTF32 through the registers, two */
 template <int MATH>
-Variant previous_variant()
+Variant default_variant()
 {
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK;
-    if constexpr (MATH == MATH_3XTF32) return by_b(variant<MATH, 2, 1, AB>(), variant<MATH, 2, 2, AB>());
+    if constexpr (MATH == MATH_3XTF32) return by_b(variant<MATH, 2, 1, AB>(), bcp_variant<MATH, 0>());
     else return variant<MATH, 2, 2, AB>();
 }
 
@@ -103,7 +107,7 @@ Variant previous_variant()
 template <int MATH>
 Variant braw_variant()
 {
-    const Variant d = bcp_variant<MATH, 0>();
+    const Variant d = default_variant<MATH>();
     if constexpr (MATH == MATH_TF32) {
         constexpr int ABR = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BRAW;
         return Variant{{inst<MATH, false, false, 2, 2, ABR>(), inst<MATH, true, false, 2, 2, ABR>(), d.in[2], d.in[3]}};
@@ -116,11 +120,11 @@ template <int MATH>
 const Variant &variant_of(int v)
 {
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK;
-    static const Variant vs[VARIANTS] = {bcp_variant<MATH, 0>(),
+    static const Variant vs[VARIANTS] = {default_variant<MATH>(),
                                          variant<MATH, 3, 2, 0>(),
                                          variant<MATH, 2, 1, 0>(),
                                          variant<MATH, 2, 2, 0>(),
-                                         previous_variant<MATH>(),
+                                         bcp_variant<MATH, 0>(),
                                          bcp_variant<MATH, tf32::OPT_BCP2>(),
                                          variant<MATH, 2, 1, AB>(),
                                          variant<MATH, 2, 2, AB>(),
