@@ -29,6 +29,29 @@ static __device__ __forceinline__ float comp(const float4 &v, int j)
     return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
 }
 
+/* four values of a slice split (PARTS 2: big and small parts; 1: big only, TF32-rounded, small
+ * 0); nf becomes NaN (and stays so) when a big part is not finite: big * 0 is 0 for every
+ * finite big */
+template <int PARTS>
+static __device__ __forceinline__ void split4(const float (&e)[4], uint32_t (&b)[4], uint32_t (&s)[4], float &nf)
+{
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        if (PARTS == 2) split(e[j], b[j], s[j]);
+        else b[j] = to_tf32(e[j]), s[j] = 0;
+        nf = __fmaf_rn(__uint_as_float(b[j]), 0.0f, nf);
+    }
+}
+
+/* split4's parts stored as one 16-byte chunk at shared address big_a (and small_a: PARTS 2) */
+template <int PARTS>
+static __device__ __forceinline__ void store4(uint32_t big_a, uint32_t small_a, const uint32_t (&b)[4],
+                                              const uint32_t (&s)[4])
+{
+    st_shared_v4(big_a, b[0], b[1], b[2], b[3]);
+    if (PARTS == 2) st_shared_v4(small_a, s[0], s[1], s[2], s[3]);
+}
+
 /*
  * One producer thread's part of a 128 x 32 slice of an operand: rows [r0, r0 + 128) of R rows,
  * k [k0, k0 + 32) of K. KC: contiguous along k (op(X)(r, k) = x[k + r ld]), else along r
@@ -124,16 +147,10 @@ struct Slice {
                     const float e[4] = {comp(v[4 * bk], j), comp(v[4 * bk + 1], j), comp(v[4 * bk + 2], j),
                                         comp(v[4 * bk + 3], j)};
                     uint32_t b[4], s[4];
-#pragma unroll
-                    for (int u = 0; u < 4; ++u) {
-                        if (PARTS == 2) split(e[u], b[u], s[u]);
-                        else b[u] = to_tf32(e[u]), s[u] = 0;
-                        nf = __fmaf_rn(__uint_as_float(b[u]), 0.0f, nf);
-                    }
+                    split4<PARTS>(e, b, s, nf);
                     const int r = 4 * q + j;
                     const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
-                    st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
-                    if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
+                    store4<PARTS>(big_t + off, small_t + off, b, s);
                 }
             }
         } else {
@@ -141,17 +158,11 @@ struct Slice {
             for (int i = 0; i < NV; ++i) {
                 const float e[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
                 uint32_t b[4], s[4];
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    if (PARTS == 2) split(e[j], b[j], s[j]);
-                    else b[j] = to_tf32(e[j]), s[j] = 0;
-                    nf = __fmaf_rn(__uint_as_float(b[j]), 0.0f, nf);
-                }
+                split4<PARTS>(e, b, s, nf);
                 if (KC) {
                     const int r = pt / 8 + (NP / 8) * i, c = pt % 8;
                     const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
-                    st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
-                    if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
+                    store4<PARTS>(big_t + off, small_t + off, b, s);
                 } else {
                     const int rq = 2 * (w + W * (i >> 1)) + (l & 1), kk = (l >> 1) + 16 * (i & 1);
 #pragma unroll
@@ -226,14 +237,8 @@ static __device__ __forceinline__ void split_in_place(uint32_t big_t, uint32_t s
         const float4 v = ld_shared_v4(big_t + off);
         const float e[4] = {v.x, v.y, v.z, v.w};
         uint32_t b[4], s[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            if (PARTS == 2) split(e[j], b[j], s[j]);
-            else b[j] = to_tf32(e[j]), s[j] = 0;
-            nf = __fmaf_rn(__uint_as_float(b[j]), 0.0f, nf);
-        }
-        st_shared_v4(big_t + off, b[0], b[1], b[2], b[3]);
-        if (PARTS == 2) st_shared_v4(small_t + off, s[0], s[1], s[2], s[3]);
+        split4<PARTS>(e, b, s, nf);
+        store4<PARTS>(big_t + off, small_t + off, b, s);
     }
 }
 
