@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/ncu-run.sh — Nsight Compute on a few kernel launches in one device call: builds
-# tsgemm-kbench (sm_90, the devkit), then for each kernel-name pattern runs
-# `tsgemm-kbench --big` under ncu, profiling the first launch whose demangled name matches
+# tsgemm-kbench (sm_90, the devkit; TARGET another program), then for each kernel-name pattern
+# runs `tsgemm-kbench --big` (RUN) under ncu, profiling the first launch whose demangled name matches
 # (--clock-control none: the device tool's METHOD.md leaves clocks alone), and prints each
 # profile's key lines (duration, SM / L1 / L2 / DRAM throughput, issue slots with an eligible warp,
 # cycles per issued instruction, instructions executed, the stall reasons of STALLS); the full
@@ -17,6 +17,14 @@
 #              (warps stalled on that reason per issued instruction): a list of reasons (barrier
 #              long_scoreboard mio_throttle ...), "" for none, default "all" (a regex over every
 #              reason this ncu version names)
+#   TARGET     the CMake target to build (default tsgemm-kbench); RUN the command under ncu, relative
+#              to the build folder (default "bench/tsgemm-kbench --big 3 $CONFIGS"). The
+#              tensor-core family's 3xTF32 NN default in its probe, for instance:
+#              TARGET=tf32_probe RUN="bench/tf32_probe 4096"
+#              KERNELS='tf32_kernel<.int.1, .bool.0, .bool.0, .int.2, .int.1, .int.0, .int.3>'
+#   SOURCE=1   also the per-instruction warp-state samples (SourceCounters), exported as the
+#              source page's CSV ($OUT/ncu-N-source.csv) and summarised by
+#              scripts/ncu-source-stalls.py ($OUT/ncu-N-stalls.txt, printed last)
 #   DEVKIT, BUDGET (seconds, default 300)
 # Full reports go to $OUT/ncu-N.txt; a short table is printed last.
 set -u
@@ -30,7 +38,7 @@ source .devkit/env.sh
 B=build-ncu
 { cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" &&
-  cmake --build $B -j"$(nproc)" --target tsgemm-kbench; } > "$OUT/build.log" 2>&1
+  cmake --build $B -j"$(nproc)" --target "${TARGET:-tsgemm-kbench}"; } > "$OUT/build.log" 2>&1
 echo "build rc=$? $(el)s"
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -1)
 [ -n "$ncu" ] || { echo "ncu not found"; exit 1; }
@@ -49,17 +57,27 @@ else
   done
 fi
 [ -n "$mets" ] && secs+=(--metrics "$mets")
+[ "${SOURCE:-0}" = 1 ] && secs+=(--section SourceCounters)
+read -r -a run <<< "${RUN:-bench/tsgemm-kbench --big 3 ${CONFIGS:-7}}"
 i=0
 while IFS= read -r pat; do
   [ -n "$pat" ] || continue
   i=$((i + 1))
   [ $(( BUDGET - $(el) )) -gt 40 ] || { echo "pattern $i: no time left"; break; }
   { echo "== pattern $i: $pat"
+    rep=()
+    [ "${SOURCE:-0}" = 1 ] && rep=(-o "$OUT/ncu-$i" -f)
     TSGEMM_BENCH_SHAPES="${SHAPES:-4096^3}" timeout $(( BUDGET - $(el) - 10 )) "$ncu" --clock-control none \
-      --kernel-name-base demangled --kernel-name "regex:$pat" --launch-count 1 "${secs[@]}" \
-      $B/bench/tsgemm-kbench --big 3 "${CONFIGS:-7}" < /dev/null
+      --kernel-name-base demangled --kernel-name "regex:$pat" --launch-count 1 "${secs[@]}" "${rep[@]}" \
+      "$B/${run[0]}" "${run[@]:1}" < /dev/null
     echo "rc=$?"; } > "$OUT/ncu-$i.txt" 2>&1
-  echo "pattern $i $(tail -1 "$OUT/ncu-$i.txt") $(el)s"
+  if [ "${SOURCE:-0}" = 1 ] && [ -f "$OUT/ncu-$i.ncu-rep" ]; then
+    # -o wrote a report instead of the sections: print them from it, then its source page
+    "$ncu" -i "$OUT/ncu-$i.ncu-rep" >> "$OUT/ncu-$i.txt" 2>&1
+    "$ncu" -i "$OUT/ncu-$i.ncu-rep" --page source --csv --print-source sass > "$OUT/ncu-$i-source.csv" 2>&1
+    python3 scripts/ncu-source-stalls.py "$OUT/ncu-$i-source.csv" > "$OUT/ncu-$i-stalls.txt" 2>&1
+  fi
+  echo "pattern $i $(grep -m1 "^rc=" "$OUT/ncu-$i.txt") $(el)s"
 done <<< "$KERNELS"
 # the lines that say where the time goes, report by report (this run's only)
 for n in $(seq 1 "$i"); do
@@ -68,4 +86,5 @@ for n in $(seq 1 "$i"); do
   echo "== $(basename "$f"): $(head -1 "$f" | cut -c1-150)"
   grep -E '^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|DRAM Throughput|No Eligible|One or More Eligible|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Executed Instructions) ' "$f" | head -16
   grep -E '^ +smsp__average_warps_issue_stalled_' "$f" | sed -E 's/smsp__average_warps_issue_stalled_|_per_issue_active.ratio//g' | head -30
+  [ -f "$OUT/ncu-$n-stalls.txt" ] && head -40 "$OUT/ncu-$n-stalls.txt"
 done
