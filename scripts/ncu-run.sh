@@ -58,12 +58,15 @@ else
 fi
 [ -n "$mets" ] && secs+=(--metrics "$mets")
 [ "${SOURCE:-0}" = 1 ] && secs+=(--section SourceCounters)
+# RUN: words split at blanks, no quoting; the program's path relative to the build folder
 read -r -a run <<< "${RUN:-bench/tsgemm-kbench --big 3 ${CONFIGS:-7}}"
+[ "${#run[@]}" -gt 0 ] || { echo "RUN names no program"; exit 1; }
 i=0
 while IFS= read -r pat; do
   [ -n "$pat" ] || continue
   i=$((i + 1))
   [ $(( BUDGET - $(el) )) -gt 40 ] || { echo "pattern $i: no time left"; break; }
+  rm -f "$OUT/ncu-$i.ncu-rep" "$OUT/ncu-$i-source.csv" "$OUT/ncu-$i-stalls.txt" # an earlier run's
   { echo "== pattern $i: $pat"
     rep=()
     [ "${SOURCE:-0}" = 1 ] && rep=(-o "$OUT/ncu-$i" -f)
@@ -74,7 +77,8 @@ while IFS= read -r pat; do
   if [ "${SOURCE:-0}" = 1 ] && [ -f "$OUT/ncu-$i.ncu-rep" ]; then
     # -o wrote a report instead of the sections: print them from it, then its source page
     "$ncu" -i "$OUT/ncu-$i.ncu-rep" >> "$OUT/ncu-$i.txt" 2>&1
-    "$ncu" -i "$OUT/ncu-$i.ncu-rep" --page source --csv --print-source sass > "$OUT/ncu-$i-source.csv" 2>&1
+    "$ncu" -i "$OUT/ncu-$i.ncu-rep" --page source --csv --print-source sass > "$OUT/ncu-$i-source.csv" \
+      2>> "$OUT/ncu-$i.txt"
     python3 scripts/ncu-source-stalls.py "$OUT/ncu-$i-source.csv" > "$OUT/ncu-$i-stalls.txt" 2>&1
   fi
   echo "pattern $i $(grep -m1 "^rc=" "$OUT/ncu-$i.txt") $(el)s"
@@ -86,5 +90,5 @@ for n in $(seq 1 "$i"); do
   echo "== $(basename "$f"): $(head -1 "$f" | cut -c1-150)"
   grep -E '^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|DRAM Throughput|No Eligible|One or More Eligible|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Executed Instructions) ' "$f" | head -16
   grep -E '^ +smsp__average_warps_issue_stalled_' "$f" | sed -E 's/smsp__average_warps_issue_stalled_|_per_issue_active.ratio//g' | head -30
-  [ -f "$OUT/ncu-$n-stalls.txt" ] && head -40 "$OUT/ncu-$n-stalls.txt"
+  if [ -f "$OUT/ncu-$n-stalls.txt" ]; then head -40 "$OUT/ncu-$n-stalls.txt"; fi
 done

@@ -65,7 +65,9 @@ Variant by_b(const Variant &b_kc, const Variant &b_rc)
 /* The variants of each math, the default first; the others are timed beside it by
  * test_tf32_kernel and must give the same bits (they change the work split between the roles
  * and the load order, never the arithmetic). PIPE is the producer's load order, NPW its
- * warpgroups, OPT what the consumers take over (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_BCP).
+ * warpgroups, OPT how the roles share the loads and the split (tsg_kernel_tf32.cuh: OPT_AREG,
+ * OPT_TBLK, OPT_BRAW, OPT_BCP). Variants 1-3: both operands through the producer's registers
+ * (order 3 with two producer warpgroups; order 2 with one; order 2 with two).
  * The default (default_variant): op(A) by cp.async and split by the consumers (OPT_AREG); 3xTF32's
  * NN and TN with op(B) loaded into the producer's registers, split and stored (Slice), one
  * producer warpgroup; its NT and TT with op(B) staged by cp.async and split by the producer in
@@ -247,7 +249,7 @@ int inst_name(const Inst &in, char *buf, size_t len)
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
                     in.opt & tf32::OPT_BRAW ? ", op(B) raw by cp.async (truncated to TF32)" : "",
                     in.opt & tf32::OPT_BCP ? ", op(B) by cp.async, split by the producer" : "",
-                    in.opt & tf32::OPT_BCP2 ? " two k-tiles behind its copies" : "");
+                    in.opt & tf32::OPT_BCP2 ? " two items behind its copies" : "");
 }
 
 /* variant v's description: its instance's, or each pair's where they differ */
@@ -256,7 +258,7 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
     if (v < 0 || v >= VARIANTS) return snprintf(buf, len, "no variant %d", v);
     const Variant &vt = pick(math, v);
     const char *refused = tf32_available() && !ensure_variant(math, v) ? " (not set up: refused)" : "";
-    char one[4][192]; /* the longest instance name (OPT_BCP2's) is 174 characters */
+    char one[4][192]; /* the longest instance name (OPT_BCP2's) is 178 characters */
     bool same = true;
     for (int p = 0; p < 4; ++p) {
         inst_name(vt.in[p], one[p], sizeof one[p]);

@@ -114,7 +114,10 @@
  *    chunks; an R-contiguous one (x[r + k ld]) is read 32 bytes of 16 k columns per warp and
  *    stored 4 bytes per element, lane bits mapping one to one onto the 32 banks.
  *  - every barrier is reached: each role walks the same tiles and k-tiles; one __syncthreads
- *    after the barriers' initialisation and one at the end, reached by every thread.
+ *    after the barriers' initialisation and one at the end, reached by every thread; named
+ *    barrier 1 (consumers_any) by the 256 consumer threads once per tile, named barrier 2
+ *    (producers_sync, OPT_BCP with an R-contiguous op(B)) by every producer thread twice per
+ *    item, the producers' item count being the same for all of them.
  * Fixed reduction order: the same instructions in the same order for every tile and run, whatever
  * the grid (the grid only assigns tiles to blocks).
  * Alignment: the 16-byte loads need A and B 16-byte aligned and lda, ldb multiples of 4
@@ -239,8 +242,7 @@ static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *_
 /* DIAG (bench/tf32_probe.cu only; 0 in every instance of the library): a timing experiment that
  * leaves one stage out and computes garbage: 1 the consumers alone (no producer: no loads, no
  * split, no barrier waits), 2 the producer alone (consumers wait and release each stage, no
- * wgmma), 3 no per-k-tile wait and no promotion (the consumers release a stage as soon as its
- * wgmmas are issued). */
+ * wgmma). */
 template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0, int OPT = 0>
 __global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>::THREADS, 1)
 tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
@@ -249,7 +251,9 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW;
     constexpr bool BCP = OPT & (OPT_BCP | OPT_BCP2);
     constexpr int LA = OPT & OPT_BCP2 ? 2 : 1; /* BCP: the copies' lead over the split, in items */
-    static_assert(!AREG || DIAG == 0 || DIAG == 1 || DIAG == 2, "DIAG 3 is the default order's only");
+    static_assert(!BCP || LA < Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>::STAGES,
+                  "BCP: the copies of item i wait for item i - STAGES, published at step i - STAGES + LA");
+    static_assert(DIAG == 0 || DIAG == 1 || DIAG == 2, "DIAG 0, 1 or 2");
     static_assert(!BRAW || (MATH == MATH_TF32 && AREG && !TB),
                   "op(B) raw (BRAW): 1xTF32 with OPT_AREG and a K-contiguous op(B) (NN, TN) only");
     static_assert(!BCP || (AREG && !BRAW && PIPE == 2), "op(B) by cp.async (BCP): with OPT_AREG and order 2 only");
@@ -341,11 +345,11 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                             /* the staged slice holds every producer thread's copies: all landed
                              * (each thread's wait, then the barrier), all read into registers
                              * before the tile they sit in is overwritten (the second barrier) */
-                            Slice<false, CF::PTHREADS, true> sb;
+                            Slice<false, CF::PTHREADS, true> staged;
                             producers_sync<CF::PTHREADS>();
-                            sb.load_staged(sbase + (CF::X3 ? CF::OFF_BS : CF::OFF_BB), pt);
+                            staged.load_staged(sbase + (CF::X3 ? CF::OFF_BS : CF::OFF_BB), pt);
                             producers_sync<CF::PTHREADS>();
-                            sb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                            staged.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
                         } else {
                             split_in_place<CF::PTHREADS, CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
                         }
@@ -569,7 +573,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     const uint32_t ab = sbase + a_off, bb = sbase + SLICE_BYTES;
                     const uint32_t as = sbase + 2 * SLICE_BYTES + a_off, bs = sbase + 3 * SLICE_BYTES;
-                    if (DIAG != 3) reg_fence(yt);
+                    reg_fence(yt);
                     wg_fence();
 #pragma unroll
                     for (int kk = 0; kk < 4; ++kk)
@@ -579,18 +583,8 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 #pragma unroll
                     for (int kk = 0; kk < 4; ++kk) wgmma_128(yt, desc(ab + 32 * kk), desc(bb + 32 * kk), 1u);
                     wg_commit();
-                    if (DIAG == 3) {
-                        release_next();
-                        continue;
-                    }
                     promote(y, yt);
                     next();
-                }
-                if (DIAG == 3) {
-                    wg_wait<0>();
-                    reg_fence(yt);
-#pragma unroll
-                    for (int i = 0; i < 64; ++i) y[i] += yt[i];
                 }
             } else {
                 int pst = 0;

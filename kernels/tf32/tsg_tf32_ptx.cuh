@@ -1,7 +1,7 @@
 /*
  * tsg_tf32_ptx.cuh — the tensor-core family's instruction wrappers (kernels/tf32/, issue 36): the
  * TF32 conversion and 3xTF32 split, shared-memory loads and stores, the async-proxy fence, the
- * consumers' named-barrier OR, wgmma's matrix descriptor, fence / commit / wait, and the wgmma
+ * producers' named barrier and the consumers' named-barrier OR, wgmma's matrix descriptor, fence / commit / wait, and the wgmma
  * forms the kernel issues (m64n128k8 with both operands from shared memory or A from registers;
  * twelve_steps, 3xTF32's k-tile). sm_90a only where a wrapper
  * says so. Sources: PTX ISA (CUDA 13.0) cvt .tf32 (9.7.9.21), fence.proxy (9.7.13.4.1),

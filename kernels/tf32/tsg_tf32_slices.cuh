@@ -179,15 +179,16 @@ struct Slice {
 };
 
 /*
- * AREG: one producer thread's cp.async copies of a 128 x 32 slice of op(A) as FP32, unsplit (the
- * consumers split it in registers: frag_off). KC (op(A)(r, k) = x[k + r ld]): K-major, row r at
+ * One producer thread's cp.async copies of a 128 x 32 slice of an operand as FP32, unsplit:
+ * OPT_AREG's op(A) (the consumers split it in registers: frag_off), OPT_BRAW's and OPT_BCP's op(B). KC (op(A)(r, k) = x[k + r ld]): K-major, row r at
  * r * 128 bytes with the 128-byte swizzle, as Slice stores; chunk c (k = 4c .. 4c+3) of row
  * r = pt / 8 + (NP / 8) i copied by lane pt % 8. Else (x[r + k ld]): R-major, row k at k * 512
  * bytes, chunk q (r = 4q .. 4q+3) at chunk position q ^ 2 (k mod 4), row k = pt / 32 + (NP / 32) i
  * copied by lane q = pt % 32: a warp writes one row's 512 bytes, and frag_off's reads hit 32
  * banks. STG (OPT_BCP's staged op(B), R-contiguous): chunk q at q ^ 2 ((k / 4) mod 4) instead,
- * which Slice::load_staged's 4 x 4 blocks read without conflicts. Elements outside the operand are zero-filled (src-size < 16; the source then points at x
- * itself when nothing is copied). x 16-byte aligned, ld % 4 == 0 (tf32_takes).
+ * which Slice::load_staged's 4 x 4 blocks read without conflicts. Elements outside the operand
+ * are zero-filled (src-size < 16; the source then points at x itself when nothing is copied).
+ * x 16-byte aligned, ld % 4 == 0 (tf32_takes).
  */
 template <bool KC, int NP, bool STG = false>
 struct RawSlice {

@@ -375,7 +375,7 @@ static void bench()
         char ta, tb;
     } shapes[] = {{2048, 'N', 'N'}, {4096, 'N', 'N'}, {4096, 'N', 'T'}, {4096, 'T', 'N'}, {4096, 'T', 'T'},
                   {8192, 'N', 'N'}, {8192, 'N', 'T'}, {8192, 'T', 'N'}, {8192, 'T', 'T'}, {16384, 'N', 'N'}};
-    char d3[1024], d1[1024];
+    char d3[2048], d1[2048];
     tf32_describe(MATH_3XTF32, d3, sizeof d3);
     tf32_describe(MATH_TF32, d1, sizeof d1);
     cudaDeviceProp prop;
@@ -458,7 +458,7 @@ int main(int argc, char **argv)
         printf("the tf32 family does not run on this device: skipped\n");
         return 77;
     }
-    char d[1024];
+    char d[2048];
     tf32_describe(MATH_3XTF32, d, sizeof d);
     printf("%s\n", d);
     g_have_cublas = !g_small;
