@@ -24,13 +24,52 @@ static __device__ __forceinline__ uint32_t to_tf32(float x)
     return r;
 }
 
-/* big = x rounded to nearest TF32, small = TF32(x - big) (x - big is exact in FP32). A non-finite
- * big (x Inf or NaN, or a finite x within half a TF32 step of FLT_MAX) makes small meaningless:
- * the producer flags it (Slice::store) and the tile is recomputed in FP32. */
-static __device__ __forceinline__ void split(float x, uint32_t &big, uint32_t &small)
+/* x rounded to the nearest TF32 value, ties away from zero, for a finite x: cvt.rna.tf32.f32's
+ * bits (the magnitude's 13 low bits rounded off; a carry into the exponent is the rounding up).
+ * ptxas lowers cvt.rna.tf32.f32 on sm_90 to this add and mask plus a compare and a select that
+ * pass a non-finite x through unchanged (four instructions: the SASS of tsg_kernel_tf32); here a
+ * non-finite x gives a value of no meaning (a NaN can even wrap round to a finite one), which
+ * split's flag catches. */
+static __device__ __forceinline__ uint32_t tf32_rna_bits(float x)
 {
-    big = to_tf32(x);
-    small = to_tf32(x - __uint_as_float(big));
+    return (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
+}
+
+/* x split for 3xTF32 with the tile's non-finite flag: big = x rounded to nearest TF32, small =
+ * x - big (exact in FP32) rounded to nearest TF32; nf becomes NaN (and stays so) when x or big is
+ * not finite, and the tile is then recomputed in FP32, so big and small need no meaning there.
+ * d = x - big is not finite exactly in those cases (x and big finite: |d| <= half a TF32 step of
+ * x; x = +-Inf: Inf - Inf; x NaN: NaN whatever big is; a finite x that rounds to +-Inf: -+Inf),
+ * so fma(d, 0, nf) flags the tiles that fma(big, 0, nf) on cvt.rna's big flagged, and for every
+ * finite x and big the parts are cvt.rna's bits: six instructions instead of ten
+ * (docs/NOTES.md "2026-12-06 tenth session"). CVT: through cvt.rna.tf32.f32 and the flag on big
+ * (the previous code, kept as a test variant that must give the same bits). */
+template <bool CVT = false>
+static __device__ __forceinline__ void split(float x, uint32_t &big, uint32_t &small, float &nf)
+{
+    if (CVT) {
+        big = to_tf32(x);
+        small = to_tf32(x - __uint_as_float(big));
+        nf = __fmaf_rn(__uint_as_float(big), 0.0f, nf);
+    } else {
+        big = tf32_rna_bits(x);
+        const float d = x - __uint_as_float(big);
+        nf = __fmaf_rn(d, 0.0f, nf);
+        small = tf32_rna_bits(d);
+    }
+}
+
+/* 1xTF32's rounding of x (big alone) with split's flag */
+template <bool CVT = false>
+static __device__ __forceinline__ void round1(float x, uint32_t &big, float &nf)
+{
+    if (CVT) {
+        big = to_tf32(x);
+        nf = __fmaf_rn(__uint_as_float(big), 0.0f, nf);
+    } else {
+        big = tf32_rna_bits(x);
+        nf = __fmaf_rn(x - __uint_as_float(big), 0.0f, nf);
+    }
 }
 
 static __device__ __forceinline__ void st_shared_v4(uint32_t addr, uint32_t a, uint32_t b, uint32_t c, uint32_t d)

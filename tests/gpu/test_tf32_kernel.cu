@@ -24,7 +24,8 @@
  *    (classes and 1xTF32's bound: truncation's < 2^-10 per operand against rounding's 2^-11, a
  *    product's < 2^-9 + 2^-20, the bound's 2^-9 with 2 k 2^-24 beside it);
  *  - NaN / Inf: an Inf in A, a NaN in B, Inf against a zero, a finite A element that TF32
- *    rounds to Inf: every element of C in the same class (finite, NaN, +Inf, -Inf) as the host
+ *    rounds to Inf, NaNs whose TF32 rounding by add and mask wraps round (0x7fffffff in A,
+ *    0xffffffff in B): every element of C in the same class (finite, NaN, +Inf, -Inf) as the host
  *    reference's IEEE result, finite ones in bound;
  *  - timing (not in --small): cudaEvents, median of 10 after warm-up, device data, 2048^3 /
  *    4096^3 / 8192^3 NN and all pairs at 4096^3 and 8192^3, against cuBLAS sgemm (FP32) and
@@ -100,7 +101,9 @@ struct Case {
     float alpha, beta;
     int pad;       /* leading dimensions padded by this many floats (a multiple of 4) */
     int special;   /* 0 none, 1 Inf in A, 2 NaN in B, 3 Inf in A against a zero in B, 4 a finite A
-                    * element that TF32 rounds to Inf */
+                    * element that TF32 rounds to Inf, 5 the GPU's NaN 0x7fffffff in A, 6 the NaN
+                    * 0xffffffff in B (NaNs whose TF32 rounding by add and mask wraps round: to
+                    * -0 and +0; tsg_tf32_ptx.cuh split) */
 };
 
 /* op(X)(i, p) of a column-major X with leading dimension ld */
@@ -141,6 +144,11 @@ static void run_case(int math, const Case &cs)
     }
     /* a finite value that rounds to Inf in TF32 (above (2 - 2^-11) 2^127): C stays finite */
     if (cs.special == 4) a[(ar / 2) + (ac / 2) * lda] = 3.4025e38f;
+    if (cs.special == 5 || cs.special == 6) {
+        const uint32_t bits = cs.special == 5 ? 0x7fffffffu : 0xffffffffu;
+        float *x = cs.special == 5 ? &a[(ar / 3) + (ac / 3) * lda] : &b[(br / 3) + (bc / 3) * ldb];
+        memcpy(x, &bits, 4);
+    }
     const float sentinel = 12345.0f;
     std::vector<float> cin = c0;
     for (int64_t j = 0; j < n; ++j)
@@ -484,7 +492,7 @@ int main(int argc, char **argv)
                     cases.push_back(Case{p[0], p[1], s[0], s[1], s[2], 1.0f, idx % 2 ? 0.5f : 0.0f, 4 * (idx % 2), 0});
                     ++idx;
                 }
-            for (int sp = 1; sp <= 4; ++sp) cases.push_back(Case{p[0], p[1], 130, 70, 77, 1.0f, 0.0f, 4, sp});
+            for (int sp = 1; sp <= 6; ++sp) cases.push_back(Case{p[0], p[1], 130, 70, 77, 1.0f, 0.0f, 4, sp});
         }
         for (int math : {MATH_3XTF32, MATH_TF32}) {
             printf("== %s\n", math_name(math));
