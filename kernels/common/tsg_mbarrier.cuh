@@ -70,6 +70,26 @@ static __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 #endif
 }
 
+/* mbar_wait with a suspend-time hint: each try_wait may keep the thread suspended up to NS
+ * nanoseconds, until the phase completes, instead of the implementation's own limit (PTX ISA
+ * mbarrier.test_wait / try_wait, suspendTimeHint; CUTLASS's ClusterBarrier::wait passes 10 ms),
+ * so a waiting warp goes round its retry loop, and takes issue slots from the warps beside it,
+ * less often. The same acquire as mbar_wait. */
+template <uint32_t NS>
+static __device__ __forceinline__ void mbar_wait_hint(uint32_t bar, uint32_t parity)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("{\n.reg .pred p;\nTSG_WAITH_%=:\n"
+                 "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%0], %1, %2;\n"
+                 "@!p bra TSG_WAITH_%=;\n}\n" ::"r"(bar),
+                 "r"(parity), "r"(NS)
+                 : "memory");
+#else
+    (void)bar, (void)parity;
+    __trap();
+#endif
+}
+
 /* this warpgroup's registers per thread from here on (sm_90a; elsewhere the kernel is not built) */
 template <int R>
 static __device__ __forceinline__ void regs_inc()
@@ -93,6 +113,7 @@ using tsg::mbar_arrive;
 using tsg::mbar_init;
 using tsg::mbar_init_fence;
 using tsg::mbar_wait;
+using tsg::mbar_wait_hint;
 using tsg::regs_dec;
 using tsg::regs_inc;
 } /* namespace ws */

@@ -86,8 +86,9 @@ Variant by_b(const Variant &b_kc, const Variant &b_rc)
  * (its split needs op(B) rounded): its variant 8 is its default.
  * Variant 9: the default with the split through cvt.rna.tf32.f32 and the flag on the big
  * part (OPT_CVT: the code before the add-and-mask split, tsg_tf32_ptx.cuh split), so that the
- * test proves the two give the same bits and times the change. */
-constexpr int VARIANTS = 10, V_BRAW = 8;
+ * test proves the two give the same bits and times the change.
+ * Variant 10: the default with the barrier waits' suspend-time hint (OPT_SLEEP). */
+constexpr int VARIANTS = 11, V_BRAW = 8;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two; variant 9's NT and TT: OPT_CVT), op(A) by cp.async and split by the consumers, one producer warpgroup */
@@ -99,7 +100,7 @@ Variant bcp_variant()
 
 /* Variant 0, the default (the comment above): 3xTF32's NN / TN through the producer's registers
  * with one producer warpgroup, its NT / TT OPT_BCP; 1xTF32 through the registers, two. X: further
- * OPT bits (variant 9: OPT_CVT) */
+ * OPT bits (variant 9: OPT_CVT; 10: OPT_SLEEP) */
 template <int MATH, int X = 0>
 Variant default_variant()
 {
@@ -135,7 +136,8 @@ const Variant &variant_of(int v)
                                          variant<MATH, 2, 1, AB>(),
                                          variant<MATH, 2, 2, AB>(),
                                          braw_variant<MATH>(),
-                                         default_variant<MATH, tf32::OPT_CVT>()};
+                                         default_variant<MATH, tf32::OPT_CVT>(),
+                                         default_variant<MATH, tf32::OPT_SLEEP>()};
     return vs[v];
 }
 
@@ -249,13 +251,14 @@ bool tf32_variant_exact(int math, int v, char transa, char transb)
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {
-    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s%s%s%s%s", in.pipe, in.npw, in.npw > 1 ? "s" : "",
+    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s", in.pipe, in.npw, in.npw > 1 ? "s" : "",
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
                     in.opt & tf32::OPT_BRAW ? ", op(B) raw by cp.async (truncated to TF32)" : "",
                     in.opt & tf32::OPT_BCP ? ", op(B) by cp.async, split by the producer" : "",
                     in.opt & tf32::OPT_BCP2 ? " two items behind its copies" : "",
-                    in.opt & tf32::OPT_CVT ? ", split through cvt.rna" : "");
+                    in.opt & tf32::OPT_CVT ? ", split through cvt.rna" : "",
+                    in.opt & tf32::OPT_SLEEP ? ", waits with a suspend hint" : "");
 }
 
 /* variant v's description: its instance's, or each pair's where they differ */

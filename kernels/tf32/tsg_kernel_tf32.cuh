@@ -160,8 +160,9 @@ static __device__ __forceinline__ void regs_to()
  * copied raw by cp.async, the tensor core truncating it to TF32 (the kernel's comment, "BRAW");
  * OPT_BCP (with OPT_AREG) op(B) copied by cp.async and split by the producer one item after its
  * copies, OPT_BCP2 two items after (the file comment, OPT_BCP); OPT_CVT the split through
- * cvt.rna.tf32.f32 (the previous code: the same bits, tsg_tf32_ptx.cuh split) */
-constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_CVT = 32;
+ * cvt.rna.tf32.f32 (the previous code: the same bits, tsg_tf32_ptx.cuh split); OPT_SLEEP the
+ * barrier waits with a 10 ms suspend-time hint (ws::mbar_wait_hint) */
+constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_CVT = 32, OPT_SLEEP = 64;
 /* the OPT bits that change Cfg (registers, stages) */
 constexpr int OPT_CFG = OPT_AREG;
 
@@ -252,6 +253,11 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW;
     constexpr bool BCP = OPT & (OPT_BCP | OPT_BCP2);
     constexpr bool CVT = OPT & OPT_CVT; /* the split through cvt.rna.tf32.f32 (tsg_tf32_ptx.cuh split) */
+    /* a wait on "full" or "empty" (OPT_SLEEP: with the suspend-time hint) */
+    auto bar_wait = [](uint32_t bar, uint32_t parity) {
+        if constexpr ((OPT & OPT_SLEEP) != 0) ws::mbar_wait_hint<10000000u>(bar, parity);
+        else ws::mbar_wait(bar, parity);
+    };
     constexpr int LA = OPT & OPT_BCP2 ? 2 : 1; /* BCP: the copies' lead over the split, in items */
     static_assert(!BCP || LA < Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>::STAGES,
                   "BCP: the copies of item i wait for item i - STAGES, published at step i - STAGES + LA");
@@ -322,7 +328,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 for (int64_t i = 0; i < items + LA; ++i) {
                     if (i < items) {
                         const uint32_t cbase = s_base + cst * CF::STAGE_BYTES;
-                        ws::mbar_wait(bar_empty + 8 * cst, cph ^ 1);
+                        bar_wait(bar_empty + 8 * cst, cph ^ 1);
                         if (kt < a_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(cbase, A, lda, m0, m, kt * BK, k, pt);
                         else RawSlice<TA, CF::PTHREADS>::template copy<false>(cbase, A, lda, m0, m, kt * BK, k, pt);
                         /* K-contiguous op(B) into the big tile, split there; R-contiguous staged in
@@ -381,7 +387,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     const bool more = ntile < tiles;
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     float nf = 0.0f;
-                    ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
+                    bar_wait(bar_empty + 8 * st, ph ^ 1);
                     if (AREG) { /* this k-tile's op(A) straight into the stage, its own arrival */
                         if (kt < a_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, m0, m, kt * BK, k, pt);
                         else RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, m0, m, kt * BK, k, pt);
@@ -429,7 +435,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     const bool more = i + 2 < items;
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     float nf = 0.0f;
-                    ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
+                    bar_wait(bar_empty + 8 * st, ph ^ 1);
                     xa.template store<CF::PARTS, CVT>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
                     if (more) load_a(xa);
                     xb.template store<CF::PARTS, CVT>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
@@ -458,7 +464,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                             if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
                             else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
                         }
-                        ws::mbar_wait(bar_empty + 8 * st, ph ^ 1);
+                        bar_wait(bar_empty + 8 * st, ph ^ 1);
                         sa.template store<CF::PARTS, CVT>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
                         if (!PIPE) {
                             if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
@@ -479,7 +485,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
         uint32_t ph = 0;
         /* stage st full (DIAG 1: not waited for) and its producer warps' non-finite flags into bad */
         auto take = [&](uint32_t &bad) {
-            if (DIAG != 1) ws::mbar_wait(bar_full + 8 * st, ph);
+            if (DIAG != 1) bar_wait(bar_full + 8 * st, ph);
 #pragma unroll
             for (int q = 0; q < PW / 4; ++q) {
                 const uint4 f = *reinterpret_cast<const uint4 *>(flags + PW * st + 4 * q);
