@@ -56,30 +56,23 @@ Variant variant()
                     inst<MATH, false, true, PIPE, NPW, OPT>(), inst<MATH, true, true, PIPE, NPW, OPT>()}};
 }
 
-/* NN and TN from one variant, NT and TT from another (whose op(B) is R-contiguous) */
-Variant by_b(const Variant &b_kc, const Variant &b_rc)
-{
-    return Variant{{b_kc.in[0], b_kc.in[1], b_rc.in[2], b_rc.in[3]}};
-}
-
 /* The variants of each math, the default first; the others are timed beside it by
  * test_tf32_kernel and must give the same bits (they change the work split between the roles
  * and the load order, never the arithmetic). PIPE is the producer's load order, NPW its
  * warpgroups, OPT how the roles share the loads and the split (tsg_kernel_tf32.cuh: OPT_AREG,
  * OPT_TBLK, OPT_BRAW, OPT_BCP). Variants 1-3: both operands through the producer's registers
  * (order 3 with two producer warpgroups; order 2 with one; order 2 with two).
- * The default (default_variant): op(A) by cp.async and split by the consumers (OPT_AREG); 3xTF32's
- * NN and TN with op(B) loaded into the producer's registers, split and stored (Slice), one
- * producer warpgroup; its NT and TT with op(B) staged by cp.async and split by the producer in
- * 4 x 4 blocks one item behind its copies (OPT_BCP), one producer warpgroup; 1xTF32 with op(B)
- * through the producer's registers, R-contiguous slices in 4 x 4 blocks (OPT_TBLK), two producer
- * warpgroups. The choice per pair, H100 run 36 (docs/results/h100-2026-12-06-run36-tf32.txt,
- * TFLOP/s, op(B) through the registers / OPT_BCP): 3xTF32 4096^3 NN 100.9 / 93.5, TN 101.5 /
- * 85.2; 8192^3 NT 81.9 / 91.9, TT 86.5 / 91.6 (through the registers there: two producer
- * warpgroups, variant 7's); 1xTF32 4096^3 NN 174.9 / 167.3, TT 159.7 / 145.5 (docs/NOTES.md
- * "ninth session").
+ * The default (default_variant): op(A) by cp.async and split by the consumers (OPT_AREG); op(B)
+ * loaded into the producer's registers, split and stored (Slice), R-contiguous slices in 4 x 4
+ * blocks (OPT_TBLK); one producer warpgroup for 3xTF32, two for 1xTF32. With the split by add
+ * and mask (tsg_tf32_ptx.cuh split) this beats OPT_BCP (variant 4) in every pair, H100 run 41
+ * (docs/results/h100-2026-12-06-run41-tf32.txt, TFLOP/s, 3xTF32 through the registers / OPT_BCP):
+ * 4096^3 NN 117.3 / 100.2, NT 104.6 / 99.3, TN 103.0 / 87.7, TT 103.8 / 100.8; 8192^3 NT 102.1 /
+ * 93.9, TT 98.5 / 98.4; 1xTF32 4096^3 NN 169.0 / 168.5, NT 157.4 / 149.0 (docs/NOTES.md "tenth
+ * session"). Variant 4 is OPT_BCP, every pair (the NT / TT default of 6596c84 .. b543861).
  * Variant 5 is OPT_BCP with the split two items behind its copies (OPT_BCP2), every pair.
- * Variants 6 and 7: op(B) through the registers with one and two producer warpgroups, every pair.
+ * Variants 6 and 7: op(B) through the registers with one and two producer warpgroups, every pair
+ * (3xTF32's variant 6 is its default).
  * Variant 8 (V_BRAW), an experiment: 1xTF32 NN / TN with OPT_BRAW (op(B) copied raw by cp.async,
  * truncated to TF32 by the tensor core: other bits than the default's, checked by test_tf32_kernel
  * against the reference instead, tf32_variant_exact), NT / TT the default's; 3xTF32 has no BRAW
@@ -91,21 +84,21 @@ Variant by_b(const Variant &b_kc, const Variant &b_rc)
 constexpr int VARIANTS = 11, V_BRAW = 8;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
- * OPT_BCP2: two; variant 9's NT and TT: OPT_CVT), op(A) by cp.async and split by the consumers, one producer warpgroup */
+ * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
 template <int MATH, int X>
 Variant bcp_variant()
 {
     return variant<MATH, 2, 1, tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BCP | X>();
 }
 
-/* Variant 0, the default (the comment above): 3xTF32's NN / TN through the producer's registers
- * with one producer warpgroup, its NT / TT OPT_BCP; 1xTF32 through the registers, two. X: further
- * OPT bits (variant 9: OPT_CVT; 10: OPT_SLEEP) */
+/* Variant 0, the default (the comment above): op(B) through the producer's registers, one
+ * producer warpgroup for 3xTF32, two for 1xTF32. X: further OPT bits (variant 9: OPT_CVT; 10:
+ * OPT_SLEEP) */
 template <int MATH, int X = 0>
 Variant default_variant()
 {
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK | X;
-    if constexpr (MATH == MATH_3XTF32) return by_b(variant<MATH, 2, 1, AB>(), bcp_variant<MATH, X>());
+    if constexpr (MATH == MATH_3XTF32) return variant<MATH, 2, 1, AB>();
     else return variant<MATH, 2, 2, AB>();
 }
 
