@@ -16,9 +16,11 @@
  * b takes tiles b, b + gridDim.x, ... in tile_coords' order; the producer runs ahead across tiles.
  *  - producer, per k-tile of BK = 32: loads the 128 x 32 slices of op(A) and op(B) into registers
  *    (16-byte loads; zero for elements outside the operand), waits for the stage to be empty,
- *    splits each element x into big = cvt.rna.tf32(x) and small = cvt.rna.tf32(x - big) (3xTF32;
- *    1xTF32 keeps big only), stores them K-major with the 128-byte swizzle, records per warp
- *    whether any big part is not finite (an Inf or NaN input, or a finite x that rounds to Inf),
+ *    splits each element x into big = x rounded to nearest TF32 (ties away: cvt.rna.tf32's bits,
+ *    by add and mask) and small = x - big rounded likewise (3xTF32; 1xTF32 keeps big only;
+ *    tsg_tf32_ptx.cuh split), stores them K-major with the 128-byte swizzle, records per warp
+ *    whether any x or big part is not finite (an Inf or NaN input, or a finite x that rounds to
+ *    Inf: x - big is then not finite),
  *    fences the generic-proxy stores for the async proxy (fence.proxy.async.shared::cta) and
  *    arrives on the stage's "full" mbarrier (one arrival per producer thread).
  *  - consumers, 3xTF32, per k-tile: wait on "full", read the stage's flags, issue
