@@ -5,7 +5,8 @@
  * and 1xTF32's NN defaults (kernels/tf32/tsg_kernel_tf32.cu's variant 0: op(B) through the
  * producer's registers) against variants 4 and 5 (OPT_BCP: op(B) by cp.async, split by the
  * producer one or two items behind its copies), variant 9 (the default with the split through
- * cvt.rna.tf32.f32, OPT_CVT) and 1xTF32's variant 8 (OPT_BRAW: op(B) raw by cp.async). The DIAG instances compute
+ * cvt.rna.tf32.f32, OPT_CVT), 3xTF32's variant 10 (the waits' suspend-time hint, OPT_SLEEP) and
+ * 1xTF32's variant 8 (OPT_BRAW: op(B) raw by cp.async). The DIAG instances compute
  * garbage: timing only, never a result. Device data, NN, median of 10 (cudaEvents) after two
  * warm-up launches; TFLOP/s counted as 2 n^3.
  *

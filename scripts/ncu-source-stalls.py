@@ -85,7 +85,7 @@ def roles(ins):
             cur = 'alloc (takes registers)'
         elif 'USETMAXREG.DEALLOC' in i['sass']:
             cur = 'dealloc (gives them back)'
-        elif opcode(i['sass']) == 'EXIT':
+        elif i['sass'].startswith('EXIT'):  # an unpredicated EXIT ends the roles' code
             cur = 'after EXIT'
         role.append(cur)
         at[i['addr'].lower()] = len(role) - 1

@@ -57,10 +57,11 @@ Variant variant()
 }
 
 /* The variants of each math, the default first; the others are timed beside it by
- * test_tf32_kernel and must give the same bits (they change the work split between the roles
- * and the load order, never the arithmetic). PIPE is the producer's load order, NPW its
- * warpgroups, OPT how the roles share the loads and the split (tsg_kernel_tf32.cuh: OPT_AREG,
- * OPT_TBLK, OPT_BRAW, OPT_BCP). Variants 1-3: both operands through the producer's registers
+ * test_tf32_kernel and must give the same bits (they change the work split between the roles,
+ * the load order, the split's instructions or the waits, never the results' bits). PIPE is the
+ * producer's load order, NPW its warpgroups, OPT how the roles share the loads and the split and
+ * how they wait (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_BRAW, OPT_BCP, OPT_BCP2, OPT_CVT,
+ * OPT_SLEEP). Variants 1-3: both operands through the producer's registers
  * (order 3 with two producer warpgroups; order 2 with one; order 2 with two).
  * The default (default_variant): op(A) by cp.async and split by the consumers (OPT_AREG); op(B)
  * loaded into the producer's registers, split and stored (Slice), R-contiguous slices in 4 x 4

@@ -517,7 +517,8 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
             if (AREG) {
                 /* op(A)'s fragments read from the stage's FP32 slice and split here (RawSlice,
                  * frag_off); the same parts and the same wgmma order as the default, so the same
-                 * bits. nfa: NaN once a big part of this thread's op(A) is not finite; the tile
+                 * bits. nfa: NaN once an op(A) value of this thread or its big part is not finite
+                 * (split's flag); the tile
                  * takes the FP32 path when any consumer's is (consumers_any) or a producer warp
                  * flagged op(B) */
                 float nfa = 0.0f;

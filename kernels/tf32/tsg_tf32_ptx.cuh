@@ -41,7 +41,7 @@ static __device__ __forceinline__ uint32_t tf32_rna_bits(float x)
  * d = x - big is not finite exactly in those cases (x and big finite: |d| <= half a TF32 step of
  * x; x = +-Inf: Inf - Inf; x NaN: NaN whatever big is; a finite x that rounds to +-Inf: -+Inf),
  * so fma(d, 0, nf) flags the tiles that fma(big, 0, nf) on cvt.rna's big flagged, and for every
- * finite x and big the parts are cvt.rna's bits: six instructions instead of ten
+ * finite x and big the parts are cvt.rna's bits: six instructions instead of nine
  * (docs/NOTES.md "2026-12-06 tenth session"). CVT: through cvt.rna.tf32.f32 and the flag on big
  * (the previous code, kept as a test variant that must give the same bits). */
 template <bool CVT = false>

@@ -1,6 +1,9 @@
 /*
  * test_tf32_kernel.cu — the tensor-core family (kernels/tf32/, issue 36) on device memory,
  * through its own entry points (tsg_kernel_tf32.h; the family's objects are linked in directly):
+ *  - the kernels' split (tsg_tf32_ptx.cuh: add and mask, the flag from x - big) over all 2^32
+ *    bit patterns against cvt.rna.tf32.f32: the same bits wherever x and its rounding are finite,
+ *    the flag exactly where they are not (not in --small);
  *  - tf32_takes: refuses misaligned A / B and leading dimensions that are not multiples of 4,
  *    other maths, bad transposes; takes the aligned cases run below;
  *  - the edge grid over all four transpose pairs, both maths: m, n, k mixes of
@@ -16,7 +19,8 @@
  *    (not in --small) 3xTF32's Frobenius error must stay within 4x cuBLAS FP32 sgemm's on the
  *    same inputs, plus 2^-21 for shapes where FP32 is at its rounding (the mode's contract in
  *    include/tsgemm.h; the comparison over K and input classes is bench/accuracy_study.c's);
- *  - repeats bit-identical, and the family's other variants (producer split and load order,
+ *  - repeats bit-identical, and the family's other variants (how the roles share the work, the
+ *    split's instructions, the waits;
  *    tsg_kernel_tf32.cu) give the same bits; except an instance that rounds differently
  *    (tf32_variant_exact false: 1xTF32's variant 8 in NN and TN, op(B) truncated to TF32,
  *    OPT_BRAW), run twice (its repeats bit-identical) and checked against the reference as the
@@ -49,6 +53,7 @@
 #include <vector>
 
 #include "tsg_kernel_tf32.h"
+#include "tsg_tf32_ptx.cuh" /* the split and its flag, checked over every bit pattern (split_all) */
 extern "C" {
 #include "tsg_testutil.h" /* TT_SPLIT3: the split's part of 3xTF32's bound */
 }
@@ -183,8 +188,8 @@ static void run_case(int math, const Case &cs)
         cudaFree(dA), cudaFree(dB), cudaFree(dC);
         return;
     }
-    /* the runs: the default twice (repeats), then the other variants, which change no arithmetic
-     * and must give the default's bits; one that rounds differently (tf32_variant_exact false)
+    /* the runs: the default twice (repeats), then the other variants, which change how the work
+     * is done, never the results, and must give the default's bits; one that rounds differently (tf32_variant_exact false)
      * twice, its two runs bit-identical, and checked against the reference below */
     std::vector<int> runv = {0, 0};
     for (int v = 1; v < tf32_variants(); ++v) {
@@ -325,6 +330,47 @@ static void check_takes()
                  (int)(x.b - d), (long long)x.lda, (long long)x.ldb, got);
     }
     cudaFree(d);
+}
+
+/* Every 32-bit pattern x through tsg_tf32_ptx.cuh's split and round1 (the kernels' add and mask)
+ * against cvt.rna.tf32.f32 (to_tf32, their previous code): where x and its cvt.rna big are
+ * finite, the same big and small bits; the flag (nf NaN) set exactly where x or that big is not
+ * finite. bad counts the patterns that differ, first keeps one of them. */
+__global__ void split_all_kernel(unsigned long long *bad, unsigned int *first)
+{
+    const uint64_t step = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < (1ull << 32); i += step) {
+        const float x = __uint_as_float((uint32_t)i);
+        const uint32_t ref = tf32::to_tf32(x);
+        const bool nonfinite = !isfinite(x) || !isfinite(__uint_as_float(ref));
+        uint32_t big, small, b1;
+        float nf = 0.0f, nf1 = 0.0f;
+        tf32::split<false>(x, big, small, nf);
+        tf32::round1<false>(x, b1, nf1);
+        bool ok = (nf != nf) == nonfinite && (nf1 != nf1) == nonfinite;
+        if (!nonfinite) ok = ok && big == ref && b1 == ref && small == tf32::to_tf32(x - __uint_as_float(ref));
+        if (!ok && atomicAdd(bad, 1ull) == 0) *first = (unsigned int)i;
+    }
+}
+
+static void split_all()
+{
+    unsigned long long *bad;
+    unsigned int *first;
+    CK(cudaMalloc(&bad, sizeof *bad));
+    CK(cudaMalloc(&first, sizeof *first));
+    CK(cudaMemset(bad, 0, sizeof *bad));
+    CK(cudaMemset(first, 0, sizeof *first));
+    split_all_kernel<<<1024, 256>>>(bad, first);
+    CK(cudaGetLastError());
+    unsigned long long nbad = 0;
+    unsigned int f = 0;
+    CK(cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&f, first, sizeof f, cudaMemcpyDeviceToHost));
+    ++g_checks;
+    printf("split and round1 over all 2^32 patterns against cvt.rna.tf32.f32: %llu differ\n", nbad);
+    if (nbad) fail("split / round1 differ from cvt.rna.tf32.f32 at %llu patterns, e.g. 0x%08x", nbad, f);
+    cudaFree(bad), cudaFree(first);
 }
 
 /* ---- timing ---- */
@@ -473,6 +519,7 @@ int main(int argc, char **argv)
     if (g_have_cublas) CB(cublasCreate(&g_cublas));
     if (!bench_only) {
         check_takes();
+        if (!g_small) split_all(); /* 2^32 patterns: not under the sanitizers */
         std::vector<Case> cases;
         const char pairs[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'T'}};
         const int64_t small_shapes[][3] = {{1, 1, 1},     {7, 7, 7},       {63, 65, 64},   {64, 64, 64},
