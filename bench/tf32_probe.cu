@@ -1,13 +1,13 @@
 /*
  * tf32_probe.cu — where the tensor-core family's time goes (issue 36), by leaving a stage out:
- * each NN instance below whole, with DIAG 1 (the consumers alone: no loads, no split, no barrier
+ * each instance below (NN; 3xTF32's default in NT, TN and TT too, rows named so) whole, with DIAG 1 (the consumers alone: no loads, no split, no barrier
  * waits) and with DIAG 2 (the producer alone: loads, split, stores, barriers, no wgmma): 3xTF32's
  * and 1xTF32's NN defaults (kernels/tf32/tsg_kernel_tf32.cu's variant 0: op(B) through the
  * producer's registers) against variants 4 and 5 (OPT_BCP: op(B) by cp.async, split by the
  * producer one or two items behind its copies), variant 9 (the default with the split through
  * cvt.rna.tf32.f32, OPT_CVT), 3xTF32's variant 10 (the waits' suspend-time hint, OPT_SLEEP) and
  * 1xTF32's variant 8 (OPT_BRAW: op(B) raw by cp.async). The DIAG instances compute
- * garbage: timing only, never a result. Device data, NN, median of 10 (cudaEvents) after two
+ * garbage: timing only, never a result. Device data, square, median of 10 (cudaEvents) after two
  * warm-up launches; TFLOP/s counted as 2 n^3.
  *
  *   tf32_probe [N ...]     (default 4096 8192); exit 77 without an sm_90 device
@@ -50,11 +50,11 @@ __global__ void fill(float *x, int64_t count, uint32_t seed)
 
 /* median ms of one NN launch of instance fn at n^3, or -1 when its registers cannot be shared
  * out as the kernel's setmaxnreg split needs (a launch would hang) */
-template <int MATH, int DIAG, int OPT, int PIPE_, int NPW_>
+template <int MATH, int DIAG, int OPT, int PIPE_, int NPW_, bool TA = false, bool TB = false>
 double time_one(int64_t n, const float *A, const float *B, float *C, int sms)
 {
     using CF = Cfg<MATH, NPW_, PIPE_, OPT & tsg::tf32::OPT_CFG>;
-    auto fn = tf32_kernel<MATH, false, false, PIPE_, NPW_, DIAG, OPT>;
+    auto fn = tf32_kernel<MATH, TA, TB, PIPE_, NPW_, DIAG, OPT>;
     cudaFuncAttributes a;
     CK(cudaFuncGetAttributes(&a, fn));
     if (!CF::fits(a.numRegs)) return -1;
@@ -92,17 +92,17 @@ void row(const char *what, int64_t n, double ms, double base)
 
 /* One configuration's three rows: the whole kernel, its consumers alone (DIAG 1) and its producer
  * alone (DIAG 2), each against the whole kernel's time; `name` prefixes the rows. */
-template <int MATH, int OPT, int P, int W>
+template <int MATH, int OPT, int P, int W, bool TA = false, bool TB = false>
 void trio(const char *name, int64_t n, const float *A, const float *B, float *C, int sms)
 {
     char what[3][64];
     snprintf(what[0], sizeof what[0], "%s whole kernel", name);
     snprintf(what[1], sizeof what[1], "%s consumers alone (DIAG 1)", name);
     snprintf(what[2], sizeof what[2], "%s producer alone (DIAG 2)", name);
-    const double whole = time_one<MATH, 0, OPT, P, W>(n, A, B, C, sms);
+    const double whole = time_one<MATH, 0, OPT, P, W, TA, TB>(n, A, B, C, sms);
     row(what[0], n, whole, whole);
-    row(what[1], n, time_one<MATH, 1, OPT, P, W>(n, A, B, C, sms), whole);
-    row(what[2], n, time_one<MATH, 2, OPT, P, W>(n, A, B, C, sms), whole);
+    row(what[1], n, time_one<MATH, 1, OPT, P, W, TA, TB>(n, A, B, C, sms), whole);
+    row(what[2], n, time_one<MATH, 2, OPT, P, W, TA, TB>(n, A, B, C, sms), whole);
 }
 
 } /* namespace */
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
     CK(cudaDeviceSynchronize());
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, dev));
-    printf("tf32_probe on %s (%d SMs): NN, device data, median of 10; x: speed against the whole kernel\n",
+    printf("tf32_probe on %s (%d SMs): NN unless named, device data, median of 10; x: speed against the whole kernel\n",
            prop.name, sms);
     /* the NN instances of tsg_kernel_tf32.cu's variants: the defaults (AREG | TBLK, order 2; one
      * producer warpgroup for 3xTF32, two for 1xTF32), variant 9 (the defaults with OPT_CVT), 3xTF32's variant 10 (OPT_SLEEP),
@@ -140,6 +140,9 @@ int main(int argc, char **argv)
     for (int64_t n : ns) {
         trio<tsg::MATH_3XTF32, AB, 2, 1>("3xTF32 v0", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABV, 2, 1>("3xTF32 v9 (cvt split)", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, AB, 2, 1, false, true>("3xTF32 v0 NT", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, AB, 2, 1, true, false>("3xTF32 v0 TN", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, AB, 2, 1, true, true>("3xTF32 v0 TT", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABS, 2, 1>("3xTF32 v10 (wait hint)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC, 2, 1>("3xTF32 v4 (BCP)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC2, 2, 1>("3xTF32 v5 (BCP2)", n, A, B, C, sms);
