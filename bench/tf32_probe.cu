@@ -4,8 +4,8 @@
  * waits) and with DIAG 2 (the producer alone: loads, split, stores, barriers, no wgmma): 3xTF32's
  * and 1xTF32's NN defaults (kernels/tf32/tsg_kernel_tf32.cu's variant 0: op(B) through the
  * producer's registers) against variants 4 and 5 (OPT_BCP: op(B) by cp.async, split by the
- * producer one or two items behind its copies), variant 9 (the default with the split through
- * cvt.rna.tf32.f32, OPT_CVT), 3xTF32's variant 10 (the waits' suspend-time hint, OPT_SLEEP) and
+ * producer one or two items behind its copies), 3xTF32's variant 9 (the waits' suspend-time hint,
+ * OPT_SLEEP) and
  * 1xTF32's variant 8 (OPT_BRAW: op(B) raw by cp.async). The DIAG instances compute
  * garbage: timing only, never a result. Device data, square, median of 10 (cudaEvents) after two
  * warm-up launches; TFLOP/s counted as 2 n^3.
@@ -132,22 +132,20 @@ int main(int argc, char **argv)
     printf("tf32_probe on %s (%d SMs): NN unless named, device data, median of 10; x: speed against the whole kernel\n",
            prop.name, sms);
     /* the NN instances of tsg_kernel_tf32.cu's variants: the defaults (AREG | TBLK, order 2; one
-     * producer warpgroup for 3xTF32, two for 1xTF32), variant 9 (the defaults with OPT_CVT), 3xTF32's variant 10 (OPT_SLEEP),
+     * producer warpgroup for 3xTF32, two for 1xTF32), 3xTF32's variant 9 (OPT_SLEEP),
      * variants 4 and 5 (OPT_BCP, OPT_BCP2; one producer warpgroup), 1xTF32's variant 8 (OPT_BRAW) */
     constexpr int AB = tsg::tf32::OPT_AREG | tsg::tf32::OPT_TBLK, ABC = AB | tsg::tf32::OPT_BCP;
-    constexpr int ABC2 = ABC | tsg::tf32::OPT_BCP2, ABR = AB | tsg::tf32::OPT_BRAW, ABV = AB | tsg::tf32::OPT_CVT;
+    constexpr int ABC2 = ABC | tsg::tf32::OPT_BCP2, ABR = AB | tsg::tf32::OPT_BRAW;
     constexpr int ABS = AB | tsg::tf32::OPT_SLEEP;
     for (int64_t n : ns) {
         trio<tsg::MATH_3XTF32, AB, 2, 1>("3xTF32 v0", n, A, B, C, sms);
-        trio<tsg::MATH_3XTF32, ABV, 2, 1>("3xTF32 v9 (cvt split)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, AB, 2, 1, false, true>("3xTF32 v0 NT", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, AB, 2, 1, true, false>("3xTF32 v0 TN", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, AB, 2, 1, true, true>("3xTF32 v0 TT", n, A, B, C, sms);
-        trio<tsg::MATH_3XTF32, ABS, 2, 1>("3xTF32 v10 (wait hint)", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, ABS, 2, 1>("3xTF32 v9 (wait hint)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC, 2, 1>("3xTF32 v4 (BCP)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC2, 2, 1>("3xTF32 v5 (BCP2)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, AB, 2, 2>("1xTF32 v0", n, A, B, C, sms);
-        trio<tsg::MATH_TF32, ABV, 2, 2>("1xTF32 v9 (cvt split)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABC, 2, 1>("1xTF32 v4 (BCP)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABC2, 2, 1>("1xTF32 v5 (BCP2)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABR, 2, 2>("1xTF32 v8 (BRAW)", n, A, B, C, sms);

@@ -161,10 +161,9 @@ static __device__ __forceinline__ void regs_to()
  * blocks (Slice); OPT_BRAW (1xTF32 with OPT_AREG and a K-contiguous op(B) only: NN, TN) op(B)
  * copied raw by cp.async, the tensor core truncating it to TF32 (the kernel's comment, "BRAW");
  * OPT_BCP (with OPT_AREG) op(B) copied by cp.async and split by the producer one item after its
- * copies, OPT_BCP2 two items after (the file comment, OPT_BCP); OPT_CVT the split through
- * cvt.rna.tf32.f32 (the previous code: the same bits, tsg_tf32_ptx.cuh split); OPT_SLEEP the
+ * copies, OPT_BCP2 two items after (the file comment, OPT_BCP); OPT_SLEEP the
  * barrier waits with a 10 ms suspend-time hint (ws::mbar_wait_hint) */
-constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_CVT = 32, OPT_SLEEP = 64;
+constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64;
 /* the OPT bits that change Cfg (registers, stages) */
 constexpr int OPT_CFG = OPT_AREG;
 
@@ -254,7 +253,6 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 {
     constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW;
     constexpr bool BCP = OPT & (OPT_BCP | OPT_BCP2);
-    constexpr bool CVT = OPT & OPT_CVT; /* the split through cvt.rna.tf32.f32 (tsg_tf32_ptx.cuh split) */
     /* a wait on "full" or "empty" (OPT_SLEEP: with the suspend-time hint) */
     auto bar_wait = [](uint32_t bar, uint32_t parity) {
         if constexpr ((OPT & OPT_SLEEP) != 0) ws::mbar_wait_hint<10000000u>(bar, parity);
@@ -359,9 +357,9 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                             producers_sync<CF::PTHREADS>();
                             staged.load_staged(sbase + (CF::X3 ? CF::OFF_BS : CF::OFF_BB), pt);
                             producers_sync<CF::PTHREADS>();
-                            staged.template store<CF::PARTS, CVT>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                            staged.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
                         } else {
-                            split_in_place<CF::PTHREADS, CF::PARTS, CVT>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                            split_in_place<CF::PTHREADS, CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
                         }
                         publish(nf);
                     }
@@ -402,11 +400,11 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                         }
                         mbar_arrive_cp_async(bar_full + 8 * st);
                     } else {
-                        sa.template store<CF::PARTS, CVT>(sbase, sbase + CF::OFF_AS, pt, nf);
+                        sa.template store<CF::PARTS>(sbase, sbase + CF::OFF_AS, pt, nf);
                     }
                     if (more && ntile != tile) coords(ntile);
                     if (more && !AREG) load_a(nkt);
-                    if (!BRAW) sb.template store<CF::PARTS, CVT>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                    if (!BRAW) sb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
                     if (more && !BRAW) load_b(nkt);
                     /* BRAW: nf stays 0 (no flags: the consumers' check after the k loop); the
                      * arrival that completes the stage with the other */
@@ -438,9 +436,9 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     float nf = 0.0f;
                     bar_wait(bar_empty + 8 * st, ph ^ 1);
-                    xa.template store<CF::PARTS, CVT>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
+                    xa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
                     if (more) load_a(xa);
-                    xb.template store<CF::PARTS, CVT>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                    xb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
                     if (more) load_b(xb);
                     publish(nf);
                 };
@@ -467,12 +465,12 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                             else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
                         }
                         bar_wait(bar_empty + 8 * st, ph ^ 1);
-                        sa.template store<CF::PARTS, CVT>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
+                        sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
                         if (!PIPE) {
                             if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
                             else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
                         }
-                        sb.template store<CF::PARTS, CVT>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                        sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
                         publish(nf);
                     }
                 }
@@ -539,8 +537,8 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 #pragma unroll
                         for (int v = 0; v < 4; ++v) {
                             const float x = ld_shared(sbase + frag_off<TA>(wg, w, l, kk, v));
-                            if (CF::X3) split<CVT>(x, ab[kk][v], as[kk][v], nfa);
-                            else round1<CVT>(x, ab[kk][v], nfa);
+                            if (CF::X3) split(x, ab[kk][v], as[kk][v], nfa);
+                            else round1(x, ab[kk][v], nfa);
                         }
                     /* BRAW: op(B)'s tile was written by cp.async (generic proxy) and wgmma reads it
                      * through the async proxy: this thread's proxy fence after its wait on "full"

@@ -17,6 +17,8 @@
 namespace tsg {
 namespace tf32 {
 
+/* cvt.rna.tf32.f32 itself: the reference test_tf32_kernel checks split and round1 against (the
+ * kernels no longer call it) */
 static __device__ __forceinline__ uint32_t to_tf32(float x)
 {
     uint32_t r;
@@ -42,34 +44,21 @@ static __device__ __forceinline__ uint32_t tf32_rna_bits(float x)
  * x; x = +-Inf: Inf - Inf; x NaN: NaN whatever big is; a finite x that rounds to +-Inf: -+Inf),
  * so fma(d, 0, nf) flags the tiles that fma(big, 0, nf) on cvt.rna's big flagged, and for every
  * finite x and big the parts are cvt.rna's bits: six instructions instead of nine
- * (docs/NOTES.md "2026-12-06 tenth session"). CVT: through cvt.rna.tf32.f32 and the flag on big
- * (the previous code, kept as a test variant that must give the same bits). */
-template <bool CVT = false>
+ * (docs/NOTES.md "2026-12-06 tenth session"; test_tf32_kernel checks both claims over all 2^32
+ * bit patterns against to_tf32). */
 static __device__ __forceinline__ void split(float x, uint32_t &big, uint32_t &small, float &nf)
 {
-    if (CVT) {
-        big = to_tf32(x);
-        small = to_tf32(x - __uint_as_float(big));
-        nf = __fmaf_rn(__uint_as_float(big), 0.0f, nf);
-    } else {
-        big = tf32_rna_bits(x);
-        const float d = x - __uint_as_float(big);
-        nf = __fmaf_rn(d, 0.0f, nf);
-        small = tf32_rna_bits(d);
-    }
+    big = tf32_rna_bits(x);
+    const float d = x - __uint_as_float(big);
+    nf = __fmaf_rn(d, 0.0f, nf);
+    small = tf32_rna_bits(d);
 }
 
 /* 1xTF32's rounding of x (big alone) with split's flag */
-template <bool CVT = false>
 static __device__ __forceinline__ void round1(float x, uint32_t &big, float &nf)
 {
-    if (CVT) {
-        big = to_tf32(x);
-        nf = __fmaf_rn(__uint_as_float(big), 0.0f, nf);
-    } else {
-        big = tf32_rna_bits(x);
-        nf = __fmaf_rn(x - __uint_as_float(big), 0.0f, nf);
-    }
+    big = tf32_rna_bits(x);
+    nf = __fmaf_rn(x - __uint_as_float(big), 0.0f, nf);
 }
 
 static __device__ __forceinline__ void st_shared_v4(uint32_t addr, uint32_t a, uint32_t b, uint32_t c, uint32_t d)

@@ -31,13 +31,13 @@ static __device__ __forceinline__ float comp(const float4 &v, int j)
 
 /* four values of a slice split (PARTS 2: big and small parts; 1: big only, TF32-rounded, small
  * 0); nf becomes NaN (and stays so) when a value or its big part is not finite (split) */
-template <int PARTS, bool CVT = false>
+template <int PARTS>
 static __device__ __forceinline__ void split4(const float (&e)[4], uint32_t (&b)[4], uint32_t (&s)[4], float &nf)
 {
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-        if (PARTS == 2) split<CVT>(e[j], b[j], s[j], nf);
-        else round1<CVT>(e[j], b[j], nf), s[j] = 0;
+        if (PARTS == 2) split(e[j], b[j], s[j], nf);
+        else round1(e[j], b[j], nf), s[j] = 0;
     }
 }
 
@@ -130,8 +130,8 @@ struct Slice {
     }
 
     /* the split parts into the slice tiles at shared addresses big_t / small_t (PARTS 2); nf as
-     * split4's; CVT split4's */
-    template <int PARTS, bool CVT = false>
+     * split4's */
+    template <int PARTS>
     __device__ __forceinline__ void store(uint32_t big_t, uint32_t small_t, int pt, float &nf) const
     {
         const int l = pt % 32, w = pt / 32;
@@ -145,7 +145,7 @@ struct Slice {
                     const float e[4] = {comp(v[4 * bk], j), comp(v[4 * bk + 1], j), comp(v[4 * bk + 2], j),
                                         comp(v[4 * bk + 3], j)};
                     uint32_t b[4], s[4];
-                    split4<PARTS, CVT>(e, b, s, nf);
+                    split4<PARTS>(e, b, s, nf);
                     const int r = 4 * q + j;
                     const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
                     store4<PARTS>(big_t + off, small_t + off, b, s);
@@ -156,7 +156,7 @@ struct Slice {
             for (int i = 0; i < NV; ++i) {
                 const float e[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
                 uint32_t b[4], s[4];
-                split4<PARTS, CVT>(e, b, s, nf);
+                split4<PARTS>(e, b, s, nf);
                 if (KC) {
                     const int r = pt / 8 + (NP / 8) * i, c = pt % 8;
                     const uint32_t off = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
@@ -226,7 +226,7 @@ struct RawSlice {
  * (cp.async.wait_group: they are then visible to this thread, PTX ISA "cp.async.wait_group"); nf as
  * Slice::store. Eight lanes read and write one row's 128 bytes at 8 distinct chunk positions.
  */
-template <int NP, int PARTS, bool CVT = false>
+template <int NP, int PARTS>
 static __device__ __forceinline__ void split_in_place(uint32_t big_t, uint32_t small_t, int pt, float &nf)
 {
 #pragma unroll
@@ -236,7 +236,7 @@ static __device__ __forceinline__ void split_in_place(uint32_t big_t, uint32_t s
         const float4 v = ld_shared_v4(big_t + off);
         const float e[4] = {v.x, v.y, v.z, v.w};
         uint32_t b[4], s[4];
-        split4<PARTS, CVT>(e, b, s, nf);
+        split4<PARTS>(e, b, s, nf);
         store4<PARTS>(big_t + off, small_t + off, b, s);
     }
 }

@@ -333,7 +333,7 @@ static void check_takes()
 }
 
 /* Every 32-bit pattern x through tsg_tf32_ptx.cuh's split and round1 (the kernels' add and mask)
- * against cvt.rna.tf32.f32 (to_tf32, their previous code): where x and its cvt.rna big are
+ * against cvt.rna.tf32.f32 (to_tf32, the kernels' previous code): where x and its cvt.rna big are
  * finite, the same big and small bits; the flag (nf NaN) set exactly where x or that big is not
  * finite. bad counts the patterns that differ, first keeps one of them. */
 __global__ void split_all_kernel(unsigned long long *bad, unsigned int *first)
@@ -345,8 +345,8 @@ __global__ void split_all_kernel(unsigned long long *bad, unsigned int *first)
         const bool nonfinite = !isfinite(x) || !isfinite(__uint_as_float(ref));
         uint32_t big, small, b1;
         float nf = 0.0f, nf1 = 0.0f;
-        tf32::split<false>(x, big, small, nf);
-        tf32::round1<false>(x, b1, nf1);
+        tf32::split(x, big, small, nf);
+        tf32::round1(x, b1, nf1);
         bool ok = (nf != nf) == nonfinite && (nf1 != nf1) == nonfinite;
         if (!nonfinite) ok = ok && big == ref && b1 == ref && small == tf32::to_tf32(x - __uint_as_float(ref));
         if (!ok && atomicAdd(bad, 1ull) == 0) *first = (unsigned int)i;
