@@ -1,6 +1,6 @@
 /*
  * tf32_probe.cu — where the tensor-core family's time goes (issue 36), by leaving a stage out:
- * each instance below (NN; 3xTF32's default in NT, TN and TT too, rows named so) whole, with DIAG 1 (the consumers alone: no loads, no split, no barrier
+ * each instance below (NN; 3xTF32's default in NT and TN too, and TT direct, rows named so) whole, with DIAG 1 (the consumers alone: no loads, no split, no barrier
  * waits) and with DIAG 2 (the producer alone: loads, split, stores, barriers, no wgmma): 3xTF32's
  * and 1xTF32's NN defaults (kernels/tf32/tsg_kernel_tf32.cu's variant 0: op(B) through the
  * producer's registers) against variants 4 and 5 (OPT_BCP: op(B) by cp.async, split by the
@@ -141,7 +141,9 @@ int main(int argc, char **argv)
         trio<tsg::MATH_3XTF32, AB, 2, 1>("3xTF32 v0", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, AB, 2, 1, false, true>("3xTF32 v0 NT", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, AB, 2, 1, true, false>("3xTF32 v0 TN", n, A, B, C, sms);
-        trio<tsg::MATH_3XTF32, AB, 2, 1, true, true>("3xTF32 v0 TT", n, A, B, C, sms);
+        /* TT direct, through the 4 x 4 blocks: variant 6's (the default runs TT as C^T through the
+         * NN instance, whose trio is the first row's up to the write-back's addresses) */
+        trio<tsg::MATH_3XTF32, AB, 2, 1, true, true>("3xTF32 v6 TT (direct)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABS, 2, 1>("3xTF32 v9 (wait hint)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC, 2, 1>("3xTF32 v4 (BCP)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC2, 2, 1>("3xTF32 v5 (BCP2)", n, A, B, C, sms);

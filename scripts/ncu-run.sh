@@ -23,8 +23,10 @@
 #              TARGET=tf32_probe RUN="bench/tf32_probe 4096"
 #              KERNELS='tf32_kernel<.int.1, .bool.0, .bool.0, .int.2, .int.1, .int.0, .int.3>'
 #   SOURCE=1   also the per-instruction warp-state samples (SourceCounters), exported as the
-#              source page's CSV ($OUT/ncu-N-source.csv) and summarised by
+#              source page's CSV (NCU_REPDIR/ncu-N-source.csv) and summarised by
 #              scripts/ncu-source-stalls.py ($OUT/ncu-N-stalls.txt, printed last)
+#   NCU_BUILD_DIR  a build folder that holds RUN's program already (device-run.sh's build-dev):
+#              no configure, no build. NCU_REPDIR: where the binary reports go (default $OUT)
 #   DEVKIT, BUDGET (seconds, default 300)
 # Full reports go to $OUT/ncu-N.txt; a short table is printed last.
 set -u
@@ -35,11 +37,18 @@ t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 [ -f .devkit/env.sh ] || tar -xJf "${DEVKIT:-.devkit.tar.xz}"
 # shellcheck disable=SC1091
 source .devkit/env.sh
-B=build-ncu
-{ cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" &&
-  cmake --build $B -j"$(nproc)" --target "${TARGET:-tsgemm-kbench}"; } > "$OUT/build.log" 2>&1
-echo "build rc=$? $(el)s"
+if [ -n "${NCU_BUILD_DIR:-}" ]; then # a build made already (device-run.sh's build-dev): no second build
+  B=$NCU_BUILD_DIR
+  [ -x "$B/${RUN%% *}" ] || { echo "$B/${RUN%% *}: not built"; exit 1; }
+else
+  B=build-ncu
+  { cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="unit;gpu" &&
+    cmake --build $B -j"$(nproc)" --target "${TARGET:-tsgemm-kbench}"; } > "$OUT/build.log" 2>&1
+  echo "build rc=$? $(el)s"
+fi
+REP=${NCU_REPDIR:-$OUT} # the binary reports (large; the device tool brings back a few files only)
+mkdir -p "$REP"
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -1)
 [ -n "$ncu" ] || { echo "ncu not found"; exit 1; }
 KERNELS=${KERNELS:-'BigConfig<.int.256, .int.128, .*>, .bool.0, .bool.1,
@@ -66,20 +75,20 @@ while IFS= read -r pat; do
   [ -n "$pat" ] || continue
   i=$((i + 1))
   [ $(( BUDGET - $(el) )) -gt 40 ] || { echo "pattern $i: no time left"; break; }
-  rm -f "$OUT/ncu-$i.ncu-rep" "$OUT/ncu-$i-source.csv" "$OUT/ncu-$i-stalls.txt" # an earlier run's
+  rm -f "$REP/ncu-$i.ncu-rep" "$REP/ncu-$i-source.csv" "$OUT/ncu-$i-stalls.txt" # an earlier run's
   { echo "== pattern $i: $pat"
     rep=()
-    [ "${SOURCE:-0}" = 1 ] && rep=(-o "$OUT/ncu-$i" -f)
+    [ "${SOURCE:-0}" = 1 ] && rep=(-o "$REP/ncu-$i" -f)
     TSGEMM_BENCH_SHAPES="${SHAPES:-4096^3}" timeout $(( BUDGET - $(el) - 10 )) "$ncu" --clock-control none \
       --kernel-name-base demangled --kernel-name "regex:$pat" --launch-count 1 "${secs[@]}" "${rep[@]}" \
       "$B/${run[0]}" "${run[@]:1}" < /dev/null
     echo "rc=$?"; } > "$OUT/ncu-$i.txt" 2>&1
-  if [ "${SOURCE:-0}" = 1 ] && [ -f "$OUT/ncu-$i.ncu-rep" ]; then
+  if [ "${SOURCE:-0}" = 1 ] && [ -f "$REP/ncu-$i.ncu-rep" ]; then
     # -o wrote a report instead of the sections: print them from it, then its source page
-    "$ncu" -i "$OUT/ncu-$i.ncu-rep" >> "$OUT/ncu-$i.txt" 2>&1
-    "$ncu" -i "$OUT/ncu-$i.ncu-rep" --page source --csv --print-source sass > "$OUT/ncu-$i-source.csv" \
+    "$ncu" -i "$REP/ncu-$i.ncu-rep" >> "$OUT/ncu-$i.txt" 2>&1
+    "$ncu" -i "$REP/ncu-$i.ncu-rep" --page source --csv --print-source sass > "$REP/ncu-$i-source.csv" \
       2>> "$OUT/ncu-$i.txt"
-    python3 scripts/ncu-source-stalls.py "$OUT/ncu-$i-source.csv" > "$OUT/ncu-$i-stalls.txt" 2>&1
+    python3 scripts/ncu-source-stalls.py "$REP/ncu-$i-source.csv" > "$OUT/ncu-$i-stalls.txt" 2>&1
   fi
   echo "pattern $i $(grep -m1 "^rc=" "$OUT/ncu-$i.txt") $(el)s"
 done <<< "$KERNELS"

@@ -20,11 +20,13 @@ namespace {
 using Fn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float,
                     float *, int64_t);
 
-/* one instance of the kernel with what a launch needs */
+/* one instance of the kernel with what a launch needs; swap: an OPT_CT instance, launched with
+ * m and n, A and B swapped (it computes C^T: tsg_kernel_tf32.cuh, "CT") */
 struct Inst {
     Fn fn;
     int pipe, npw, opt, threads, smem, stages, creg, preg;
     bool (*fits)(int);
+    bool swap;
 };
 
 template <int MATH, bool TA, bool TB, int PIPE, int NPW, int OPT>
@@ -40,7 +42,15 @@ Inst inst()
                 CF::STAGES,
                 CF::CREG,
                 CF::PREG,
-                CF::fits};
+                CF::fits,
+                (OPT & tf32::OPT_CT) != 0};
+}
+
+/* the pair (TA, TB) as C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with OPT_CT */
+template <int MATH, bool TA, bool TB, int PIPE, int NPW, int OPT>
+Inst inst_ct()
+{
+    return inst<MATH, !TB, !TA, PIPE, NPW, OPT | tf32::OPT_CT>();
 }
 
 /* one instance set of a math: an instance per transpose pair, index ta + 2 tb (NN, TN, NT, TT) */
@@ -56,6 +66,15 @@ Variant variant()
                     inst<MATH, false, true, PIPE, NPW, OPT>(), inst<MATH, true, true, PIPE, NPW, OPT>()}};
 }
 
+/* every pair of one (PIPE, NPW, OPT) as C^T (inst_ct): NN through the TT instance, TN through
+ * TN's, NT through NT's, TT through NN's */
+template <int MATH, int PIPE, int NPW, int OPT>
+Variant variant_ct()
+{
+    return Variant{{inst_ct<MATH, false, false, PIPE, NPW, OPT>(), inst_ct<MATH, true, false, PIPE, NPW, OPT>(),
+                    inst_ct<MATH, false, true, PIPE, NPW, OPT>(), inst_ct<MATH, true, true, PIPE, NPW, OPT>()}};
+}
+
 /* The variants of each math, the default first; the others are timed beside it by
  * test_tf32_kernel and must give the same bits (they change the work split between the roles,
  * the load order, the split's instructions or the waits, never the results' bits). PIPE is the
@@ -65,7 +84,8 @@ Variant variant()
  * (order 3 with two producer warpgroups; order 2 with one; order 2 with two).
  * The default (default_variant): op(A) by cp.async and split by the consumers (OPT_AREG); op(B)
  * loaded into the producer's registers, split and stored (Slice), R-contiguous slices in 4 x 4
- * blocks (OPT_TBLK); one producer warpgroup for 3xTF32, two for 1xTF32. With the split by add
+ * blocks (OPT_TBLK); one producer warpgroup for 3xTF32, two for 1xTF32; TT run as C^T through the
+ * NN instance (OPT_CT: its op(B) is then K-contiguous, not through the blocks). With the split by add
  * and mask (tsg_tf32_ptx.cuh split) this beats OPT_BCP (variant 4) in every pair, H100 run 41
  * (docs/results/h100-2026-12-06-run41-tf32.txt, TFLOP/s, 3xTF32 through the registers / OPT_BCP):
  * 4096^3 NN 117.3 / 100.2, NT 104.6 / 99.3, TN 103.0 / 87.7, TT 103.8 / 100.8; 8192^3 NT 102.1 /
@@ -81,8 +101,13 @@ Variant variant()
  * Variant 9: the default with the barrier waits' suspend-time hint (OPT_SLEEP). The previous
  * split (cvt.rna.tf32.f32) was variant 9 until its bits were checked against the new one
  * (docs/NOTES.md "tenth session"); test_tf32_kernel now compares the two over all 2^32 bit
- * patterns. */
-constexpr int VARIANTS = 10, V_BRAW = 8;
+ * patterns.
+ * Variant 10: the default's instances run as C^T in every pair (OPT_CT: NN through the TT
+ * instance, TT through NN's, NT and TN through their own with the operands swapped), so that the
+ * test reaches all four OPT_CT instances; the default takes TT's (its TT through the 4 x 4
+ * blocks is variant 6's or 7's). An instance run as C^T may give other bits than the same pair
+ * run directly (tf32_variant_exact). */
+constexpr int VARIANTS = 11, V_BRAW = 8;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
@@ -93,13 +118,16 @@ Variant bcp_variant()
 }
 
 /* Variant 0, the default (the comment above): op(B) through the producer's registers, one
- * producer warpgroup for 3xTF32, two for 1xTF32. X: further OPT bits (variant 9: OPT_SLEEP) */
+ * producer warpgroup for 3xTF32, two for 1xTF32; TT as C^T through the NN instance (OPT_CT).
+ * X: further OPT bits (variant 9: OPT_SLEEP) */
 template <int MATH, int X = 0>
 Variant default_variant()
 {
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK | X;
-    if constexpr (MATH == MATH_3XTF32) return variant<MATH, 2, 1, AB>();
-    else return variant<MATH, 2, 2, AB>();
+    constexpr int NPW = MATH == MATH_3XTF32 ? 1 : 2;
+    Variant v = variant<MATH, 2, NPW, AB>();
+    v.in[3] = inst_ct<MATH, true, true, 2, NPW, AB>();
+    return v;
 }
 
 /* V_BRAW: 1xTF32's NN and TN with op(B) raw (order 2, two producer warpgroups, AREG | TBLK | BRAW),
@@ -129,7 +157,8 @@ const Variant &variant_of(int v)
                                          variant<MATH, 2, 1, AB>(),
                                          variant<MATH, 2, 2, AB>(),
                                          braw_variant<MATH>(),
-                                         default_variant<MATH, tf32::OPT_SLEEP>()};
+                                         default_variant<MATH, tf32::OPT_SLEEP>(),
+                                         variant_ct<MATH, 2, MATH == MATH_3XTF32 ? 1 : 2, AB>()};
     return vs[v];
 }
 
@@ -232,18 +261,22 @@ bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_
 int tf32_variants() { return VARIANTS; }
 
 /* whether variant v of `math` must give the default's bits for the pair (transa, transb) (the
- * test's A/B): every instance but an OPT_BRAW one (op(B) truncated, not rounded, to TF32) */
+ * test's A/B): every instance but an OPT_BRAW one (op(B) truncated, not rounded, to TF32) and
+ * one that runs the pair as C^T where the default does not, or the other way round (the three
+ * products' factors exchanged: tsg_kernel_tf32.cuh, "CT") */
 bool tf32_variant_exact(int math, int v, char transa, char transb)
 {
     if (v < 0 || v >= VARIANTS) return false;
     const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
-    return !(pick(math, v).in[ta + 2 * tb].opt & tf32::OPT_BRAW);
+    const Inst &in = pick(math, v).in[ta + 2 * tb];
+    return !(in.opt & tf32::OPT_BRAW) && in.swap == pick(math, 0).in[ta + 2 * tb].swap;
 }
 
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {
-    return snprintf(buf, len, "pipe %d, %d producer warpgroup%s%s%s%s%s%s%s", in.pipe, in.npw, in.npw > 1 ? "s" : "",
+    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s", in.swap ? "as C^T, " : "", in.pipe,
+                    in.npw, in.npw > 1 ? "s" : "",
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
                     in.opt & tf32::OPT_BRAW ? ", op(B) raw by cp.async (truncated to TF32)" : "",
@@ -287,7 +320,12 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     if ((math != MATH_3XTF32 && math != MATH_TF32) || !ensure_variant(math, variant))
         return (int)cudaErrorNotSupported;
     const Inst &in = pick(math, variant).in[ta + 2 * tb];
-    in.fn<<<(unsigned)grid, in.threads, in.smem, (cudaStream_t)stream>>>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (in.swap) /* C^T = op(B)^T op(A)^T: n x m, the operands exchanged (tsg_kernel_tf32.cuh, "CT") */
+        in.fn<<<(unsigned)grid, in.threads, in.smem, (cudaStream_t)stream>>>(n, m, k, alpha, B, ldb, A, lda, beta, C,
+                                                                             ldc);
+    else
+        in.fn<<<(unsigned)grid, in.threads, in.smem, (cudaStream_t)stream>>>(m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                                             ldc);
     return (int)cudaGetLastError();
 }
 

@@ -94,6 +94,16 @@
  *    FP32 as well: it then gives the FP32 kernels' result, whatever that is (the default 1xTF32
  *    would write its Inf). As with the flags, the recompute is exact to the FP32 kernels for
  *    NaN / Inf; the check costs 64 FMAs and one named-barrier OR per tile.
+ *  - CT (OPT_CT): the launcher (tsg_kernel_tf32.cu) runs a pair (TA, TB) as the product
+ *    C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with m and n, A and B (lda and ldb) swapped,
+ *    whose element (r, c) is C(c, r): written at C + c + r ldc (two adjacent elements with one
+ *    8-byte access where C is 8-byte aligned and ldc even). TT then runs the NN instance, whose
+ *    operands are the cheap ones for this kernel (op(A) R-contiguous: cp.async; op(B)
+ *    K-contiguous: 16-byte rows into the producer's registers), instead of op(B) R-contiguous
+ *    through the 4 x 4 blocks. The three products are the same with their factors' roles
+ *    exchanged (small_B big_A + big_B small_A + big_B big_A), so the bits may differ from the
+ *    direct instance's, within the same error bound; the FP32 path of a non-finite tile gives
+ *    the same bits (fmaf(a, b, s) = fmaf(b, a, s)).
  *  - non-finite inputs: a tile whose slices had any flag set is recomputed by its consumers in
  *    FP32 (fmaf over k in order, operands read from global memory) and written back from that:
  *    NaN and Inf then come out exactly as the FP32 kernels give them (the split would turn
@@ -162,8 +172,10 @@ static __device__ __forceinline__ void regs_to()
  * copied raw by cp.async, the tensor core truncating it to TF32 (the kernel's comment, "BRAW");
  * OPT_BCP (with OPT_AREG) op(B) copied by cp.async and split by the producer one item after its
  * copies, OPT_BCP2 two items after (the file comment, OPT_BCP); OPT_SLEEP the
- * barrier waits with a 10 ms suspend-time hint (ws::mbar_wait_hint) */
-constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64;
+ * barrier waits with a 10 ms suspend-time hint (ws::mbar_wait_hint); OPT_CT the kernel computes
+ * C^T = op(B)^T op(A)^T: its element (r, c) is written to C(c, r) (the launcher passes the
+ * operands swapped: the file comment, "CT") */
+constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64, OPT_CT = 128;
 /* the OPT bits that change Cfg (registers, stages) */
 constexpr int OPT_CFG = OPT_AREG;
 
@@ -210,12 +222,27 @@ struct Cfg {
     static_assert(SMEM_BYTES <= 227 * 1024, "shared memory per block");
 };
 
-/* one element of C from an FP32 result v: beta == 0 never reads C */
+/* one element of C from an FP32 result v: beta == 0 never reads C. CT (OPT_CT): the kernel
+ * computes C^T, so its element (r, c) is C(c, r) */
+template <bool CT = false>
 static __device__ __forceinline__ void put(float *__restrict__ C, int64_t ldc, int64_t r, int64_t c, float alpha,
                                            float v, float beta)
 {
-    float *p = C + r + c * ldc;
+    float *p = CT ? C + c + r * ldc : C + r + c * ldc;
     *p = beta == 0.0f ? alpha * v : fmaf(alpha, v, beta * *p);
+}
+
+/* CT: the kernel's elements (r, c) and (r, c + 1), adjacent in C, with one 8-byte access (p
+ * 8-byte aligned: the caller's check) */
+static __device__ __forceinline__ void put2(float *__restrict__ p, float alpha, float v0, float v1, float beta)
+{
+    float2 *q = reinterpret_cast<float2 *>(p);
+    if (beta == 0.0f) {
+        *q = make_float2(alpha * v0, alpha * v1);
+    } else {
+        const float2 o = *q;
+        *q = make_float2(fmaf(alpha, v0, beta * o.x), fmaf(alpha, v1, beta * o.y));
+    }
 }
 
 /* C(r, c) of a tile with non-finite inputs, in FP32: fmaf over k in order, as an FFMA kernel's
@@ -253,6 +280,9 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 {
     constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW;
     constexpr bool BCP = OPT & (OPT_BCP | OPT_BCP2);
+    constexpr bool CT = OPT & OPT_CT;
+    /* CT: C's pairs (r, c), (r, c + 1) with c even lie 8-byte aligned when C does and ldc is even */
+    const bool c2 = CT && ((uintptr_t)C & 7) == 0 && (ldc & 1) == 0;
     /* a wait on "full" or "empty" (OPT_SLEEP: with the suspend-time hint) */
     auto bar_wait = [](uint32_t bar, uint32_t parity) {
         if constexpr ((OPT & OPT_SLEEP) != 0) ws::mbar_wait_hint<10000000u>(bar, parity);
@@ -630,15 +660,26 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 for (int i = 0; i < 16; ++i)
                     for (int e = 0; e < 4; ++e) {
                         const int64_t r = r0 + 8 * (e / 2), c = c0 + 8 * i + e % 2;
-                        if (r < m && c < n) put(C, ldc, r, c, alpha, fp32_dot<TA, TB>(r, c, k, A, lda, B, ldb), beta);
+                        if (r < m && c < n)
+                            put<CT>(C, ldc, r, c, alpha, fp32_dot<TA, TB>(r, c, k, A, lda, B, ldb), beta);
                     }
+            } else if (CT && c2) { /* elements e and e + 1 adjacent in C: one 8-byte access (c even) */
+#pragma unroll
+                for (int i = 0; i < 16; ++i) {
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const int64_t r = r0 + 8 * h, c = c0 + 8 * i;
+                        if (r < m && c + 1 < n) put2(C + c + r * ldc, alpha, y[4 * i + 2 * h], y[4 * i + 2 * h + 1], beta);
+                        else if (r < m && c < n) put<CT>(C, ldc, r, c, alpha, y[4 * i + 2 * h], beta);
+                    }
+                }
             } else {
 #pragma unroll
                 for (int i = 0; i < 16; ++i) {
 #pragma unroll
                     for (int e = 0; e < 4; ++e) {
                         const int64_t r = r0 + 8 * (e / 2), c = c0 + 8 * i + e % 2;
-                        if (r < m && c < n) put(C, ldc, r, c, alpha, y[4 * i + e], beta);
+                        if (r < m && c < n) put<CT>(C, ldc, r, c, alpha, y[4 * i + e], beta);
                     }
                 }
             }
