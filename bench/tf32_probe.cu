@@ -10,7 +10,8 @@
  * garbage: timing only, never a result. Device data, square, median of 10 (cudaEvents) after two
  * warm-up launches; TFLOP/s counted as 2 n^3.
  *
- *   tf32_probe [N ...]     (default 4096 8192); exit 77 without an sm_90 device
+ *   tf32_probe [--pad P] [N ...]   (default 4096 8192; leading dimensions n + P, P a multiple of 4,
+ *                                  default 0); exit 77 without an sm_90 device
  *
  * Built with the family (bench/CMakeLists.txt, sm_90a), not installed. The method is the device
  * notes' "time variants that leave one stage out, and take differences" (no hardware counters
@@ -19,6 +20,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <algorithm>
 #include <vector>
@@ -38,6 +40,9 @@ using tsg::tf32::tf32_kernel;
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
+
+/* the operands' and C's leading dimension is n + g_pad (--pad: a stride that is not a power of two) */
+int64_t g_pad = 0;
 
 __global__ void fill(float *x, int64_t count, uint32_t seed)
 {
@@ -61,7 +66,8 @@ double time_one(int64_t n, const float *A, const float *B, float *C, int sms)
     CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, CF::SMEM_BYTES));
     const int64_t tiles = ((n + 127) / 128) * ((n + 127) / 128);
     const unsigned grid = (unsigned)std::min<int64_t>(tiles, sms);
-    auto launch = [&] { fn<<<grid, CF::THREADS, CF::SMEM_BYTES>>>(n, n, n, 1.0f, A, n, B, n, 0.0f, C, n); };
+    const int64_t ld = n + g_pad;
+    auto launch = [&] { fn<<<grid, CF::THREADS, CF::SMEM_BYTES>>>(n, n, n, 1.0f, A, ld, B, ld, 0.0f, C, ld); };
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
@@ -117,20 +123,29 @@ int main(int argc, char **argv)
     }
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     std::vector<int64_t> ns;
-    for (int i = 1; i < argc; ++i) ns.push_back(atoll(argv[i]));
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--pad") && i + 1 < argc) g_pad = atoll(argv[++i]);
+        else ns.push_back(atoll(argv[i]));
+    }
+    if (g_pad < 0 || g_pad % 4) {
+        fprintf(stderr, "--pad: a multiple of 4 (the family's 16-byte loads), >= 0\n");
+        return 2;
+    }
     if (ns.empty()) ns = {4096, 8192};
     const int64_t nmax = *std::max_element(ns.begin(), ns.end());
     float *A, *B, *C;
-    CK(cudaMalloc(&A, nmax * nmax * 4));
-    CK(cudaMalloc(&B, nmax * nmax * 4));
-    CK(cudaMalloc(&C, nmax * nmax * 4));
-    fill<<<1024, 256>>>(A, nmax * nmax, 1);
-    fill<<<1024, 256>>>(B, nmax * nmax, 2);
+    const int64_t elems = nmax * (nmax + g_pad);
+    CK(cudaMalloc(&A, elems * 4));
+    CK(cudaMalloc(&B, elems * 4));
+    CK(cudaMalloc(&C, elems * 4));
+    fill<<<1024, 256>>>(A, elems, 1);
+    fill<<<1024, 256>>>(B, elems, 2);
     CK(cudaDeviceSynchronize());
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, dev));
-    printf("tf32_probe on %s (%d SMs): NN unless named, device data, median of 10; x: speed against the whole kernel\n",
-           prop.name, sms);
+    printf("tf32_probe on %s (%d SMs): NN unless named, device data, ld = n + %lld, median of 10; x: speed against the "
+           "whole kernel\n",
+           prop.name, sms, (long long)g_pad);
     /* the NN instances of tsg_kernel_tf32.cu's variants: the defaults (AREG | TBLK, order 2; one
      * producer warpgroup for 3xTF32, two for 1xTF32), 3xTF32's variant 9 (OPT_SLEEP),
      * variants 4 and 5 (OPT_BCP, OPT_BCP2; one producer warpgroup), 1xTF32's variant 8 (OPT_BRAW) */
