@@ -5,7 +5,7 @@
  * and 1xTF32's NN defaults (kernels/tf32/tsg_kernel_tf32.cu's variant 0: op(B) through the
  * producer's registers) against variants 4 and 5 (OPT_BCP: op(B) by cp.async, split by the
  * producer one or two items behind its copies), 3xTF32's variant 9 (the waits' suspend-time hint,
- * OPT_SLEEP) and
+ * OPT_SLEEP), variant 11 (OPT_B2: op(B) two items ahead; 3xTF32 NN and NT, 1xTF32 NN) and
  * 1xTF32's variant 8 (OPT_BRAW: op(B) raw by cp.async). The DIAG instances compute
  * garbage: timing only, never a result. Device data, square, median of 10 (cudaEvents) after two
  * warm-up launches; TFLOP/s counted as 2 n^3.
@@ -159,10 +159,13 @@ int main(int argc, char **argv)
         /* TT direct, through the 4 x 4 blocks: variant 6's (the default runs TT as C^T through the
          * NN instance, whose trio is the first row's up to the write-back's addresses) */
         trio<tsg::MATH_3XTF32, AB, 2, 1, true, true>("3xTF32 v6 TT (direct)", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_B2, 2, 1>("3xTF32 v11 (B2)", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_B2, 2, 1, false, true>("3xTF32 v11 (B2) NT", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABS, 2, 1>("3xTF32 v9 (wait hint)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC, 2, 1>("3xTF32 v4 (BCP)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC2, 2, 1>("3xTF32 v5 (BCP2)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, AB, 2, 2>("1xTF32 v0", n, A, B, C, sms);
+        trio<tsg::MATH_TF32, AB | tsg::tf32::OPT_B2, 2, 2>("1xTF32 v11 (B2)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABC, 2, 1>("1xTF32 v4 (BCP)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABC2, 2, 1>("1xTF32 v5 (BCP2)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABR, 2, 2>("1xTF32 v8 (BRAW)", n, A, B, C, sms);

@@ -106,8 +106,10 @@ Variant variant_ct()
  * instance, TT through NN's, NT and TN through their own with the operands swapped), so that the
  * test reaches all four OPT_CT instances; the default takes TT's (its TT through the 4 x 4
  * blocks is variant 6's or 7's). An instance run as C^T may give other bits than the same pair
- * run directly (tf32_variant_exact). */
-constexpr int VARIANTS = 11, V_BRAW = 8;
+ * run directly (tf32_variant_exact).
+ * Variant 11: the default with op(B) loaded two items ahead of its store (OPT_B2: two register
+ * slots). */
+constexpr int VARIANTS = 12, V_BRAW = 8;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
@@ -158,7 +160,8 @@ const Variant &variant_of(int v)
                                          variant<MATH, 2, 2, AB>(),
                                          braw_variant<MATH>(),
                                          default_variant<MATH, tf32::OPT_SLEEP>(),
-                                         variant_ct<MATH, 2, MATH == MATH_3XTF32 ? 1 : 2, AB>()};
+                                         variant_ct<MATH, 2, MATH == MATH_3XTF32 ? 1 : 2, AB>(),
+                                         default_variant<MATH, tf32::OPT_B2>()};
     return vs[v];
 }
 
@@ -275,14 +278,15 @@ bool tf32_variant_exact(int math, int v, char transa, char transb)
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {
-    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s", in.swap ? "as C^T, " : "", in.pipe,
+    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s", in.swap ? "as C^T, " : "", in.pipe,
                     in.npw, in.npw > 1 ? "s" : "",
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
                     in.opt & tf32::OPT_BRAW ? ", op(B) raw by cp.async (truncated to TF32)" : "",
                     in.opt & tf32::OPT_BCP ? ", op(B) by cp.async, split by the producer" : "",
                     in.opt & tf32::OPT_BCP2 ? " two items behind its copies" : "",
-                    in.opt & tf32::OPT_SLEEP ? ", waits with a suspend hint" : "");
+                    in.opt & tf32::OPT_SLEEP ? ", waits with a suspend hint" : "",
+                    in.opt & tf32::OPT_B2 ? ", op(B) two items ahead" : "");
 }
 
 /* variant v's description: its instance's, or each pair's where they differ */

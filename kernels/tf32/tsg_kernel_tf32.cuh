@@ -174,14 +174,16 @@ static __device__ __forceinline__ void regs_to()
  * copies, OPT_BCP2 two items after (the file comment, OPT_BCP); OPT_SLEEP the
  * barrier waits with a 10 ms suspend-time hint (ws::mbar_wait_hint); OPT_CT the kernel computes
  * C^T = op(B)^T op(A)^T: its element (r, c) is written to C(c, r) (the launcher passes the
- * operands swapped: the file comment, "CT") */
-constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64, OPT_CT = 128;
+ * operands swapped: the file comment, "CT"); OPT_B2 (with OPT_AREG) op(B) loaded two items ahead
+ * of its store, in two register slots */
+constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64, OPT_CT = 128,
+              OPT_B2 = 256;
 /* the OPT bits that change Cfg (registers, stages) */
-constexpr int OPT_CFG = OPT_AREG;
+constexpr int OPT_CFG = OPT_AREG | OPT_B2;
 
 template <int MATH, int NPW, int PIPE, int OPTC = 0>
 struct Cfg {
-    static constexpr bool AREG = OPTC & OPT_AREG;
+    static constexpr bool AREG = OPTC & OPT_AREG, B2 = OPTC & OPT_B2;
     static_assert(NPW == 1 || NPW == 2, "one or two producer warpgroups");
     static_assert(AREG == 0 || PIPE == 2, "op(A) split by the consumers: producer order 2 only");
     static constexpr bool X3 = MATH == MATH_3XTF32;
@@ -205,9 +207,12 @@ struct Cfg {
     static constexpr bool DEEP = NPW == 2 && PIPE == 3;
     /* AREG: 3xTF32's consumers also hold a k-tile's op(A) parts (32 registers) until its wgmmas
      * complete, and the producer holds op(B)'s slice only */
-    static constexpr int CREG = AREG ? (X3 ? (NPW == 1 ? 200 : 192) : NPW == 1 ? R0 : 144)
+    /* B2: one producer warpgroup holds two op(B) slices (64 data registers): 3xTF32's consumers
+     * give it 16 each of theirs (184; the producer 136: with 120 and 192 ptxas spilled 8-48 bytes
+     * of stack in the 3xTF32 instances) */
+    static constexpr int CREG = AREG ? (X3 ? (NPW == 1 ? (B2 ? 184 : 200) : 192) : NPW == 1 ? R0 : 144)
                               : NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
-    static constexpr int PREG = AREG ? (X3 ? (NPW == 1 ? 104 : 64) : NPW == 1 ? R0 : 112)
+    static constexpr int PREG = AREG ? (X3 ? (NPW == 1 ? (B2 ? 136 : 104) : 64) : NPW == 1 ? R0 : 112)
                               : NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
     /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
     static constexpr bool NONE = CREG == R0 && PREG == R0;
@@ -281,6 +286,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW;
     constexpr bool BCP = OPT & (OPT_BCP | OPT_BCP2);
     constexpr bool CT = OPT & OPT_CT;
+    constexpr bool B2 = OPT & OPT_B2;
     /* CT: C's pairs (r, c), (r, c + 1) with c even lie 8-byte aligned when C does and ldc is even */
     const bool c2 = CT && ((uintptr_t)C & 7) == 0 && (ldc & 1) == 0;
     /* a wait on "full" or "empty" (OPT_SLEEP: with the suspend-time hint) */
@@ -295,6 +301,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     static_assert(!BRAW || (MATH == MATH_TF32 && AREG && !TB),
                   "op(B) raw (BRAW): 1xTF32 with OPT_AREG and a K-contiguous op(B) (NN, TN) only");
     static_assert(!BCP || (AREG && !BRAW && PIPE == 2), "op(B) by cp.async (BCP): with OPT_AREG and order 2 only");
+    static_assert(!B2 || (AREG && !BRAW && !BCP && PIPE == 2), "op(B) two items ahead (B2): with OPT_AREG and order 2");
     using CF = Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>;
     constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -393,6 +400,56 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                         }
                         publish(nf);
                     }
+                }
+            } else if (B2) {
+                /* OPT_B2 (with OPT_AREG, order 2): op(B) two items ahead, in two register slots
+                 * that alternate (sb, sb2): item i's op(B) is stored from its slot, then item
+                 * i + 2's loads go into the same slot, so a whole item's time (its wait, op(A)'s
+                 * copies, the other slot's store) lies between a load and its first use. An item
+                 * is one (tile, k-tile) of this block, in order; its op(A) is copied by cp.async at
+                 * its own step as without B2. Two trackers: the copies' item (cm0, ca_full, ckt)
+                 * and the loads' (n0, b_full via coords, lkt) */
+                Slice<!TB, CF::PTHREADS, TBLK> sb2;
+                const int64_t items = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles : 0;
+                int64_t ltile = blockIdx.x, lkt = 0;       /* the next op(B) load */
+                int64_t ctile = blockIdx.x, ckt = 0;       /* the next op(A) copy (= the item stored) */
+                int64_t cm0 = 0, ca_full = 0;
+                auto ccoords = [&] {
+                    int64_t bm, bn;
+                    tile_coords(ctile, tiles_m, tiles_n, &bm, &bn);
+                    cm0 = bm * BM, ca_full = cm0 + BM <= m ? kfull : 0;
+                };
+                auto load_b = [&](auto &xb) {
+                    if (lkt < b_full) xb.template load<true>(B, ldb, n0, n, lkt * BK, k, pt);
+                    else xb.template load<false>(B, ldb, n0, n, lkt * BK, k, pt);
+                    if (++lkt == ktiles) {
+                        lkt = 0, ltile += gridDim.x;
+                        if (ltile < tiles) coords(ltile);
+                    }
+                };
+                auto step = [&](auto &xb, int64_t i) {
+                    const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                    float nf = 0.0f;
+                    bar_wait(bar_empty + 8 * st, ph ^ 1);
+                    if (ckt < ca_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
+                    else RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
+                    mbar_arrive_cp_async(bar_full + 8 * st);
+                    if (++ckt == ktiles) {
+                        ckt = 0, ctile += gridDim.x;
+                        if (ctile < tiles) ccoords();
+                    }
+                    xb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                    if (i + 2 < items) load_b(xb);
+                    publish(nf);
+                };
+                if (items > 0) {
+                    coords(ltile), ccoords();
+                    load_b(sb);
+                }
+                if (items > 1) load_b(sb2);
+                for (int64_t i = 0; i < items; i += 2) {
+                    step(sb, i);
+                    if (i + 1 < items) step(sb2, i + 1);
                 }
             } else if (PIPE == 2) {
                 /* rolling: the slices of the next (tile, k-tile) are loaded while this one's are stored,
