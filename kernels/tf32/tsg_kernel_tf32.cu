@@ -85,7 +85,8 @@ Variant variant_ct()
  * The default (default_variant): op(A) by cp.async and split by the consumers (OPT_AREG); op(B)
  * loaded into the producer's registers, split and stored (Slice), R-contiguous slices in 4 x 4
  * blocks (OPT_TBLK); one producer warpgroup for 3xTF32, two for 1xTF32; TT run as C^T through the
- * NN instance (OPT_CT: its op(B) is then K-contiguous, not through the blocks). With the split by add
+ * NN instance (OPT_CT: its op(B) is then K-contiguous, not through the blocks); 1xTF32's op(B)
+ * two items ahead where it is K-contiguous (OPT_B2: default_variant). With the split by add
  * and mask (tsg_tf32_ptx.cuh split) this beats OPT_BCP (variant 4) in every pair, H100 run 41
  * (docs/results/h100-2026-12-06-run41-tf32.txt, TFLOP/s, 3xTF32 through the registers / OPT_BCP):
  * 4096^3 NN 117.3 / 100.2, NT 104.6 / 99.3, TN 103.0 / 87.7, TT 103.8 / 100.8; 8192^3 NT 102.1 /
@@ -107,8 +108,8 @@ Variant variant_ct()
  * test reaches all four OPT_CT instances; the default takes TT's (its TT through the 4 x 4
  * blocks is variant 6's or 7's). An instance run as C^T may give other bits than the same pair
  * run directly (tf32_variant_exact).
- * Variant 11: the default with op(B) loaded two items ahead of its store (OPT_B2: two register
- * slots). */
+ * Variant 11: op(B) loaded two items ahead of its store in every pair (OPT_B2: two register
+ * slots; 1xTF32's default has it in NN, TN and TT). */
 constexpr int VARIANTS = 12, V_BRAW = 8;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
@@ -121,14 +122,22 @@ Variant bcp_variant()
 
 /* Variant 0, the default (the comment above): op(B) through the producer's registers, one
  * producer warpgroup for 3xTF32, two for 1xTF32; TT as C^T through the NN instance (OPT_CT).
- * X: further OPT bits (variant 9: OPT_SLEEP) */
+ * 1xTF32's NN, TN and TT (as C^T: an NN instance) load op(B) two items ahead (OPT_B2), H100 run 46
+ * (docs/results/h100-2026-12-06-run46-tf32.txt, TFLOP/s, B2 / without): 4096^3 NN 180.2 / 164.9,
+ * TN 189.0 / 153.2, TT 192.1 / 163.8, 8192^3 NN 179.0 / 169.0; its NT does not (145.1 / 152.0 at
+ * 4096^3, 140.4 / 160.0 at 8192^3), nor does 3xTF32 (4096^3 NN 105.7 / 119.3). X: further OPT
+ * bits (variant 9: OPT_SLEEP, variant 11: OPT_B2 in every pair); B2 is the default's only with
+ * X = 0 */
 template <int MATH, int X = 0>
 Variant default_variant()
 {
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK | X;
     constexpr int NPW = MATH == MATH_3XTF32 ? 1 : 2;
+    constexpr int KB = MATH == MATH_TF32 && X == 0 ? AB | tf32::OPT_B2 : AB; /* op(B) K-contiguous */
     Variant v = variant<MATH, 2, NPW, AB>();
-    v.in[3] = inst_ct<MATH, true, true, 2, NPW, AB>();
+    v.in[0] = inst<MATH, false, false, 2, NPW, KB>();
+    v.in[1] = inst<MATH, true, false, 2, NPW, KB>();
+    v.in[3] = inst_ct<MATH, true, true, 2, NPW, KB>();
     return v;
 }
 
