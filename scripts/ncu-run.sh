@@ -39,7 +39,8 @@ t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 source .devkit/env.sh
 if [ -n "${NCU_BUILD_DIR:-}" ]; then # a build made already (device-run.sh's build-dev): no second build
   B=$NCU_BUILD_DIR
-  [ -x "$B/${RUN%% *}" ] || { echo "$B/${RUN%% *}: not built"; exit 1; }
+  prog=${RUN:-bench/tsgemm-kbench}
+  [ -x "$B/${prog%% *}" ] || { echo "$B/${prog%% *}: not built"; exit 1; }
 else
   B=build-ncu
   { cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \

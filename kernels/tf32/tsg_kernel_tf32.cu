@@ -77,10 +77,11 @@ Variant variant_ct()
 
 /* The variants of each math, the default first; the others are timed beside it by
  * test_tf32_kernel and must give the same bits (they change the work split between the roles,
- * the load order, the split's instructions or the waits, never the results' bits). PIPE is the
- * producer's load order, NPW its warpgroups, OPT how the roles share the loads and the split and
- * how they wait (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_BRAW, OPT_BCP, OPT_BCP2,
- * OPT_SLEEP). Variants 1-3: both operands through the producer's registers
+ * the load order, the split's instructions or the waits, never the results' bits), except where
+ * tf32_variant_exact says otherwise (OPT_BRAW, and a pair run as C^T by one and directly by the
+ * other). PIPE is the producer's load order, NPW its warpgroups, OPT how the roles share the
+ * loads and the split and how they wait (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_BRAW,
+ * OPT_BCP, OPT_BCP2, OPT_SLEEP, OPT_CT, OPT_B2). Variants 1-3: both operands through the producer's registers
  * (order 3 with two producer warpgroups; order 2 with one; order 2 with two).
  * The default (default_variant): op(A) by cp.async and split by the consumers (OPT_AREG); op(B)
  * loaded into the producer's registers, split and stored (Slice), R-contiguous slices in 4 x 4
@@ -94,19 +95,22 @@ Variant variant_ct()
  * session"). Variant 4 is OPT_BCP, every pair (the NT / TT default of 6596c84 .. b543861).
  * Variant 5 is OPT_BCP with the split two items behind its copies (OPT_BCP2), every pair.
  * Variants 6 and 7: op(B) through the registers with one and two producer warpgroups, every pair
- * (3xTF32's variant 6 is its default).
+ * run directly (3xTF32's variant 6 is its default with TT direct, 1xTF32's variant 7 its default
+ * without OPT_B2 and with TT direct: the previous defaults).
  * Variant 8 (V_BRAW), an experiment: 1xTF32 NN / TN with OPT_BRAW (op(B) copied raw by cp.async,
  * truncated to TF32 by the tensor core: other bits than the default's, checked by test_tf32_kernel
  * against the reference instead, tf32_variant_exact), NT / TT the default's; 3xTF32 has no BRAW
  * (its split needs op(B) rounded): its variant 8 is its default.
- * Variant 9: the default with the barrier waits' suspend-time hint (OPT_SLEEP). The previous
+ * Variant 9: the default with the barrier waits' suspend-time hint (OPT_SLEEP); for 1xTF32
+ * without its OPT_B2 (default_variant adds it only without other bits), so that no instance
+ * beyond those measured is built. The previous
  * split (cvt.rna.tf32.f32) was variant 9 until its bits were checked against the new one
  * (docs/NOTES.md "tenth session"); test_tf32_kernel now compares the two over all 2^32 bit
  * patterns.
  * Variant 10: the default's instances run as C^T in every pair (OPT_CT: NN through the TT
  * instance, TT through NN's, NT and TN through their own with the operands swapped), so that the
- * test reaches all four OPT_CT instances; the default takes TT's (its TT through the 4 x 4
- * blocks is variant 6's or 7's). An instance run as C^T may give other bits than the same pair
+ * test reaches all four OPT_CT instances; 3xTF32's default takes TT's (1xTF32's TT as C^T
+ * carries OPT_B2: variant 11's). An instance run as C^T may give other bits than the same pair
  * run directly (tf32_variant_exact).
  * Variant 11: op(B) loaded two items ahead of its store in every pair (OPT_B2: two register
  * slots; 1xTF32's default has it in NN, TN and TT). */

@@ -133,7 +133,8 @@
  * Fixed reduction order: the same instructions in the same order for every tile and run, whatever
  * the grid (the grid only assigns tiles to blocks).
  * Alignment: the 16-byte loads need A and B 16-byte aligned and lda, ldb multiples of 4
- * (tf32_takes refuses anything else); C has no alignment rule (4-byte stores).
+ * (tf32_takes refuses anything else); C has no alignment rule (4-byte stores; OPT_CT's 8-byte
+ * pairs only where C is 8-byte aligned and ldc even).
  * Sources: PTX ISA (CUDA 13.0) sections named above, mbarrier (9.7.13.15), setmaxnreg (9.7.19.5),
  * cvt .tf32 (9.7.9.21); the warp-specialized producer / consumer pattern of kernels/ws/tsg_kernel_ws.cuh.
  * The 3xTF32 split is the well-known error-compensation scheme (big/small operand splitting).
