@@ -57,10 +57,12 @@
 #             shapes 8192^3 and 16384^3 among them (targets on nvidia-h200-x2: >= 1.6x, >= 1.8x)
 #   replay    the shipped traces of real programs (bench/traces/*.trace, recorded on the CPU
 #             path): tsgemm-bench --replay each (OpenBLAS, tsgemm auto, GPU forced; the recorded
-#             gaps and fresh C's, no settle, no rewarm), then the bench sweep with --settle 0
-#             --rewarm 0 (calls beside OpenBLAS's spinning workers, as programs make them); not a
+#             gaps and fresh C's, no settle, no rewarm), then the default bench sweep with --settle 0
+#             --rewarm 0 (calls beside OpenBLAS's spinning workers, as programs make them) and its
+#             shapes up to 1024^3 again with TSGEMM_SWEEP_REPS repeats (default 25); not a
 #             default stage. Table: per trace the three totals (ms in calls) and the GPU's share
-#             of auto mode's calls; replay-*.txt and replay-bench.{txt,csv} under $OUT, timed at
+#             of auto mode's calls; replay-*.txt, replay-bench.{txt,csv} and
+#             replay-bench-small.{txt,csv} under $OUT, timed at
 #             TSGEMM_LOG=1 (TSGEMM_REPLAY_LOG=2: each trace once more at level 2 for its log,
 #             replay-*-log.txt; TSGEMM_REPLAY_ROUNDS=N: N rounds of the passes, rotated, medians;
 #             replay-NAME-calls.csv: every call's time per pass and round (--replay-calls);
@@ -81,7 +83,9 @@
 # TSGEMM_BENCH_ARGS: the bench stage's options (default --quick); TSGEMM_BENCH_MORE: more bench
 # invocations in the same stage, option lists separated by '|' (e.g. "--shapes 4096 --beta 1
 # --reps 7 --no-nvblas|--shapes 4096 --reps 5").
-# TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large").
+# TSGEMM_CTEST_ARGS adds ctest arguments to the unit and gpu stages (e.g. -E "fuzz|large"); the gpu
+# stage starts only with TSGEMM_GPU_MIN_S seconds of the budget left (default 240: the whole tier;
+# a -R subset needs less, run 47 lost its subset to this rule).
 # TSGEMM_CMAKE_ARGS adds configure arguments to the build stage (e.g. -DTSGEMM_LINEINFO=ON).
 # Full logs and CSV go to $OUT (the device tool brings them back; ./out when run by hand), and all
 # of them into $OUT/all.tar.gz; a summary table is printed last. Exit status: 0 when every stage that ran passed.
@@ -191,7 +195,7 @@ if want rates 30; then # the cost model's inputs on this machine, and where auto
     { row rates FAIL "see rates.txt"; fails=$((fails+1)); }
 fi
 want unit 60 && run_ctest unit unit
-want gpu 240 && run_ctest gpu gpu
+want gpu "${TSGEMM_GPU_MIN_S:-240}" && run_ctest gpu gpu
 
 if want sanitize 300; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -457,8 +461,14 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
     ongpu=$(sed -n 's/^  total  *[0-9]* .* \([0-9]*\/[0-9]*\)$/\1/p' "$OUT/replay-$name.txt")
     rtab+=$'\n'$(printf '%-34s %12s %12s %12s %s' "$name" "${ob:-?}" "${ts:-?}" "${gms:-skipped}" "${ongpu:-?}")
   done
-  TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --quick --settle 0 --rewarm 0 --no-nvblas \
+  # issue 37's sweep: the default one (its repeats: 5, 2 for a column that spent 8 s), then the
+  # shapes whose calls take microseconds with TSGEMM_SWEEP_REPS repeats (default 25), where three
+  # or five samples of a 6 us call are mostly the OpenBLAS workers' state (run 31's --quick sweep)
+  TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --settle 0 --rewarm 0 --no-nvblas \
     --csv "$OUT/replay-bench.csv" > "$OUT/replay-bench.txt" 2>&1 || rfail=$((rfail+1))
+  TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --settle 0 --rewarm 0 --no-nvblas --shapes "64 128 256 512 768 1024" \
+    --reps "${TSGEMM_SWEEP_REPS:-25}" --csv "$OUT/replay-bench-small.csv" > "$OUT/replay-bench-small.txt" 2>&1 ||
+    rfail=$((rfail+1))
   # issue 37's "GPU calls right after an OpenBLAS call <= 1.10x their isolated time": pipe_probe
   # (GPU forced) alone, then with a 1024^3 OpenBLAS call right before each timed call, the same
   # with OpenBLAS's workers told to sleep early (its own knob), and the step timeline of the
@@ -579,6 +589,7 @@ fi
   [ -f "$OUT/ab-table.txt" ] && cat "$OUT/ab-table.txt"
   [ -f "$OUT/replay-table.txt" ] && cat "$OUT/replay-table.txt"
   [ -f "$OUT/replay-bench.txt" ] && tail -25 "$OUT/replay-bench.txt"
+  [ -f "$OUT/replay-bench-small.txt" ] && tail -8 "$OUT/replay-bench-small.txt"
   [ -f "$OUT/cpucalls.txt" ] && cat "$OUT/cpucalls.txt"
   [ -f "$OUT/bench.txt" ] && tail -25 "$OUT/bench.txt"
   [ -f "$OUT/clients.log" ] && grep -E '^==|^ok |ran on|summary' "$OUT/clients.log"
