@@ -1,7 +1,7 @@
 /*
  * tf32_probe.cu — where the tensor-core family's time goes (issue 36), by leaving a stage out:
- * each instance below (NN; 3xTF32's default in NT and TN too, and TT direct, rows named so) whole, with DIAG 1 (the consumers alone: no loads, no split, no barrier
- * waits) and with DIAG 2 (the producer alone: loads, split, stores, barriers, no wgmma): 3xTF32's
+ * each instance below (NN; 3xTF32's default in NT and TN too, and TT direct, rows named so)
+ * whole, with DIAG 1 (the consumers alone: no loads, no split, no barrier waits) and with DIAG 2 (the producer alone: loads, split, stores, barriers, no wgmma): 3xTF32's
  * and 1xTF32's NN defaults (kernels/tf32/tsg_kernel_tf32.cu's variant 0: op(B) through the
  * producer's registers; 1xTF32's two items ahead, OPT_B2, against its variant 7 without) against
  * variants 4 and 5 (OPT_BCP: op(B) by cp.async, split by the

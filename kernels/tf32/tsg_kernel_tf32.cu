@@ -81,8 +81,9 @@ Variant variant_ct()
  * tf32_variant_exact says otherwise (OPT_BRAW, and a pair run as C^T by one and directly by the
  * other). PIPE is the producer's load order, NPW its warpgroups, OPT how the roles share the
  * loads and the split and how they wait (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_BRAW,
- * OPT_BCP, OPT_BCP2, OPT_SLEEP, OPT_CT, OPT_B2). Variants 1-3: both operands through the producer's registers
- * (order 3 with two producer warpgroups; order 2 with one; order 2 with two).
+ * OPT_BCP, OPT_BCP2, OPT_SLEEP, OPT_CT, OPT_B2). Variants 1-3: both operands through the
+ * producer's registers (order 3 with two producer warpgroups; order 2 with one; order 2 with
+ * two).
  * The default (default_variant): op(A) by cp.async and split by the consumers (OPT_AREG); op(B)
  * loaded into the producer's registers, split and stored (Slice), R-contiguous slices in 4 x 4
  * blocks (OPT_TBLK); one producer warpgroup for 3xTF32, two for 1xTF32; TT run as C^T through the

@@ -432,8 +432,10 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     float nf = 0.0f;
                     bar_wait(bar_empty + 8 * st, ph ^ 1);
-                    if (ckt < ca_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
-                    else RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
+                    if (ckt < ca_full)
+                        RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
+                    else
+                        RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
                     mbar_arrive_cp_async(bar_full + 8 * st);
                     if (++ckt == ktiles) {
                         ckt = 0, ctile += gridDim.x;
@@ -727,7 +729,8 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
                         const int64_t r = r0 + 8 * h, c = c0 + 8 * i;
-                        if (r < m && c + 1 < n) put2(C + c + r * ldc, alpha, y[4 * i + 2 * h], y[4 * i + 2 * h + 1], beta);
+                        if (r < m && c + 1 < n)
+                            put2(C + c + r * ldc, alpha, y[4 * i + 2 * h], y[4 * i + 2 * h + 1], beta);
                         else if (r < m && c < n) put<CT>(C, ldc, r, c, alpha, y[4 * i + 2 * h], beta);
                     }
                 }
