@@ -20,14 +20,16 @@ namespace {
 using Fn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float,
                     float *, int64_t);
 
-/* one instance of the kernel with what a launch needs; swap: an OPT_CT instance, launched with
- * m and n, A and B swapped (it computes C^T: tsg_kernel_tf32.cuh, "CT") */
+/* one instance of the kernel with what a launch needs */
 struct Inst {
     Fn fn;
     int pipe, npw, opt, threads, smem, stages, creg, preg;
     bool (*fits)(int);
-    bool swap;
 };
+
+/* an OPT_CT instance: launched with m and n, A and B swapped (it computes C^T:
+ * tsg_kernel_tf32.cuh, "CT") */
+bool swapped(const Inst &in) { return (in.opt & tf32::OPT_CT) != 0; }
 
 template <int MATH, bool TA, bool TB, int PIPE, int NPW, int OPT>
 Inst inst()
@@ -42,8 +44,7 @@ Inst inst()
                 CF::STAGES,
                 CF::CREG,
                 CF::PREG,
-                CF::fits,
-                (OPT & tf32::OPT_CT) != 0};
+                CF::fits};
 }
 
 /* the pair (TA, TB) as C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with OPT_CT */
@@ -286,13 +287,13 @@ bool tf32_variant_exact(int math, int v, char transa, char transb)
     if (v < 0 || v >= VARIANTS) return false;
     const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
     const Inst &in = pick(math, v).in[ta + 2 * tb];
-    return !(in.opt & tf32::OPT_BRAW) && in.swap == pick(math, 0).in[ta + 2 * tb].swap;
+    return !(in.opt & tf32::OPT_BRAW) && swapped(in) == swapped(pick(math, 0).in[ta + 2 * tb]);
 }
 
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {
-    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s", in.swap ? "as C^T, " : "", in.pipe,
+    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s", swapped(in) ? "as C^T, " : "", in.pipe,
                     in.npw, in.npw > 1 ? "s" : "",
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
@@ -338,7 +339,7 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     if ((math != MATH_3XTF32 && math != MATH_TF32) || !ensure_variant(math, variant))
         return (int)cudaErrorNotSupported;
     const Inst &in = pick(math, variant).in[ta + 2 * tb];
-    if (in.swap) /* C^T = op(B)^T op(A)^T: n x m, the operands exchanged (tsg_kernel_tf32.cuh, "CT") */
+    if (swapped(in)) /* C^T = op(B)^T op(A)^T: n x m, the operands exchanged (tsg_kernel_tf32.cuh, "CT") */
         in.fn<<<(unsigned)grid, in.threads, in.smem, (cudaStream_t)stream>>>(n, m, k, alpha, B, ldb, A, lda, beta, C,
                                                                              ldc);
     else
