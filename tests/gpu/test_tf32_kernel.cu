@@ -38,6 +38,7 @@
  *   test_tf32_kernel            the gpu tier (77 when no Hopper GPU / no family)
  *   test_tf32_kernel --small    small shapes, no cuBLAS, no timing: the compute-sanitizer run
  *   test_tf32_kernel --bench    timing only
+ *   --variants V,V,...          the default and these variants only (checks and timing); all without it
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -73,6 +74,12 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
 static int g_fail, g_checks;
 static cublasHandle_t g_cublas;
 static bool g_small, g_have_cublas;
+/* --variants LIST: the variants (besides the default, always run) this run checks and times; empty: all */
+static std::vector<int> g_only;
+static bool wanted(int v)
+{
+    return v == 0 || g_only.empty() || std::find(g_only.begin(), g_only.end(), v) != g_only.end();
+}
 
 #include "gpu_check.h"
 
@@ -193,6 +200,7 @@ static void run_case(int math, const Case &cs)
      * twice, its two runs bit-identical, and checked against the reference below */
     std::vector<int> runv = {0, 0};
     for (int v = 1; v < tf32_variants(); ++v) {
+        if (!wanted(v)) continue;
         runv.push_back(v);
         if (!tf32_variant_exact(math, v, cs.ta, cs.tb)) runv.push_back(v);
     }
@@ -446,7 +454,8 @@ static void bench()
     }
     printf("%-13s %8s %8s ", "shape", "cublas32", "fasttf32");
     for (int mi = 0; mi < 2; ++mi)
-        for (int v = 0; v < nv; ++v) printf(" %3s v%d", mi ? "1x" : "3x", v);
+        for (int v = 0; v < nv; ++v)
+            if (wanted(v)) printf(" %3s v%d", mi ? "1x" : "3x", v);
     printf("  %7s %7s\n", "3x/fp32", "1x/fast");
     for (auto &s : shapes) {
         const int n = (int)s.n;
@@ -466,6 +475,10 @@ static void bench()
         for (int mi = 0; mi < 2; ++mi)
             for (int v = 0; v < nv; ++v) {
                 const int math = mi ? MATH_TF32 : MATH_3XTF32;
+                if (!wanted(v)) {
+                    t[mi].push_back(NAN);
+                    continue;
+                }
                 if (tf32_sgemm_variant(v, math, s.ta, s.tb, 64, 64, 64, 1.0f, dA, 64, dB, 64, 0.0f, dC, 64, 0) != 0) {
                     t[mi].push_back(NAN); /* refused (its registers do not fit): the check part failed it */
                     continue;
@@ -477,7 +490,8 @@ static void bench()
         snprintf(name, sizeof name, "%d^3 %c%c", n, s.ta, s.tb);
         printf("%-13s %8.1f %8.1f ", name, rate(t32), rate(tfast));
         for (int mi = 0; mi < 2; ++mi)
-            for (int v = 0; v < nv; ++v) printf(" %6.1f", rate(t[mi][v]));
+            for (int v = 0; v < nv; ++v)
+                if (wanted(v)) printf(" %6.1f", rate(t[mi][v]));
         printf("  %7.3f %7.3f\n", t32 / t[0][0], tfast / t[1][0]);
         fflush(stdout);
     }
@@ -492,8 +506,17 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--small")) g_small = true;
         else if (!strcmp(argv[i], "--bench")) bench_only = true;
-        else {
-            fprintf(stderr, "usage: %s [--small | --bench]\n", argv[0]);
+        else if (!strcmp(argv[i], "--variants") && i + 1 < argc) {
+            for (char *p = argv[++i], *e; *p; p = *e ? e + 1 : e) {
+                const long v = strtol(p, &e, 10);
+                if (e == p || (*e && *e != ',') || v < 0 || v >= 1000) {
+                    fprintf(stderr, "--variants: a comma-separated list of variant numbers, got '%s'\n", argv[i]);
+                    return 2;
+                }
+                g_only.push_back((int)v);
+            }
+        } else {
+            fprintf(stderr, "usage: %s [--small | --bench] [--variants V,V,...]\n", argv[0]);
             return 2;
         }
     }
