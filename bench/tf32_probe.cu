@@ -7,7 +7,8 @@
  * variants 4 and 5 (OPT_BCP: op(B) by cp.async, split by the
  * producer one or two items behind its copies), 3xTF32's variant 9 (the waits' suspend-time hint,
  * OPT_SLEEP), 3xTF32's variant 11 (OPT_B2: op(B) two items ahead; NN and NT), variant 12 (OPT_TURN:
- * the consumer warpgroups in turns; 3xTF32 NN, NT, TN, 1xTF32 NN) and
+ * the consumer warpgroups in turns; 3xTF32 NN, NT, TN, 1xTF32 NN), 3xTF32's variant 13 (turns and B2;
+ * NN and NT) and
  * 1xTF32's variant 8 (OPT_BRAW: op(B) raw by cp.async). The DIAG instances compute
  * garbage: timing only, never a result. Device data, square, median of 10 (cudaEvents) after two
  * warm-up launches; TFLOP/s counted as 2 n^3.
@@ -167,6 +168,9 @@ int main(int argc, char **argv)
         trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_TURN, 2, 1>("3xTF32 v12 (turns)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_TURN, 2, 1, false, true>("3xTF32 v12 (turns) NT", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_TURN, 2, 1, true, false>("3xTF32 v12 (turns) TN", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_TURN | tsg::tf32::OPT_B2, 2, 1>("3xTF32 v13 (turns, B2)", n, A, B, C, sms);
+        trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_TURN | tsg::tf32::OPT_B2, 2, 1, false, true>("3xTF32 v13 (turns, B2) NT",
+                                                                                          n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABS, 2, 1>("3xTF32 v9 (wait hint)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC, 2, 1>("3xTF32 v4 (BCP)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC2, 2, 1>("3xTF32 v5 (BCP2)", n, A, B, C, sms);

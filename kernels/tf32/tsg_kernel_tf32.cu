@@ -116,8 +116,10 @@ Variant variant_ct()
  * run directly (tf32_variant_exact).
  * Variant 11: op(B) loaded two items ahead of its store in every pair (OPT_B2: two register
  * slots; 1xTF32's default has it in NN, TN and TT).
- * Variant 12: the default with the consumer warpgroups issuing their wgmmas in turns (OPT_TURN). */
-constexpr int VARIANTS = 13, V_BRAW = 8;
+ * Variant 12: the default with the consumer warpgroups issuing their wgmmas in turns (OPT_TURN).
+ * Variant 13: OPT_TURN and OPT_B2 in every pair (3xTF32: turns for its consumers, two items ahead
+ * for its producer, which then limits it again). */
+constexpr int VARIANTS = 14, V_BRAW = 8;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
@@ -177,7 +179,8 @@ const Variant &variant_of(int v)
                                          default_variant<MATH, tf32::OPT_SLEEP>(),
                                          variant_ct<MATH, 2, MATH == MATH_3XTF32 ? 1 : 2, AB>(),
                                          default_variant<MATH, tf32::OPT_B2>(),
-                                         default_variant<MATH, tf32::OPT_TURN>()};
+                                         default_variant<MATH, tf32::OPT_TURN>(),
+                                         default_variant<MATH, tf32::OPT_TURN | tf32::OPT_B2>()};
     return vs[v];
 }
 
