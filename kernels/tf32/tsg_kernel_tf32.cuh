@@ -129,24 +129,7 @@
  *    after the barriers' initialisation and one at the end, reached by every thread; named
  *    barrier 1 (consumers_any) by the 256 consumer threads once per tile, named barrier 2
  *    (producers_sync, OPT_BCP with an R-contiguous op(B)) by every producer thread twice per
- *    item, the producers' item count being the same for all of them; with OPT_TURN, named
- *    barriers 3 and 4 (TURN_BAR0 / TURN_BAR1) once per item each, below.
- *  - TURN (OPT_TURN, with OPT_AREG): the two consumer warpgroups issue each item's wgmmas in
- *    turns, 0 then 1: warpgroup 1 waits (bar.sync TURN_BAR0) until warpgroup 0 has issued and
- *    committed the same item's group (bar.arrive TURN_BAR0), warpgroup 0 waits (TURN_BAR1) until
- *    warpgroup 1 has issued the previous one. Without it both are released by the same "full"
- *    phase, issue together, their groups share the tensor cores and complete together, and their
- *    serial parts (the wait, the promotion, the next op(A) fragments and their split) then run
- *    at the same time, with the tensor cores idle (docs/NOTES.md "2026-12-06 tenth session"; the
- *    ping-pong order of CUTLASS's sm90 "pingpong" kernels, which take turns per tile, applied
- *    per k-tile). With turns, warpgroup 0's group is queued first and completes first, and its
- *    serial part runs while warpgroup 1's group is on the tensor cores. Each barrier has at most
- *    one generation open: a warpgroup arrives at a barrier again only after passing the other
- *    one, which needs the first generation complete. Counts: per block, items = tiles taken x
- *    k-tiles; TURN_BAR0 items arrivals and syncs; TURN_BAR1 items - 1 (warpgroup 0 does not
- *    wait before its first item, warpgroup 1 does not arrive after its last), so no generation
- *    is left open at the end. The same wgmmas of each warpgroup in the same order: the bits of
- *    the instance without TURN.
+ *    item, the producers' item count being the same for all of them.
  * Fixed reduction order: the same instructions in the same order for every tile and run, whatever
  * the grid (the grid only assigns tiles to blocks).
  * Alignment: the 16-byte loads need A and B 16-byte aligned and lda, ldb multiples of 4
@@ -193,10 +176,9 @@ static __device__ __forceinline__ void regs_to()
  * barrier waits with a 10 ms suspend-time hint (ws::mbar_wait_hint); OPT_CT the kernel computes
  * C^T = op(B)^T op(A)^T: its element (r, c) is written to C(c, r) (the launcher passes the
  * operands swapped: the file comment, "CT"); OPT_B2 (with OPT_AREG) op(B) loaded two items ahead
- * of its store, in two register slots; OPT_TURN (with OPT_AREG) the two consumer warpgroups issue
- * their k-tiles' wgmmas in turns (the file comment, "TURN") */
+ * of its store, in two register slots */
 constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64, OPT_CT = 128,
-              OPT_B2 = 256, OPT_TURN = 512;
+              OPT_B2 = 256;
 /* the OPT bits that change Cfg (registers, stages) */
 constexpr int OPT_CFG = OPT_AREG | OPT_B2;
 
@@ -306,7 +288,6 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     constexpr bool BCP = OPT & (OPT_BCP | OPT_BCP2);
     constexpr bool CT = OPT & OPT_CT;
     constexpr bool B2 = OPT & OPT_B2;
-    constexpr bool TURN = OPT & OPT_TURN;
     /* CT: C's pairs (r, c), (r, c + 1) with c even lie 8-byte aligned when C does and ldc is even */
     const bool c2 = CT && ((uintptr_t)C & 7) == 0 && (ldc & 1) == 0;
     /* a wait on "full" or "empty" (OPT_SLEEP: with the suspend-time hint) */
@@ -322,7 +303,6 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                   "op(B) raw (BRAW): 1xTF32 with OPT_AREG and a K-contiguous op(B) (NN, TN) only");
     static_assert(!BCP || (AREG && !BRAW && PIPE == 2), "op(B) by cp.async (BCP): with OPT_AREG and order 2 only");
     static_assert(!B2 || (AREG && !BRAW && !BCP && PIPE == 2), "op(B) two items ahead (B2): with OPT_AREG and order 2");
-    static_assert(!TURN || AREG, "the consumers' turns (TURN): with OPT_AREG");
     using CF = Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>;
     constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -617,9 +597,6 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 #pragma unroll
             for (int i = 0; i < 64; ++i) y[i] += t[i];
         };
-        /* TURN: warpgroup 1's arrival that lets warpgroup 0 take the first turn; warpgroup 0's
-         * wait after the loop takes warpgroup 1's last hand-on (every generation completes) */
-        if (TURN) named_arrive(TURN_BAR1, wg == 1);
         for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
             float y[64];
             uint32_t bad = 0;
@@ -657,18 +634,11 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                      * through the async proxy: this thread's proxy fence after its wait on "full"
                      * (the kernel's comment, "BRAW") */
                     if (BRAW) fence_proxy_async();
-                    /* TURN: this warpgroup's turn on the tensor cores (the file comment, "TURN"):
-                     * warpgroup 0 waits for warpgroup 1's previous item (before its first, for
-                     * the arrival before the tile loop), warpgroup 1 for warpgroup 0's same item;
-                     * after issuing, each hands the turn on. Unconditional: a predicate that
-                     * differs between the warpgroups here makes ptxas serialize every wgmma */
-                    if (TURN) named_sync(wg == 0 ? TURN_BAR1 : TURN_BAR0, true);
                     if (CF::X3) {
                         reg_fence(yt);
                         wg_fence();
                         twelve_steps(yt, ab, as, bb, bs);
                         wg_commit();
-                        if (TURN) named_arrive(wg == 0 ? TURN_BAR0 : TURN_BAR1, true);
                         promote(y, yt);
                     } else {
                         reg_fence(y);
@@ -676,7 +646,6 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 #pragma unroll
                         for (int kk = 0; kk < 4; ++kk) wgmma_rs(y, ab[kk], desc(bb + 32 * kk), 1u);
                         wg_commit();
-                        if (TURN) named_arrive(wg == 0 ? TURN_BAR0 : TURN_BAR1, true);
                         wg_wait<0>();
                         reg_fence(y);
                         if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * st);
@@ -776,7 +745,6 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                 }
             }
         }
-        if (TURN) named_sync(TURN_BAR1, wg == 0);
     }
     __syncthreads();
 }

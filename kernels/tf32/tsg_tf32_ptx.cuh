@@ -109,25 +109,6 @@ static __device__ __forceinline__ bool consumers_any(bool pred)
     return r != 0;
 }
 
-/* the consumer warpgroups' turns on the tensor cores (OPT_TURN): named barrier TURN_BAR0 completes
- * when warpgroup 0 has issued an item's wgmmas and warpgroup 1 waits to issue the same item's;
- * TURN_BAR1 when warpgroup 1 has issued one and warpgroup 0 waits to issue its next (256 threads:
- * one warpgroup arrives, the other syncs; PTX ISA 9.7.13.1, bar.sync / bar.arrive) */
-constexpr uint32_t TURN_BAR0 = 3, TURN_BAR1 = 4;
-/* bar.sync / bar.arrive on barrier id when on is nonzero, as one predicated instruction: no branch
- * between a wgmma group's commit and its wait (ptxas serializes every wgmma of a kernel whose
- * group it cannot follow across basic blocks) */
-static __device__ __forceinline__ void named_sync(uint32_t id, bool on)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.u32 p, %1, 0;\n@p bar.sync %0, 256;\n}\n" ::"r"(id), "r"((uint32_t)on)
-                 : "memory");
-}
-static __device__ __forceinline__ void named_arrive(uint32_t id, bool on)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.u32 p, %1, 0;\n@p bar.arrive %0, 256;\n}\n" ::"r"(id), "r"((uint32_t)on)
-                 : "memory");
-}
-
 /* the wgmma matrix descriptor of a K-major, 128B-swizzled operand at shared address addr
  * (see the file's comment for the fields) */
 static __device__ __forceinline__ uint64_t desc(uint32_t addr)
