@@ -6,8 +6,7 @@
  * producer's registers; 1xTF32's two items ahead, OPT_B2, against its variant 7 without) against
  * variants 4 and 5 (OPT_BCP: op(B) by cp.async, split by the
  * producer one or two items behind its copies), 3xTF32's variant 9 (the waits' suspend-time hint,
- * OPT_SLEEP), 3xTF32's variant 11 (OPT_B2: op(B) two items ahead; NN and NT), variant 12 (OPT_AGLB:
- * op(A) from global memory by the consumers; 3xTF32 NN, NT, TN, 1xTF32 NN) and
+ * OPT_SLEEP), 3xTF32's variant 11 (OPT_B2: op(B) two items ahead; NN and NT) and
  * 1xTF32's variant 8 (OPT_BRAW: op(B) raw by cp.async). The DIAG instances compute
  * garbage: timing only, never a result. Device data, square, median of 10 (cudaEvents) after two
  * warm-up launches; TFLOP/s counted as 2 n^3.
@@ -164,14 +163,10 @@ int main(int argc, char **argv)
         trio<tsg::MATH_3XTF32, AB, 2, 1, true, true>("3xTF32 v6 TT (direct)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_B2, 2, 1>("3xTF32 v11 (B2)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_B2, 2, 1, false, true>("3xTF32 v11 (B2) NT", n, A, B, C, sms);
-        trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_AGLB, 2, 1>("3xTF32 v12 (A global)", n, A, B, C, sms);
-        trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_AGLB, 2, 1, false, true>("3xTF32 v12 (A global) NT", n, A, B, C, sms);
-        trio<tsg::MATH_3XTF32, AB | tsg::tf32::OPT_AGLB, 2, 1, true, false>("3xTF32 v12 (A global) TN", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABS, 2, 1>("3xTF32 v9 (wait hint)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC, 2, 1>("3xTF32 v4 (BCP)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC2, 2, 1>("3xTF32 v5 (BCP2)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, AB | tsg::tf32::OPT_B2, 2, 2>("1xTF32 v0 (B2)", n, A, B, C, sms);
-        trio<tsg::MATH_TF32, AB | tsg::tf32::OPT_B2 | tsg::tf32::OPT_AGLB, 2, 2>("1xTF32 v12 (B2, A global)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, AB, 2, 2>("1xTF32 v7 (no B2)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABC, 2, 1>("1xTF32 v4 (BCP)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABC2, 2, 1>("1xTF32 v5 (BCP2)", n, A, B, C, sms);

@@ -115,9 +115,8 @@ Variant variant_ct()
  * carries OPT_B2: variant 11's). An instance run as C^T may give other bits than the same pair
  * run directly (tf32_variant_exact).
  * Variant 11: op(B) loaded two items ahead of its store in every pair (OPT_B2: two register
- * slots; 1xTF32's default has it in NN, TN and TT).
- * Variant 12: the default with op(A) loaded by the consumers from global memory (OPT_AGLB). */
-constexpr int VARIANTS = 13, V_BRAW = 8;
+ * slots; 1xTF32's default has it in NN, TN and TT). */
+constexpr int VARIANTS = 12, V_BRAW = 8;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
@@ -133,15 +132,14 @@ Variant bcp_variant()
  * (docs/results/h100-2026-12-06-run46-tf32.txt, TFLOP/s, B2 / without): 4096^3 NN 180.2 / 164.9,
  * TN 189.0 / 153.2, TT 192.1 / 163.8, 8192^3 NN 179.0 / 169.0; its NT does not (145.1 / 152.0 at
  * 4096^3, 140.4 / 160.0 at 8192^3), nor does 3xTF32 (4096^3 NN 105.7 / 119.3). X: further OPT
- * bits (variant 9: OPT_SLEEP, variant 11: OPT_B2 in every pair, 12: OPT_AGLB); B2 is the
- * default's only with X = 0 or OPT_AGLB */
+ * bits (variant 9: OPT_SLEEP, variant 11: OPT_B2 in every pair); B2 is the default's only with
+ * X = 0 */
 template <int MATH, int X = 0>
 Variant default_variant()
 {
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK | X;
     constexpr int NPW = MATH == MATH_3XTF32 ? 1 : 2;
-    constexpr bool KB2 = MATH == MATH_TF32 && (X & ~tf32::OPT_AGLB) == 0; /* op(B) K-contiguous: B2 */
-    constexpr int KB = KB2 ? AB | tf32::OPT_B2 : AB;
+    constexpr int KB = MATH == MATH_TF32 && X == 0 ? AB | tf32::OPT_B2 : AB; /* op(B) K-contiguous */
     /* NN, TN, NT direct, TT as C^T (built one by one: TT's direct instance is not needed) */
     return Variant{{inst<MATH, false, false, 2, NPW, KB>(), inst<MATH, true, false, 2, NPW, KB>(),
                     inst<MATH, false, true, 2, NPW, AB>(), inst_ct<MATH, true, true, 2, NPW, KB>()}};
@@ -176,8 +174,7 @@ const Variant &variant_of(int v)
                                          braw_variant<MATH>(),
                                          default_variant<MATH, tf32::OPT_SLEEP>(),
                                          variant_ct<MATH, 2, MATH == MATH_3XTF32 ? 1 : 2, AB>(),
-                                         default_variant<MATH, tf32::OPT_B2>(),
-                                         default_variant<MATH, tf32::OPT_AGLB>()};
+                                         default_variant<MATH, tf32::OPT_B2>()};
     return vs[v];
 }
 
@@ -294,7 +291,7 @@ bool tf32_variant_exact(int math, int v, char transa, char transb)
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {
-    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s%s", swapped(in) ? "as C^T, " : "",
+    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s", swapped(in) ? "as C^T, " : "",
                     in.pipe, in.npw, in.npw > 1 ? "s" : "",
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
@@ -302,8 +299,7 @@ int inst_name(const Inst &in, char *buf, size_t len)
                     in.opt & tf32::OPT_BCP ? ", op(B) by cp.async, split by the producer" : "",
                     in.opt & tf32::OPT_BCP2 ? " two items behind its copies" : "",
                     in.opt & tf32::OPT_SLEEP ? ", waits with a suspend hint" : "",
-                    in.opt & tf32::OPT_B2 ? ", op(B) two items ahead" : "",
-                    in.opt & tf32::OPT_AGLB ? ", op(A) from global memory" : "");
+                    in.opt & tf32::OPT_B2 ? ", op(B) two items ahead" : "");
 }
 
 /* variant v's description: its instance's, or each pair's where they differ */

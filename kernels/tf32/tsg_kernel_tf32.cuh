@@ -104,13 +104,6 @@
  *    exchanged (small_B big_A + big_B small_A + big_B big_A), so the bits may differ from the
  *    direct instance's, within the same error bound; the FP32 path of a non-finite tile gives
  *    the same bits (fmaf(a, b, s) = fmaf(b, a, s)).
- *  - AGLB (OPT_AGLB, with OPT_AREG; an experiment, test variant 12): op(A) does not go through
- *    shared memory. Each consumer thread loads its 16 fragment values of the next item (frag_load:
- *    frag_off's elements, from global memory by the read-only path) right after issuing this
- *    item's wgmmas, and splits them at the next item's start; the producer copies nothing of op(A)
- *    and arrives once per stage ("full" counts PTHREADS). Per k-tile and SM that takes op(A)'s
- *    16 KiB of copies and 16 KiB of LDS off the shared-memory pipe, of ~160 KiB (docs/NOTES.md
- *    "twelfth session"). Same values, same split, same wgmmas: the default's bits.
  *  - non-finite inputs: a tile whose slices had any flag set is recomputed by its consumers in
  *    FP32 (fmaf over k in order, operands read from global memory) and written back from that:
  *    NaN and Inf then come out exactly as the FP32 kernels give them (the split would turn
@@ -183,17 +176,15 @@ static __device__ __forceinline__ void regs_to()
  * barrier waits with a 10 ms suspend-time hint (ws::mbar_wait_hint); OPT_CT the kernel computes
  * C^T = op(B)^T op(A)^T: its element (r, c) is written to C(c, r) (the launcher passes the
  * operands swapped: the file comment, "CT"); OPT_B2 (with OPT_AREG) op(B) loaded two items ahead
- * of its store, in two register slots; OPT_AGLB (with OPT_AREG) the consumers load their op(A)
- * fragments from global memory one item ahead (frag_load), op(A) never goes through shared
- * memory (the file comment, "AGLB") */
+ * of its store, in two register slots */
 constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64, OPT_CT = 128,
-              OPT_B2 = 256, OPT_AGLB = 512;
+              OPT_B2 = 256;
 /* the OPT bits that change Cfg (registers, stages) */
-constexpr int OPT_CFG = OPT_AREG | OPT_B2 | OPT_AGLB;
+constexpr int OPT_CFG = OPT_AREG | OPT_B2;
 
 template <int MATH, int NPW, int PIPE, int OPTC = 0>
 struct Cfg {
-    static constexpr bool AREG = OPTC & OPT_AREG, B2 = OPTC & OPT_B2, AGLB = OPTC & OPT_AGLB;
+    static constexpr bool AREG = OPTC & OPT_AREG, B2 = OPTC & OPT_B2;
     static_assert(NPW == 1 || NPW == 2, "one or two producer warpgroups");
     static_assert(AREG == 0 || PIPE == 2, "op(A) split by the consumers: producer order 2 only");
     static constexpr bool X3 = MATH == MATH_3XTF32;
@@ -220,11 +211,9 @@ struct Cfg {
     /* B2: one producer warpgroup holds two op(B) slices (64 data registers): 3xTF32's consumers
      * give it 16 each of theirs (184; the producer 136: with 120 and 192 ptxas spilled 8-48 bytes
      * of stack in the 3xTF32 instances) */
-    /* AGLB: 3xTF32's consumers also hold the next item's op(A) (16 registers) while a group is in
-     * flight, and the lone producer copies nothing of op(A): 216 / 72 */
-    static constexpr int CREG = AREG ? (X3 ? (NPW == 1 ? (B2 ? 184 : AGLB ? 216 : 200) : 192) : NPW == 1 ? R0 : 144)
+    static constexpr int CREG = AREG ? (X3 ? (NPW == 1 ? (B2 ? 184 : 200) : 192) : NPW == 1 ? R0 : 144)
                               : NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
-    static constexpr int PREG = AREG ? (X3 ? (NPW == 1 ? (B2 ? 136 : AGLB ? 72 : 104) : 64) : NPW == 1 ? R0 : 112)
+    static constexpr int PREG = AREG ? (X3 ? (NPW == 1 ? (B2 ? 136 : 104) : 64) : NPW == 1 ? R0 : 112)
                               : NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
     /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
     static constexpr bool NONE = CREG == R0 && PREG == R0;
@@ -299,7 +288,6 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     constexpr bool BCP = OPT & (OPT_BCP | OPT_BCP2);
     constexpr bool CT = OPT & OPT_CT;
     constexpr bool B2 = OPT & OPT_B2;
-    constexpr bool AGLB = OPT & OPT_AGLB;
     /* CT: C's pairs (r, c), (r, c + 1) with c even lie 8-byte aligned when C does and ldc is even */
     const bool c2 = CT && ((uintptr_t)C & 7) == 0 && (ldc & 1) == 0;
     /* a wait on "full" or "empty" (OPT_SLEEP: with the suspend-time hint) */
@@ -315,8 +303,6 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                   "op(B) raw (BRAW): 1xTF32 with OPT_AREG and a K-contiguous op(B) (NN, TN) only");
     static_assert(!BCP || (AREG && !BRAW && PIPE == 2), "op(B) by cp.async (BCP): with OPT_AREG and order 2 only");
     static_assert(!B2 || (AREG && !BRAW && !BCP && PIPE == 2), "op(B) two items ahead (B2): with OPT_AREG and order 2");
-    static_assert(!AGLB || (AREG && !BRAW && !BCP && !(B2 && MATH == MATH_3XTF32)),
-                  "op(A) from global memory (AGLB): with OPT_AREG, not BRAW or BCP, nor B2 in 3xTF32 (registers)");
     using CF = Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>;
     constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -329,9 +315,8 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     if (t == 0) {
 #pragma unroll
         for (int s = 0; s < S; ++s) {
-            /* AREG: each producer thread also arrives once its cp.async copies have landed (not
-             * with AGLB: no copies) */
-            ws::mbar_init(bar_full + 8 * s, CF::PTHREADS * (AREG && !AGLB ? 2 : 1));
+            /* AREG: each producer thread also arrives once its cp.async copies have landed */
+            ws::mbar_init(bar_full + 8 * s, CF::PTHREADS * (AREG ? 2 : 1));
             ws::mbar_init(bar_empty + 8 * s, CTHREADS);
         }
         ws::mbar_init_fence();
@@ -447,13 +432,11 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     float nf = 0.0f;
                     bar_wait(bar_empty + 8 * st, ph ^ 1);
-                    if constexpr (!AGLB) {
-                        if (ckt < ca_full)
-                            RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
-                        else
-                            RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
-                        mbar_arrive_cp_async(bar_full + 8 * st);
-                    }
+                    if (ckt < ca_full)
+                        RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
+                    else
+                        RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
+                    mbar_arrive_cp_async(bar_full + 8 * st);
                     if (++ckt == ktiles) {
                         ckt = 0, ctile += gridDim.x;
                         if (ctile < tiles) ccoords();
@@ -495,7 +478,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                     float nf = 0.0f;
                     bar_wait(bar_empty + 8 * st, ph ^ 1);
-                    if (AREG && !AGLB) { /* this k-tile's op(A) straight into the stage, its own arrival */
+                    if (AREG) { /* this k-tile's op(A) straight into the stage, its own arrival */
                         if (kt < a_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, m0, m, kt * BK, k, pt);
                         else RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, m0, m, kt * BK, k, pt);
                         if (BRAW) { /* op(B) too, as FP32 into the B-big tile (K-major, swizzled: what desc reads),
@@ -506,7 +489,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                                 RawSlice<true, CF::PTHREADS>::template copy<false>(sbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
                         }
                         mbar_arrive_cp_async(bar_full + 8 * st);
-                    } else if (!AREG) {
+                    } else {
                         sa.template store<CF::PARTS>(sbase, sbase + CF::OFF_AS, pt, nf);
                     }
                     if (more && ntile != tile) coords(ntile);
@@ -614,22 +597,6 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 #pragma unroll
             for (int i = 0; i < 64; ++i) y[i] += t[i];
         };
-        /* AGLB: the next item's op(A) fragments, raw, loaded one item ahead of their split (an item
-         * is one (tile, k-tile) of this block, in order); lr0, lfull: the loading tile's first row
-         * for this warpgroup and whether its rows all lie inside op(A) */
-        float an[4][4];
-        int64_t lr0 = 0;
-        bool lfull = false;
-        auto aload = [&](int64_t tl, int64_t kt, bool newtile) {
-            if (newtile) {
-                int64_t bm, bn;
-                tile_coords(tl, tiles_m, tiles_n, &bm, &bn);
-                lr0 = bm * BM + 64 * wg, lfull = bm * BM + BM <= m;
-            }
-            if (lfull && kt < kfull) frag_load<TA, true>(an, A, lda, lr0, m, kt * BK, k, w, l);
-            else frag_load<TA, false>(an, A, lda, lr0, m, kt * BK, k, w, l);
-        };
-        if (AGLB && blockIdx.x < tiles) aload(blockIdx.x, 0, true);
         for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
             float y[64];
             uint32_t bad = 0;
@@ -659,18 +626,10 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     for (int kk = 0; kk < 4; ++kk)
 #pragma unroll
                         for (int v = 0; v < 4; ++v) {
-                            const float x = AGLB ? an[kk][v] : ld_shared(sbase + frag_off<TA>(wg, w, l, kk, v));
+                            const float x = ld_shared(sbase + frag_off<TA>(wg, w, l, kk, v));
                             if (CF::X3) split(x, ab[kk][v], as[kk][v], nfa);
                             else round1(x, ab[kk][v], nfa);
                         }
-                    /* AGLB: the next item's fragments, issued once this item's wgmmas are (a load
-                     * between the wgmma fence and the wgmmas makes ptxas add warpgroup arrivals that
-                     * wait for it): a whole item's time to land */
-                    auto prefetch = [&] {
-                        if (!AGLB) return;
-                        if (kt + 1 < ktiles) aload(tile, kt + 1, false);
-                        else if (tile + gridDim.x < tiles) aload(tile + gridDim.x, 0, true);
-                    };
                     /* BRAW: op(B)'s tile was written by cp.async (generic proxy) and wgmma reads it
                      * through the async proxy: this thread's proxy fence after its wait on "full"
                      * (the kernel's comment, "BRAW") */
@@ -680,7 +639,6 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                         wg_fence();
                         twelve_steps(yt, ab, as, bb, bs);
                         wg_commit();
-                        prefetch();
                         promote(y, yt);
                     } else {
                         reg_fence(y);
@@ -688,7 +646,6 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
 #pragma unroll
                         for (int kk = 0; kk < 4; ++kk) wgmma_rs(y, ab[kk], desc(bb + 32 * kk), 1u);
                         wg_commit();
-                        prefetch();
                         wg_wait<0>();
                         reg_fence(y);
                         if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * st);

@@ -253,28 +253,6 @@ static __device__ __forceinline__ uint32_t frag_off(int wg, int w, int l, int kk
     return (uint32_t)(k * 512 + (((row / 4) ^ (2 * (k & 3))) << 4) + 4 * (row % 4));
 }
 
-/* AGLB: the same fragments as frag_off's, read from global memory: op(A)(row, k) with
- * row = r0 + 16 w + g + 8 (v % 2) (r0: the warpgroup's first row in op(A)), k = k0 + 8 kk + t +
- * 4 (v / 2); KC as RawSlice's (op(A)(r, k) = x[k + r ld], else x[r + k ld]); zero outside the
- * operand (row >= R or k >= K); FULL: the caller knows every one inside. Read-only path (ld.global.nc:
- * op(A) is not written during the kernel; C may not alias it, BLAS's rule). Per load a warp reads
- * 8 rows x 4 k: R-contiguous four 32-byte sectors, K-contiguous eight 16-byte halves of sectors
- * whose other halves the load with v / 2 = 1 reads. */
-template <bool KC, bool FULL>
-static __device__ __forceinline__ void frag_load(float (&a)[4][4], const float *__restrict__ x, int64_t ld, int64_t r0,
-                                                 int64_t R, int64_t k0, int64_t K, int w, int l)
-{
-    const int g = l / 4, t = l % 4;
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk)
-#pragma unroll
-        for (int v = 0; v < 4; ++v) {
-            const int64_t row = r0 + 16 * w + g + 8 * (v % 2), kq = k0 + 8 * kk + t + 4 * (v / 2);
-            const float *p = KC ? x + kq + row * ld : x + row + kq * ld;
-            a[kk][v] = FULL || (row < R && kq < K) ? __ldg(p) : 0.0f;
-        }
-}
-
 } /* namespace tf32 */
 } /* namespace tsg */
 
