@@ -535,6 +535,11 @@ int main(int argc, char **argv)
         printf("the tf32 family does not run on this device: skipped\n");
         return 77;
     }
+    for (int v : g_only)
+        if (v >= tf32_variants()) {
+            fprintf(stderr, "--variants: no variant %d (the family has 0..%d)\n", v, tf32_variants() - 1);
+            return 2;
+        }
     char d[2048];
     tf32_describe(MATH_3XTF32, d, sizeof d);
     printf("%s\n", d);
