@@ -402,166 +402,161 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                         publish(nf);
                     }
                 }
-            } else if (B2) {
-                /* OPT_B2 (with OPT_AREG, order 2): op(B) two items ahead, in two register slots
-                 * that alternate (sb, sb2): item i's op(B) is stored from its slot, then item
-                 * i + 2's loads go into the same slot, so a whole item's time (its wait, op(A)'s
-                 * copies, the other slot's store) lies between a load and its first use. An item
-                 * is one (tile, k-tile) of this block, in order; its op(A) is copied by cp.async at
-                 * its own step as without B2. Two trackers: the copies' item (cm0, ca_full, ckt)
-                 * and the loads' (n0, b_full via coords, lkt) */
-                Slice<!TB, CF::PTHREADS, TBLK> sb2;
-                const int64_t items = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles : 0;
-                int64_t ltile = blockIdx.x, lkt = 0;       /* the next op(B) load */
-                int64_t ctile = blockIdx.x, ckt = 0;       /* the next op(A) copy (= the item stored) */
-                int64_t cm0 = 0, ca_full = 0;
-                auto ccoords = [&] {
-                    int64_t bm, bn;
-                    tile_coords(ctile, tiles_m, tiles_n, &bm, &bn);
-                    cm0 = bm * BM, ca_full = cm0 + BM <= m ? kfull : 0;
-                };
-                auto load_b = [&](auto &xb) {
-                    if (lkt < b_full) xb.template load<true>(B, ldb, n0, n, lkt * BK, k, pt);
-                    else xb.template load<false>(B, ldb, n0, n, lkt * BK, k, pt);
-                    if (++lkt == ktiles) {
-                        lkt = 0, ltile += gridDim.x;
-                        if (ltile < tiles) coords(ltile);
-                    }
-                };
-                auto step = [&](auto &xb, int64_t i) {
-                    const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
-                    float nf = 0.0f;
-                    bar_wait(bar_empty + 8 * st, ph ^ 1);
-                    if (ckt < ca_full)
-                        RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
-                    else
-                        RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
-                    mbar_arrive_cp_async(bar_full + 8 * st);
-                    if (++ckt == ktiles) {
-                        ckt = 0, ctile += gridDim.x;
-                        if (ctile < tiles) ccoords();
-                    }
-                    xb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
-                    if (i + 2 < items) load_b(xb);
-                    publish(nf);
-                };
-                if (items > 0) {
-                    coords(ltile), ccoords();
-                    load_b(sb);
-                }
-                if (items > 1) load_b(sb2);
-                for (int64_t i = 0; i < items; i += 2) {
-                    step(sb, i);
-                    if (i + 1 < items) step(sb2, i + 1);
-                }
-            } else if (PIPE == 2) {
-                /* rolling: the slices of the next (tile, k-tile) are loaded while this one's are stored,
-                 * across tile boundaries too, so a whole stage's time covers the loads' latency */
-                int64_t tile = blockIdx.x, kt = 0;
-                auto load_a = [&](int64_t kk) {
-                    if (kk < a_full) sa.template load<true>(A, lda, m0, m, kk * BK, k, pt);
-                    else sa.template load<false>(A, lda, m0, m, kk * BK, k, pt);
-                };
-                auto load_b = [&](int64_t kk) {
-                    if (kk < b_full) sb.template load<true>(B, ldb, n0, n, kk * BK, k, pt);
-                    else sb.template load<false>(B, ldb, n0, n, kk * BK, k, pt);
-                };
-                if (tile < tiles) {
-                    coords(tile);
-                    if (!AREG) load_a(0);
-                    if (!BRAW) load_b(0);
-                }
-                while (tile < tiles) {
-                    int64_t nkt = kt + 1, ntile = tile;
-                    if (nkt == ktiles) nkt = 0, ntile += gridDim.x;
-                    const bool more = ntile < tiles;
-                    const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
-                    float nf = 0.0f;
-                    bar_wait(bar_empty + 8 * st, ph ^ 1);
-                    if (AREG) { /* this k-tile's op(A) straight into the stage, its own arrival */
-                        if (kt < a_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, m0, m, kt * BK, k, pt);
-                        else RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, m0, m, kt * BK, k, pt);
-                        if (BRAW) { /* op(B) too, as FP32 into the B-big tile (K-major, swizzled: what desc reads),
-                                     * before coords moves n0 on; the one arrival below covers both */
-                            if (kt < b_full)
-                                RawSlice<true, CF::PTHREADS>::template copy<true>(sbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
-                            else
-                                RawSlice<true, CF::PTHREADS>::template copy<false>(sbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
-                        }
-                        mbar_arrive_cp_async(bar_full + 8 * st);
-                    } else {
-                        sa.template store<CF::PARTS>(sbase, sbase + CF::OFF_AS, pt, nf);
-                    }
-                    if (more && ntile != tile) coords(ntile);
-                    if (more && !AREG) load_a(nkt);
-                    if (!BRAW) sb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
-                    if (more && !BRAW) load_b(nkt);
-                    /* BRAW: nf stays 0 (no flags: the consumers' check after the k loop); the
-                     * arrival that completes the stage with the other */
-                    publish(nf);
-                    tile = ntile, kt = nkt;
-                }
-            } else if (PIPE == 3) {
-                /* rolling, two deep: item i + 2's slices (item: one (tile, k-tile) of this block, in
-                 * order) are loaded into the registers item i's were stored from, so two stages' time
-                 * covers the loads' latency; items alternate between the slots (sa, sb) and (sa2, sb2) */
-                Slice<TA, CF::PTHREADS, TBLK> sa2;
-                Slice<!TB, CF::PTHREADS, TBLK> sb2;
-                const int64_t items = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles : 0;
-                int64_t ltile = blockIdx.x, lkt = 0; /* the next load */
-                auto load_a = [&](auto &xa) {
-                    if (lkt < a_full) xa.template load<true>(A, lda, m0, m, lkt * BK, k, pt);
-                    else xa.template load<false>(A, lda, m0, m, lkt * BK, k, pt);
-                };
-                auto load_b = [&](auto &xb) {
-                    if (lkt < b_full) xb.template load<true>(B, ldb, n0, n, lkt * BK, k, pt);
-                    else xb.template load<false>(B, ldb, n0, n, lkt * BK, k, pt);
-                    if (++lkt == ktiles) {
-                        lkt = 0, ltile += gridDim.x;
-                        if (ltile < tiles) coords(ltile);
-                    }
-                };
-                auto step = [&](auto &xa, auto &xb, int64_t i) {
-                    const bool more = i + 2 < items;
-                    const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
-                    float nf = 0.0f;
-                    bar_wait(bar_empty + 8 * st, ph ^ 1);
-                    xa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
-                    if (more) load_a(xa);
-                    xb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
-                    if (more) load_b(xb);
-                    publish(nf);
-                };
-                if (items > 0) {
-                    coords(ltile);
-                    load_a(sa), load_b(sb);
-                }
-                if (items > 1) load_a(sa2), load_b(sb2);
-                for (int64_t i = 0; i < items; i += 2) {
-                    step(sa, sb, i);
-                    if (i + 1 < items) step(sa2, sb2, i + 1);
-                }
             } else {
-                for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-                    coords(tile);
-                    for (int64_t kt = 0; kt < ktiles; ++kt) {
-                        const int64_t k0 = kt * BK;
+                /* the rolling orders' (B2, PIPE 3) next op(B) load: its item (ltile, lkt), then the
+                 * tracker moves on, and coords to the next tile's corner when the tile is done */
+                int64_t ltile = blockIdx.x, lkt = 0;
+                auto roll_b = [&](auto &xb) {
+                    if (lkt < b_full) xb.template load<true>(B, ldb, n0, n, lkt * BK, k, pt);
+                    else xb.template load<false>(B, ldb, n0, n, lkt * BK, k, pt);
+                    if (++lkt == ktiles) {
+                        lkt = 0, ltile += gridDim.x;
+                        if (ltile < tiles) coords(ltile);
+                    }
+                };
+                if (B2) {
+                    /* OPT_B2 (with OPT_AREG, order 2): op(B) two items ahead, in two register slots
+                     * that alternate (sb, sb2): item i's op(B) is stored from its slot, then item
+                     * i + 2's loads go into the same slot, so a whole item's time (its wait, op(A)'s
+                     * copies, the other slot's store) lies between a load and its first use. An item
+                     * is one (tile, k-tile) of this block, in order; its op(A) is copied by cp.async at
+                     * its own step as without B2. Two trackers: the copies' item (cm0, ca_full, ckt)
+                     * and the loads' (n0, b_full via coords, lkt) */
+                    Slice<!TB, CF::PTHREADS, TBLK> sb2;
+                    const int64_t items = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles : 0;
+                    int64_t ctile = blockIdx.x, ckt = 0;       /* the next op(A) copy (= the item stored) */
+                    int64_t cm0 = 0, ca_full = 0;
+                    auto ccoords = [&] {
+                        int64_t bm, bn;
+                        tile_coords(ctile, tiles_m, tiles_n, &bm, &bn);
+                        cm0 = bm * BM, ca_full = cm0 + BM <= m ? kfull : 0;
+                    };
+                    auto step = [&](auto &xb, int64_t i) {
                         const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
                         float nf = 0.0f;
-                        if (kt < a_full) sa.template load<true>(A, lda, m0, m, k0, k, pt);
-                        else sa.template load<false>(A, lda, m0, m, k0, k, pt);
-                        if (PIPE) { /* both slices' loads in flight at once */
-                            if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
-                            else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
-                        }
                         bar_wait(bar_empty + 8 * st, ph ^ 1);
-                        sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
-                        if (!PIPE) {
-                            if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
-                            else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                        if (ckt < ca_full)
+                            RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
+                        else
+                            RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, cm0, m, ckt * BK, k, pt);
+                        mbar_arrive_cp_async(bar_full + 8 * st);
+                        if (++ckt == ktiles) {
+                            ckt = 0, ctile += gridDim.x;
+                            if (ctile < tiles) ccoords();
                         }
-                        sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                        xb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                        if (i + 2 < items) roll_b(xb);
                         publish(nf);
+                    };
+                    if (items > 0) {
+                        coords(ltile), ccoords();
+                        roll_b(sb);
+                    }
+                    if (items > 1) roll_b(sb2);
+                    for (int64_t i = 0; i < items; i += 2) {
+                        step(sb, i);
+                        if (i + 1 < items) step(sb2, i + 1);
+                    }
+                } else if (PIPE == 2) {
+                    /* rolling: the slices of the next (tile, k-tile) are loaded while this one's are stored,
+                     * across tile boundaries too, so a whole stage's time covers the loads' latency */
+                    int64_t tile = blockIdx.x, kt = 0;
+                    auto load_a = [&](int64_t kk) {
+                        if (kk < a_full) sa.template load<true>(A, lda, m0, m, kk * BK, k, pt);
+                        else sa.template load<false>(A, lda, m0, m, kk * BK, k, pt);
+                    };
+                    auto load_b = [&](int64_t kk) {
+                        if (kk < b_full) sb.template load<true>(B, ldb, n0, n, kk * BK, k, pt);
+                        else sb.template load<false>(B, ldb, n0, n, kk * BK, k, pt);
+                    };
+                    if (tile < tiles) {
+                        coords(tile);
+                        if (!AREG) load_a(0);
+                        if (!BRAW) load_b(0);
+                    }
+                    while (tile < tiles) {
+                        int64_t nkt = kt + 1, ntile = tile;
+                        if (nkt == ktiles) nkt = 0, ntile += gridDim.x;
+                        const bool more = ntile < tiles;
+                        const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                        float nf = 0.0f;
+                        bar_wait(bar_empty + 8 * st, ph ^ 1);
+                        if (AREG) { /* this k-tile's op(A) straight into the stage, its own arrival */
+                            if (kt < a_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, m0, m, kt * BK, k, pt);
+                            else RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, m0, m, kt * BK, k, pt);
+                            if (BRAW) { /* op(B) too, as FP32 into the B-big tile (K-major, swizzled: what desc reads),
+                                         * before coords moves n0 on; the one arrival below covers both */
+                                if (kt < b_full)
+                                    RawSlice<true, CF::PTHREADS>::template copy<true>(sbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
+                                else
+                                    RawSlice<true, CF::PTHREADS>::template copy<false>(sbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
+                            }
+                            mbar_arrive_cp_async(bar_full + 8 * st);
+                        } else {
+                            sa.template store<CF::PARTS>(sbase, sbase + CF::OFF_AS, pt, nf);
+                        }
+                        if (more && ntile != tile) coords(ntile);
+                        if (more && !AREG) load_a(nkt);
+                        if (!BRAW) sb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                        if (more && !BRAW) load_b(nkt);
+                        /* BRAW: nf stays 0 (no flags: the consumers' check after the k loop); the
+                         * arrival that completes the stage with the other */
+                        publish(nf);
+                        tile = ntile, kt = nkt;
+                    }
+                } else if (PIPE == 3) {
+                    /* rolling, two deep: item i + 2's slices (item: one (tile, k-tile) of this block, in
+                     * order) are loaded into the registers item i's were stored from, so two stages' time
+                     * covers the loads' latency; items alternate between the slots (sa, sb) and (sa2, sb2) */
+                    Slice<TA, CF::PTHREADS, TBLK> sa2;
+                    Slice<!TB, CF::PTHREADS, TBLK> sb2;
+                    const int64_t items = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles : 0;
+                    auto load_a = [&](auto &xa) {
+                        if (lkt < a_full) xa.template load<true>(A, lda, m0, m, lkt * BK, k, pt);
+                        else xa.template load<false>(A, lda, m0, m, lkt * BK, k, pt);
+                    };
+                    auto step = [&](auto &xa, auto &xb, int64_t i) {
+                        const bool more = i + 2 < items;
+                        const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                        float nf = 0.0f;
+                        bar_wait(bar_empty + 8 * st, ph ^ 1);
+                        xa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
+                        if (more) load_a(xa);
+                        xb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                        if (more) roll_b(xb);
+                        publish(nf);
+                    };
+                    if (items > 0) {
+                        coords(ltile);
+                        load_a(sa), roll_b(sb);
+                    }
+                    if (items > 1) load_a(sa2), roll_b(sb2);
+                    for (int64_t i = 0; i < items; i += 2) {
+                        step(sa, sb, i);
+                        if (i + 1 < items) step(sa2, sb2, i + 1);
+                    }
+                } else {
+                    for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                        coords(tile);
+                        for (int64_t kt = 0; kt < ktiles; ++kt) {
+                            const int64_t k0 = kt * BK;
+                            const uint32_t sbase = s_base + st * CF::STAGE_BYTES;
+                            float nf = 0.0f;
+                            if (kt < a_full) sa.template load<true>(A, lda, m0, m, k0, k, pt);
+                            else sa.template load<false>(A, lda, m0, m, k0, k, pt);
+                            if (PIPE) { /* both slices' loads in flight at once */
+                                if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
+                                else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                            }
+                            bar_wait(bar_empty + 8 * st, ph ^ 1);
+                            sa.template store<CF::PARTS>(sbase, sbase + 2 * SLICE_BYTES, pt, nf);
+                            if (!PIPE) {
+                                if (kt < b_full) sb.template load<true>(B, ldb, n0, n, k0, k, pt);
+                                else sb.template load<false>(B, ldb, n0, n, k0, k, pt);
+                            }
+                            sb.template store<CF::PARTS>(sbase + SLICE_BYTES, sbase + 3 * SLICE_BYTES, pt, nf);
+                            publish(nf);
+                        }
                     }
                 }
             }
