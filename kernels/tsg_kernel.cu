@@ -16,27 +16,11 @@
 #include "tsg_kernel.h"
 #include "tsg_kernel_configs.h"
 #include "tsg_kernel_launch.h"
+#include "common/tsg_reduce_splits.cuh"
 
 namespace tsg {
 
 namespace {
-
-/* C = alpha * sum over s of W[s] + beta * C, summing the splits in a fixed order (bit-identical
- * results from run to run); W[s] is m x n with ld m at W + s*m*n. beta = 0 never reads C. */
-__global__ void reduce_splits_kernel(int64_t m, int64_t n, int64_t splits,
-                                     const float *__restrict__ W, float alpha, float beta,
-                                     float *__restrict__ C, int64_t ldc)
-{
-    const int64_t total = m * n;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        float acc = 0.0f;
-        for (int64_t s = 0; s < splits; ++s) acc += W[s * total + i];
-        float *p = C + (i / m) * ldc + (i % m);
-        const float v = alpha * acc;
-        *p = beta == 0.0f ? v : fmaf(beta, *p, v);
-    }
-}
 
 /* C = beta*C over the m x n window (alpha = 0 or k = 0); beta = 0 writes zeros without reading. */
 __global__ void scale_kernel(int64_t m, int64_t n, float beta, float *__restrict__ C, int64_t ldc)
@@ -59,11 +43,6 @@ __global__ void fill_kernel(float *x, int64_t count, uint32_t seed)
         h ^= h >> 13;
         x[i] = (float)(h & 0xffff) / 32768.0f - 1.0f;
     }
-}
-
-unsigned elementwise_blocks(int64_t count)
-{
-    return (unsigned)std::min<int64_t>((count + 255) / 256, 65536);
 }
 
 const FamilyLauncher &launcher_of(const KernelConfig &c)
@@ -101,8 +80,7 @@ cudaError_t launch_units(KernelFn fn, const KernelConfig &c, const Gemm &g, cuda
                                            g.W, g.m, g.m * g.n);
         e = cudaGetLastError();
         if (e != cudaSuccess) return e;
-        reduce_splits_kernel<<<elementwise_blocks(g.m * g.n), 256, 0, s>>>(g.m, g.n, g.splits, g.W, g.alpha,
-                                                                             g.beta, g.C, g.ldc);
+        return reduce_splits(g.m, g.n, g.splits, g.W, g.alpha, g.beta, g.C, g.ldc, s);
     } else {
         const unsigned grid = (unsigned)std::min<int64_t>(tiles, 0x7fffffff);
         fn<<<grid, c.threads, c.smem, s>>>(g.m, g.n, g.k, g.k, 1, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C,
