@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """sass-diff.py — every kernel of two CUDA builds compared function by function, as SASS.
 
-    scripts/sass-diff.py OLD NEW
+    scripts/sass-diff.py [--no-params] OLD NEW
 
 OLD, NEW: object files, archives, libtsgemm.so or folders of .o files (each read with
 cuobjdump -sass; build both for one architecture, e.g. -DCMAKE_CUDA_ARCHITECTURES=90, with the
@@ -12,7 +12,11 @@ and encodings are ignored, registers and operands are not. Prints each function 
 one compile of the same source to the next outside the big family's K loops: CMakeLists.txt,
 TSGEMM_NVCC_NO_ASLR) and each found in one build only, then a count; exit status 1 when any
 function differs or is missing. scripts/sass-loops.py compares the big and warp-specialized
-families' K loops and their statistics. Needs cuobjdump on PATH.
+families' K loops and their statistics. --no-params matches a template kernel's instances by
+their template arguments alone, the mangled parameter list after them set aside (a kernel that
+gained trailing parameters its old instances do not use: their SASS should not move). Needs
+cuobjdump (and the nvdisasm it calls) on PATH: the CUDA toolkit's, or PyPI's
+nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm in a venv.
 """
 import glob
 import os
@@ -44,10 +48,19 @@ def functions(path):
     return out
 
 
+PARAMS = re.compile(r'(I.*E)Ev\w*$')  # a template function's mangled parameter list (after its arguments)
+
+
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    no_params = bool(args) and args[0] == '--no-params'
+    if no_params:
+        args = args[1:]
+    if len(args) != 2:
         sys.exit(__doc__)
-    a, b = functions(sys.argv[1]), functions(sys.argv[2])
+    a, b = functions(args[0]), functions(args[1])
+    if no_params:
+        a, b = ({PARAMS.sub(r'\1', k): v for k, v in d.items()} for d in (a, b))
     same = bad = 0
     for k in sorted(set(a) | set(b)):
         if k not in a or k not in b:
