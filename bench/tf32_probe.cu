@@ -68,7 +68,7 @@ double time_one(int64_t n, const float *A, const float *B, float *C, int sms)
     const int64_t tiles = ((n + 127) / 128) * ((n + 127) / 128);
     const unsigned grid = (unsigned)std::min<int64_t>(tiles, sms);
     const int64_t ld = n + g_pad;
-    auto launch = [&] { fn<<<grid, CF::THREADS, CF::SMEM_BYTES>>>(n, n, n, 1.0f, A, ld, B, ld, 0.0f, C, ld); };
+    auto launch = [&] { fn<<<grid, CF::THREADS, CF::SMEM_BYTES>>>(n, n, n, 1.0f, A, ld, B, ld, 0.0f, C, ld, n, 0); };
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));

@@ -9,6 +9,7 @@
 #include "tsg_exec.h"
 #include "tsg_fault.h"
 #include "../kernels/tsg_kernel.h"
+#include "../kernels/tf32/tsg_kernel_tf32.h"
 
 namespace tsg {
 namespace gpu {
@@ -44,14 +45,24 @@ SplitPlan plain_plan(int config, int64_t k)
     return SplitPlan{kp, 0};
 }
 
-/* The plan of a call of shape m x n x k with this alpha on A (lda) and B (ldb): the rule's for a
- * real product. */
-SplitPlan plan_call(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
-                    const float *b, int64_t ldb)
+/* The plan of a call of shape m x n x k with this alpha on A (lda) and B (ldb) in this math: the
+ * tensor-core family's split (tsg::tf32_kslice) where that family takes the call, the FP32 rule's
+ * for a real product otherwise. launch_product asks tf32_kslice again with the workspace sized
+ * here and gets the same slices (the rule is idempotent under its own cap). */
+SplitPlan plan_call(int math, char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                    int64_t lda, const float *b, int64_t ldb, const float *c, int64_t ldc)
 {
-    return m > 0 && n > 0 && k > 0 && alpha != 0.0f
-               ? plan_split(ta, tb, m, n, k, tsg::kernel_vec_ok(a, lda), tsg::kernel_vec_ok(b, ldb))
-               : plain_plan(0, k);
+    if (!(m > 0 && n > 0 && k > 0 && alpha != 0.0f)) return plain_plan(0, k);
+    if (math != TSG_MATH_FP32 && tsg::tf32_takes(math, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)) {
+        SplitPlan sp = plain_plan(0, k);
+        const int64_t ks = tsg::tf32_kslice(m, n, k, state.sms, PARTIALS_MAX_FLOATS);
+        if (ks < k) {
+            sp.kp.splits = (k + ks - 1) / ks, sp.kp.kslice = ks;
+            sp.ws = sp.kp.splits * m * n;
+        }
+        return sp;
+    }
+    return plan_split(ta, tb, m, n, k, tsg::kernel_vec_ok(a, lda), tsg::kernel_vec_ok(b, ldb));
 }
 
 /* Enqueues the whole product on device-accessible operands (any sizes, scalar rules too). */
@@ -76,7 +87,8 @@ int launch_in_place(int math, char ta, char tb, int64_t m, int64_t n, int64_t k,
 int sgemm_in_place(Workspace *w, const tsg_problem *p, tsg_done *done, char *msg, size_t len)
 {
     const bool product = p->k > 0 && p->alpha != 0.0f;
-    SplitPlan sp = plan_call(p->transa, p->transb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb);
+    SplitPlan sp = plan_call(p->math, p->transa, p->transb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb,
+                             p->c, p->ldc);
     float *W = nullptr;
     if (sp.ws > 0) {
         if (ensure_arena(w, (size_t)sp.ws * 4, msg, len) == TSG_GPU_OK) {
@@ -98,7 +110,7 @@ int sgemm_on_stream(char transa, char transb, int64_t m, int64_t n, int64_t k, f
                     int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
                     cudaStream_t s, int math, char *msg, size_t len)
 {
-    SplitPlan sp = plan_call(transa, transb, m, n, k, alpha, a, lda, b, ldb);
+    SplitPlan sp = plan_call(math, transa, transb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
     float *W = nullptr;
     /* stream-ordered allocation: the partials live exactly as long as the caller's stream needs */
     const size_t bytes = (size_t)sp.ws * sizeof(float);

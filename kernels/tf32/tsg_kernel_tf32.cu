@@ -12,29 +12,34 @@
 #include <mutex>
 
 #include "tsg_kernel_tf32.cuh"
+#include "../common/tsg_reduce_splits.cuh"
 
 namespace tsg {
 
 namespace {
 
 using Fn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float,
-                    float *, int64_t);
+                    float *, int64_t, int64_t, int64_t);
 
-/* one instance of the kernel with what a launch needs */
+/* one instance of the kernel with what a launch needs; split: the same with OPT_SPLIT (split-K,
+ * tsg_kernel_tf32.cuh), built for the default variant only (nullptr elsewhere) */
 struct Inst {
     Fn fn;
     int pipe, npw, opt, threads, smem, stages, creg, preg;
     bool (*fits)(int);
+    Fn split;
 };
 
 /* an OPT_CT instance: launched with m and n, A and B swapped (it computes C^T:
  * tsg_kernel_tf32.cuh, "CT") */
 bool swapped(const Inst &in) { return (in.opt & tf32::OPT_CT) != 0; }
 
-template <int MATH, bool TA, bool TB, int PIPE, int NPW, int OPT>
+template <int MATH, bool TA, bool TB, int PIPE, int NPW, int OPT, bool SPLIT = false>
 Inst inst()
 {
     using CF = tf32::Cfg<MATH, NPW, PIPE, OPT & tf32::OPT_CFG>;
+    Fn split = nullptr;
+    if constexpr (SPLIT) split = tf32::tf32_kernel<MATH, TA, TB, PIPE, NPW, 0, OPT | tf32::OPT_SPLIT>;
     return Inst{tf32::tf32_kernel<MATH, TA, TB, PIPE, NPW, 0, OPT>,
                 PIPE,
                 NPW,
@@ -44,14 +49,15 @@ Inst inst()
                 CF::STAGES,
                 CF::CREG,
                 CF::PREG,
-                CF::fits};
+                CF::fits,
+                split};
 }
 
 /* the pair (TA, TB) as C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with OPT_CT */
-template <int MATH, bool TA, bool TB, int PIPE, int NPW, int OPT>
+template <int MATH, bool TA, bool TB, int PIPE, int NPW, int OPT, bool SPLIT = false>
 Inst inst_ct()
 {
-    return inst<MATH, !TB, !TA, PIPE, NPW, OPT | tf32::OPT_CT>();
+    return inst<MATH, !TB, !TA, PIPE, NPW, OPT | tf32::OPT_CT, SPLIT>();
 }
 
 /* one instance set of a math: an instance per transpose pair, index ta + 2 tb (NN, TN, NT, TT) */
@@ -140,9 +146,10 @@ Variant default_variant()
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK | X;
     constexpr int NPW = MATH == MATH_3XTF32 ? 1 : 2;
     constexpr int KB = MATH == MATH_TF32 && X == 0 ? AB | tf32::OPT_B2 : AB; /* op(B) K-contiguous */
+    constexpr bool S = X == 0; /* the library's default: with its split-K instances */
     /* NN, TN, NT direct, TT as C^T (built one by one: TT's direct instance is not needed) */
-    return Variant{{inst<MATH, false, false, 2, NPW, KB>(), inst<MATH, true, false, 2, NPW, KB>(),
-                    inst<MATH, false, true, 2, NPW, AB>(), inst_ct<MATH, true, true, 2, NPW, KB>()}};
+    return Variant{{inst<MATH, false, false, 2, NPW, KB, S>(), inst<MATH, true, false, 2, NPW, KB, S>(),
+                    inst<MATH, false, true, 2, NPW, AB, S>(), inst_ct<MATH, true, true, 2, NPW, KB, S>()}};
 }
 
 /* V_BRAW: 1xTF32's NN and TN with op(B) raw (order 2, two producer warpgroups, AREG | TBLK | BRAW),
@@ -214,6 +221,15 @@ int set_up(int math, int v)
         }
         e = cudaFuncSetAttribute(in.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, in.smem);
         if (e != cudaSuccess) return (int)e;
+        if (in.split) { /* its split-K twin: the same checks (its own register count) */
+            if ((e = cudaFuncGetAttributes(&a, in.split)) != cudaSuccess) return (int)e;
+            if (!in.fits(a.numRegs)) {
+                fits = false;
+                continue;
+            }
+            e = cudaFuncSetAttribute(in.split, cudaFuncAttributeMaxDynamicSharedMemorySize, in.smem);
+            if (e != cudaSuccess) return (int)e;
+        }
     }
     g_fits[math - MATH_3XTF32][v] = fits;
     return 0;
@@ -324,7 +340,7 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
  * A/B, not in the header */
 int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
-                       void *stream)
+                       int64_t kslice, float *W, void *stream)
 {
     const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
     int dev = 0, sms = 0;
@@ -336,20 +352,33 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     if (variant < 0 || variant >= VARIANTS) return (int)cudaErrorInvalidValue;
     if ((math != MATH_3XTF32 && math != MATH_TF32) || !ensure_variant(math, variant))
         return (int)cudaErrorNotSupported;
+    /* split-K: slices of kslice (whole k-tiles: the slices' operands keep their alignment) into W */
+    const int64_t splits = kslice < k ? (k + kslice - 1) / kslice : 1;
+    if (splits > 1 && (kslice <= 0 || kslice % tf32::BK != 0 || W == nullptr || splits > 65535))
+        return (int)cudaErrorInvalidValue;
+    float *const out = splits > 1 ? W : C;
+    const int64_t ldo = splits > 1 ? m : ldc;
+    const float a = splits > 1 ? 1.0f : alpha, b = splits > 1 ? 0.0f : beta;
+    const dim3 g((unsigned)grid, (unsigned)splits);
     const Inst &in = pick(math, variant).in[ta + 2 * tb];
+    const Fn fn = splits > 1 ? in.split : in.fn;
+    if (!fn) return (int)cudaErrorNotSupported; /* split-K: the default variant's only */
+    const cudaStream_t s = (cudaStream_t)stream;
     if (swapped(in)) /* C^T = op(B)^T op(A)^T: n x m, the operands exchanged (tsg_kernel_tf32.cuh, "CT") */
-        in.fn<<<(unsigned)grid, in.threads, in.smem, (cudaStream_t)stream>>>(n, m, k, alpha, B, ldb, A, lda, beta, C,
-                                                                             ldc);
+        fn<<<g, in.threads, in.smem, s>>>(n, m, k, a, B, ldb, A, lda, b, out, ldo, kslice, m * n);
     else
-        in.fn<<<(unsigned)grid, in.threads, in.smem, (cudaStream_t)stream>>>(m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                                                             ldc);
-    return (int)cudaGetLastError();
+        fn<<<g, in.threads, in.smem, s>>>(m, n, k, a, A, lda, B, ldb, b, out, ldo, kslice, m * n);
+    e = cudaGetLastError();
+    if (e != cudaSuccess || splits == 1) return (int)e;
+    return (int)reduce_splits(m, n, splits, W, alpha, beta, C, ldc, s);
 }
 
 int tf32_sgemm(int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha, const float *A,
-               int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, void *stream)
+               int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int64_t kslice, float *W,
+               void *stream)
 {
-    return tf32_sgemm_variant(0, math, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    return tf32_sgemm_variant(0, math, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, kslice, W,
+                              stream);
 }
 
 int tf32_describe(int math, char *buf, size_t len)

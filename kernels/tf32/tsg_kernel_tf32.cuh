@@ -104,6 +104,15 @@
  *    exchanged (small_B big_A + big_B small_A + big_B big_A), so the bits may differ from the
  *    direct instance's, within the same error bound; the FP32 path of a non-finite tile gives
  *    the same bits (fmaf(a, b, s) = fmaf(b, a, s)).
+ *  - split-K (OPT_SPLIT; the launcher's rule, tsg_kernel_tf32.h tf32_kslice): block row y of
+ *    the grid computes the partial product over k in [y kslice, min(k, (y + 1) kslice)) into
+ *    C + y cstride (the launcher passes the workspace W, ldc = m, alpha 1, beta 0; kslice a
+ *    multiple of BK, so the slices' operands keep their 16-byte alignment), each block row a
+ *    persistent grid over all tiles of its own; kernels/common/tsg_reduce_splits.cuh then sums the
+ *    slices in a fixed order. Nothing past the kernel's first lines knows about it. An instance of
+ *    its own: k, A, B and C computed rather than read from the parameter space cost registers
+ *    (ptxas spilled 8-24 bytes in seven test variants when every instance had the code), so the
+ *    library's unsplit instances keep the SASS they were measured with.
  *  - non-finite inputs: a tile whose slices had any flag set is recomputed by its consumers in
  *    FP32 (fmaf over k in order, operands read from global memory) and written back from that:
  *    NaN and Inf then come out exactly as the FP32 kernels give them (the split would turn
@@ -176,9 +185,9 @@ static __device__ __forceinline__ void regs_to()
  * barrier waits with a 10 ms suspend-time hint (ws::mbar_wait_hint); OPT_CT the kernel computes
  * C^T = op(B)^T op(A)^T: its element (r, c) is written to C(c, r) (the launcher passes the
  * operands swapped: the file comment, "CT"); OPT_B2 (with OPT_AREG) op(B) loaded two items ahead
- * of its store, in two register slots */
+ * of its store, in two register slots; OPT_SPLIT split-K over gridDim.y (the file comment) */
 constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64, OPT_CT = 128,
-              OPT_B2 = 256;
+              OPT_B2 = 256, OPT_SPLIT = 512;
 /* the OPT bits that change Cfg (registers, stages) */
 constexpr int OPT_CFG = OPT_AREG | OPT_B2;
 
@@ -268,6 +277,8 @@ static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *_
 
 /*
  * The kernel: C = alpha*op(A)*op(B) + beta*C, m, n, k >= 1; TA / TB as transa / transb == 'T'.
+ * kslice, cstride: split-K over gridDim.y block rows (OPT_SPLIT: the file comment, "split-K");
+ * unused by the other instances.
  * NPW producer warpgroups (Cfg). Dynamic shared memory Cfg<MATH, NPW, PIPE>::SMEM_BYTES,
  * block Cfg<MATH, NPW, PIPE>::THREADS. PIPE, the producer's order (data registers live per producer thread
  * with NPW = 1; NPW = 2 halves them): 0 op(A)'s slice is stored before op(B)'s is loaded (32);
@@ -282,8 +293,19 @@ static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *_
 template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0, int OPT = 0>
 __global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>::THREADS, 1)
 tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
-            const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc)
+            const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc, int64_t kslice,
+            int64_t cstride)
 {
+    /* split-K (OPT_SPLIT: the file comment, "split-K"): this block's slice blockIdx.y is the
+     * product over k in [y kslice, min(k, (y + 1) kslice)) into C + y cstride; every use of k, A,
+     * B and C below sees the slice's */
+    if constexpr ((OPT & OPT_SPLIT) != 0) {
+        const int64_t k0 = blockIdx.y * kslice;
+        k = k - k0 < kslice ? k - k0 : kslice;
+        A += TA ? k0 : k0 * lda;
+        B += TB ? k0 * ldb : k0;
+        C += blockIdx.y * cstride;
+    }
     constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW;
     constexpr bool BCP = OPT & (OPT_BCP | OPT_BCP2);
     constexpr bool CT = OPT & OPT_CT;

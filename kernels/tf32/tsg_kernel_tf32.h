@@ -29,6 +29,10 @@ namespace tsg {
 /* The math of a call (TSGEMM_MATH / tsgemm_set_math): the values match include/tsgemm.h. */
 enum TensorMath { MATH_FP32 = 0, MATH_3XTF32 = 1, MATH_TF32 = 2 };
 
+/* The family's C tile (rows x columns) and k-tile, in elements: the kernels' geometry
+ * (tsg_tf32_slices.cuh) and the split rule's unit (tf32_kslice). */
+constexpr int TF32_TILE_M = 128, TF32_TILE_N = 128, TF32_TILE_K = 32;
+
 /* Whether this device runs the family's code (sm_90a image loaded: Hopper). Measured once at
  * initialisation (tf32_init); false before it and in builds without the family. */
 bool tf32_available();
@@ -47,11 +51,31 @@ bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_
                 const float *A, int64_t lda, const float *B, int64_t ldb, const float *C,
                 int64_t ldc);
 
-/* Enqueues the product on `stream` (a cudaStream_t) and returns the launch's cudaError_t as
- * int; m, n, k >= 1, alpha != 0, and tf32_takes() true for the same arguments. No workspace. */
+/* The family's split of K (split-K) for an m x n x k launch on a GPU of `sms` multiprocessors,
+ * with a workspace of at most ws_max_floats floats: the length of a K slice, a multiple of 32
+ * (the k-tile), or k for no split. Pure (a shape's split, hence its bits, never depends on load).
+ * The rule: a grid of 128 x 128 tiles that fills at most half the GPU (2 tiles <= sms, one block
+ * per multiprocessor) is cut into s = min(sms / tiles, k / 256, ws_max_floats / (m n), 16) >= 2
+ * slices, so that tiles x s blocks fill at most one wave, each slice at least 256 k long (8
+ * k-tiles: the pipeline's fill and a tile's write-back to the workspace stay a small part of it;
+ * the FP32 families' SIMT split_min_k is the same), kslice = 32 ceil(ceil(k / s) / 32). Slicing
+ * also shortens each running sum (docs/ACCURACY.md: the error of 3xTF32's promotions grows with
+ * the number of k-tiles summed into one register). Host code only (tsg_kernel_tf32_plan.cu: the
+ * unit tier tests it without a GPU). */
+int64_t tf32_kslice(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t ws_max_floats);
+
+/* Enqueues the product on `stream` (a cudaStream_t) and returns the first failing launch's
+ * cudaError_t as int (0 when both launched); m, n, k >= 1, alpha != 0, and tf32_takes() true for
+ * the same arguments. kslice >= k: one launch, W unused. kslice < k (a multiple of 32, e.g.
+ * tf32_kslice's; else cudaErrorInvalidValue, nothing launched): split-K, W (device memory,
+ * s m n floats for s = ceil(k / kslice) slices) receives slice i's partial product at W + i m n
+ * (ld m, alpha and beta not applied), then kernels/common/tsg_reduce_splits.cuh sums the slices
+ * in order i = 0, 1, ... into C = alpha sum + beta C. Results are a pure function of the
+ * arguments; a split call's bits differ from the unsplit call's (another summation order, the
+ * same error bound). */
 int tf32_sgemm(int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
-               int64_t ldc, void *stream);
+               int64_t ldc, int64_t kslice, float *W, void *stream);
 
 /* The family's kernel for `math` as text (tile, threads, shared memory, registers). */
 int tf32_describe(int math, char *buf, size_t len);

@@ -25,10 +25,12 @@ bool tf32_takes(int, char, char, int64_t, int64_t, int64_t, const float *, int64
 /* Never reached (tf32_takes is false); an error, so a caller that skipped tf32_takes gets the
  * executor's CPU fallback rather than an unwritten C. */
 int tf32_sgemm(int, char, char, int64_t, int64_t, int64_t, float, const float *, int64_t,
-               const float *, int64_t, float, float *, int64_t, void *)
+               const float *, int64_t, float, float *, int64_t, int64_t, float *, void *)
 {
     return (int)cudaErrorNotSupported;
 }
+
+int64_t tf32_kslice(int64_t, int64_t, int64_t k, int64_t, int64_t) { return k; }
 
 int tf32_describe(int, char *buf, size_t len)
 {

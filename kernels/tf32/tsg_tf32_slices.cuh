@@ -14,12 +14,13 @@
 #include <stdint.h>
 
 #include "../common/tsg_cp_async.cuh" /* cp_async (RawSlice) */
+#include "tsg_kernel_tf32.h"
 #include "tsg_tf32_ptx.cuh"
 
 namespace tsg {
 namespace tf32 {
 
-constexpr int BM = 128, BN = 128, BK = 32;
+constexpr int BM = TF32_TILE_M, BN = TF32_TILE_N, BK = TF32_TILE_K; /* tsg_kernel_tf32.h */
 constexpr int SLICE_BYTES = BM * BK * 4; /* one operand slice, one part: 16 KiB */
 static_assert(BM == BN, "both operands' slices share one loader geometry");
 

@@ -27,13 +27,17 @@
  *    default is
  *    (classes and 1xTF32's bound: truncation's < 2^-10 per operand against rounding's 2^-11, a
  *    product's < 2^-9 + 2^-20, the bound's 2^-9 with 2 k 2^-24 beside it);
+ *  - split-K (tf32_sgemm with kslice < k): every case also with K in three slices of whole
+ *    k-tiles and with tf32_kslice's slices where they differ, each run twice (bit-identical),
+ *    checked against the reference like the unsplit call, NaN / Inf classes included;
  *  - NaN / Inf: an Inf in A, a NaN in B, Inf against a zero, a finite A element that TF32
  *    rounds to Inf, NaNs whose TF32 rounding by add and mask wraps round (0x7fffffff in A,
  *    0xffffffff in B): every element of C in the same class (finite, NaN, +Inf, -Inf) as the host
  *    reference's IEEE result, finite ones in bound;
  *  - timing (not in --small): cudaEvents, median of 10 after warm-up, device data, 2048^3 /
  *    4096^3 / 8192^3 NN and all pairs at 4096^3 and 8192^3, against cuBLAS sgemm (FP32) and
- *    cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32; a table of TFLOP/s and ratios.
+ *    cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32; a table of TFLOP/s and ratios; then
+ *    split-K shapes (grids of at most half the GPU, long K), unsplit and with tf32_kslice's slices;
  *
  *   test_tf32_kernel            the gpu tier (77 when no Hopper GPU / no family)
  *   test_tf32_kernel --small    small shapes, no cuBLAS, no timing: the compute-sanitizer run
@@ -68,12 +72,13 @@ bool tf32_variant_exact(int math, int v, char transa, char transb);
 int tf32_variant_name(int math, int v, char *buf, size_t len);
 int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
-                       void *stream);
+                       int64_t kslice, float *W, void *stream);
 }
 
 static int g_fail, g_checks;
 static cublasHandle_t g_cublas;
 static bool g_small, g_have_cublas;
+static int g_sms; /* the device's multiprocessors: tf32_kslice's argument */
 /* --variants LIST: the variants (besides the default, always run) this run checks and times; empty: all */
 static std::vector<int> g_only;
 static bool wanted(int v)
@@ -209,7 +214,7 @@ static void run_case(int math, const Case &cs)
     for (int rep = 0; rep < runs; ++rep) {
         CK(cudaMemcpy(dC, cin.data(), cin.size() * 4, cudaMemcpyHostToDevice));
         const int e = tf32_sgemm_variant(runv[rep], math, cs.ta, cs.tb, m, n, k, cs.alpha, dA, lda, dB, ldb, cs.beta,
-                                         dC, ldc, 0);
+                                         dC, ldc, k, nullptr, 0);
         if (e != 0) fail("tf32_sgemm: %s", cudaGetErrorString((cudaError_t)e));
         CK(cudaDeviceSynchronize());
         out[rep].resize(cin.size());
@@ -230,7 +235,7 @@ static void run_case(int math, const Case &cs)
 
     /* every element of a result against the reference: classes, 3xTF32's or 1xTF32's bound, the
      * padding untouched; the worst err / bound */
-    auto check = [&](const std::vector<float> &res, int variant) {
+    auto check = [&](const std::vector<float> &res, const char *variant) {
         const double u = ldexp(1.0, -24);
         int bad = 0;
         double worst = 0;
@@ -246,7 +251,7 @@ static void run_case(int math, const Case &cs)
                 const double r = ref[i + j * m];
                 if (cls(r) != cls(v)) {
                     if (bad++ < 3)
-                        fail("%s v%d %c%c %lldx%lldx%lld sp%d: C(%lld,%lld) = %g, reference %g", math_name(math), variant,
+                        fail("%s %s %c%c %lldx%lldx%lld sp%d: C(%lld,%lld) = %g, reference %g", math_name(math), variant,
                              cs.ta, cs.tb, (long long)m, (long long)n, (long long)k, cs.special, (long long)i, (long long)j,
                              v, r);
                     continue;
@@ -258,19 +263,21 @@ static void run_case(int math, const Case &cs)
                 const double err = fabs((double)v - r);
                 if (err / bound > worst) worst = err / bound;
                 if (err > bound && bad++ < 3)
-                    fail("%s v%d %c%c %lldx%lldx%lld: C(%lld,%lld) = %.9g, reference %.9g, bound %.3g", math_name(math),
+                    fail("%s %s %c%c %lldx%lldx%lld: C(%lld,%lld) = %.9g, reference %.9g, bound %.3g", math_name(math),
                          variant, cs.ta, cs.tb, (long long)m, (long long)n, (long long)k, (long long)i, (long long)j, v, r,
                          bound);
             }
         ++g_checks;
         return std::make_pair(bad, worst);
     };
-    const auto [bad, worst] = check(c, 0);
+    const auto [bad, worst] = check(c, "v0");
     /* the variants that round differently: their first run */
     for (int rep = 2; rep < runs; ++rep) {
         const int v = runv[rep];
         if (tf32_variant_exact(math, v, cs.ta, cs.tb) || runv[rep - 1] == v) continue;
-        const auto [vbad, vworst] = check(out[rep], v);
+        char vname[16];
+        snprintf(vname, sizeof vname, "v%d", v);
+        const auto [vbad, vworst] = check(out[rep], vname);
         if (cs.special == 0)
             printf("  %-6s %c%c %5lld x %5lld x %5lld  v%d (rounds differently): rel.frob %.3e  worst err/bound %.3f\n",
                    math_name(math), cs.ta, cs.tb, (long long)m, (long long)n, (long long)k, v,
@@ -278,6 +285,43 @@ static void run_case(int math, const Case &cs)
         else
             printf("  %-6s %c%c %5lld x %5lld x %5lld  v%d special %d: classes match: %s\n", math_name(math), cs.ta,
                    cs.tb, (long long)m, (long long)n, (long long)k, v, cs.special, vbad ? "NO" : "yes");
+    }
+
+    /* split-K (tsg_kernel_tf32.h tf32_sgemm with kslice < k): the default with K in three slices
+     * of whole k-tiles and with the family's rule's slices (tf32_kslice), each run twice: its
+     * repeats bit-identical, checked against the reference as the unsplit call is (the bound
+     * holds for any summation order), classes included */
+    std::vector<int64_t> kss;
+    const int64_t k3 = ((k + 2) / 3 + 31) / 32 * 32;
+    if (k3 < k) kss.push_back(k3);
+    const int64_t kr = tf32_kslice(m, n, k, g_sms, INT64_MAX);
+    if (kr < k && kr != k3) kss.push_back(kr);
+    for (const int64_t ks : kss) {
+        const int64_t splits = (k + ks - 1) / ks;
+        float *dW;
+        CK(cudaMalloc(&dW, splits * m * n * 4));
+        std::vector<float> sout[2];
+        for (int r = 0; r < 2; ++r) {
+            CK(cudaMemcpy(dC, cin.data(), cin.size() * 4, cudaMemcpyHostToDevice));
+            const int e = tf32_sgemm_variant(0, math, cs.ta, cs.tb, m, n, k, cs.alpha, dA, lda, dB, ldb, cs.beta, dC,
+                                             ldc, ks, dW, 0);
+            if (e != 0) fail("tf32_sgemm split %lld: %s", (long long)ks, cudaGetErrorString((cudaError_t)e));
+            CK(cudaDeviceSynchronize());
+            sout[r].resize(cin.size());
+            CK(cudaMemcpy(sout[r].data(), dC, cin.size() * 4, cudaMemcpyDeviceToHost));
+        }
+        cudaFree(dW);
+        ++g_checks;
+        if (memcmp(sout[0].data(), sout[1].data(), c.size() * 4) != 0)
+            fail("%s %c%c %lldx%lldx%lld: split kslice %lld not bit-identical", math_name(math), cs.ta, cs.tb,
+                 (long long)m, (long long)n, (long long)k, (long long)ks);
+        char sname[48];
+        snprintf(sname, sizeof sname, "v0 split %lldx%lld", (long long)splits, (long long)ks);
+        const auto [sbad, sworst] = check(sout[0], sname);
+        printf("  %-6s %c%c %5lld x %5lld x %5lld  %s%s: rel.frob %.3e  worst err/bound %.3f%s\n", math_name(math),
+               cs.ta, cs.tb, (long long)m, (long long)n, (long long)k, sname, ks == kr ? " (the rule's)" : "",
+               cs.special ? 0.0 : frob_rel(sout[0], ref, m, n, ldc), sworst,
+               cs.special ? (sbad ? "  classes match: NO" : "  classes match: yes") : "");
     }
 
     if (cs.special == 0) {
@@ -479,12 +523,16 @@ static void bench()
                     t[mi].push_back(NAN);
                     continue;
                 }
-                if (tf32_sgemm_variant(v, math, s.ta, s.tb, 64, 64, 64, 1.0f, dA, 64, dB, 64, 0.0f, dC, 64, 0) != 0) {
+                if (tf32_sgemm_variant(v, math, s.ta, s.tb, 64, 64, 64, 1.0f, dA, 64, dB, 64, 0.0f, dC, 64, 64, nullptr,
+                                       0) != 0) {
                     t[mi].push_back(NAN); /* refused (its registers do not fit): the check part failed it */
                     continue;
                 }
                 t[mi].push_back(median_ms(
-                    [&] { tf32_sgemm_variant(v, math, s.ta, s.tb, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, 0); }, 10));
+                    [&] {
+                        tf32_sgemm_variant(v, math, s.ta, s.tb, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, n, nullptr, 0);
+                    },
+                    10));
             }
         char name[32];
         snprintf(name, sizeof name, "%d^3 %c%c", n, s.ta, s.tb);
@@ -496,6 +544,43 @@ static void bench()
         fflush(stdout);
     }
     printf("(TFLOP/s counted as 2 n^3 per product; ratios are time ratios of the defaults (v0), > 1: tsgemm faster)\n");
+
+    /* split-K: grids that fill at most half the GPU, with a long K (tf32_kslice's shapes), NN */
+    const int64_t sk[][3] = {{512, 512, 4096}, {512, 512, 65536}, {1024, 1024, 16384}, {2048, 256, 65536}};
+    printf("\nsplit-K (tf32_kslice), NN, device data, median of 10, TFLOP/s\n%-19s %8s %8s %8s %8s %8s %8s %6s  %7s %7s\n",
+           "m x n x k", "cublas32", "fasttf32", "3x", "3x-split", "1x", "1x-split", "slices", "3xs/fp32", "1xs/fast");
+    for (auto &x : sk) {
+        const int m = (int)x[0], n = (int)x[1], k = (int)x[2];
+        const float one = 1.0f, zero = 0.0f;
+        auto rate = [&](double ms) { return 2.0 * m * (double)n * k / (ms * 1e-3) / 1e12; };
+        const int64_t ks = tf32_kslice(m, n, k, g_sms, INT64_MAX), slices = (k + ks - 1) / ks;
+        float *dW;
+        CK(cudaMalloc(&dW, slices * m * n * 4));
+        CB(cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH));
+        const double t32 = median_ms(
+            [&] { cublasSgemm(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, dA, m, dB, k, &zero, dC, m); }, 10);
+        const double tfast = median_ms(
+            [&] {
+                cublasGemmEx(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, dA, CUDA_R_32F, m, dB, CUDA_R_32F, k,
+                             &zero, dC, CUDA_R_32F, m, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+            },
+            10);
+        double t[2][2];
+        for (int mi = 0; mi < 2; ++mi)
+            for (int sp = 0; sp < 2; ++sp)
+                t[mi][sp] = median_ms(
+                    [&] {
+                        tf32_sgemm_variant(0, mi ? MATH_TF32 : MATH_3XTF32, 'N', 'N', m, n, k, 1.0f, dA, m, dB, k, 0.0f,
+                                           dC, m, sp ? ks : k, dW, 0);
+                    },
+                    10);
+        cudaFree(dW);
+        char name[40];
+        snprintf(name, sizeof name, "%dx%dx%d", m, n, k);
+        printf("%-19s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %6lld  %7.3f %7.3f\n", name, rate(t32), rate(tfast),
+               rate(t[0][0]), rate(t[0][1]), rate(t[1][0]), rate(t[1][1]), (long long)slices, t32 / t[0][1],
+               tfast / t[1][1]);
+    }
     cudaFree(dA), cudaFree(dB), cudaFree(dC);
 }
 
@@ -526,6 +611,7 @@ int main(int argc, char **argv)
         return 77;
     }
     CK(cudaSetDevice(0));
+    CK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
     const int e = tf32_init();
     if (e != 0) {
         fprintf(stderr, "tf32_init: %s\n", cudaGetErrorString((cudaError_t)e));
