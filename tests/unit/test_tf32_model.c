@@ -96,12 +96,28 @@ static float tc_step(float c, const float *a, const float *b)
 
 typedef struct model_out {
     double ref, fp32, x3, x1, x3_never;
+    double x3_split; /* 3xTF32 with K cut into SPLITS slices (split-K), the slices' sums added in order */
     double x1_never, x1_braw; /* 1xTF32 as the kernel runs it (one accumulator over all of K),
                                  op(B) rounded (cvt.rna) / truncated (OPT_BRAW) */
 } model_out;
 
 /* The TF32 parts of a row / column: big and small; op(B) truncated. */
 static float g_abig[KMAX], g_asmall[KMAX], g_bbig[KMAX], g_bsmall[KMAX], g_brz[KMAX];
+
+/* split-K's slice count in the model (tsg_kernel_tf32.h tf32_kslice: 8 for a 512 x 512 C on 132
+ * multiprocessors with K >= 2048, the accuracy study's shape) */
+enum { SPLITS = 8 };
+
+/* 3xTF32's partial sum of the k-tile [t0, t0 + kt): the three products' MMA steps into one
+ * accumulator that starts from 0, the small terms first */
+static float tile3(int t0, int kt)
+{
+    float p3 = 0;
+    for (int g = t0; g < t0 + kt; g += KG) p3 = tc_step(p3, g_asmall + g, g_bbig + g);
+    for (int g = t0; g < t0 + kt; g += KG) p3 = tc_step(p3, g_abig + g, g_bsmall + g);
+    for (int g = t0; g < t0 + kt; g += KG) p3 = tc_step(p3, g_abig + g, g_bbig + g);
+    return p3;
+}
 
 static void element(const float *a, const float *b, int k, int kt, model_out *o)
 {
@@ -122,10 +138,8 @@ static void element(const float *a, const float *b, int k, int kt, model_out *o)
         x1b = tc_step(x1b, g_abig + g, g_brz + g);
     }
     for (int t0 = 0; t0 < k; t0 += kt) {
-        float p3 = 0, p1 = 0;
-        for (int g = t0; g < t0 + kt; g += KG) p3 = tc_step(p3, g_asmall + g, g_bbig + g);
-        for (int g = t0; g < t0 + kt; g += KG) p3 = tc_step(p3, g_abig + g, g_bsmall + g);
-        for (int g = t0; g < t0 + kt; g += KG) p3 = tc_step(p3, g_abig + g, g_bbig + g);
+        const float p3 = tile3(t0, kt);
+        float p1 = 0;
         for (int g = t0; g < t0 + kt; g += KG) p1 = tc_step(p1, g_abig + g, g_bbig + g);
         x3 += p3; /* promotion: FP32 addition, round to nearest */
         x1 += p1;
@@ -133,6 +147,16 @@ static void element(const float *a, const float *b, int k, int kt, model_out *o)
         for (int g = t0; g < t0 + kt; g += KG) never = tc_step(never, g_abig + g, g_bsmall + g);
         for (int g = t0; g < t0 + kt; g += KG) never = tc_step(never, g_abig + g, g_bbig + g);
     }
+    /* split-K: slices of whole k-tiles (kt divides k), each promoted into its own FP32 sum, the
+     * sums added in slice order (kernels/common/tsg_reduce_splits.cuh) */
+    const int ks = ((k + SPLITS - 1) / SPLITS + kt - 1) / kt * kt;
+    float xs = 0;
+    for (int z0 = 0; z0 < k; z0 += ks) {
+        float y = 0;
+        for (int t0 = z0; t0 < z0 + ks && t0 < k; t0 += kt) y += tile3(t0, kt);
+        xs += y;
+    }
+    o->x3_split = xs;
     o->ref = ref, o->fp32 = fp32, o->x3 = x3, o->x1 = x1, o->x3_never = never;
     o->x1_never = x1n, o->x1_braw = x1b;
 }
@@ -164,7 +188,7 @@ static float draw(int cls)
 }
 
 typedef struct model_err {
-    double fp32, x3, x1, x3_never, x1_never, x1_braw; /* relative Frobenius errors */
+    double fp32, x3, x1, x3_never, x1_never, x1_braw, x3_split; /* relative Frobenius errors */
 } model_err;
 
 static float g_a[MN][KMAX], g_b[MN][KMAX]; /* rows of op(A), columns of op(B) */
@@ -176,7 +200,7 @@ static model_err run(int cls, int k, int kt, uint64_t seed)
         for (int l = 0; l < k; ++l) g_a[i][l] = draw(cls);
     for (int j = 0; j < MN; ++j)
         for (int l = 0; l < k; ++l) g_b[j][l] = draw(cls);
-    double sr = 0, s32 = 0, s3 = 0, s1 = 0, sn = 0, s1n = 0, s1b = 0;
+    double sr = 0, s32 = 0, s3 = 0, s1 = 0, sn = 0, s1n = 0, s1b = 0, s3s = 0;
     for (int i = 0; i < MN; ++i)
         for (int j = 0; j < MN; ++j) {
             model_out o;
@@ -188,8 +212,10 @@ static model_err run(int cls, int k, int kt, uint64_t seed)
             sn += (o.x3_never - o.ref) * (o.x3_never - o.ref);
             s1n += (o.x1_never - o.ref) * (o.x1_never - o.ref);
             s1b += (o.x1_braw - o.ref) * (o.x1_braw - o.ref);
+            s3s += (o.x3_split - o.ref) * (o.x3_split - o.ref);
         }
-    model_err e = {sqrt(s32 / sr), sqrt(s3 / sr), sqrt(s1 / sr), sqrt(sn / sr), sqrt(s1n / sr), sqrt(s1b / sr)};
+    model_err e = {sqrt(s32 / sr), sqrt(s3 / sr), sqrt(s1 / sr),  sqrt(sn / sr),
+                   sqrt(s1n / sr), sqrt(s1b / sr), sqrt(s3s / sr)};
     return e;
 }
 
@@ -299,6 +325,27 @@ static void test_prediction_braw(void **state)
     assert_true(fabs(u0.x1_never - u0.x1) < 0.1 * u0.x1);
 }
 
+/* Split-K (tsg_kernel_tf32.h tf32_kslice) with the kernel's k-tile of 32 (12 MMA steps): K in
+ * SPLITS slices, each its own promoted sum. The model says: the promotions' part of the error,
+ * which grows with the number of k-tiles added into one register, shrinks with the slices'
+ * length; uniform and wide inputs at K = 16384: 0.5-0.6x the unsplit error (4.2e-7 -> 2.1e-7
+ * uniform); same-sign inputs gain less (about 0.75x), since there the tensor core's truncation
+ * inside each k-tile (always toward zero: a bias relative to each k-tile's own sum) is most of
+ * it and slicing leaves it as it is; at K = 256 (one k-tile per slice or fewer) nothing changes
+ * much. Never worse than unsplit beyond noise. */
+static void test_prediction_split(void **state)
+{
+    (void)state;
+    for (int c = 0; c < CLASSES; ++c) {
+        const model_err e0 = run(c, 256, 32, 36), e3 = run(c, 16384, 32, 39);
+        print_message("%s, k-tile 32, %d slices: K 256 %.3g (unsplit %.3g), K 16384 %.3g (unsplit %.3g)\n",
+                      class_name[c], SPLITS, e0.x3_split, e0.x3, e3.x3_split, e3.x3);
+        assert_true(e0.x3_split <= 1.1 * e0.x3 && e0.x3_split >= 0.8 * e0.x3);
+        assert_true(e3.x3_split <= (c == CLASS_SAME_SIGN ? 0.9 : 0.7) * e3.x3);
+        assert_true(e3.x3_split <= 2.0 * e3.fp32);
+    }
+}
+
 static void print_table(void)
 {
     static const int ks[] = {256, 1024, 4096, 16384};
@@ -325,6 +372,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_prediction_uniform),
         cmocka_unit_test(test_prediction_other_classes),
         cmocka_unit_test(test_prediction_braw),
+        cmocka_unit_test(test_prediction_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
