@@ -159,11 +159,13 @@ enum tsgemm_math { TSGEMM_MATH_FP32 = 0, TSGEMM_MATH_3XTF32 = 1, TSGEMM_MATH_TF3
  *   TSGEMM_MATH_3XTF32 (1) Hopper's TF32 tensor cores, error-compensated: each operand x is
  *                      split into big = TF32(x) and small = TF32(x - big), the product is
  *                      big*big + big*small + small*big with the tensor cores' partial sums
- *                      promoted into FP32 every k-tile of 32. Error: the same class as FP32
- *                      SGEMM's. Measured (docs/ACCURACY.md, H100, m = n = 512, K 256-65536):
- *                      relative Frobenius error ||C - C64|| / ||C64|| 0.47-0.81x cuBLAS FP32's
- *                      at uniform [-1, 1] inputs, 0.6-2.8x at same-sign [0, 1] inputs (larger
- *                      from K = 1024 on), 0.9-1.6x at inputs spanning 2^-20..2^21. Each
+ *                      promoted into FP32 every k-tile of 32; a C of at most half the GPU's
+ *                      tiles has K split into slices summed apart (split-K). Error: the same
+ *                      class as FP32 SGEMM's. Measured (docs/ACCURACY.md, H100, m = n = 512,
+ *                      K 256-65536): relative Frobenius error ||C - C64|| / ||C64|| 0.28-0.52x
+ *                      cuBLAS FP32's at uniform [-1, 1] inputs, 0.60-0.93x at inputs spanning
+ *                      2^-20..2^21, 0.59-1.64x at same-sign [0, 1] inputs (above cuBLAS's at
+ *                      K = 1024-16384: the tensor cores truncate each k-tile's sum). Each
  *                      element within (2 (k + 2) 2^-24 + 2^-20) (|alpha| |A||B| + |beta C|)ij:
  *                      docs/TESTING.md's FP32 bound plus the split's error (up to 3 * 2^-22 of
  *                      each product, which shows at small k), plus up to 2^-137 (|a| + |b|) per
@@ -175,7 +177,7 @@ enum tsgemm_math { TSGEMM_MATH_FP32 = 0, TSGEMM_MATH_3XTF32 = 1, TSGEMM_MATH_TF3
  *   TSGEMM_MATH_TF32   (2) plain TF32 tensor cores: REDUCED PRECISION. Operands are rounded to
  *                      10 mantissa bits (TF32), products accumulate in FP32: expect a relative
  *                      error of about 1e-3 (measured 2.6e-4 at uniform and wide inputs, up to
- *                      4.5e-4 at same-sign inputs of K = 65536: docs/ACCURACY.md), some
+ *                      4.5e-4 at same-sign inputs of K = 65536 unsplit: docs/ACCURACY.md), some
  *                      100-2000x FP32's. For callers that asked for it (as cuBLAS's
  *                      CUBLAS_COMPUTE_32F_FAST_TF32), never a default.
  *
