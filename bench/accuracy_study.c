@@ -1,6 +1,7 @@
 /*
  * accuracy_study.c — the accuracy study of issue 36 (docs/ACCURACY.md): ||C - C64||_F / ||C64||_F
- * against K for three input classes, tsgemm in each math (fp32, 3xtf32, tf32) beside cuBLAS FP32.
+ * against K for three input classes, tsgemm in each math (fp32, 3xtf32, tf32) beside cuBLAS FP32
+ * and cuBLAS's TF32 (CUBLAS_COMPUTE_32F_FAST_TF32, the tf32 mode's anchor).
  *
  *   tsgemm-accuracy [--n N] [--k "256 1024 ..."]      CSV on stdout: class,k,column,error,ratio
  *
@@ -13,7 +14,8 @@
  * The reference C64 is cuBLAS DGEMM on the same inputs converted to double (exact products, FP64
  * sums). tsgemm runs through its public device-pointer entry (tsgemm_sgemm_device) after
  * tsgemm_set_math, so each column is the path a CUDA caller gets; cuBLAS FP32 is cublasSgemm with
- * CUBLAS_DEFAULT_MATH (no TF32). ratio = error / cuBLAS FP32's error on the same inputs.
+ * CUBLAS_DEFAULT_MATH (no TF32), cuBLAS TF32 is cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (column
+ * cublas-fasttf32). ratio = error / cuBLAS FP32's error on the same inputs.
  * Exit 0 when every column ran, 1 on a CUDA / cuBLAS / tsgemm failure, 77 without a GPU.
  * Not a test: it asserts nothing about the figures (test_tf32_kernel does, on its own grid).
  */
@@ -130,6 +132,12 @@ int main(int argc, char **argv)
             CK(cudaMemcpy(hc, dc, nc * 4, cudaMemcpyDeviceToHost));
             const double ecub = frob_rel(hc, hr, nc);
             printf("%s,%ld,cublas-fp32,%.4e,1.000\n", cls_name[cls], k, ecub);
+            CK(cudaMemset(dc, 0xff, nc * 4));
+            CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, (int)k, &onef, da, CUDA_R_32F, n, db, CUDA_R_32F,
+                            (int)k, &zerof, dc, CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+            CK(cudaMemcpy(hc, dc, nc * 4, cudaMemcpyDeviceToHost));
+            const double efast = frob_rel(hc, hr, nc);
+            printf("%s,%ld,cublas-fasttf32,%.4e,%.3f\n", cls_name[cls], k, efast, efast / ecub);
             for (int c = 0; c < 3; ++c) {
                 tsgemm_set_math(cols[c].math);
                 CK(cudaMemset(dc, 0xff, nc * 4));

@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 grep -v '^#' "$csv" | tail -n +2 | while IFS=, read -r cls k col err _; do
   echo "$k $err" >> "$work/$cls-$col.dat"
 done
-cols="cublas-fp32 tsgemm-fp32 tsgemm-3xtf32 tsgemm-tf32"
+cols="cublas-fp32 tsgemm-fp32 tsgemm-3xtf32 cublas-fasttf32 tsgemm-tf32"
 {
   echo "set terminal svg size 1200,420 dynamic font 'sans,11'"
   echo "set output '$out'"
