@@ -15,20 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../support/tsg_expect.h"
 #include "tsg_kernel.h"
-
-static int g_fail, g_checks;
-
-#define EXPECT(cond, ...)                                                                        \
-    do {                                                                                         \
-        g_checks++;                                                                              \
-        if (!(cond)) {                                                                           \
-            g_fail++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
-            fprintf(stderr, __VA_ARGS__);                                                        \
-            fputc('\n', stderr);                                                                 \
-        }                                                                                        \
-    } while (0)
 
 static const int64_t SMS = 132, WS = ((int64_t)1 << 30) / 4;
 
@@ -300,6 +288,5 @@ int main()
                        "%lld %lld %lld: two plans differ", (long long)m, (long long)n, (long long)k);
                 check_well_formed(m, n, k, a);
             }
-    printf("%d checks, %d failures\n", g_checks, g_fail);
-    return g_fail ? 1 : 0;
+    return tt_expect_report();
 }

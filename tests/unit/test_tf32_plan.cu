@@ -15,20 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../support/tsg_expect.h"
 #include "tsg_kernel_tf32.h"
-
-static int g_fail, g_checks;
-
-#define EXPECT(cond, ...)                                                                        \
-    do {                                                                                         \
-        g_checks++;                                                                              \
-        if (!(cond)) {                                                                           \
-            g_fail++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
-            fprintf(stderr, __VA_ARGS__);                                                        \
-            fputc('\n', stderr);                                                                 \
-        }                                                                                        \
-    } while (0)
 
 static const int64_t SMS = 132, WS = (int64_t)1 << 28;
 
@@ -82,6 +70,5 @@ int main()
                     EXPECT(tf32_kslice(m, n, k, sms, sl * m * n) == s, "%lld %lld %lld sms %lld: not idempotent",
                            (long long)m, (long long)n, (long long)k, (long long)sms);
                 }
-    printf("%d checks, %d failures\n", g_checks, g_fail);
-    return g_fail ? 1 : 0;
+    return tt_expect_report();
 }
