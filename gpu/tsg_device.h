@@ -71,8 +71,8 @@ void prefetch_managed(const tsg_problem *p, bool ab, bool c, cudaStream_t s);
  * + beta*C, beta == 0 never reads C), so a pipeline's K chunks (beta, then 1) and a device call
  * accumulate alike. The tensor-core family splits K by its own rule (tsg::tf32_kslice) within
  * the workspace the plan gave (splits x m x n floats at W when splits > 1; none otherwise); the
- * configuration and the tail are the FP32 kernels' only. *fam receives the family's bit (1u << math, src/tsg_plan.h tsg_done.families).
- * Returns the launch's cudaError_t.
+ * configuration and the tail are the FP32 kernels' only. *fam receives the family's bit
+ * (1u << math, src/tsg_plan.h tsg_done.families). Returns the launch's cudaError_t.
  */
 cudaError_t launch_product(int math, int config, char ta, char tb, int64_t m, int64_t n, int64_t k,
                            int64_t kslice, int64_t splits, int64_t tail_tiles, int64_t tail_blocks,
