@@ -110,9 +110,8 @@
  *    multiple of BK, so the slices' operands keep their 16-byte alignment), each block row a
  *    persistent grid over all tiles of its own; kernels/common/tsg_reduce_splits.cuh then sums the
  *    slices in a fixed order. Nothing past the kernel's first lines knows about it. An instance of
- *    its own: k, A, B and C computed rather than read from the parameter space cost registers
- *    (ptxas spilled 8-24 bytes in seven test variants when every instance had the code), so the
- *    library's unsplit instances keep the SASS they were measured with.
+ *    its own, so that the unsplit instances keep k, A, B and C in the parameter space and the SASS
+ *    they were measured with (why: docs/NOTES.md "thirteenth session").
  *  - non-finite inputs: a tile whose slices had any flag set is recomputed by its consumers in
  *    FP32 (fmaf over k in order, operands read from global memory) and written back from that:
  *    NaN and Inf then come out exactly as the FP32 kernels give them (the split would turn
