@@ -42,6 +42,8 @@
  *   test_tf32_kernel            the gpu tier (77 when no Hopper GPU / no family)
  *   test_tf32_kernel --small    small shapes, no cuBLAS, no timing: the compute-sanitizer run
  *   test_tf32_kernel --bench    timing only
+ *   test_tf32_kernel --sustain S  each kernel back to back for S seconds per shape (sustain: the
+ *                               clock and power under a long run, with nvidia-smi beside it)
  *   --variants V,V,...          the default and these variants only (checks and timing); all without it
  */
 #include <cublas_v2.h>
@@ -52,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <algorithm>
 #include <utility>
@@ -584,13 +587,87 @@ static void bench()
     cudaFree(dA), cudaFree(dB), cudaFree(dC);
 }
 
+/* --sustain S: each of cuBLAS FP32, cuBLAS FAST_TF32, 3xTF32 and 1xTF32 (the defaults) at 4096^3,
+ * 8192^3 and 16384^3 NN, launched back to back for S seconds (a phase), one line per phase: its
+ * wall-clock bounds (CLOCK_REALTIME, s; to place nvidia-smi's samples of clock and power in it,
+ * docs/NOTES.md "2026-12-07 fourteenth session"), launches, the median TFLOP/s of the launches
+ * in its last half and of its first five. Timing only; the launches are timed by cudaEvents. */
+static double wall_s()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void sustain(double seconds)
+{
+    const int64_t nmax = 16384;
+    float *dA, *dB, *dC;
+    CK(cudaMalloc(&dA, nmax * nmax * 4));
+    CK(cudaMalloc(&dB, nmax * nmax * 4));
+    CK(cudaMalloc(&dC, nmax * nmax * 4));
+    fill_kernel<<<1024, 256>>>(dA, nmax * nmax, 1);
+    fill_kernel<<<1024, 256>>>(dB, nmax * nmax, 2);
+    CK(cudaDeviceSynchronize());
+    static Timer tm;
+    printf("\nsustained phases, NN, device data, %.1f s each: wall start / end (s), launches, median TFLOP/s of "
+           "the last half, of the first five\n",
+           seconds);
+    for (int n : {4096, 8192, 16384})
+        for (int which = 0; which < 4; ++which) {
+            static const char *const names[] = {"cublas-fp32", "cublas-fasttf32", "tsgemm-3xtf32", "tsgemm-tf32"};
+            const float one = 1.0f, zero = 0.0f;
+            auto launch = [&] {
+                if (which == 0) {
+                    CB(cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH));
+                    cublasSgemm(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dA, n, dB, n, &zero, dC, n);
+                } else if (which == 1) {
+                    cublasGemmEx(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dA, CUDA_R_32F, n, dB, CUDA_R_32F,
+                                 n, &zero, dC, CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+                } else {
+                    tf32_sgemm_variant(0, which == 2 ? MATH_3XTF32 : MATH_TF32, 'N', 'N', n, n, n, 1.0f, dA, n, dB,
+                                       n, 0.0f, dC, n, n, nullptr, 0);
+                }
+            };
+            std::vector<float> ts;
+            const double w0 = wall_s();
+            while (wall_s() - w0 < seconds) {
+                CK(cudaEventRecord(tm.e0));
+                launch();
+                CK(cudaEventRecord(tm.e1));
+                CK(cudaEventSynchronize(tm.e1));
+                float ms;
+                CK(cudaEventElapsedTime(&ms, tm.e0, tm.e1));
+                ts.push_back(ms);
+            }
+            const double w1 = wall_s();
+            CK(cudaGetLastError());
+            std::vector<float> last(ts.begin() + ts.size() / 2, ts.end()), first(ts.begin(), ts.begin() + std::min<size_t>(5, ts.size()));
+            std::sort(last.begin(), last.end());
+            std::sort(first.begin(), first.end());
+            const double flop = 2.0 * n * (double)n * n;
+            printf("%6d^3 %-16s %.3f %.3f %6zu %7.1f %7.1f\n", n, names[which], w0, w1, ts.size(),
+                   flop / (last[last.size() / 2] * 1e-3) / 1e12, flop / (first[first.size() / 2] * 1e-3) / 1e12);
+        }
+    cudaFree(dA), cudaFree(dB), cudaFree(dC);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* a hang's log ends at the case that hung */
     bool bench_only = false;
+    double sustain_s = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--small")) g_small = true;
         else if (!strcmp(argv[i], "--bench")) bench_only = true;
+        else if (!strcmp(argv[i], "--sustain") && i + 1 < argc) {
+            char *e;
+            sustain_s = strtod(argv[++i], &e);
+            if (*e || !(sustain_s > 0 && sustain_s <= 60)) {
+                fprintf(stderr, "--sustain: seconds per phase, more than 0 and at most 60, got '%s'\n", argv[i]);
+                return 2;
+            }
+        }
         else if (!strcmp(argv[i], "--variants") && i + 1 < argc) {
             for (char *p = argv[++i], *e; *p; p = *e ? e + 1 : e) {
                 const long v = strtol(p, &e, 10);
@@ -601,9 +678,13 @@ int main(int argc, char **argv)
                 g_only.push_back((int)v);
             }
         } else {
-            fprintf(stderr, "usage: %s [--small | --bench] [--variants V,V,...]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--small | --bench | --sustain S] [--variants V,V,...]\n", argv[0]);
             return 2;
         }
+    }
+    if (sustain_s > 0 && (g_small || bench_only)) {
+        fprintf(stderr, "--sustain: timing of its own, not with --small or --bench\n");
+        return 2;
     }
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
@@ -631,6 +712,11 @@ int main(int argc, char **argv)
     printf("%s\n", d);
     g_have_cublas = !g_small;
     if (g_have_cublas) CB(cublasCreate(&g_cublas));
+    if (sustain_s > 0) {
+        sustain(sustain_s);
+        cublasDestroy(g_cublas);
+        return 0;
+    }
     if (!bench_only) {
         check_takes();
         if (!g_small) split_all(); /* 2^32 patterns: not under the sanitizers */
