@@ -44,6 +44,11 @@
 #   accuracy  issue 36's accuracy study (bench/accuracy_study.c, not a default stage): error vs K
 #             for three input classes, tsgemm fp32 / 3xtf32 / tf32 and cuBLAS FP32 (accuracy.csv;
 #             docs/ACCURACY.md, scripts/plot-accuracy.sh)
+#   power     the clock and the power under long runs (issue 36; not a default stage):
+#             `test_tf32_kernel --sustain ${TSGEMM_SUSTAIN_S:-3}` (cuBLAS FP32 and FAST_TF32, tsgemm
+#             3xtf32 and tf32 at 4096^3 / 8192^3 / 16384^3 NN, each back to back for that many seconds)
+#             beside nvidia-smi's 100 ms samples of clock, power and clock event reasons; per phase
+#             by scripts/smi-phases.py (power.txt, power-smi.csv, power-phases.txt)
 #   kbench    kernel vs cuBLAS on device data (bench/tsgemm-kbench): the rule and every configuration,
 #             NN NT TN TT at 4096, 4095^3, 8192^3 among the shapes (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
@@ -104,7 +109,7 @@ t0=$(date +%s)
 # bench, replay, scipy): a late stage behind a long one may find no budget left (run 19: tf32
 # skipped behind sanitize), so the script says which requested stages come in another order.
 BUDGET=${TSGEMM_DEVICE_BUDGET:-540}
-file_order=(build rates unit gpu sanitize pipe multi fresh beta ab dma tf32 accuracy kbench bench replay cpucalls clients scipy)
+file_order=(build rates unit gpu sanitize pipe multi fresh beta ab dma tf32 accuracy power kbench bench replay cpucalls clients scipy)
 prev=-1
 for s in "${stages[@]}"; do
   for i in "${!file_order[@]}"; do
@@ -406,6 +411,22 @@ if want accuracy 60; then # issue 36's accuracy study: error vs K, three input c
   fi
 fi
 
+if want power 90; then # issue 36: clock and power per kernel under long runs (nvidia-smi beside)
+  if [ -x "$B/tests/gpu/test_tf32_kernel" ] || cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel >> "$OUT/build.log" 2>&1; then
+    nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
+      --format=csv,noheader -lms 100 > "$OUT/power-smi.csv" 2>&1 &
+    smi=$!
+    timeout 150 "$B/tests/gpu/test_tf32_kernel" --sustain "${TSGEMM_SUSTAIN_S:-3}" > "$OUT/power.txt" 2>&1
+    rc=$?
+    kill "$smi" 2> /dev/null; wait "$smi" 2> /dev/null
+    python3 scripts/smi-phases.py "$OUT/power.txt" "$OUT/power-smi.csv" > "$OUT/power-phases.txt" 2>&1
+    [ $rc -eq 0 ] && row power ok "$(grep -c '\^3' "$OUT/power-phases.txt") phases; $(elapsed)" ||
+      { row power FAIL "see power.txt"; fails=$((fails+1)); }
+  else
+    row power FAIL "build: see build.log"; fails=$((fails+1))
+  fi
+fi
+
 if want kbench; then
   "$B/bench/tsgemm-kbench" 20 > "$OUT/kbench.txt" 2>&1 && row kbench ok "$(elapsed)" ||
     { row kbench FAIL "see kbench.txt"; fails=$((fails+1)); }
@@ -584,6 +605,7 @@ fi
   [ -f "$OUT/kbench.txt" ] && sed -n '/kernel benchmark/,$p' "$OUT/kbench.txt"
   [ -f "$OUT/tf32.txt" ] && sed -n '/tf32 benchmark/,$p' "$OUT/tf32.txt"
   [ -f "$OUT/tf32_probe.txt" ] && cat "$OUT/tf32_probe.txt"
+  [ -f "$OUT/power-phases.txt" ] && cat "$OUT/power-phases.txt"
   [ -f "$OUT/rates.txt" ] && grep -E 'rates:|rates measured|auto mode' "$OUT/rates.txt"
   [ -f "$OUT/pipe.txt" ] && cat "$OUT/pipe.txt"
   [ -f "$OUT/ab-table.txt" ] && cat "$OUT/ab-table.txt"
