@@ -436,6 +436,18 @@ struct Timer {
         CK(cudaEventCreate(&e0));
         CK(cudaEventCreate(&e1));
     }
+    /* ms of the GPU work f() enqueues, between two events around it */
+    template <class F>
+    float ms(F f)
+    {
+        CK(cudaEventRecord(e0));
+        f();
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float t;
+        CK(cudaEventElapsedTime(&t, e0, e1));
+        return t;
+    }
 };
 
 template <class F>
@@ -445,15 +457,7 @@ static double median_ms(F f, int reps)
     f(), f(); /* warm-up */
     CK(cudaDeviceSynchronize());
     std::vector<float> ts;
-    for (int r = 0; r < reps; ++r) {
-        CK(cudaEventRecord(tm.e0));
-        f();
-        CK(cudaEventRecord(tm.e1));
-        CK(cudaEventSynchronize(tm.e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, tm.e0, tm.e1));
-        ts.push_back(ms);
-    }
+    for (int r = 0; r < reps; ++r) ts.push_back(tm.ms(f));
     CK(cudaGetLastError());
     std::sort(ts.begin(), ts.end());
     return ts[ts.size() / 2];
@@ -468,17 +472,40 @@ __global__ void fill_kernel(float *x, int64_t count, uint32_t seed)
     }
 }
 
-static void bench()
+/* The timing operands: A, B, C of 16384^2 floats on the device, filled from seeds 1, 2, 3. */
+static void timing_operands(float **A, float **B, float **C)
 {
     const int64_t nmax = 16384;
-    float *dA, *dB, *dC;
-    CK(cudaMalloc(&dA, nmax * nmax * 4));
-    CK(cudaMalloc(&dB, nmax * nmax * 4));
-    CK(cudaMalloc(&dC, nmax * nmax * 4));
-    fill_kernel<<<1024, 256>>>(dA, nmax * nmax, 1);
-    fill_kernel<<<1024, 256>>>(dB, nmax * nmax, 2);
-    fill_kernel<<<1024, 256>>>(dC, nmax * nmax, 3);
+    CK(cudaMalloc(A, nmax * nmax * 4));
+    CK(cudaMalloc(B, nmax * nmax * 4));
+    CK(cudaMalloc(C, nmax * nmax * 4));
+    fill_kernel<<<1024, 256>>>(*A, nmax * nmax, 1);
+    fill_kernel<<<1024, 256>>>(*B, nmax * nmax, 2);
+    fill_kernel<<<1024, 256>>>(*C, nmax * nmax, 3);
     CK(cudaDeviceSynchronize());
+}
+
+/* cuBLAS's C = op(A) op(B), column-major, alpha 1, beta 0: FP32 (cublasSgemm, no TF32) or, with
+ * fast, cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (the tf32 mode's anchor). Not checked:
+ * timing only (a failed launch shows in the next CK). */
+static void cublas_call(bool fast, char ta, char tb, int m, int n, int k, const float *A, int lda, const float *B,
+                        int ldb, float *C, int ldc)
+{
+    const float one = 1.0f, zero = 0.0f;
+    const cublasOperation_t oa = ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, ob = tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+    if (!fast) {
+        cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH);
+        cublasSgemm(g_cublas, oa, ob, m, n, k, &one, A, lda, B, ldb, &zero, C, ldc);
+    } else {
+        cublasGemmEx(g_cublas, oa, ob, m, n, k, &one, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, &zero, C, CUDA_R_32F,
+                     ldc, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+    }
+}
+
+static void bench()
+{
+    float *dA, *dB, *dC;
+    timing_operands(&dA, &dB, &dC);
     struct S {
         int64_t n;
         char ta, tb;
@@ -506,18 +533,10 @@ static void bench()
     printf("  %7s %7s\n", "3x/fp32", "1x/fast");
     for (auto &s : shapes) {
         const int n = (int)s.n;
-        const float one = 1.0f, zero = 0.0f;
-        const cublasOperation_t oa = s.ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, ob = s.tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
         const double flop = 2.0 * n * (double)n * n;
         auto rate = [&](double ms) { return flop / (ms * 1e-3) / 1e12; };
-        CB(cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH));
-        const double t32 = median_ms([&] { cublasSgemm(g_cublas, oa, ob, n, n, n, &one, dA, n, dB, n, &zero, dC, n); }, 10);
-        const double tfast = median_ms(
-            [&] {
-                cublasGemmEx(g_cublas, oa, ob, n, n, n, &one, dA, CUDA_R_32F, n, dB, CUDA_R_32F, n, &zero, dC,
-                             CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
-            },
-            10);
+        const double t32 = median_ms([&] { cublas_call(false, s.ta, s.tb, n, n, n, dA, n, dB, n, dC, n); }, 10);
+        const double tfast = median_ms([&] { cublas_call(true, s.ta, s.tb, n, n, n, dA, n, dB, n, dC, n); }, 10);
         std::vector<double> t[2];
         for (int mi = 0; mi < 2; ++mi)
             for (int v = 0; v < nv; ++v) {
@@ -554,20 +573,12 @@ static void bench()
            "m x n x k", "cublas32", "fasttf32", "3x", "3x-split", "1x", "1x-split", "slices", "3xs/fp32", "1xs/fast");
     for (auto &x : sk) {
         const int m = (int)x[0], n = (int)x[1], k = (int)x[2];
-        const float one = 1.0f, zero = 0.0f;
         auto rate = [&](double ms) { return 2.0 * m * (double)n * k / (ms * 1e-3) / 1e12; };
         const int64_t ks = tf32_kslice(m, n, k, g_sms, INT64_MAX), slices = (k + ks - 1) / ks;
         float *dW;
         CK(cudaMalloc(&dW, slices * m * n * 4));
-        CB(cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH));
-        const double t32 = median_ms(
-            [&] { cublasSgemm(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, dA, m, dB, k, &zero, dC, m); }, 10);
-        const double tfast = median_ms(
-            [&] {
-                cublasGemmEx(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, dA, CUDA_R_32F, m, dB, CUDA_R_32F, k,
-                             &zero, dC, CUDA_R_32F, m, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
-            },
-            10);
+        const double t32 = median_ms([&] { cublas_call(false, 'N', 'N', m, n, k, dA, m, dB, k, dC, m); }, 10);
+        const double tfast = median_ms([&] { cublas_call(true, 'N', 'N', m, n, k, dA, m, dB, k, dC, m); }, 10);
         double t[2][2];
         for (int mi = 0; mi < 2; ++mi)
             for (int sp = 0; sp < 2; ++sp)
@@ -601,14 +612,8 @@ static double wall_s()
 
 static void sustain(double seconds)
 {
-    const int64_t nmax = 16384;
     float *dA, *dB, *dC;
-    CK(cudaMalloc(&dA, nmax * nmax * 4));
-    CK(cudaMalloc(&dB, nmax * nmax * 4));
-    CK(cudaMalloc(&dC, nmax * nmax * 4));
-    fill_kernel<<<1024, 256>>>(dA, nmax * nmax, 1);
-    fill_kernel<<<1024, 256>>>(dB, nmax * nmax, 2);
-    CK(cudaDeviceSynchronize());
+    timing_operands(&dA, &dB, &dC);
     static Timer tm;
     printf("\nsustained phases, NN, device data, %.1f s each: wall start / end (s), launches, median TFLOP/s of "
            "the last half, of the first five\n",
@@ -616,14 +621,9 @@ static void sustain(double seconds)
     for (int n : {4096, 8192, 16384})
         for (int which = 0; which < 4; ++which) {
             static const char *const names[] = {"cublas-fp32", "cublas-fasttf32", "tsgemm-3xtf32", "tsgemm-tf32"};
-            const float one = 1.0f, zero = 0.0f;
             auto launch = [&] {
-                if (which == 0) {
-                    CB(cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH));
-                    cublasSgemm(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dA, n, dB, n, &zero, dC, n);
-                } else if (which == 1) {
-                    cublasGemmEx(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dA, CUDA_R_32F, n, dB, CUDA_R_32F,
-                                 n, &zero, dC, CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+                if (which < 2) {
+                    cublas_call(which == 1, 'N', 'N', n, n, n, dA, n, dB, n, dC, n);
                 } else {
                     tf32_sgemm_variant(0, which == 2 ? MATH_3XTF32 : MATH_TF32, 'N', 'N', n, n, n, 1.0f, dA, n, dB,
                                        n, 0.0f, dC, n, n, nullptr, 0);
@@ -631,15 +631,7 @@ static void sustain(double seconds)
             };
             std::vector<float> ts;
             const double w0 = wall_s();
-            while (wall_s() - w0 < seconds) {
-                CK(cudaEventRecord(tm.e0));
-                launch();
-                CK(cudaEventRecord(tm.e1));
-                CK(cudaEventSynchronize(tm.e1));
-                float ms;
-                CK(cudaEventElapsedTime(&ms, tm.e0, tm.e1));
-                ts.push_back(ms);
-            }
+            while (wall_s() - w0 < seconds) ts.push_back(tm.ms(launch));
             const double w1 = wall_s();
             CK(cudaGetLastError());
             std::vector<float> last(ts.begin() + ts.size() / 2, ts.end()), first(ts.begin(), ts.begin() + std::min<size_t>(5, ts.size()));
