@@ -48,7 +48,8 @@
 #             `test_tf32_kernel --sustain ${TSGEMM_SUSTAIN_S:-3}` (cuBLAS FP32 and FAST_TF32, tsgemm
 #             3xtf32 and tf32 at 4096^3 / 8192^3 / 16384^3 NN, each back to back for that many seconds)
 #             beside nvidia-smi's 100 ms samples of clock, power and clock event reasons; per phase
-#             by scripts/smi-phases.py (power.txt, power-smi.csv, power-phases.txt)
+#             by scripts/smi-phases.py (power.txt, power-smi.csv, power-phases.txt);
+#             TSGEMM_SUSTAIN_VARIANTS (e.g. 9,11): the family's variants too, each math
 #   kbench    kernel vs cuBLAS on device data (bench/tsgemm-kbench): the rule and every configuration,
 #             NN NT TN TT at 4096, 4095^3, 8192^3 among the shapes (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
@@ -416,7 +417,8 @@ if want power 90; then # issue 36: clock and power per kernel under long runs (n
     nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
       --format=csv,noheader -lms 100 > "$OUT/power-smi.csv" 2>&1 &
     smi=$!
-    timeout 150 "$B/tests/gpu/test_tf32_kernel" --sustain "${TSGEMM_SUSTAIN_S:-3}" > "$OUT/power.txt" 2>&1
+    timeout 240 "$B/tests/gpu/test_tf32_kernel" --sustain "${TSGEMM_SUSTAIN_S:-3}" \
+      ${TSGEMM_SUSTAIN_VARIANTS:+--variants "$TSGEMM_SUSTAIN_VARIANTS"} > "$OUT/power.txt" 2>&1
     rc=$?
     kill "$smi" 2> /dev/null; wait "$smi" 2> /dev/null
     python3 scripts/smi-phases.py "$OUT/power.txt" "$OUT/power-smi.csv" > "$OUT/power-phases.txt" 2>&1

@@ -598,8 +598,9 @@ static void bench()
     cudaFree(dA), cudaFree(dB), cudaFree(dC);
 }
 
-/* --sustain S: each of cuBLAS FP32, cuBLAS FAST_TF32, 3xTF32 and 1xTF32 (the defaults) at 4096^3,
- * 8192^3 and 16384^3 NN, launched back to back for S seconds (a phase), one line per phase: its
+/* --sustain S: each of cuBLAS FP32, cuBLAS FAST_TF32, 3xTF32 and 1xTF32 (the defaults, then the
+ * variants of --variants) at 4096^3, 8192^3 and 16384^3 NN, launched back to back for S seconds
+ * (a phase), one line per phase: its
  * wall-clock bounds (CLOCK_REALTIME, s; to place nvidia-smi's samples of clock and power in it,
  * docs/NOTES.md "2026-12-07 fourteenth session"), launches, the median TFLOP/s of the launches
  * in its last half and of its first five. Timing only; the launches are timed by cudaEvents. */
@@ -618,16 +619,25 @@ static void sustain(double seconds)
     printf("\nsustained phases, NN, device data, %.1f s each: wall start / end (s), launches, median TFLOP/s of "
            "the last half, of the first five\n",
            seconds);
+    /* phases: cuBLAS FP32, cuBLAS FAST_TF32, then 3xTF32 and 1xTF32 of each variant asked for
+     * (--variants; the default 0 first) */
+    std::vector<int> vs{0};
+    for (int v : g_only)
+        if (v != 0) vs.push_back(v);
     for (int n : {4096, 8192, 16384})
-        for (int which = 0; which < 4; ++which) {
-            static const char *const names[] = {"cublas-fp32", "cublas-fasttf32", "tsgemm-3xtf32", "tsgemm-tf32"};
+        for (size_t ph = 0; ph < 2 + 2 * vs.size(); ++ph) {
+            const int v = ph < 2 ? 0 : vs[(ph - 2) / 2], math = ph < 2 || ph % 2 == 0 ? MATH_3XTF32 : MATH_TF32;
+            char name[40];
+            if (ph < 2) snprintf(name, sizeof name, "%s", ph ? "cublas-fasttf32" : "cublas-fp32");
+            else snprintf(name, sizeof name, "tsgemm-%s-v%d", math_name(math), v);
+            if (ph >= 2 && tf32_sgemm_variant(v, math, 'N', 'N', 64, 64, 64, 1.0f, dA, 64, dB, 64, 0.0f, dC, 64, 64,
+                                              nullptr, 0) != 0) {
+                printf("%6d^3 %-18s refused\n", n, name); /* its registers do not fit */
+                continue;
+            }
             auto launch = [&] {
-                if (which < 2) {
-                    cublas_call(which == 1, 'N', 'N', n, n, n, dA, n, dB, n, dC, n);
-                } else {
-                    tf32_sgemm_variant(0, which == 2 ? MATH_3XTF32 : MATH_TF32, 'N', 'N', n, n, n, 1.0f, dA, n, dB,
-                                       n, 0.0f, dC, n, n, nullptr, 0);
-                }
+                if (ph < 2) cublas_call(ph == 1, 'N', 'N', n, n, n, dA, n, dB, n, dC, n);
+                else tf32_sgemm_variant(v, math, 'N', 'N', n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, n, nullptr, 0);
             };
             std::vector<float> ts;
             const double w0 = wall_s();
@@ -638,7 +648,7 @@ static void sustain(double seconds)
             std::sort(last.begin(), last.end());
             std::sort(first.begin(), first.end());
             const double flop = 2.0 * n * (double)n * n;
-            printf("%6d^3 %-16s %.3f %.3f %6zu %7.1f %7.1f\n", n, names[which], w0, w1, ts.size(),
+            printf("%6d^3 %-18s %.3f %.3f %6zu %7.1f %7.1f\n", n, name, w0, w1, ts.size(),
                    flop / (last[last.size() / 2] * 1e-3) / 1e12, flop / (first[first.size() / 2] * 1e-3) / 1e12);
         }
     cudaFree(dA), cudaFree(dB), cudaFree(dC);
