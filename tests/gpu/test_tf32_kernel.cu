@@ -494,7 +494,7 @@ static void cublas_call(bool fast, char ta, char tb, int m, int n, int k, const 
     const float one = 1.0f, zero = 0.0f;
     const cublasOperation_t oa = ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, ob = tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
     if (!fast) {
-        cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH);
+        CB(cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH));
         cublasSgemm(g_cublas, oa, ob, m, n, k, &one, A, lda, B, ldb, &zero, C, ldc);
     } else {
         cublasGemmEx(g_cublas, oa, ob, m, n, k, &one, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, &zero, C, CUDA_R_32F,
