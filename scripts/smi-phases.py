@@ -26,17 +26,20 @@ def smi_rows(lines):
 
 
 def phases(sustain_lines, smi):
-    """Per phase line of `--sustain` (7 fields, the first ending in ^3): (shape, name, TFLOP/s of
-    the last half, the samples of smi (smi_rows' tuples) in the phase's second half). Other lines
-    (headers, "refused") are skipped."""
+    """Per phase line of `--sustain` (7 fields, the first ending in ^3, numbers where the times
+    and rates go): (shape, name, TFLOP/s of the last half, the samples of smi (smi_rows' tuples)
+    in the phase's second half). Other lines (headers, "refused ...") are skipped."""
     out = []
     for line in sustain_lines:
         f = line.split()
         if len(f) != 7 or not f[0].endswith('^3'):
             continue
-        w0, w1 = float(f[2]), float(f[3])
+        try:
+            w0, w1, rate = float(f[2]), float(f[3]), float(f[5])
+        except ValueError:  # "refused N of M launches"
+            continue
         mid = (w0 + w1) / 2
-        out.append((f[0], f[1], float(f[5]), [r for r in smi if mid <= r[0] <= w1]))
+        out.append((f[0], f[1], rate, [r for r in smi if mid <= r[0] <= w1]))
     return out
 
 

@@ -24,6 +24,7 @@ class Phases(unittest.TestCase):
         sustain = ['sustained phases, NN, ...',
                    f'  4096^3 cublas-fp32        {t0:.3f} {t0 + 2:.3f}    100    51.3    51.0',
                    '  4096^3 tsgemm-3xtf32-v4   refused',
+                   '  4096^3 tsgemm-tf32-v4     refused 3 of 100 launches',
                    f'  4096^3 tsgemm-3xtf32-v0   {t0 + 2:.3f} {t0 + 4:.3f}    300   107.7   100.5',
                    f'  8192^3 tsgemm-tf32-v9     {t0 + 10:.3f} {t0 + 11:.3f}     20   183.6   180.0']
         # samples every 0.25 s over [t0, t0 + 4]: 1900 MHz / 600 W in the first phase, then
