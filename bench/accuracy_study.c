@@ -27,37 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_check.h" /* CK, CB: the GPU tests' checks of CUDA and cuBLAS calls */
+#include "accuracy_inputs.h" /* the classes' draws and the error, shared with test_tf32_kernel --accuracy */
+#include "gpu_check.h"      /* CK, CB: the GPU tests' checks of CUDA and cuBLAS calls */
 #include "tsgemm.h"
 
-static uint64_t g_state = 0x9e3779b97f4a7c15ull;
-static double next_unit(void) /* splitmix64 -> [0, 1) with 53 bits */
-{
-    uint64_t z = (g_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return (double)(z >> 11) * 0x1.0p-53;
-}
-
-static float draw(int cls)
-{
-    if (cls == 0) return (float)(2.0 * next_unit() - 1.0);
-    if (cls == 1) return (float)next_unit();
-    const double u = next_unit(), s = next_unit() < 0.5 ? -1.0 : 1.0;
-    const int e = (int)(next_unit() * 41.0) - 20;
-    return (float)(s * ldexp(1.0 + u, e));
-}
-
-static double frob_rel(const float *c, const double *r, size_t count)
-{
-    double num = 0, den = 0;
-    for (size_t i = 0; i < count; ++i) {
-        const double d = (double)c[i] - r[i];
-        num += d * d, den += r[i] * r[i];
-    }
-    return sqrt(num / den);
-}
+static uint64_t g_state = ACC_SEED;
 
 int main(int argc, char **argv)
 {
@@ -115,8 +89,8 @@ int main(int argc, char **argv)
         CK(cudaMalloc((void **)&ddb, na * 8));
         CK(cudaMalloc((void **)&ddc, nc * 8));
         for (int cls = 0; cls < 3; ++cls) {
-            for (size_t i = 0; i < na; ++i) ha[i] = draw(cls);
-            for (size_t i = 0; i < na; ++i) hb[i] = draw(cls);
+            for (size_t i = 0; i < na; ++i) ha[i] = acc_draw(&g_state, cls);
+            for (size_t i = 0; i < na; ++i) hb[i] = acc_draw(&g_state, cls);
             CK(cudaMemcpy(da, ha, na * 4, cudaMemcpyHostToDevice));
             CK(cudaMemcpy(db, hb, na * 4, cudaMemcpyHostToDevice));
             for (size_t i = 0; i < na; ++i) hd[i] = ha[i];
@@ -130,13 +104,13 @@ int main(int argc, char **argv)
             CK(cudaMemset(dc, 0xff, nc * 4));
             CB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, (int)k, &onef, da, n, db, (int)k, &zerof, dc, n));
             CK(cudaMemcpy(hc, dc, nc * 4, cudaMemcpyDeviceToHost));
-            const double ecub = frob_rel(hc, hr, nc);
+            const double ecub = acc_frob_rel(hc, hr, nc);
             printf("%s,%ld,cublas-fp32,%.4e,1.000\n", cls_name[cls], k, ecub);
             CK(cudaMemset(dc, 0xff, nc * 4));
             CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, (int)k, &onef, da, CUDA_R_32F, n, db, CUDA_R_32F,
                             (int)k, &zerof, dc, CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
             CK(cudaMemcpy(hc, dc, nc * 4, cudaMemcpyDeviceToHost));
-            const double efast = frob_rel(hc, hr, nc);
+            const double efast = acc_frob_rel(hc, hr, nc);
             printf("%s,%ld,cublas-fasttf32,%.4e,%.3f\n", cls_name[cls], k, efast, efast / ecub);
             for (int c = 0; c < 3; ++c) {
                 tsgemm_set_math(cols[c].math);
@@ -147,7 +121,7 @@ int main(int argc, char **argv)
                 }
                 CK(cudaDeviceSynchronize());
                 CK(cudaMemcpy(hc, dc, nc * 4, cudaMemcpyDeviceToHost));
-                const double e = frob_rel(hc, hr, nc);
+                const double e = acc_frob_rel(hc, hr, nc);
                 printf("%s,%ld,%s,%.4e,%.3f\n", cls_name[cls], k, cols[c].name, e, e / ecub);
             }
             fflush(stdout);

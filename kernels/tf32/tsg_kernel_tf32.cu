@@ -22,7 +22,7 @@ using Fn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, co
                     float *, int64_t, int64_t, int64_t);
 
 /* one instance of the kernel with what a launch needs; split: the same with OPT_SPLIT (split-K,
- * tsg_kernel_tf32.cuh), built for the default variant only (nullptr elsewhere) */
+ * tsg_kernel_tf32.cuh), built for the default variant and variants 12, 13 only (nullptr elsewhere) */
 struct Inst {
     Fn fn;
     int pipe, npw, opt, threads, smem, stages, creg, preg;
@@ -121,8 +121,11 @@ Variant variant_ct()
  * carries OPT_B2: variant 11's). An instance run as C^T may give other bits than the same pair
  * run directly (tf32_variant_exact).
  * Variant 11: op(B) loaded two items ahead of its store in every pair (OPT_B2: two register
- * slots; 1xTF32's default has it in NN, TN and TT). */
-constexpr int VARIANTS = 12, V_BRAW = 8;
+ * slots; 1xTF32's default has it in NN, TN and TT).
+ * Variants 12 and 13: 3xTF32's default with each half (OPT_P16) / each quarter (OPT_P8) of a
+ * k-tile promoted on its own (tsg_kernel_tf32.cuh, "P16"): other bits than the default's
+ * (tf32_variant_exact); 1xTF32's are its default. */
+constexpr int VARIANTS = 14, V_BRAW = 8;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
@@ -140,13 +143,14 @@ Variant bcp_variant()
  * 4096^3, 140.4 / 160.0 at 8192^3), nor does 3xTF32 (4096^3 NN 105.7 / 119.3). X: further OPT
  * bits (variant 9: OPT_SLEEP, variant 11: OPT_B2 in every pair); B2 is the default's only with
  * X = 0 */
-template <int MATH, int X = 0>
+template <int MATH, int X = 0, bool S = X == 0>
 Variant default_variant()
 {
+    /* S: with split-K instances (the library's default; variants 12 and 13, whose accuracy is
+     * measured on the accuracy study's split shapes) */
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK | X;
     constexpr int NPW = MATH == MATH_3XTF32 ? 1 : 2;
     constexpr int KB = MATH == MATH_TF32 && X == 0 ? AB | tf32::OPT_B2 : AB; /* op(B) K-contiguous */
-    constexpr bool S = X == 0; /* the library's default: with its split-K instances */
     /* NN, TN, NT direct, TT as C^T (built one by one: TT's direct instance is not needed) */
     return Variant{{inst<MATH, false, false, 2, NPW, KB, S>(), inst<MATH, true, false, 2, NPW, KB, S>(),
                     inst<MATH, false, true, 2, NPW, AB, S>(), inst_ct<MATH, true, true, 2, NPW, KB, S>()}};
@@ -166,6 +170,14 @@ Variant braw_variant()
     }
 }
 
+/* variants 12 and 13: 3xTF32's default with OPT_P16 / OPT_P8 (X), 1xTF32's default */
+template <int MATH, int X>
+Variant part_variant()
+{
+    if constexpr (MATH == MATH_3XTF32) return default_variant<MATH, X, true>();
+    else return default_variant<MATH>();
+}
+
 template <int MATH>
 const Variant &variant_of(int v)
 {
@@ -181,7 +193,9 @@ const Variant &variant_of(int v)
                                          braw_variant<MATH>(),
                                          default_variant<MATH, tf32::OPT_SLEEP>(),
                                          variant_ct<MATH, 2, MATH == MATH_3XTF32 ? 1 : 2, AB>(),
-                                         default_variant<MATH, tf32::OPT_B2>()};
+                                         default_variant<MATH, tf32::OPT_B2>(),
+                                         part_variant<MATH, tf32::OPT_P16>(),
+                                         part_variant<MATH, tf32::OPT_P8>()};
     return vs[v];
 }
 
@@ -292,6 +306,13 @@ bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_
 /* how many variants each math has (the test's A/B, not in the header) */
 int tf32_variants() { return VARIANTS; }
 
+/* whether variant v of `math` has split-K instances (kslice < k runs; the test's A/B) */
+bool tf32_variant_splits(int math, int v)
+{
+    if (v < 0 || v >= VARIANTS) return false;
+    return pick(math, v).in[0].split != nullptr;
+}
+
 /* whether variant v of `math` must give the default's bits for the pair (transa, transb) (the
  * test's A/B): every instance but an OPT_BRAW one (op(B) truncated, not rounded, to TF32) and
  * one that runs the pair as C^T where the default does not, or the other way round (the three
@@ -301,13 +322,14 @@ bool tf32_variant_exact(int math, int v, char transa, char transb)
     if (v < 0 || v >= VARIANTS) return false;
     const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
     const Inst &in = pick(math, v).in[ta + 2 * tb];
-    return !(in.opt & tf32::OPT_BRAW) && swapped(in) == swapped(pick(math, 0).in[ta + 2 * tb]);
+    return !(in.opt & (tf32::OPT_BRAW | tf32::OPT_P16 | tf32::OPT_P8)) &&
+           swapped(in) == swapped(pick(math, 0).in[ta + 2 * tb]);
 }
 
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {
-    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s", swapped(in) ? "as C^T, " : "",
+    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s%s", swapped(in) ? "as C^T, " : "",
                     in.pipe, in.npw, in.npw > 1 ? "s" : "",
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
@@ -315,7 +337,10 @@ int inst_name(const Inst &in, char *buf, size_t len)
                     in.opt & tf32::OPT_BCP ? ", op(B) by cp.async, split by the producer" : "",
                     in.opt & tf32::OPT_BCP2 ? " two items behind its copies" : "",
                     in.opt & tf32::OPT_SLEEP ? ", waits with a suspend hint" : "",
-                    in.opt & tf32::OPT_B2 ? ", op(B) two items ahead" : "");
+                    in.opt & tf32::OPT_B2 ? ", op(B) two items ahead" : "",
+                    in.opt & tf32::OPT_P8    ? ", promoted every k8 step"
+                    : in.opt & tf32::OPT_P16 ? ", promoted every 16 k"
+                                             : "");
 }
 
 /* variant v's description: its instance's, or each pair's where they differ */
@@ -362,7 +387,7 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     const dim3 g((unsigned)grid, (unsigned)splits);
     const Inst &in = pick(math, variant).in[ta + 2 * tb];
     const Fn fn = splits > 1 ? in.split : in.fn;
-    if (!fn) return (int)cudaErrorNotSupported; /* split-K: the default variant's only */
+    if (!fn) return (int)cudaErrorNotSupported; /* split-K: the default's and variants 12, 13's only */
     const cudaStream_t s = (cudaStream_t)stream;
     if (swapped(in)) /* C^T = op(B)^T op(A)^T: n x m, the operands exchanged (tsg_kernel_tf32.cuh, "CT") */
         fn<<<g, in.threads, in.smem, s>>>(n, m, k, a, B, ldb, A, lda, b, out, ldo, kslice, m * n);

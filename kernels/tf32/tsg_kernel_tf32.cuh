@@ -104,6 +104,14 @@
  *    exchanged (small_B big_A + big_B small_A + big_B big_A), so the bits may differ from the
  *    direct instance's, within the same error bound; the FP32 path of a non-finite tile gives
  *    the same bits (fmaf(a, b, s) = fmaf(b, a, s)).
+ *  - P16 / P8 (OPT_P16, OPT_P8; 3xTF32 with OPT_AREG, test variants): the k-tile's twelve steps
+ *    in two parts of six (k 0-15, 16-31) or four of three (one k8 step each), each part's three
+ *    products starting T afresh and promoted into Y before the next part is issued (the
+ *    consumer waits for its group at each part; the stage is given back after the last).
+ *    Shorter chains through the tensor core's truncating sum: error closer to FP32's on
+ *    same-sign inputs, where its truncation is a bias (docs/NOTES.md "fifteenth session: the
+ *    tensor core's guard bits"), for one or three more waits and 64 or 192 more adds per k-tile.
+ *    Other bits than the default's (tf32_variant_exact).
  *  - split-K (OPT_SPLIT; the launcher's rule, tsg_kernel_tf32.h tf32_kslice): block row y of
  *    the grid computes the partial product over k in [y kslice, min(k, (y + 1) kslice)) into
  *    C + y cstride (the launcher passes the workspace W, ldc = m, alpha 1, beta 0; kslice a
@@ -152,6 +160,8 @@
 
 #include <stdint.h>
 
+#include <type_traits> /* std::integral_constant (P16 / P8 parts) */
+
 #include "../common/tsg_mbarrier.cuh"    /* ws::mbar_*, ws::regs_inc/dec, mbar_arrive_cp_async */
 #include "../common/tsg_tile_coords.cuh" /* tile_coords */
 #include "tsg_kernel_tf32.h"
@@ -184,9 +194,11 @@ static __device__ __forceinline__ void regs_to()
  * barrier waits with a 10 ms suspend-time hint (ws::mbar_wait_hint); OPT_CT the kernel computes
  * C^T = op(B)^T op(A)^T: its element (r, c) is written to C(c, r) (the launcher passes the
  * operands swapped: the file comment, "CT"); OPT_B2 (with OPT_AREG) op(B) loaded two items ahead
- * of its store, in two register slots; OPT_SPLIT split-K over gridDim.y (the file comment) */
+ * of its store, in two register slots; OPT_SPLIT split-K over gridDim.y (the file comment);
+ * OPT_P16 / OPT_P8 (3xTF32 with OPT_AREG) each half / quarter of a k-tile's steps promoted on its
+ * own (the file comment, "P16") */
 constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64, OPT_CT = 128,
-              OPT_B2 = 256, OPT_SPLIT = 512;
+              OPT_B2 = 256, OPT_SPLIT = 512, OPT_P16 = 1024, OPT_P8 = 2048;
 /* the OPT bits that change Cfg (registers, stages) */
 constexpr int OPT_CFG = OPT_AREG | OPT_B2;
 
@@ -324,6 +336,9 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                   "op(B) raw (BRAW): 1xTF32 with OPT_AREG and a K-contiguous op(B) (NN, TN) only");
     static_assert(!BCP || (AREG && !BRAW && PIPE == 2), "op(B) by cp.async (BCP): with OPT_AREG and order 2 only");
     static_assert(!B2 || (AREG && !BRAW && !BCP && PIPE == 2), "op(B) two items ahead (B2): with OPT_AREG and order 2");
+    /* P16 / P8: the k-tile's steps in NP parts, each promoted on its own (the file comment, "P16") */
+    constexpr int NP = OPT & OPT_P8 ? 4 : OPT & OPT_P16 ? 2 : 1;
+    static_assert(NP == 1 || (MATH == MATH_3XTF32 && AREG), "P16 / P8: 3xTF32 with OPT_AREG only");
     using CF = Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>;
     constexpr int S = CF::STAGES, PW = CF::PWARPS;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -651,10 +666,32 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                      * (the kernel's comment, "BRAW") */
                     if (BRAW) fence_proxy_async();
                     if (CF::X3) {
-                        reg_fence(yt);
-                        wg_fence();
-                        twelve_steps(yt, ab, as, bb, bs);
-                        wg_commit();
+                        if constexpr (NP == 1) {
+                            reg_fence(yt);
+                            wg_fence();
+                            k8_steps<0, 4>(yt, ab, as, bb, bs);
+                            wg_commit();
+                        } else {
+                            /* P16 / P8: each part but the last waited for and added into y here,
+                             * the last one by promote (which also gives the stage back) */
+                            auto part = [&](auto kk0) {
+                                reg_fence(yt);
+                                wg_fence();
+                                k8_steps<decltype(kk0)::value, 4 / NP>(yt, ab, as, bb, bs);
+                                wg_commit();
+                                if constexpr (decltype(kk0)::value + 4 / NP < 4) {
+                                    wg_wait<0>();
+                                    reg_fence(yt);
+#pragma unroll
+                                    for (int i = 0; i < 64; ++i) y[i] += yt[i];
+                                }
+                            };
+                            using std::integral_constant;
+                            part(integral_constant<int, 0>{});
+                            if constexpr (NP == 4) part(integral_constant<int, 1>{});
+                            part(integral_constant<int, 4 / NP * (NP / 2)>{});
+                            if constexpr (NP == 4) part(integral_constant<int, 3>{});
+                        }
                         promote(y, yt);
                     } else {
                         reg_fence(y);

@@ -3,7 +3,7 @@
  * TF32 conversion and 3xTF32 split, shared-memory loads and stores, the async-proxy fence, the
  * producers' named barrier and the consumers' named-barrier OR, wgmma's matrix descriptor, fence / commit / wait, and the wgmma
  * forms the kernel issues (m64n128k8 with both operands from shared memory or A from registers;
- * twelve_steps, 3xTF32's k-tile). sm_90a only where a wrapper
+ * k8_steps, 3xTF32's k-tile). sm_90a only where a wrapper
  * says so. Sources: PTX ISA (CUDA 13.0) cvt .tf32 (9.7.9.21), fence.proxy (9.7.13.4.1),
  * wgmma (9.7.15.5: descriptors 9.7.15.5.1.2, register fragments 9.7.15.5.1).
  * Owns: these wrappers. Used by tsg_tf32_slices.cuh and tsg_kernel_tf32.cuh (the layouts they
@@ -180,18 +180,20 @@ static __device__ __forceinline__ void wgmma_rs(float (&d)[64], const uint32_t (
 #endif
 }
 
-/* 3xTF32's twelve k8 steps of a k-tile with A from registers, into d (64 x 128): small_A big_B,
- * big_A small_B, big_A big_B, the first one starting d afresh (scale_d 0). bb, bs: shared
- * addresses of the B parts' tiles */
-static __device__ __forceinline__ void twelve_steps(float (&d)[64], const uint32_t (&ab)[4][4],
-                                                    const uint32_t (&as)[4][4], uint32_t bb, uint32_t bs)
+/* 3xTF32's k8 steps KK0 .. KK0 + NK - 1 of a k-tile with A from registers, into d (64 x 128): for
+ * those steps small_A big_B, then big_A small_B, then big_A big_B, the first one starting d afresh
+ * (scale_d 0). bb, bs: shared addresses of the B parts' tiles. NK = 4: the whole k-tile's twelve
+ * steps (the default); NK = 2 or 1: a part of it promoted on its own (OPT_P16, OPT_P8) */
+template <int KK0, int NK>
+static __device__ __forceinline__ void k8_steps(float (&d)[64], const uint32_t (&ab)[4][4],
+                                                const uint32_t (&as)[4][4], uint32_t bb, uint32_t bs)
 {
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) wgmma_rs(d, as[kk], desc(bb + 32 * kk), kk > 0 ? 1u : 0u);
+    for (int kk = KK0; kk < KK0 + NK; ++kk) wgmma_rs(d, as[kk], desc(bb + 32 * kk), kk > KK0 ? 1u : 0u);
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) wgmma_rs(d, ab[kk], desc(bs + 32 * kk), 1u);
+    for (int kk = KK0; kk < KK0 + NK; ++kk) wgmma_rs(d, ab[kk], desc(bs + 32 * kk), 1u);
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) wgmma_rs(d, ab[kk], desc(bb + 32 * kk), 1u);
+    for (int kk = KK0; kk < KK0 + NK; ++kk) wgmma_rs(d, ab[kk], desc(bb + 32 * kk), 1u);
 }
 } /* namespace tf32 */
 } /* namespace tsg */

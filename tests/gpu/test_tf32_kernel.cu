@@ -44,6 +44,8 @@
  *   test_tf32_kernel --bench    timing only
  *   test_tf32_kernel --sustain S  each kernel back to back for S seconds per shape (sustain: the
  *                               clock and power under a long run, with nvidia-smi beside it)
+ *   test_tf32_kernel --accuracy  the accuracy study's error table for 3xTF32's default and variants
+ *                               (bench/accuracy_study.c's inputs and shape; CSV, figures only)
  *   --variants V,V,...          the default and these variants only (checks and timing); all without it
  */
 #include <cublas_v2.h>
@@ -65,6 +67,7 @@
 extern "C" {
 #include "tsg_testutil.h" /* TT_SPLIT3: the split's part of 3xTF32's bound */
 }
+#include "accuracy_inputs.h" /* --accuracy: the accuracy study's inputs and error */
 
 using namespace tsg;
 
@@ -72,6 +75,7 @@ namespace tsg {
 /* kernels/tf32/tsg_kernel_tf32.cu: the family's variants (0 the default), for the A/B */
 int tf32_variants();
 bool tf32_variant_exact(int math, int v, char transa, char transb);
+bool tf32_variant_splits(int math, int v);
 int tf32_variant_name(int math, int v, char *buf, size_t len);
 int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
@@ -293,38 +297,45 @@ static void run_case(int math, const Case &cs)
     /* split-K (tsg_kernel_tf32.h tf32_sgemm with kslice < k): the default with K in three slices
      * of whole k-tiles and with the family's rule's slices (tf32_kslice), each run twice: its
      * repeats bit-identical, checked against the reference as the unsplit call is (the bound
-     * holds for any summation order), classes included */
+     * holds for any summation order), classes included; the same for each variant asked for
+     * that rounds differently and has split-K instances (tf32_variant_splits: 12, 13) */
+    std::vector<int> splitv{0};
+    for (int v = 1; v < tf32_variants(); ++v)
+        if (wanted(v) && !tf32_variant_exact(math, v, cs.ta, cs.tb) && tf32_variant_splits(math, v))
+            splitv.push_back(v);
     std::vector<int64_t> kss;
     const int64_t k3 = ((k + 2) / 3 + 31) / 32 * 32;
     if (k3 < k) kss.push_back(k3);
     const int64_t kr = tf32_kslice(m, n, k, g_sms, INT64_MAX);
     if (kr < k && kr != k3) kss.push_back(kr);
-    for (const int64_t ks : kss) {
-        const int64_t splits = (k + ks - 1) / ks;
-        float *dW;
-        CK(cudaMalloc(&dW, splits * m * n * 4));
-        std::vector<float> sout[2];
-        for (int r = 0; r < 2; ++r) {
-            CK(cudaMemcpy(dC, cin.data(), cin.size() * 4, cudaMemcpyHostToDevice));
-            const int e = tf32_sgemm_variant(0, math, cs.ta, cs.tb, m, n, k, cs.alpha, dA, lda, dB, ldb, cs.beta, dC,
-                                             ldc, ks, dW, 0);
-            if (e != 0) fail("tf32_sgemm split %lld: %s", (long long)ks, cudaGetErrorString((cudaError_t)e));
-            CK(cudaDeviceSynchronize());
-            sout[r].resize(cin.size());
-            CK(cudaMemcpy(sout[r].data(), dC, cin.size() * 4, cudaMemcpyDeviceToHost));
+    for (const int sv : splitv) {
+        for (const int64_t ks : kss) {
+            const int64_t splits = (k + ks - 1) / ks;
+            float *dW;
+            CK(cudaMalloc(&dW, splits * m * n * 4));
+            std::vector<float> sout[2];
+            for (int r = 0; r < 2; ++r) {
+                CK(cudaMemcpy(dC, cin.data(), cin.size() * 4, cudaMemcpyHostToDevice));
+                const int e = tf32_sgemm_variant(sv, math, cs.ta, cs.tb, m, n, k, cs.alpha, dA, lda, dB, ldb,
+                                                 cs.beta, dC, ldc, ks, dW, 0);
+                if (e != 0) fail("tf32_sgemm split %lld: %s", (long long)ks, cudaGetErrorString((cudaError_t)e));
+                CK(cudaDeviceSynchronize());
+                sout[r].resize(cin.size());
+                CK(cudaMemcpy(sout[r].data(), dC, cin.size() * 4, cudaMemcpyDeviceToHost));
+            }
+            cudaFree(dW);
+            ++g_checks;
+            if (memcmp(sout[0].data(), sout[1].data(), c.size() * 4) != 0)
+                fail("%s %c%c %lldx%lldx%lld: v%d split kslice %lld not bit-identical", math_name(math), cs.ta, cs.tb,
+                     (long long)m, (long long)n, (long long)k, sv, (long long)ks);
+            char sname[48];
+            snprintf(sname, sizeof sname, "v%d split %lldx%lld", sv, (long long)splits, (long long)ks);
+            const auto [sbad, sworst] = check(sout[0], sname);
+            printf("  %-6s %c%c %5lld x %5lld x %5lld  %s%s: rel.frob %.3e  worst err/bound %.3f%s\n", math_name(math),
+                   cs.ta, cs.tb, (long long)m, (long long)n, (long long)k, sname, ks == kr ? " (the rule's)" : "",
+                   cs.special ? 0.0 : frob_rel(sout[0], ref, m, n, ldc), sworst,
+                   cs.special ? (sbad ? "  classes match: NO" : "  classes match: yes") : "");
         }
-        cudaFree(dW);
-        ++g_checks;
-        if (memcmp(sout[0].data(), sout[1].data(), c.size() * 4) != 0)
-            fail("%s %c%c %lldx%lldx%lld: split kslice %lld not bit-identical", math_name(math), cs.ta, cs.tb,
-                 (long long)m, (long long)n, (long long)k, (long long)ks);
-        char sname[48];
-        snprintf(sname, sizeof sname, "v0 split %lldx%lld", (long long)splits, (long long)ks);
-        const auto [sbad, sworst] = check(sout[0], sname);
-        printf("  %-6s %c%c %5lld x %5lld x %5lld  %s%s: rel.frob %.3e  worst err/bound %.3f%s\n", math_name(math),
-               cs.ta, cs.tb, (long long)m, (long long)n, (long long)k, sname, ks == kr ? " (the rule's)" : "",
-               cs.special ? 0.0 : frob_rel(sout[0], ref, m, n, ldc), sworst,
-               cs.special ? (sbad ? "  classes match: NO" : "  classes match: yes") : "");
     }
 
     if (cs.special == 0) {
@@ -656,14 +667,83 @@ static void sustain(double seconds)
     cudaFree(dA), cudaFree(dB), cudaFree(dC);
 }
 
+/* --accuracy: bench/accuracy_study.c's study (its inputs: accuracy_inputs.h, drawn in its order;
+ * m = n = 512, NN, K = 256 .. 65536, alpha 1, beta 0, reference cuBLAS DGEMM) for 3xTF32's
+ * default and the variants of --variants, each with the family's split-K rule (tf32_kslice, as
+ * the library runs it; a variant without split-K instances runs unsplit and says so). CSV
+ * class,k,column,error,ratio as the study's, the ratio to cuBLAS FP32's error on the same
+ * inputs; the default's column must equal the study's tsgemm-3xtf32 column. Figures only: it
+ * asserts nothing about them (the element bounds are run_case's). */
+static void accuracy()
+{
+    const int n = 512;
+    static const int64_t ks[] = {256, 1024, 4096, 16384, 65536};
+    static const char *const cls_name[3] = {"uniform", "samesign", "wide"};
+    std::vector<int> vs{0};
+    for (int v : g_only)
+        if (v != 0) vs.push_back(v);
+    uint64_t state = ACC_SEED;
+    printf("class,k,column,error,ratio\n");
+    for (const int64_t k : ks) {
+        const size_t na = (size_t)n * k, nc = (size_t)n * n;
+        std::vector<float> ha(na), hb(na), hc(nc);
+        std::vector<double> hd(na), hr(nc);
+        float *da, *db, *dc, *dw;
+        double *dda, *ddb, *ddc;
+        const int64_t kslice = tf32_kslice(n, n, k, g_sms, INT64_MAX), splits = (k + kslice - 1) / kslice;
+        CK(cudaMalloc(&da, na * 4));
+        CK(cudaMalloc(&db, na * 4));
+        CK(cudaMalloc(&dc, nc * 4));
+        CK(cudaMalloc(&dw, splits * nc * 4));
+        CK(cudaMalloc(&dda, na * 8));
+        CK(cudaMalloc(&ddb, na * 8));
+        CK(cudaMalloc(&ddc, nc * 8));
+        for (int c = 0; c < 3; ++c) {
+            for (auto &x : ha) x = acc_draw(&state, c);
+            for (auto &x : hb) x = acc_draw(&state, c);
+            CK(cudaMemcpy(da, ha.data(), na * 4, cudaMemcpyHostToDevice));
+            CK(cudaMemcpy(db, hb.data(), na * 4, cudaMemcpyHostToDevice));
+            for (size_t i = 0; i < na; ++i) hd[i] = ha[i];
+            CK(cudaMemcpy(dda, hd.data(), na * 8, cudaMemcpyHostToDevice));
+            for (size_t i = 0; i < na; ++i) hd[i] = hb[i];
+            CK(cudaMemcpy(ddb, hd.data(), na * 8, cudaMemcpyHostToDevice));
+            const double one = 1, zero = 0;
+            CB(cublasDgemm(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, (int)k, &one, dda, n, ddb, (int)k, &zero, ddc, n));
+            CK(cudaMemcpy(hr.data(), ddc, nc * 8, cudaMemcpyDeviceToHost));
+            CK(cudaMemset(dc, 0xff, nc * 4));
+            cublas_call(false, 'N', 'N', n, n, (int)k, da, n, db, (int)k, dc, n);
+            CK(cudaMemcpy(hc.data(), dc, nc * 4, cudaMemcpyDeviceToHost));
+            const double ecub = acc_frob_rel(hc.data(), hr.data(), nc);
+            printf("%s,%lld,cublas-fp32,%.4e,1.000\n", cls_name[c], (long long)k, ecub);
+            for (int v : vs) {
+                const bool split = splits > 1 && tf32_variant_splits(MATH_3XTF32, v);
+                CK(cudaMemset(dc, 0xff, nc * 4));
+                const int e = tf32_sgemm_variant(v, MATH_3XTF32, 'N', 'N', n, n, k, 1.0f, da, n, db, k, 0.0f, dc, n,
+                                                 split ? kslice : k, split ? dw : nullptr, 0);
+                if (e != 0) {
+                    fail("--accuracy: variant %d at k %lld: %s", v, (long long)k, cudaGetErrorString((cudaError_t)e));
+                    continue;
+                }
+                CK(cudaMemcpy(hc.data(), dc, nc * 4, cudaMemcpyDeviceToHost));
+                const double ev = acc_frob_rel(hc.data(), hr.data(), nc);
+                printf("%s,%lld,3xtf32-v%d%s,%.4e,%.3f\n", cls_name[c], (long long)k, v,
+                       split || splits == 1 ? "" : "-unsplit", ev, ev / ecub);
+            }
+        }
+        cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dw), cudaFree(dda), cudaFree(ddb), cudaFree(ddc);
+    }
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* a hang's log ends at the case that hung */
     bool bench_only = false;
     double sustain_s = 0;
+    bool accuracy_only = false;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--small")) g_small = true;
         else if (!strcmp(argv[i], "--bench")) bench_only = true;
+        else if (!strcmp(argv[i], "--accuracy")) accuracy_only = true;
         else if (!strcmp(argv[i], "--sustain") && i + 1 < argc) {
             char *e;
             sustain_s = strtod(argv[++i], &e);
@@ -682,12 +762,12 @@ int main(int argc, char **argv)
                 g_only.push_back((int)v);
             }
         } else {
-            fprintf(stderr, "usage: %s [--small | --bench | --sustain S] [--variants V,V,...]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--small | --bench | --sustain S | --accuracy] [--variants V,V,...]\n", argv[0]);
             return 2;
         }
     }
-    if (sustain_s > 0 && (g_small || bench_only)) {
-        fprintf(stderr, "--sustain: timing of its own, not with --small or --bench\n");
+    if ((sustain_s > 0) + g_small + bench_only + accuracy_only > 1) {
+        fprintf(stderr, "--small, --bench, --sustain and --accuracy: one at most\n");
         return 2;
     }
     int ndev = 0;
@@ -720,6 +800,11 @@ int main(int argc, char **argv)
         sustain(sustain_s);
         cublasDestroy(g_cublas);
         return 0;
+    }
+    if (accuracy_only) {
+        accuracy();
+        cublasDestroy(g_cublas);
+        return g_fail ? 1 : 0;
     }
     if (!bench_only) {
         check_takes();
