@@ -40,10 +40,13 @@
 #             (configures first when the build stage did not run), runs it (edge grid, both maths,
 #             NaN/Inf, repeats, then timing against cuBLAS FP32 and FAST_TF32: tf32.txt) and
 #             compute-sanitizer memcheck/racecheck/initcheck/synccheck on its --small run
-#             (TSGEMM_TF32_SAN_TOOLS; tf32_sanitize.log)
+#             (TSGEMM_TF32_SAN_TOOLS; tf32_sanitize.log); TSGEMM_TF32_ARGS (e.g. "--variants 12,13")
+#             to every test_tf32_kernel run; TSGEMM_TF32_PROBE=0 leaves tf32_probe out
 #   accuracy  issue 36's accuracy study (bench/accuracy_study.c, not a default stage): error vs K
 #             for three input classes, tsgemm fp32 / 3xtf32 / tf32 and cuBLAS FP32 (accuracy.csv;
-#             docs/ACCURACY.md, scripts/plot-accuracy.sh)
+#             docs/ACCURACY.md, scripts/plot-accuracy.sh); TSGEMM_ACCURACY_VARIANTS=V,...: 3xTF32's
+#             variants on the same inputs first (test_tf32_kernel --accuracy, accuracy-variants.csv),
+#             TSGEMM_ACCURACY_STUDY=0 that alone
 #   power     the clock and the power under long runs (issue 36; not a default stage):
 #             `test_tf32_kernel --sustain ${TSGEMM_SUSTAIN_S:-3}` (cuBLAS FP32 and FAST_TF32, tsgemm
 #             3xtf32 and tf32 at 4096^3 / 8192^3 / 16384^3 NN, each back to back for that many seconds)
@@ -378,18 +381,24 @@ if want tf32 120; then # the tensor-core family (kernels/tf32/, issue 36): test,
   fi
   if cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel tf32_probe >> "$OUT/build.log" 2>&1; then
     # where the time goes, stages left out (bench/tf32_probe.cu): first, it takes ~20 s
-    timeout 120 "$B/bench/tf32_probe" > "$OUT/tf32_probe.txt" 2>&1
-    row tf32-probe "rc=$?" "$(grep -c TFLOP "$OUT/tf32_probe.txt") timings (tf32_probe.txt); $(elapsed)"
-    timeout "${TSGEMM_TF32_TIMEOUT:-300}" "$B/tests/gpu/test_tf32_kernel" > "$log" 2>&1; rc=$?
+    if [ "${TSGEMM_TF32_PROBE:-1}" != 0 ]; then
+      timeout 120 "$B/bench/tf32_probe" > "$OUT/tf32_probe.txt" 2>&1
+      row tf32-probe "rc=$?" "$(grep -c TFLOP "$OUT/tf32_probe.txt") timings (tf32_probe.txt); $(elapsed)"
+    fi
+    # TSGEMM_TF32_ARGS (e.g. "--variants 12,13"): the default and these variants only, in every run below
+    # shellcheck disable=SC2086
+    timeout "${TSGEMM_TF32_TIMEOUT:-300}" "$B/tests/gpu/test_tf32_kernel" ${TSGEMM_TF32_ARGS:-} > "$log" 2>&1; rc=$?
     grep -E 'FAIL' "$log" | head -5
     [ $rc -eq 0 ] && row tf32 ok "$(grep -E '^[0-9]+ checks' "$log"); $(elapsed)" ||
       { row tf32 FAIL "rc=$rc $(grep -E '^[0-9]+ checks' "$log")"; fails=$((fails+1))
         # the timing still tells where the family stands when a check failed
-        [ $rc -eq 1 ] && timeout "${TSGEMM_TF32_BENCH_TIMEOUT:-120}" "$B/tests/gpu/test_tf32_kernel" --bench >> "$log" 2>&1; }
+        # shellcheck disable=SC2086
+        [ $rc -eq 1 ] && timeout "${TSGEMM_TF32_BENCH_TIMEOUT:-120}" "$B/tests/gpu/test_tf32_kernel" --bench ${TSGEMM_TF32_ARGS:-} >> "$log" 2>&1; }
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in ${TSGEMM_TF32_SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
       { echo "==== compute-sanitizer --tool $tool test_tf32_kernel --small"
-        timeout "${TSGEMM_TF32_SAN_TIMEOUT:-150}" "$cs" --tool $tool --error-exitcode 99 "$B/tests/gpu/test_tf32_kernel" --small 2>&1; echo "rc=$?"; } \
+        # shellcheck disable=SC2086
+        timeout "${TSGEMM_TF32_SAN_TIMEOUT:-150}" "$cs" --tool $tool --error-exitcode 99 "$B/tests/gpu/test_tf32_kernel" --small ${TSGEMM_TF32_ARGS:-} 2>&1; echo "rc=$?"; } \
         > "$OUT/.tf32san" 2>&1
       cat "$OUT/.tf32san" >> "$OUT/tf32_sanitize.log"
       srow=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^[0-9]+ checks|^rc=' "$OUT/.tf32san" | tr '\n' ' ')
@@ -403,6 +412,20 @@ if want tf32 120; then # the tensor-core family (kernels/tf32/, issue 36): test,
 fi
 
 if want accuracy 60; then # issue 36's accuracy study: error vs K, three input classes, each math
+  # TSGEMM_ACCURACY_VARIANTS (e.g. 12,13): 3xTF32's variants on the study's inputs first
+  # (test_tf32_kernel --accuracy: accuracy-variants.csv); TSGEMM_ACCURACY_STUDY=0: that alone
+  if [ -n "${TSGEMM_ACCURACY_VARIANTS:-}" ]; then
+    if [ -x "$B/tests/gpu/test_tf32_kernel" ] || cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel >> "$OUT/build.log" 2>&1; then
+      timeout 150 "$B/tests/gpu/test_tf32_kernel" --accuracy --variants "$TSGEMM_ACCURACY_VARIANTS" \
+        > "$OUT/accuracy-variants.csv" 2>&1 &&
+        row accuracy-variants ok "$(grep -c , "$OUT/accuracy-variants.csv") lines; $(elapsed)" ||
+        { row accuracy-variants FAIL "$(tail -1 "$OUT/accuracy-variants.csv")"; fails=$((fails+1)); }
+    else
+      row accuracy-variants FAIL "build: see build.log"; fails=$((fails+1))
+    fi
+  fi
+fi
+if want accuracy 60 && [ "${TSGEMM_ACCURACY_STUDY:-1}" != 0 ]; then
   if [ -x "$B/bench/tsgemm-accuracy" ] || cmake --build "$B" -j"$(nproc)" --target tsgemm-accuracy >> "$OUT/build.log" 2>&1; then
     timeout "${TSGEMM_ACCURACY_TIMEOUT:-150}" "$B/bench/tsgemm-accuracy" > "$OUT/accuracy.csv" 2> "$OUT/accuracy.err" &&
       row accuracy ok "$(grep -c , "$OUT/accuracy.csv") lines in accuracy.csv; $(elapsed)" ||
