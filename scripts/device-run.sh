@@ -372,45 +372,6 @@ if want dma 30; then # the copy engines and page registration alone (tests/gpu/d
   [ $? -eq 0 ] && row dma ok "$(wc -l < "$log") lines; $(elapsed)" || { row dma FAIL "see dma.txt"; fails=$((fails+1)); }
 fi
 
-if want tf32 120; then # the tensor-core family (kernels/tf32/, issue 36): test, timing, sanitizers
-  log=$OUT/tf32.txt
-  if [ ! -f "$B/CMakeCache.txt" ]; then
-    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
-      ${TSGEMM_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1
-  fi
-  if cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel tf32_probe >> "$OUT/build.log" 2>&1; then
-    # where the time goes, stages left out (bench/tf32_probe.cu): first, it takes ~20 s
-    if [ "${TSGEMM_TF32_PROBE:-1}" != 0 ]; then
-      timeout 120 "$B/bench/tf32_probe" > "$OUT/tf32_probe.txt" 2>&1
-      row tf32-probe "rc=$?" "$(grep -c TFLOP "$OUT/tf32_probe.txt") timings (tf32_probe.txt); $(elapsed)"
-    fi
-    # TSGEMM_TF32_ARGS (e.g. "--variants 12,13"): the default and these variants only, in every run below
-    # shellcheck disable=SC2086
-    timeout "${TSGEMM_TF32_TIMEOUT:-300}" "$B/tests/gpu/test_tf32_kernel" ${TSGEMM_TF32_ARGS:-} > "$log" 2>&1; rc=$?
-    grep -E 'FAIL' "$log" | head -5
-    [ $rc -eq 0 ] && row tf32 ok "$(grep -E '^[0-9]+ checks' "$log"); $(elapsed)" ||
-      { row tf32 FAIL "rc=$rc $(grep -E '^[0-9]+ checks' "$log")"; fails=$((fails+1))
-        # the timing still tells where the family stands when a check failed
-        # shellcheck disable=SC2086
-        [ $rc -eq 1 ] && timeout "${TSGEMM_TF32_BENCH_TIMEOUT:-120}" "$B/tests/gpu/test_tf32_kernel" --bench ${TSGEMM_TF32_ARGS:-} >> "$log" 2>&1; }
-    cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-    for tool in ${TSGEMM_TF32_SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
-      { echo "==== compute-sanitizer --tool $tool test_tf32_kernel --small"
-        # shellcheck disable=SC2086
-        timeout "${TSGEMM_TF32_SAN_TIMEOUT:-150}" "$cs" --tool $tool --error-exitcode 99 "$B/tests/gpu/test_tf32_kernel" --small ${TSGEMM_TF32_ARGS:-} 2>&1; echo "rc=$?"; } \
-        > "$OUT/.tf32san" 2>&1
-      cat "$OUT/.tf32san" >> "$OUT/tf32_sanitize.log"
-      srow=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^[0-9]+ checks|^rc=' "$OUT/.tf32san" | tr '\n' ' ')
-      if grep -q '^rc=0' "$OUT/.tf32san"; then row "tf32-$tool" ok "$srow"
-      else row "tf32-$tool" FAIL "$srow"; fails=$((fails+1)); fi
-      rm -f "$OUT/.tf32san"
-    done
-  else
-    row tf32 FAIL "build: see build.log"; tail -30 "$OUT/build.log"; fails=$((fails+1))
-  fi
-fi
-
 if want accuracy 60; then # issue 36's accuracy study: error vs K, three input classes, each math
   # TSGEMM_ACCURACY_VARIANTS (e.g. 12,13): 3xTF32's variants on the study's inputs first
   # (test_tf32_kernel --accuracy: accuracy-variants.csv); TSGEMM_ACCURACY_STUDY=0: that alone
@@ -449,6 +410,46 @@ if want power 90; then # issue 36: clock and power per kernel under long runs (n
       { row power FAIL "see power.txt"; fails=$((fails+1)); }
   else
     row power FAIL "build: see build.log"; fails=$((fails+1))
+  fi
+fi
+
+# after accuracy and power: the checks and the timing of every variant take longest
+if want tf32 120; then # the tensor-core family (kernels/tf32/, issue 36): test, timing, sanitizers
+  log=$OUT/tf32.txt
+  if [ ! -f "$B/CMakeCache.txt" ]; then
+    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
+      ${TSGEMM_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1
+  fi
+  if cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel tf32_probe >> "$OUT/build.log" 2>&1; then
+    # where the time goes, stages left out (bench/tf32_probe.cu): first, it takes ~20 s
+    if [ "${TSGEMM_TF32_PROBE:-1}" != 0 ]; then
+      timeout 120 "$B/bench/tf32_probe" > "$OUT/tf32_probe.txt" 2>&1
+      row tf32-probe "rc=$?" "$(grep -c TFLOP "$OUT/tf32_probe.txt") timings (tf32_probe.txt); $(elapsed)"
+    fi
+    # TSGEMM_TF32_ARGS (e.g. "--variants 12,13"): the default and these variants only, in every run below
+    # shellcheck disable=SC2086
+    timeout "${TSGEMM_TF32_TIMEOUT:-300}" "$B/tests/gpu/test_tf32_kernel" ${TSGEMM_TF32_ARGS:-} > "$log" 2>&1; rc=$?
+    grep -E 'FAIL' "$log" | head -5
+    [ $rc -eq 0 ] && row tf32 ok "$(grep -E '^[0-9]+ checks' "$log"); $(elapsed)" ||
+      { row tf32 FAIL "rc=$rc $(grep -E '^[0-9]+ checks' "$log")"; fails=$((fails+1))
+        # the timing still tells where the family stands when a check failed
+        # shellcheck disable=SC2086
+        [ $rc -eq 1 ] && timeout "${TSGEMM_TF32_BENCH_TIMEOUT:-120}" "$B/tests/gpu/test_tf32_kernel" --bench ${TSGEMM_TF32_ARGS:-} >> "$log" 2>&1; }
+    cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in ${TSGEMM_TF32_SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
+      { echo "==== compute-sanitizer --tool $tool test_tf32_kernel --small"
+        # shellcheck disable=SC2086
+        timeout "${TSGEMM_TF32_SAN_TIMEOUT:-150}" "$cs" --tool $tool --error-exitcode 99 "$B/tests/gpu/test_tf32_kernel" --small ${TSGEMM_TF32_ARGS:-} 2>&1; echo "rc=$?"; } \
+        > "$OUT/.tf32san" 2>&1
+      cat "$OUT/.tf32san" >> "$OUT/tf32_sanitize.log"
+      srow=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^[0-9]+ checks|^rc=' "$OUT/.tf32san" | tr '\n' ' ')
+      if grep -q '^rc=0' "$OUT/.tf32san"; then row "tf32-$tool" ok "$srow"
+      else row "tf32-$tool" FAIL "$srow"; fails=$((fails+1)); fi
+      rm -f "$OUT/.tf32san"
+    done
+  else
+    row tf32 FAIL "build: see build.log"; tail -30 "$OUT/build.log"; fails=$((fails+1))
   fi
 fi
 
