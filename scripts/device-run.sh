@@ -109,11 +109,11 @@ t0=$(date +%s)
 [ ${#stages[@]} -eq 0 ] && stages=(build rates unit gpu sanitize pipe kbench bench clients)
 # A stage starts only while the call has time left for it (device calls end at 10 minutes): the
 # number after its name in `want` (default 60 s) must be left of TSGEMM_DEVICE_BUDGET when it
-# comes up. Stages run in this file's order, not the command line's (gpu, sanitize, ..., tf32, ...,
-# bench, replay, scipy): a late stage behind a long one may find no budget left (run 19: tf32
+# comes up. Stages run in this file's order, not the command line's (gpu, sanitize, ..., accuracy,
+# power, tf32, ..., bench, replay, scipy): a late stage behind a long one may find no budget left (run 19: tf32
 # skipped behind sanitize), so the script says which requested stages come in another order.
 BUDGET=${TSGEMM_DEVICE_BUDGET:-540}
-file_order=(build rates unit gpu sanitize pipe multi fresh beta ab dma tf32 accuracy power kbench bench replay cpucalls clients scipy)
+file_order=(build rates unit gpu sanitize pipe multi fresh beta ab dma accuracy power tf32 kbench bench replay cpucalls clients scipy)
 prev=-1
 for s in "${stages[@]}"; do
   for i in "${!file_order[@]}"; do
@@ -197,6 +197,17 @@ run_ctest() { # label logname
   else row "$2" FAIL "$line; $(grep -E '\*\*\*Failed|\(Failed\)' "$OUT/.ctest.tmp" | head -3 | tr -s ' ' | tr '\n' ';')"; fails=$((fails+1)); fi
   rm -f "$OUT/.ctest.tmp"
 }
+# build_targets T...: configure the build folder when no build stage made it, then build these
+# targets (incremental: a program left from an older tree is rebuilt, not reused); 0 when built
+build_targets() {
+  if [ ! -f "$B/CMakeCache.txt" ]; then
+    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
+      ${TSGEMM_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1 || return 1
+  fi
+  cmake --build "$B" -j"$(nproc)" --target "$@" >> "$OUT/build.log" 2>&1
+}
+
 if want rates 30; then # the cost model's inputs on this machine, and where auto mode sends sizes
   rm -rf "$B/cache-rates"
   TSGEMM_CACHE_DIR=$B/cache-rates TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/rates.txt" 2>&1 &&
@@ -376,8 +387,8 @@ if want accuracy 60; then # issue 36's accuracy study: error vs K, three input c
   # TSGEMM_ACCURACY_VARIANTS (e.g. 12,13): 3xTF32's variants on the study's inputs first
   # (test_tf32_kernel --accuracy: accuracy-variants.csv); TSGEMM_ACCURACY_STUDY=0: that alone
   if [ -n "${TSGEMM_ACCURACY_VARIANTS:-}" ]; then
-    if [ -x "$B/tests/gpu/test_tf32_kernel" ] || cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel >> "$OUT/build.log" 2>&1; then
-      timeout 150 "$B/tests/gpu/test_tf32_kernel" --accuracy --variants "$TSGEMM_ACCURACY_VARIANTS" \
+    if build_targets test_tf32_kernel; then
+      timeout "${TSGEMM_ACCURACY_TIMEOUT:-150}" "$B/tests/gpu/test_tf32_kernel" --accuracy --variants "$TSGEMM_ACCURACY_VARIANTS" \
         > "$OUT/accuracy-variants.csv" 2>&1 &&
         row accuracy-variants ok "$(grep -c , "$OUT/accuracy-variants.csv") lines; $(elapsed)" ||
         { row accuracy-variants FAIL "$(tail -1 "$OUT/accuracy-variants.csv")"; fails=$((fails+1)); }
@@ -385,19 +396,19 @@ if want accuracy 60; then # issue 36's accuracy study: error vs K, three input c
       row accuracy-variants FAIL "build: see build.log"; fails=$((fails+1))
     fi
   fi
-fi
-if want accuracy 60 && [ "${TSGEMM_ACCURACY_STUDY:-1}" != 0 ]; then
-  if [ -x "$B/bench/tsgemm-accuracy" ] || cmake --build "$B" -j"$(nproc)" --target tsgemm-accuracy >> "$OUT/build.log" 2>&1; then
-    timeout "${TSGEMM_ACCURACY_TIMEOUT:-150}" "$B/bench/tsgemm-accuracy" > "$OUT/accuracy.csv" 2> "$OUT/accuracy.err" &&
-      row accuracy ok "$(grep -c , "$OUT/accuracy.csv") lines in accuracy.csv; $(elapsed)" ||
-      { row accuracy FAIL "$(tail -1 "$OUT/accuracy.err")"; fails=$((fails+1)); }
-  else
-    row accuracy FAIL "build: see build.log"; fails=$((fails+1))
+  if [ "${TSGEMM_ACCURACY_STUDY:-1}" != 0 ]; then
+    if build_targets tsgemm-accuracy; then
+      timeout "${TSGEMM_ACCURACY_TIMEOUT:-150}" "$B/bench/tsgemm-accuracy" > "$OUT/accuracy.csv" 2> "$OUT/accuracy.err" &&
+        row accuracy ok "$(grep -c , "$OUT/accuracy.csv") lines in accuracy.csv; $(elapsed)" ||
+        { row accuracy FAIL "$(tail -1 "$OUT/accuracy.err")"; fails=$((fails+1)); }
+    else
+      row accuracy FAIL "build: see build.log"; fails=$((fails+1))
+    fi
   fi
 fi
 
 if want power 90; then # issue 36: clock and power per kernel under long runs (nvidia-smi beside)
-  if [ -x "$B/tests/gpu/test_tf32_kernel" ] || cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel >> "$OUT/build.log" 2>&1; then
+  if build_targets test_tf32_kernel; then
     nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
       --format=csv,noheader -lms 100 > "$OUT/power-smi.csv" 2>&1 &
     smi=$!
@@ -416,12 +427,8 @@ fi
 # after accuracy and power: the checks and the timing of every variant take longest
 if want tf32 120; then # the tensor-core family (kernels/tf32/, issue 36): test, timing, sanitizers
   log=$OUT/tf32.txt
-  if [ ! -f "$B/CMakeCache.txt" ]; then
-    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
-      ${TSGEMM_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1
-  fi
-  if cmake --build "$B" -j"$(nproc)" --target test_tf32_kernel tf32_probe >> "$OUT/build.log" 2>&1; then
+  # shellcheck disable=SC2046
+  if build_targets test_tf32_kernel $([ "${TSGEMM_TF32_PROBE:-1}" != 0 ] && echo tf32_probe); then
     # where the time goes, stages left out (bench/tf32_probe.cu): first, it takes ~20 s
     if [ "${TSGEMM_TF32_PROBE:-1}" != 0 ]; then
       timeout 120 "$B/bench/tf32_probe" > "$OUT/tf32_probe.txt" 2>&1

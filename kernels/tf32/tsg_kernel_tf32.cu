@@ -85,10 +85,11 @@ Variant variant_ct()
 /* The variants of each math, the default first; the others are timed beside it by
  * test_tf32_kernel and must give the same bits (they change the work split between the roles,
  * the load order, the split's instructions or the waits, never the results' bits), except where
- * tf32_variant_exact says otherwise (OPT_BRAW, and a pair run as C^T by one and directly by the
- * other). PIPE is the producer's load order, NPW its warpgroups, OPT how the roles share the
- * loads and the split and how they wait (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_BRAW,
- * OPT_BCP, OPT_BCP2, OPT_SLEEP, OPT_CT, OPT_B2). Variants 1-3: both operands through the
+ * tf32_variant_exact says otherwise (OPT_BRAW, OPT_P16 and OPT_P8, and a pair run as C^T by one
+ * and directly by the other). PIPE is the producer's load order, NPW its warpgroups, OPT how the
+ * roles share the loads and the split, how they wait and how often 3xTF32 promotes
+ * (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_BRAW, OPT_BCP, OPT_BCP2, OPT_SLEEP, OPT_CT, OPT_B2,
+ * OPT_P16, OPT_P8). Variants 1-3: both operands through the
  * producer's registers (order 3 with two producer warpgroups; order 2 with one; order 2 with
  * two).
  * The default (default_variant): op(A) by cp.async and split by the consumers (OPT_AREG); op(B)
@@ -314,9 +315,10 @@ bool tf32_variant_splits(int math, int v)
 }
 
 /* whether variant v of `math` must give the default's bits for the pair (transa, transb) (the
- * test's A/B): every instance but an OPT_BRAW one (op(B) truncated, not rounded, to TF32) and
- * one that runs the pair as C^T where the default does not, or the other way round (the three
- * products' factors exchanged: tsg_kernel_tf32.cuh, "CT") */
+ * test's A/B): every instance but an OPT_BRAW one (op(B) truncated, not rounded, to TF32), an
+ * OPT_P16 / OPT_P8 one (a k-tile promoted in parts: tsg_kernel_tf32.cuh, "P16") and one that
+ * runs the pair as C^T where the default does not, or the other way round (the three products'
+ * factors exchanged: tsg_kernel_tf32.cuh, "CT") */
 bool tf32_variant_exact(int math, int v, char transa, char transb)
 {
     if (v < 0 || v >= VARIANTS) return false;

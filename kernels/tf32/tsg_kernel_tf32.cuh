@@ -689,7 +689,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                             using std::integral_constant;
                             part(integral_constant<int, 0>{});
                             if constexpr (NP == 4) part(integral_constant<int, 1>{});
-                            part(integral_constant<int, 4 / NP * (NP / 2)>{});
+                            part(integral_constant<int, 2>{}); /* k 16-23 (P8) or 16-31 (P16) */
                             if constexpr (NP == 4) part(integral_constant<int, 3>{});
                         }
                         promote(y, yt);

@@ -95,7 +95,7 @@ static float tc_step(float c, const float *a, const float *b)
     if (big == 0.0) return 0.0f;
     const double q = ldexp(1.0, ilogb(big) - 23 - g_guard);
     double s = 0;
-    for (int i = 0; i <= KG; ++i) s += trunc(t[i] / q) * q; /* exact: < 2^29 quanta */
+    for (int i = 0; i <= KG; ++i) s += trunc(t[i] / q) * q; /* exact: < 2^31 quanta */
     return to_f32_rz(s);
 }
 
