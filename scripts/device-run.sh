@@ -172,10 +172,23 @@ machine=$( { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.
   # 32's (0.165 TFLOP/s at 1024^3 against SkylakeX's 0.95-1.04 on runs 30-31)
   sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1; } 2>&1 | tr '\n' ';')
 
+# configure: the build folder for sm_90 with the devkit's netlib sources (build.log)
+configure() {
+  # shellcheck disable=SC2086
+  cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
+    ${TSGEMM_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1
+}
+# build_targets T...: configure when no build stage did, then build these targets (incremental:
+# a program left from an older tree is rebuilt, not reused); 0 when built
+build_targets() {
+  if [ ! -f "$B/CMakeCache.txt" ]; then configure || return 1; fi
+  cmake --build "$B" -j"$(nproc)" --target "$@" >> "$OUT/build.log" 2>&1
+}
+
 if want build; then
-  if cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-       -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
-       ${TSGEMM_CMAKE_ARGS:-} > "$OUT/build.log" 2>&1 &&
+  : > "$OUT/build.log"
+  if configure &&
      cmake --build "$B" -j"$(nproc)" ${TSGEMM_BUILD_TARGETS:+--target $TSGEMM_BUILD_TARGETS} >> "$OUT/build.log" 2>&1; then
     row build ok "sm_90, $(elapsed)"
   else
@@ -197,17 +210,6 @@ run_ctest() { # label logname
   else row "$2" FAIL "$line; $(grep -E '\*\*\*Failed|\(Failed\)' "$OUT/.ctest.tmp" | head -3 | tr -s ' ' | tr '\n' ';')"; fails=$((fails+1)); fi
   rm -f "$OUT/.ctest.tmp"
 }
-# build_targets T...: configure the build folder when no build stage made it, then build these
-# targets (incremental: a program left from an older tree is rebuilt, not reused); 0 when built
-build_targets() {
-  if [ ! -f "$B/CMakeCache.txt" ]; then
-    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DTSGEMM_NETLIB_DIR="$TSGEMM_DEVKIT/blas" -DTSGEMM_TEST_TIERS="${TSGEMM_TEST_TIERS:-unit;conformance;gpu}" \
-      ${TSGEMM_CMAKE_ARGS:-} >> "$OUT/build.log" 2>&1 || return 1
-  fi
-  cmake --build "$B" -j"$(nproc)" --target "$@" >> "$OUT/build.log" 2>&1
-}
-
 if want rates 30; then # the cost model's inputs on this machine, and where auto mode sends sizes
   rm -rf "$B/cache-rates"
   TSGEMM_CACHE_DIR=$B/cache-rates TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/rates.txt" 2>&1 &&
