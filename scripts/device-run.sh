@@ -46,7 +46,8 @@
 #             for three input classes, tsgemm fp32 / 3xtf32 / tf32 and cuBLAS FP32 (accuracy.csv;
 #             docs/ACCURACY.md, scripts/plot-accuracy.sh); TSGEMM_ACCURACY_VARIANTS=V,...: 3xTF32's
 #             variants on the same inputs first (test_tf32_kernel --accuracy, accuracy-variants.csv),
-#             TSGEMM_ACCURACY_STUDY=0 that alone
+#             TSGEMM_ACCURACY_STUDY=0 that alone; with those variants or TSGEMM_ROUNDING=1 also
+#             test_tf32_kernel --rounding (rounding.txt: the TF32 conversion of raw operands)
 #   power     the clock and the power under long runs (issue 36; not a default stage):
 #             `test_tf32_kernel --sustain ${TSGEMM_SUSTAIN_S:-3}` (cuBLAS FP32 and FAST_TF32, tsgemm
 #             3xtf32 and tf32 at 4096^3 / 8192^3 / 16384^3 NN, each back to back for that many seconds)
@@ -387,13 +388,22 @@ fi
 
 if want accuracy 60; then # issue 36's accuracy study: error vs K, three input classes, each math
   # TSGEMM_ACCURACY_VARIANTS (e.g. 12,13): 3xTF32's variants on the study's inputs first
-  # (test_tf32_kernel --accuracy: accuracy-variants.csv); TSGEMM_ACCURACY_STUDY=0: that alone
-  if [ -n "${TSGEMM_ACCURACY_VARIANTS:-}" ]; then
+  # (test_tf32_kernel --accuracy: accuracy-variants.csv); TSGEMM_ACCURACY_STUDY=0: that alone.
+  # With either of TSGEMM_ACCURACY_VARIANTS and TSGEMM_ROUNDING=1, first `test_tf32_kernel
+  # --rounding` (seconds): how the tensor core converts a raw operand and how cuBLAS FAST_TF32
+  # converts each (rounding.txt)
+  if [ -n "${TSGEMM_ACCURACY_VARIANTS:-}" ] || [ "${TSGEMM_ROUNDING:-0}" = 1 ]; then
     if build_targets test_tf32_kernel; then
-      timeout "${TSGEMM_ACCURACY_TIMEOUT:-150}" "$B/tests/gpu/test_tf32_kernel" --accuracy --variants "$TSGEMM_ACCURACY_VARIANTS" \
-        > "$OUT/accuracy-variants.csv" 2>&1 &&
-        row accuracy-variants ok "$(grep -c , "$OUT/accuracy-variants.csv") lines; $(elapsed)" ||
-        { row accuracy-variants FAIL "$(tail -1 "$OUT/accuracy-variants.csv")"; fails=$((fails+1)); }
+      timeout 60 "$B/tests/gpu/test_tf32_kernel" --rounding > "$OUT/rounding.txt" 2>&1 &&
+        row rounding ok "$(grep -E '^rounding: (cuBLAS FAST|tsgemm tf32 variant [1-9])' "$OUT/rounding.txt" |
+          sed -E 's/^rounding: +//; s/ +\(exact.*//; s/cuBLAS FAST_TF32/FAST/; s/tsgemm tf32 variant /v/; s/  +/ /g' | tr '\n' ';')" ||
+        { row rounding FAIL "$(grep -m1 FAIL "$OUT/rounding.txt")"; fails=$((fails+1)); }
+      if [ -n "${TSGEMM_ACCURACY_VARIANTS:-}" ]; then
+        timeout "${TSGEMM_ACCURACY_TIMEOUT:-150}" "$B/tests/gpu/test_tf32_kernel" --accuracy --variants "$TSGEMM_ACCURACY_VARIANTS" \
+          > "$OUT/accuracy-variants.csv" 2>&1 &&
+          row accuracy-variants ok "$(grep -c , "$OUT/accuracy-variants.csv") lines; $(elapsed)" ||
+          { row accuracy-variants FAIL "$(tail -1 "$OUT/accuracy-variants.csv")"; fails=$((fails+1)); }
+      fi
     else
       row accuracy-variants FAIL "build: see build.log"; fails=$((fails+1))
     fi

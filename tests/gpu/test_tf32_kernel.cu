@@ -46,8 +46,13 @@
  *                               clock and power under a long run, with nvidia-smi beside it)
  *   test_tf32_kernel --accuracy  the accuracy study's error table for 3xTF32's default and variants
  *                               (bench/accuracy_study.c's inputs and shape; CSV, figures only)
+ *   test_tf32_kernel --rounding  how the tensor core converts a raw FP32 operand to TF32 (1xTF32's
+ *                               variants that leave one raw) and how cuBLAS FAST_TF32 converts each
+ *                               operand, against toward zero / ties away / ties to even
  *   --variants V,V,...          the default and these variants only (checks and timing); all without it
  *                               (--accuracy: the default alone without it)
+ * The figure modes (--bench and the timing after the checks, --sustain, --accuracy, --rounding) are
+ * in tf32_figures.cu; what the two files share, in tf32_test.h.
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -68,36 +73,17 @@
 extern "C" {
 #include "tsg_testutil.h" /* TT_SPLIT3: the split's part of 3xTF32's bound */
 }
-#include "accuracy_inputs.h" /* --accuracy: the accuracy study's inputs and error */
+#include "tf32_test.h"      /* what this file shares with tf32_figures.cu (the timing and study modes) */
 
 using namespace tsg;
 
-namespace tsg {
-/* kernels/tf32/tsg_kernel_tf32.cu: the family's variants (0 the default), for the A/B */
-int tf32_variants();
-bool tf32_variant_exact(int math, int v, char transa, char transb);
-bool tf32_variant_splits(int math, int v);
-int tf32_variant_name(int math, int v, char *buf, size_t len);
-int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
-                       const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
-                       int64_t kslice, float *W, void *stream);
-}
-
-static int g_fail, g_checks;
-static cublasHandle_t g_cublas;
+int g_fail, g_checks;
+cublasHandle_t g_cublas;
 static bool g_small, g_have_cublas;
-static int g_sms; /* the device's multiprocessors: tf32_kslice's argument */
-/* --variants LIST: the variants (besides the default, always run) this run checks and times; empty: all */
-static std::vector<int> g_only;
-static bool wanted(int v)
-{
-    return v == 0 || g_only.empty() || std::find(g_only.begin(), g_only.end(), v) != g_only.end();
-}
+int g_sms;
+std::vector<int> g_only;
 
-#include "gpu_check.h"
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
+void fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -114,8 +100,6 @@ static float urand()
     g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
     return (float)((double)(g_rng >> 11) * (2.0 / 9007199254740992.0) - 1.0);
 }
-
-static const char *math_name(int math) { return math == MATH_3XTF32 ? "3xtf32" : "tf32"; }
 
 /* element class: 0 finite, 1 NaN, 2 +Inf, 3 -Inf */
 static int cls(double v) { return isnan(v) ? 1 : isinf(v) ? (v > 0 ? 2 : 3) : 0; }
@@ -441,313 +425,17 @@ static void split_all()
     cudaFree(bad), cudaFree(first);
 }
 
-/* ---- timing ---- */
-struct Timer {
-    cudaEvent_t e0, e1;
-    Timer()
-    {
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-    }
-    /* ms of the GPU work f() enqueues, between two events around it */
-    template <class F>
-    float ms(F f)
-    {
-        CK(cudaEventRecord(e0));
-        f();
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float t;
-        CK(cudaEventElapsedTime(&t, e0, e1));
-        return t;
-    }
-};
-
-template <class F>
-static double median_ms(F f, int reps)
-{
-    static Timer tm;
-    f(), f(); /* warm-up */
-    CK(cudaDeviceSynchronize());
-    std::vector<float> ts;
-    for (int r = 0; r < reps; ++r) ts.push_back(tm.ms(f));
-    CK(cudaGetLastError());
-    std::sort(ts.begin(), ts.end());
-    return ts[ts.size() / 2];
-}
-
-__global__ void fill_kernel(float *x, int64_t count, uint32_t seed)
-{
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x) {
-        uint32_t h = (uint32_t)i * 2654435761u ^ seed;
-        h ^= h >> 15, h *= 2246822519u, h ^= h >> 13, h *= 3266489917u, h ^= h >> 16;
-        x[i] = (float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f;
-    }
-}
-
-/* The timing operands: A, B, C of 16384^2 floats on the device, filled from seeds 1, 2, 3. */
-static void timing_operands(float **A, float **B, float **C)
-{
-    const int64_t nmax = 16384;
-    CK(cudaMalloc(A, nmax * nmax * 4));
-    CK(cudaMalloc(B, nmax * nmax * 4));
-    CK(cudaMalloc(C, nmax * nmax * 4));
-    fill_kernel<<<1024, 256>>>(*A, nmax * nmax, 1);
-    fill_kernel<<<1024, 256>>>(*B, nmax * nmax, 2);
-    fill_kernel<<<1024, 256>>>(*C, nmax * nmax, 3);
-    CK(cudaDeviceSynchronize());
-}
-
-/* cuBLAS's C = op(A) op(B), column-major, alpha 1, beta 0: FP32 (cublasSgemm, no TF32) or, with
- * fast, cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (the tf32 mode's anchor). Not checked:
- * timing only (a failed launch shows in the next CK). */
-static void cublas_call(bool fast, char ta, char tb, int m, int n, int k, const float *A, int lda, const float *B,
-                        int ldb, float *C, int ldc)
-{
-    const float one = 1.0f, zero = 0.0f;
-    const cublasOperation_t oa = ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, ob = tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
-    if (!fast) {
-        CB(cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH));
-        cublasSgemm(g_cublas, oa, ob, m, n, k, &one, A, lda, B, ldb, &zero, C, ldc);
-    } else {
-        cublasGemmEx(g_cublas, oa, ob, m, n, k, &one, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, &zero, C, CUDA_R_32F,
-                     ldc, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
-    }
-}
-
-static void bench()
-{
-    float *dA, *dB, *dC;
-    timing_operands(&dA, &dB, &dC);
-    struct S {
-        int64_t n;
-        char ta, tb;
-    } shapes[] = {{2048, 'N', 'N'}, {4096, 'N', 'N'}, {4096, 'N', 'T'}, {4096, 'T', 'N'}, {4096, 'T', 'T'},
-                  {8192, 'N', 'N'}, {8192, 'N', 'T'}, {8192, 'T', 'N'}, {8192, 'T', 'T'}, {16384, 'N', 'N'}};
-    char d3[2048], d1[2048];
-    tf32_describe(MATH_3XTF32, d3, sizeof d3);
-    tf32_describe(MATH_TF32, d1, sizeof d1);
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
-    printf("\ntf32 benchmark on %s (%d SMs), device data, median of 10 (cudaEvents), TFLOP/s\n  %s\n  %s\n",
-           prop.name, prop.multiProcessorCount, d3, d1);
-    const int nv = tf32_variants();
-    for (int v = 0; v < nv; ++v) {
-        char vn[1024], vn1[1024]; /* four pairs' instance names when they differ */
-        tf32_variant_name(MATH_3XTF32, v, vn, sizeof vn);
-        tf32_variant_name(MATH_TF32, v, vn1, sizeof vn1);
-        if (!strcmp(vn, vn1)) printf("  v%d: %s%s\n", v, vn, v == 0 ? " (the default)" : "");
-        else printf("  v%d: 3x: %s%s\n      1x: %s\n", v, vn, v == 0 ? " (the default)" : "", vn1);
-    }
-    printf("%-13s %8s %8s ", "shape", "cublas32", "fasttf32");
-    for (int mi = 0; mi < 2; ++mi)
-        for (int v = 0; v < nv; ++v)
-            if (wanted(v)) printf(" %3s v%d", mi ? "1x" : "3x", v);
-    printf("  %7s %7s\n", "3x/fp32", "1x/fast");
-    for (auto &s : shapes) {
-        const int n = (int)s.n;
-        const double flop = 2.0 * n * (double)n * n;
-        auto rate = [&](double ms) { return flop / (ms * 1e-3) / 1e12; };
-        const double t32 = median_ms([&] { cublas_call(false, s.ta, s.tb, n, n, n, dA, n, dB, n, dC, n); }, 10);
-        const double tfast = median_ms([&] { cublas_call(true, s.ta, s.tb, n, n, n, dA, n, dB, n, dC, n); }, 10);
-        std::vector<double> t[2];
-        for (int mi = 0; mi < 2; ++mi)
-            for (int v = 0; v < nv; ++v) {
-                const int math = mi ? MATH_TF32 : MATH_3XTF32;
-                if (!wanted(v)) {
-                    t[mi].push_back(NAN);
-                    continue;
-                }
-                if (tf32_sgemm_variant(v, math, s.ta, s.tb, 64, 64, 64, 1.0f, dA, 64, dB, 64, 0.0f, dC, 64, 64, nullptr,
-                                       0) != 0) {
-                    t[mi].push_back(NAN); /* refused (its registers do not fit): the check part failed it */
-                    continue;
-                }
-                t[mi].push_back(median_ms(
-                    [&] {
-                        tf32_sgemm_variant(v, math, s.ta, s.tb, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, n, nullptr, 0);
-                    },
-                    10));
-            }
-        char name[32];
-        snprintf(name, sizeof name, "%d^3 %c%c", n, s.ta, s.tb);
-        printf("%-13s %8.1f %8.1f ", name, rate(t32), rate(tfast));
-        for (int mi = 0; mi < 2; ++mi)
-            for (int v = 0; v < nv; ++v)
-                if (wanted(v)) printf(" %6.1f", rate(t[mi][v]));
-        printf("  %7.3f %7.3f\n", t32 / t[0][0], tfast / t[1][0]);
-        fflush(stdout);
-    }
-    printf("(TFLOP/s counted as 2 n^3 per product; ratios are time ratios of the defaults (v0), > 1: tsgemm faster)\n");
-
-    /* split-K: grids that fill at most half the GPU, with a long K (tf32_kslice's shapes), NN */
-    const int64_t sk[][3] = {{512, 512, 4096}, {512, 512, 65536}, {1024, 1024, 16384}, {2048, 256, 65536}};
-    printf("\nsplit-K (tf32_kslice), NN, device data, median of 10, TFLOP/s\n%-19s %8s %8s %8s %8s %8s %8s %6s  %7s %7s\n",
-           "m x n x k", "cublas32", "fasttf32", "3x", "3x-split", "1x", "1x-split", "slices", "3xs/fp32", "1xs/fast");
-    for (auto &x : sk) {
-        const int m = (int)x[0], n = (int)x[1], k = (int)x[2];
-        auto rate = [&](double ms) { return 2.0 * m * (double)n * k / (ms * 1e-3) / 1e12; };
-        const int64_t ks = tf32_kslice(m, n, k, g_sms, INT64_MAX), slices = (k + ks - 1) / ks;
-        float *dW;
-        CK(cudaMalloc(&dW, slices * m * n * 4));
-        const double t32 = median_ms([&] { cublas_call(false, 'N', 'N', m, n, k, dA, m, dB, k, dC, m); }, 10);
-        const double tfast = median_ms([&] { cublas_call(true, 'N', 'N', m, n, k, dA, m, dB, k, dC, m); }, 10);
-        double t[2][2];
-        for (int mi = 0; mi < 2; ++mi)
-            for (int sp = 0; sp < 2; ++sp)
-                t[mi][sp] = median_ms(
-                    [&] {
-                        tf32_sgemm_variant(0, mi ? MATH_TF32 : MATH_3XTF32, 'N', 'N', m, n, k, 1.0f, dA, m, dB, k, 0.0f,
-                                           dC, m, sp ? ks : k, dW, 0);
-                    },
-                    10);
-        cudaFree(dW);
-        char name[40];
-        snprintf(name, sizeof name, "%dx%dx%d", m, n, k);
-        printf("%-19s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %6lld  %7.3f %7.3f\n", name, rate(t32), rate(tfast),
-               rate(t[0][0]), rate(t[0][1]), rate(t[1][0]), rate(t[1][1]), (long long)slices, t32 / t[0][1],
-               tfast / t[1][1]);
-    }
-    cudaFree(dA), cudaFree(dB), cudaFree(dC);
-}
-
-/* --sustain S: each of cuBLAS FP32, cuBLAS FAST_TF32, 3xTF32 and 1xTF32 (the defaults, then the
- * variants of --variants) at 4096^3, 8192^3 and 16384^3 NN, launched back to back for S seconds
- * (a phase), one line per phase: its
- * wall-clock bounds (CLOCK_REALTIME, s; to place nvidia-smi's samples of clock and power in it,
- * docs/NOTES.md "2026-12-07 fourteenth session"), launches, the median TFLOP/s of the launches
- * in its last half and of its first five. Timing only; the launches are timed by cudaEvents. */
-static double wall_s()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void sustain(double seconds)
-{
-    float *dA, *dB, *dC;
-    timing_operands(&dA, &dB, &dC);
-    static Timer tm;
-    printf("\nsustained phases, NN, device data, %.1f s each: wall start / end (s), launches, median TFLOP/s of "
-           "the last half, of the first five\n",
-           seconds);
-    /* phases: cuBLAS FP32, cuBLAS FAST_TF32, then 3xTF32 and 1xTF32 of each variant asked for
-     * (--variants; the default 0 first) */
-    std::vector<int> vs{0};
-    for (int v : g_only)
-        if (v != 0) vs.push_back(v);
-    for (int n : {4096, 8192, 16384})
-        for (size_t ph = 0; ph < 2 + 2 * vs.size(); ++ph) {
-            const int v = ph < 2 ? 0 : vs[(ph - 2) / 2], math = ph < 2 || ph % 2 == 0 ? MATH_3XTF32 : MATH_TF32;
-            char name[40];
-            if (ph < 2) snprintf(name, sizeof name, "%s", ph ? "cublas-fasttf32" : "cublas-fp32");
-            else snprintf(name, sizeof name, "tsgemm-%s-v%d", math_name(math), v);
-            int refused = 0; /* launches the family refused (e.g. a variant whose registers do not fit):
-                              * they would time as nothing */
-            auto launch = [&] {
-                if (ph < 2) cublas_call(ph == 1, 'N', 'N', n, n, n, dA, n, dB, n, dC, n);
-                else refused += tf32_sgemm_variant(v, math, 'N', 'N', n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, n,
-                                                   nullptr, 0) != 0;
-            };
-            std::vector<float> ts;
-            const double w0 = wall_s();
-            while (wall_s() - w0 < seconds) ts.push_back(tm.ms(launch));
-            const double w1 = wall_s();
-            CK(cudaGetLastError());
-            if (refused) {
-                printf("%6d^3 %-18s refused %d of %zu launches\n", n, name, refused, ts.size());
-                continue;
-            }
-            std::vector<float> last(ts.begin() + ts.size() / 2, ts.end()), first(ts.begin(), ts.begin() + std::min<size_t>(5, ts.size()));
-            std::sort(last.begin(), last.end());
-            std::sort(first.begin(), first.end());
-            const double flop = 2.0 * n * (double)n * n;
-            printf("%6d^3 %-18s %.3f %.3f %6zu %7.1f %7.1f\n", n, name, w0, w1, ts.size(),
-                   flop / (last[last.size() / 2] * 1e-3) / 1e12, flop / (first[first.size() / 2] * 1e-3) / 1e12);
-        }
-    cudaFree(dA), cudaFree(dB), cudaFree(dC);
-}
-
-/* --accuracy: bench/accuracy_study.c's study (its inputs: accuracy_inputs.h, drawn in its order;
- * m = n = 512, NN, K = 256 .. 65536, alpha 1, beta 0, reference cuBLAS DGEMM) for 3xTF32's
- * default and the variants of --variants, each with the family's split-K rule (tf32_kslice, as
- * the library runs it; a variant without split-K instances runs unsplit and says so). CSV
- * class,k,column,error,ratio as the study's, the ratio to cuBLAS FP32's error on the same
- * inputs; the default's column must equal the study's tsgemm-3xtf32 column. Figures only: it
- * asserts nothing about them (the element bounds are run_case's). */
-static void accuracy()
-{
-    const int n = 512;
-    static const int64_t ks[] = {256, 1024, 4096, 16384, 65536};
-    static const char *const cls_name[3] = {"uniform", "samesign", "wide"};
-    std::vector<int> vs{0};
-    for (int v : g_only)
-        if (v != 0) vs.push_back(v);
-    uint64_t state = ACC_SEED;
-    printf("class,k,column,error,ratio\n");
-    for (const int64_t k : ks) {
-        const size_t na = (size_t)n * k, nc = (size_t)n * n;
-        std::vector<float> ha(na), hb(na), hc(nc);
-        std::vector<double> hd(na), hr(nc);
-        float *da, *db, *dc, *dw;
-        double *dda, *ddb, *ddc;
-        const int64_t kslice = tf32_kslice(n, n, k, g_sms, INT64_MAX), splits = (k + kslice - 1) / kslice;
-        CK(cudaMalloc(&da, na * 4));
-        CK(cudaMalloc(&db, na * 4));
-        CK(cudaMalloc(&dc, nc * 4));
-        CK(cudaMalloc(&dw, splits * nc * 4));
-        CK(cudaMalloc(&dda, na * 8));
-        CK(cudaMalloc(&ddb, na * 8));
-        CK(cudaMalloc(&ddc, nc * 8));
-        for (int c = 0; c < 3; ++c) {
-            for (auto &x : ha) x = acc_draw(&state, c);
-            for (auto &x : hb) x = acc_draw(&state, c);
-            CK(cudaMemcpy(da, ha.data(), na * 4, cudaMemcpyHostToDevice));
-            CK(cudaMemcpy(db, hb.data(), na * 4, cudaMemcpyHostToDevice));
-            for (size_t i = 0; i < na; ++i) hd[i] = ha[i];
-            CK(cudaMemcpy(dda, hd.data(), na * 8, cudaMemcpyHostToDevice));
-            for (size_t i = 0; i < na; ++i) hd[i] = hb[i];
-            CK(cudaMemcpy(ddb, hd.data(), na * 8, cudaMemcpyHostToDevice));
-            const double one = 1, zero = 0;
-            CB(cublasDgemm(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, (int)k, &one, dda, n, ddb, (int)k, &zero, ddc, n));
-            CK(cudaMemcpy(hr.data(), ddc, nc * 8, cudaMemcpyDeviceToHost));
-            CK(cudaMemset(dc, 0xff, nc * 4));
-            cublas_call(false, 'N', 'N', n, n, (int)k, da, n, db, (int)k, dc, n);
-            CK(cudaMemcpy(hc.data(), dc, nc * 4, cudaMemcpyDeviceToHost));
-            const double ecub = acc_frob_rel(hc.data(), hr.data(), nc);
-            if (!(ecub < 1.0)) /* cublas_call does not check cublasSgemm: C poisoned by the memset */
-                fail("--accuracy: cuBLAS FP32 at k %lld gave error %g", (long long)k, ecub);
-            printf("%s,%lld,cublas-fp32,%.4e,1.000\n", cls_name[c], (long long)k, ecub);
-            for (int v : vs) {
-                const bool split = splits > 1 && tf32_variant_splits(MATH_3XTF32, v);
-                CK(cudaMemset(dc, 0xff, nc * 4));
-                const int e = tf32_sgemm_variant(v, MATH_3XTF32, 'N', 'N', n, n, k, 1.0f, da, n, db, k, 0.0f, dc, n,
-                                                 split ? kslice : k, split ? dw : nullptr, 0);
-                if (e != 0) {
-                    fail("--accuracy: variant %d at k %lld: %s", v, (long long)k, cudaGetErrorString((cudaError_t)e));
-                    continue;
-                }
-                CK(cudaMemcpy(hc.data(), dc, nc * 4, cudaMemcpyDeviceToHost));
-                const double ev = acc_frob_rel(hc.data(), hr.data(), nc);
-                printf("%s,%lld,3xtf32-v%d%s,%.4e,%.3f\n", cls_name[c], (long long)k, v,
-                       split || splits == 1 ? "" : "-unsplit", ev, ev / ecub);
-            }
-        }
-        cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dw), cudaFree(dda), cudaFree(ddb), cudaFree(ddc);
-    }
-}
-
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* a hang's log ends at the case that hung */
     bool bench_only = false;
     double sustain_s = 0;
-    bool accuracy_only = false;
+    bool accuracy_only = false, rounding_only = false;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--small")) g_small = true;
         else if (!strcmp(argv[i], "--bench")) bench_only = true;
         else if (!strcmp(argv[i], "--accuracy")) accuracy_only = true;
+        else if (!strcmp(argv[i], "--rounding")) rounding_only = true;
         else if (!strcmp(argv[i], "--sustain") && i + 1 < argc) {
             char *e;
             sustain_s = strtod(argv[++i], &e);
@@ -766,12 +454,12 @@ int main(int argc, char **argv)
                 g_only.push_back((int)v);
             }
         } else {
-            fprintf(stderr, "usage: %s [--small | --bench | --sustain S | --accuracy] [--variants V,V,...]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--small | --bench | --sustain S | --accuracy | --rounding] [--variants V,V,...]\n", argv[0]);
             return 2;
         }
     }
-    if ((sustain_s > 0) + g_small + bench_only + accuracy_only > 1) {
-        fprintf(stderr, "--small, --bench, --sustain and --accuracy: one at most\n");
+    if ((sustain_s > 0) + g_small + bench_only + accuracy_only + rounding_only > 1) {
+        fprintf(stderr, "--small, --bench, --sustain, --accuracy and --rounding: one at most\n");
         return 2;
     }
     int ndev = 0;
@@ -805,8 +493,9 @@ int main(int argc, char **argv)
         cublasDestroy(g_cublas);
         return 0;
     }
-    if (accuracy_only) {
-        accuracy();
+    if (accuracy_only || rounding_only) {
+        if (accuracy_only) accuracy();
+        else rounding();
         cublasDestroy(g_cublas);
         return g_fail ? 1 : 0;
     }
