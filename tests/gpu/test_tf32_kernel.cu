@@ -179,12 +179,8 @@ static void run_case(int math, const Case &cs)
             mag[i + j * m] = fabs((double)cs.alpha) * g + fabs(cv);
         }
 
-    float *dA, *dB, *dC;
-    CK(cudaMalloc(&dA, a.size() * 4));
-    CK(cudaMalloc(&dB, b.size() * 4));
+    float *dA = device_copy(a), *dB = device_copy(b), *dC;
     CK(cudaMalloc(&dC, cin.size() * 4));
-    CK(cudaMemcpy(dA, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dB, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
     ++g_checks;
     if (!tf32_takes(math, cs.ta, cs.tb, m, n, k, dA, lda, dB, ldb, dC, ldc)) {
         fail("%s %c%c %lldx%lldx%lld: tf32_takes refused an aligned call", math_name(math), cs.ta, cs.tb,

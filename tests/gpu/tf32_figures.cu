@@ -364,12 +364,8 @@ void rounding()
         vals[i] = (float)(r / 24 ? -v : v);
     }
     for (int i = 0; i < n; ++i) eye[(size_t)i * n + i] = 1.0f;
-    float *dv, *di, *dc;
-    CK(cudaMalloc(&dv, vals.size() * 4));
-    CK(cudaMalloc(&di, vals.size() * 4));
+    float *dv = device_copy(vals), *di = device_copy(eye), *dc;
     CK(cudaMalloc(&dc, vals.size() * 4));
-    CK(cudaMemcpy(dv, vals.data(), vals.size() * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(di, eye.data(), eye.size() * 4, cudaMemcpyHostToDevice));
     /* the operand under test: 'A' (C = V I) or 'B' (C = I V) */
     auto judge = [&](const char *column, char operand, int expect) { /* expect: 0 none, 1 exact, 2 rna */
         CK(cudaMemcpy(out.data(), dc, out.size() * 4, cudaMemcpyDeviceToHost));

@@ -41,6 +41,15 @@ static inline bool wanted(int v)
 
 static inline const char *math_name(int math) { return math == tsg::MATH_3XTF32 ? "3xtf32" : "tf32"; }
 
+/* a device copy of h (cudaMalloc'd: the caller frees it); exits through CK on a CUDA error */
+static inline float *device_copy(const std::vector<float> &h)
+{
+    float *d;
+    CK(cudaMalloc(&d, h.size() * 4));
+    CK(cudaMemcpy(d, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
+    return d;
+}
+
 /* tf32_figures.cu */
 void bench();                /* timing table (device data, medians of 10) */
 void sustain(double seconds); /* each kernel back to back for `seconds` per shape */
