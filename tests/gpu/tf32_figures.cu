@@ -321,15 +321,15 @@ void accuracy()
 }
 
 /* --rounding: how an FP32 operand that no instruction of ours rounds becomes TF32 inside the
- * tensor core, and how cuBLAS FAST_TF32 converts each operand. C = A B with m = n = k = 64,
- * column-major, one of A and B the identity (exact in TF32) and the other holding values whose
+ * tensor core, and how cuBLAS FAST_TF32 converts each operand. C = A B, m = n = k (64, then 4096:
+ * cuBLAS picks its kernel by shape), column-major, one of A and B the identity (exact in TF32) and the other holding values whose
  * bits below TF32's 10-bit mantissa are set: every element of C is then one operand element as the
- * tensor core read it (one product by 1, the other 63 terms zero: exact in FP32). The values:
+ * tensor core read it (one product by 1, the other n - 1 terms zero: exact in FP32). The values:
  * +-(1 + t 2^-10) 2^e for t in {0, 1/4, 1/2, 3/4, 1, 3/2, 5/2, 7/4} (ties to even and away differ
  * at t = 1/2 and 5/2; toward zero differs from both at 3/4, 3/2, 7/4) and e in {-3, 0, 7}. Each
  * column's elements are compared with three conversions of the input bits: toward zero (the low
  * 13 bits cleared), to nearest with ties away (cvt.rna.tf32.f32, PTX ISA "cvt") and to nearest
- * with ties to even; a column matches a rule when all its 64 x 64 elements do. Asserts: cuBLAS
+ * with ties to even; a column matches a rule when all its n x n elements do. Asserts: cuBLAS
  * FP32 reproduces the values exactly, and the family's 1xTF32 default (both operands rounded by
  * cvt.rna in the kernel) matches ties-away; the other columns are reported, not judged. */
 static uint32_t f2u(float x)
@@ -352,9 +352,9 @@ static float tf32_rne(float x)
     return u2f((u + 0xfffu + ((u >> 13) & 1u)) & 0xffffe000u);
 }
 
-void rounding()
+/* one size of --rounding: n x n x n */
+static void rounding_at(int n)
 {
-    const int n = 64;
     static const double ts[] = {0, 0.25, 0.5, 0.75, 1, 1.5, 2.5, 1.75};
     static const int es[] = {-3, 0, 7};
     std::vector<float> vals((size_t)n * n), eye((size_t)n * n, 0.0f), out((size_t)n * n);
@@ -367,7 +367,9 @@ void rounding()
     float *dv = device_copy(vals), *di = device_copy(eye), *dc;
     CK(cudaMalloc(&dc, vals.size() * 4));
     /* the operand under test: 'A' (C = V I) or 'B' (C = I V) */
-    auto judge = [&](const char *column, char operand, int expect) { /* expect: 0 none, 1 exact, 2 rna */
+    auto judge = [&](const char *name, char operand, int expect) { /* expect: 0 none, 1 exact, 2 rna */
+        char column[64];
+        snprintf(column, sizeof column, "%s (%d^3)", name, n);
         CK(cudaMemcpy(out.data(), dc, out.size() * 4, cudaMemcpyDeviceToHost));
         int same = 0, rz = 0, rna = 0, rne = 0;
         for (size_t i = 0; i < out.size(); ++i) {
@@ -408,6 +410,13 @@ void rounding()
             judge(col, operand, v == 0 ? 2 : 0);
         }
     }
-    printf("%d checks, %d failures\n", g_checks, g_fail);
     cudaFree(dv), cudaFree(di), cudaFree(dc);
+}
+
+void rounding()
+{
+    /* cuBLAS picks its kernel by shape: a large one may convert its operands otherwise */
+    rounding_at(64);
+    rounding_at(4096);
+    printf("%d checks, %d failures\n", g_checks, g_fail);
 }
