@@ -321,10 +321,10 @@ void accuracy()
 }
 
 /* --rounding: how an FP32 operand that no instruction of ours rounds becomes TF32 inside the
- * tensor core, and how cuBLAS FAST_TF32 converts each operand. C = A B, m = n = k (64, then 4096:
- * cuBLAS picks its kernel by shape), column-major, one of A and B the identity (exact in TF32) and the other holding values whose
- * bits below TF32's 10-bit mantissa are set: every element of C is then one operand element as the
- * tensor core read it (one product by 1, the other n - 1 terms zero: exact in FP32). The values:
+ * tensor core, and how cuBLAS FAST_TF32 converts each operand. C = A B, m = n = k (64, then
+ * 4096: cuBLAS picks its kernel by shape), column-major, one of A and B the identity (exact in
+ * TF32) and the other holding values whose bits below TF32's 10-bit mantissa are set: every
+ * element of C is then one operand element as the tensor core read it (one product by 1, the other n - 1 terms zero: exact in FP32). The values:
  * +-(1 + t 2^-10) 2^e for t in {0, 1/4, 1/2, 3/4, 1, 3/2, 5/2, 7/4} (ties to even and away differ
  * at t = 1/2 and 5/2; toward zero differs from both at 3/4, 3/2, 7/4) and e in {-3, 0, 7}. Each
  * column's elements are compared with three conversions of the input bits: toward zero (the low
