@@ -396,8 +396,8 @@ if want accuracy 60; then # issue 36's accuracy study: error vs K, three input c
     if build_targets test_tf32_kernel; then
       timeout 60 "$B/tests/gpu/test_tf32_kernel" --rounding > "$OUT/rounding.txt" 2>&1 &&
         row rounding ok "$(grep -E '^rounding: (cuBLAS FAST|tsgemm tf32 variant [1-9])' "$OUT/rounding.txt" |
-          sed -E 's/^rounding: +//; s/ +\(exact.*//; s/cuBLAS FAST_TF32/FAST/; s/tsgemm tf32 variant /v/; s/  +/ /g' | tr '\n' ';')" ||
-        { row rounding FAIL "$(grep -m1 FAIL "$OUT/rounding.txt")"; fails=$((fails+1)); }
+          sed -E 's/^rounding: +//; s/ +\(exact.*//; s/cuBLAS FAST_TF32/FAST/; s/tsgemm tf32 variant /v/; s/  +/ /g' | tr '\n' ';') $(elapsed)" ||
+        { row rounding FAIL "$(grep -m1 FAIL "$OUT/rounding.txt" || tail -1 "$OUT/rounding.txt")"; fails=$((fails+1)); }
       if [ -n "${TSGEMM_ACCURACY_VARIANTS:-}" ]; then
         timeout "${TSGEMM_ACCURACY_TIMEOUT:-150}" "$B/tests/gpu/test_tf32_kernel" --accuracy --variants "$TSGEMM_ACCURACY_VARIANTS" \
           > "$OUT/accuracy-variants.csv" 2>&1 &&
@@ -405,7 +405,7 @@ if want accuracy 60; then # issue 36's accuracy study: error vs K, three input c
           { row accuracy-variants FAIL "$(tail -1 "$OUT/accuracy-variants.csv")"; fails=$((fails+1)); }
       fi
     else
-      row accuracy-variants FAIL "build: see build.log"; fails=$((fails+1))
+      row test_tf32_kernel FAIL "build: see build.log"; fails=$((fails+1))
     fi
   fi
   if [ "${TSGEMM_ACCURACY_STUDY:-1}" != 0 ]; then

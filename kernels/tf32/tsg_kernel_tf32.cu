@@ -108,9 +108,10 @@ Variant variant_ct()
  * without OPT_B2 and with TT direct: the previous defaults).
  * Variant 8 (V_BRAW), an experiment: 1xTF32 NN / TN with OPT_BRAW (op(B) copied raw by cp.async,
  * truncated toward zero to TF32 by the tensor core, where cuBLAS FAST_TF32 rounds both operands
- * to nearest even: `test_tf32_kernel --rounding`, H200 run 59): other bits than the default's,
- * checked by test_tf32_kernel against the reference instead (tf32_variant_exact); NT / TT the
- * default's; 3xTF32 has no BRAW (its split needs op(B) rounded): its variant 8 is its default.
+ * to nearest even at 64^3: `test_tf32_kernel --rounding`, H200 run 59): other bits than the
+ * default's, checked by test_tf32_kernel against the reference instead (tf32_variant_exact); NT /
+ * TT the default's; 3xTF32 has no BRAW (its split needs op(B) rounded): its variant 8 is its
+ * default.
  * Variant 9: the default with the barrier waits' suspend-time hint (OPT_SLEEP); for 1xTF32
  * without its OPT_B2 (default_variant adds it only without other bits), so that no instance
  * beyond those measured is built. The previous

@@ -46,9 +46,10 @@
  *                               clock and power under a long run, with nvidia-smi beside it)
  *   test_tf32_kernel --accuracy  the accuracy study's error table for 3xTF32's default and variants
  *                               (bench/accuracy_study.c's inputs and shape; CSV, figures only)
- *   test_tf32_kernel --rounding  how the tensor core converts a raw FP32 operand to TF32 (1xTF32's
- *                               variants that leave one raw) and how cuBLAS FAST_TF32 converts each
- *                               operand, against toward zero / ties away / ties to even
+ *   test_tf32_kernel --rounding  how cuBLAS FAST_TF32 converts each operand to TF32, and how the
+ *                               family's 1xTF32 variants that round otherwise (variant 8: op(B)
+ *                               raw to the tensor core) do, against toward zero / ties away / ties
+ *                               to even
  *   --variants V,V,...          the default and these variants only (checks and timing); all without it
  *                               (--accuracy: the default alone without it)
  * The figure modes (--bench and the timing after the checks, --sustain, --accuracy, --rounding) are

@@ -323,13 +323,18 @@ void accuracy()
 /* --rounding: how an FP32 operand that no instruction of ours rounds becomes TF32 inside the
  * tensor core, and how cuBLAS FAST_TF32 converts each operand. C = A B, m = n = k (64, then
  * 4096: cuBLAS picks its kernel by shape), column-major, one of A and B the identity (exact in
- * TF32) and the other holding values whose bits below TF32's 10-bit mantissa are set: every
- * element of C is then one operand element as the tensor core read it (one product by 1, the other n - 1 terms zero: exact in FP32). The values:
+ * TF32) and the other holding values that mostly have bits below TF32's 10-bit mantissa set
+ * (t = 0 and 1 below have none: exact controls): every element of C is then one operand element
+ * as the tensor core read it (one product by 1, the other n - 1 terms zero: exact in FP32). The
+ * values:
  * +-(1 + t 2^-10) 2^e for t in {0, 1/4, 1/2, 3/4, 1, 3/2, 5/2, 7/4} (ties to even and away differ
  * at t = 1/2 and 5/2; toward zero differs from both at 3/4, 3/2, 7/4) and e in {-3, 0, 7}. Each
  * column's elements are compared with three conversions of the input bits: toward zero (the low
  * 13 bits cleared), to nearest with ties away (cvt.rna.tf32.f32, PTX ISA "cvt") and to nearest
- * with ties to even; a column matches a rule when all its n x n elements do. Asserts: cuBLAS
+ * with ties to even; a column matches a rule when all its n x n elements do. Columns: cuBLAS
+ * FP32 and FAST_TF32, the family's 1xTF32 default and its variants that round otherwise
+ * (tf32_variant_exact false: variant 8 leaves op(B) raw). A NaN in C (the poison the
+ * calls write over; cublas_call does not check its status) fails the column. Asserts: cuBLAS
  * FP32 reproduces the values exactly, and the family's 1xTF32 default (both operands rounded by
  * cvt.rna in the kernel) matches ties-away; the other columns are reported, not judged. */
 static uint32_t f2u(float x)
@@ -371,11 +376,13 @@ static void rounding_at(int n)
         char column[64];
         snprintf(column, sizeof column, "%s (%d^3)", name, n);
         CK(cudaMemcpy(out.data(), dc, out.size() * 4, cudaMemcpyDeviceToHost));
-        int same = 0, rz = 0, rna = 0, rne = 0;
+        int same = 0, rz = 0, rna = 0, rne = 0, nan = 0;
         for (size_t i = 0; i < out.size(); ++i) {
             const float x = vals[i], y = out[i];
             same += y == x, rz += y == tf32_rz(x), rna += y == tf32_rna(x), rne += y == tf32_rne(x);
+            nan += y != y;
         }
+        if (nan) fail("--rounding: %s left %d elements of C unwritten (NaN)", column, nan);
         const int all = (int)out.size();
         const char *verdict = same == all ? "FP32 (not converted)"
                               : rz == all ? "toward zero"
