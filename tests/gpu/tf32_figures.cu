@@ -20,6 +20,7 @@
 #include "tsg_kernel_tf32.h"
 #include "tf32_test.h"
 #include "accuracy_inputs.h" /* --accuracy: the accuracy study's inputs and error */
+#include "tsg_tf32_round.h"  /* --rounding: the three conversions to TF32 */
 
 using namespace tsg;
 
@@ -329,34 +330,14 @@ void accuracy()
  * values:
  * +-(1 + t 2^-10) 2^e for t in {0, 1/4, 1/2, 3/4, 1, 3/2, 5/2, 7/4} (ties to even and away differ
  * at t = 1/2 and 5/2; toward zero differs from both at 3/4, 3/2, 7/4) and e in {-3, 0, 7}. Each
- * column's elements are compared with three conversions of the input bits: toward zero (the low
- * 13 bits cleared), to nearest with ties away (cvt.rna.tf32.f32, PTX ISA "cvt") and to nearest
- * with ties to even; a column matches a rule when all its n x n elements do. Columns: cuBLAS
+ * column's elements are compared with three conversions of the input bits (tsg_tf32_round.h):
+ * toward zero (the low 13 bits cleared), to nearest with ties away (cvt.rna.tf32.f32, PTX ISA
+ * "cvt") and to nearest with ties to even; a column matches a rule when all its n x n elements do. Columns: cuBLAS
  * FP32 and FAST_TF32, the family's 1xTF32 default and its variants that round otherwise
  * (tf32_variant_exact false: variant 8 leaves op(B) raw). A NaN in C (the poison the
  * calls write over; cublas_call does not check its status) fails the column. Asserts: cuBLAS
  * FP32 reproduces the values exactly, and the family's 1xTF32 default (both operands rounded by
  * cvt.rna in the kernel) matches ties-away; the other columns are reported, not judged. */
-static uint32_t f2u(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-static float u2f(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
-}
-static float tf32_rz(float x) { return u2f(f2u(x) & 0xffffe000u); }
-static float tf32_rna(float x) { return u2f((f2u(x) + 0x1000u) & 0xffffe000u); }
-static float tf32_rne(float x)
-{
-    const uint32_t u = f2u(x);
-    return u2f((u + 0xfffu + ((u >> 13) & 1u)) & 0xffffe000u);
-}
-
 /* one size of --rounding: n x n x n */
 static void rounding_at(int n)
 {
@@ -379,7 +360,7 @@ static void rounding_at(int n)
         int same = 0, rz = 0, rna = 0, rne = 0, nan = 0;
         for (size_t i = 0; i < out.size(); ++i) {
             const float x = vals[i], y = out[i];
-            same += y == x, rz += y == tf32_rz(x), rna += y == tf32_rna(x), rne += y == tf32_rne(x);
+            same += y == x, rz += y == tt_tf32_rz(x), rna += y == tt_tf32_rna(x), rne += y == tt_tf32_rne(x);
             nan += y != y;
         }
         if (nan) fail("--rounding: %s left %d elements of C unwritten (NaN)", column, nan);

@@ -44,6 +44,8 @@
 
 #include <cmocka.h>
 
+#include "tsg_tf32_round.h"
+
 enum { MN = 32, KG = 8, KMAX = 16384 };
 
 /* the tensor core's guard bits below FP32's 24 (the file comment, "tensor core") */
@@ -51,28 +53,9 @@ static int g_guard = 0;
 
 /* ---- TF32 and the tensor core */
 
-/* What a .tf32 operand reads of FP32 bits it was not converted from: the top 19 (truncation
- * toward zero; the OPT_BRAW experiment's op(B), kernels/tf32/tsg_kernel_tf32.cuh). */
-static float tf32_rz(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    if (((u >> 23) & 0xff) == 0xff) return x;
-    u &= 0xffffe000u;
-    memcpy(&x, &u, 4);
-    return x;
-}
-
-static float tf32_rna(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    if (((u >> 23) & 0xff) == 0xff) return x; /* Inf / NaN: not modelled (inputs are finite) */
-    u += 0x1000u;                             /* half of the 13 dropped bits: ties away       */
-    u &= 0xffffe000u;
-    memcpy(&x, &u, 4);
-    return x;
-}
+/* TF32 conversions: tests/support/tsg_tf32_round.h (tt_tf32_rz: what a .tf32 operand reads of
+ * FP32 bits it was not converted from, the OPT_BRAW experiment's op(B); tt_tf32_rna:
+ * cvt.rna.tf32.f32). Inf / NaN pass through, not modelled: the inputs are finite. */
 
 /* A double truncated toward zero to FP32 (the adder's result). */
 static float to_f32_rz(double s)
@@ -133,11 +116,11 @@ static void element(const float *a, const float *b, int k, int kt, model_out *o)
     for (int i = 0; i < k; ++i) {
         ref += (double)a[i] * (double)b[i];
         fp32 = fmaf(a[i], b[i], fp32);
-        g_abig[i] = tf32_rna(a[i]);
-        g_asmall[i] = tf32_rna(a[i] - g_abig[i]);
-        g_bbig[i] = tf32_rna(b[i]);
-        g_bsmall[i] = tf32_rna(b[i] - g_bbig[i]);
-        g_brz[i] = tf32_rz(b[i]);
+        g_abig[i] = tt_tf32_rna(a[i]);
+        g_asmall[i] = tt_tf32_rna(a[i] - g_abig[i]);
+        g_bbig[i] = tt_tf32_rna(b[i]);
+        g_bsmall[i] = tt_tf32_rna(b[i] - g_bbig[i]);
+        g_brz[i] = tt_tf32_rz(b[i]);
     }
     float x3 = 0, x1 = 0, never = 0, x1n = 0, x1b = 0;
     for (int g = 0; g < k; g += KG) {
@@ -231,17 +214,24 @@ static model_err run(int cls, int k, int kt, uint64_t seed)
 static void test_rna(void **state)
 {
     (void)state;
-    assert_true(tf32_rna(1.0f) == 1.0f);
-    assert_true(tf32_rna(1.0f + 0x1p-10f) == 1.0f + 0x1p-10f);  /* 10 bits kept */
-    assert_true(tf32_rna(1.0f + 0x1p-11f) == 1.0f + 0x1p-10f);  /* a tie: away from zero */
-    assert_true(tf32_rna(-1.0f - 0x1p-11f) == -1.0f - 0x1p-10f);
-    assert_true(tf32_rna(1.0f + 0x1p-12f) == 1.0f);             /* below half: down */
-    assert_true(tf32_rna(1.0f + 0x1p-11f + 0x1p-23f) == 1.0f + 0x1p-10f);
-    assert_true(tf32_rna(2.0f - 0x1p-23f) == 2.0f);             /* carries into the exponent */
+    assert_true(tt_tf32_rna(1.0f) == 1.0f);
+    assert_true(tt_tf32_rna(1.0f + 0x1p-10f) == 1.0f + 0x1p-10f);  /* 10 bits kept */
+    assert_true(tt_tf32_rna(1.0f + 0x1p-11f) == 1.0f + 0x1p-10f);  /* a tie: away from zero */
+    assert_true(tt_tf32_rna(-1.0f - 0x1p-11f) == -1.0f - 0x1p-10f);
+    assert_true(tt_tf32_rna(1.0f + 0x1p-12f) == 1.0f);             /* below half: down */
+    assert_true(tt_tf32_rna(1.0f + 0x1p-11f + 0x1p-23f) == 1.0f + 0x1p-10f);
+    assert_true(tt_tf32_rna(2.0f - 0x1p-23f) == 2.0f);             /* carries into the exponent */
+    /* the header's other two rules (tests/gpu/tf32_figures.cu --rounding names a column by them) */
+    assert_true(tt_tf32_rne(1.0f + 0x1p-11f) == 1.0f);              /* a tie, last bit even: down */
+    assert_true(tt_tf32_rne(1.0f + 0x1p-10f + 0x1p-11f) == 1.0f + 0x1p-9f); /* a tie, odd: up */
+    assert_true(tt_tf32_rne(-1.0f - 0x1p-11f - 0x1p-23f) == -1.0f - 0x1p-10f);
+    assert_true(tt_tf32_rz(1.0f + 0x1p-11f + 0x1p-12f) == 1.0f);    /* toward zero */
+    assert_true(tt_tf32_rz(-1.0f - 0x1p-11f - 0x1p-12f) == -1.0f);
+    assert_true(isinf(tt_tf32_rne(INFINITY)) && isnan(tt_tf32_rz(NAN)));
     /* big + small holds 22 of x's 24 bits: |x - big - small| <= 2^-22 |x| */
     g_rng = 7;
     for (int i = 0; i < 100000; ++i) {
-        const float x = draw(CLASS_WIDE), big = tf32_rna(x), small = tf32_rna(x - big);
+        const float x = draw(CLASS_WIDE), big = tt_tf32_rna(x), small = tt_tf32_rna(x - big);
         assert_true(fabs((double)x - big - small) <= ldexp(fabs((double)x), -22));
         assert_true(fabs((double)x - big) <= ldexp(fabs((double)x), -11));
     }
