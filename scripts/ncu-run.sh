@@ -25,6 +25,8 @@
 #   SOURCE=1   also the per-instruction warp-state samples (SourceCounters), exported as the
 #              source page's CSV (NCU_REPDIR/ncu-N-source.csv) and summarised by
 #              scripts/ncu-source-stalls.py ($OUT/ncu-N-stalls.txt, printed last)
+#   NCU_LAUNCHES  how many launches that match each pattern to profile (default 1; e.g. "." with
+#              12: every kernel of a short program, cuBLAS's among them, each named in the report)
 #   NCU_BUILD_DIR  a build folder that holds RUN's program already (device-run.sh's build-dev):
 #              no configure, no build. NCU_REPDIR: where the binary reports go (default $OUT)
 #   DEVKIT, BUDGET (seconds, default 300)
@@ -81,7 +83,7 @@ while IFS= read -r pat; do
     rep=()
     [ "${SOURCE:-0}" = 1 ] && rep=(-o "$REP/ncu-$i" -f)
     TSGEMM_BENCH_SHAPES="${SHAPES:-4096^3}" timeout $(( BUDGET - $(el) - 10 )) "$ncu" --clock-control none \
-      --kernel-name-base demangled --kernel-name "regex:$pat" --launch-count 1 "${secs[@]}" "${rep[@]}" \
+      --kernel-name-base demangled --kernel-name "regex:$pat" --launch-count "${NCU_LAUNCHES:-1}" "${secs[@]}" "${rep[@]}" \
       "$B/${run[0]}" "${run[@]:1}" < /dev/null
     echo "rc=$?"; } > "$OUT/ncu-$i.txt" 2>&1
   if [ "${SOURCE:-0}" = 1 ] && [ -f "$REP/ncu-$i.ncu-rep" ]; then

@@ -428,11 +428,21 @@ int main(int argc, char **argv)
     bool bench_only = false;
     double sustain_s = 0;
     bool accuracy_only = false, rounding_only = false;
+    int rounding_size = 0; /* --rounding-size N: that size alone (0: 64 and 4096) */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--small")) g_small = true;
         else if (!strcmp(argv[i], "--bench")) bench_only = true;
         else if (!strcmp(argv[i], "--accuracy")) accuracy_only = true;
         else if (!strcmp(argv[i], "--rounding")) rounding_only = true;
+        else if (!strcmp(argv[i], "--rounding-size") && i + 1 < argc) {
+            char *e;
+            const long n = strtol(argv[++i], &e, 10);
+            if (*e || n < 48 || n > 8192) { /* 48 values per pattern (tf32_figures.cu); 8192^2 x 3 floats fit any card */
+                fprintf(stderr, "--rounding-size: m = n = k, 48 to 8192, got '%s'\n", argv[i]);
+                return 2;
+            }
+            rounding_only = true, rounding_size = (int)n;
+        }
         else if (!strcmp(argv[i], "--sustain") && i + 1 < argc) {
             char *e;
             sustain_s = strtod(argv[++i], &e);
@@ -451,7 +461,7 @@ int main(int argc, char **argv)
                 g_only.push_back((int)v);
             }
         } else {
-            fprintf(stderr, "usage: %s [--small | --bench | --sustain S | --accuracy | --rounding] [--variants V,V,...]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--small | --bench | --sustain S | --accuracy | --rounding | --rounding-size N] [--variants V,V,...]\n", argv[0]);
             return 2;
         }
     }
@@ -492,7 +502,7 @@ int main(int argc, char **argv)
     }
     if (accuracy_only || rounding_only) {
         if (accuracy_only) accuracy();
-        else rounding();
+        else rounding(rounding_size);
         cublasDestroy(g_cublas);
         return g_fail ? 1 : 0;
     }

@@ -401,10 +401,10 @@ static void rounding_at(int n)
     cudaFree(dv), cudaFree(di), cudaFree(dc);
 }
 
-void rounding()
+void rounding(int n)
 {
     /* cuBLAS picks its kernel by shape: a large one may convert its operands otherwise */
-    rounding_at(64);
-    rounding_at(4096);
+    if (n > 0) rounding_at(n); /* --rounding-size: one size (ncu: the launches of that size alone) */
+    else rounding_at(64), rounding_at(4096);
     printf("%d checks, %d failures\n", g_checks, g_fail);
 }

@@ -54,6 +54,6 @@ static inline float *device_copy(const std::vector<float> &h)
 void bench();                /* timing table (device data, medians of 10) */
 void sustain(double seconds); /* each kernel back to back for `seconds` per shape */
 void accuracy();             /* --accuracy's CSV */
-void rounding();             /* --rounding's table */
+void rounding(int n);        /* --rounding's table: n x n x n, or 64 and 4096 when n is 0 */
 
 #endif
