@@ -334,10 +334,12 @@ void accuracy()
  * toward zero (the low 13 bits cleared), to nearest with ties away (cvt.rna.tf32.f32, PTX ISA
  * "cvt") and to nearest with ties to even; a column matches a rule when all its n x n elements do. Columns: cuBLAS
  * FP32 and FAST_TF32, the family's 1xTF32 default and its variants that round otherwise
- * (tf32_variant_exact false: variant 8 leaves op(B) raw). A NaN in C (the poison the
- * calls write over; cublas_call does not check its status) fails the column. Asserts: cuBLAS
- * FP32 reproduces the values exactly, and the family's 1xTF32 default (both operands rounded by
- * cvt.rna in the kernel) matches ties-away; the other columns are reported, not judged. */
+ * (tf32_variant_exact false: the default leaves op(B) raw in NN, variant 12 rounds it). A NaN in
+ * C (the poison the calls write over; cublas_call does not check its status) fails the column.
+ * Asserts: cuBLAS FP32 reproduces the values exactly, and every column of the family follows its
+ * rule for each operand: toward zero for one it hands to the tensor core raw (tf32_variant_raw:
+ * OPT_BRAW), ties away (cvt.rna in the kernel) for the other; cuBLAS FAST_TF32's column is
+ * reported, not judged (its kernel and its rule are the library version's choice). */
 /* one size of --rounding: n x n x n */
 static void rounding_at(int n)
 {
@@ -353,7 +355,7 @@ static void rounding_at(int n)
     float *dv = device_copy(vals), *di = device_copy(eye), *dc;
     CK(cudaMalloc(&dc, vals.size() * 4));
     /* the operand under test: 'A' (C = V I) or 'B' (C = I V) */
-    auto judge = [&](const char *name, char operand, int expect) { /* expect: 0 none, 1 exact, 2 rna */
+    auto judge = [&](const char *name, char operand, int expect) { /* expect: 0 none, 1 exact, 2 rna, 3 rz */
         char column[64];
         snprintf(column, sizeof column, "%s (%d^3)", name, n);
         CK(cudaMemcpy(out.data(), dc, out.size() * 4, cudaMemcpyDeviceToHost));
@@ -375,6 +377,7 @@ static void rounding_at(int n)
         ++g_checks;
         if (expect == 1 && same != all) fail("--rounding: %s changed op(%c)'s FP32 values", column, operand);
         if (expect == 2 && rna != all) fail("--rounding: %s op(%c) is not cvt.rna's", column, operand);
+        if (expect == 3 && rz != all) fail("--rounding: %s op(%c) is not truncated toward zero", column, operand);
     };
     for (char operand : {'A', 'B'}) {
         const float *A = operand == 'A' ? dv : di, *B = operand == 'A' ? di : dv;
@@ -395,7 +398,7 @@ static void rounding_at(int n)
             }
             char col[64];
             snprintf(col, sizeof col, "tsgemm tf32 variant %d", v);
-            judge(col, operand, v == 0 ? 2 : 0);
+            judge(col, operand, tf32_variant_raw(MATH_TF32, v, 'N', 'N') == operand ? 3 : 2);
         }
     }
     cudaFree(dv), cudaFree(di), cudaFree(dc);
