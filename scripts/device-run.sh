@@ -41,7 +41,8 @@
 #             NaN/Inf, repeats, then timing against cuBLAS FP32 and FAST_TF32: tf32.txt) and
 #             compute-sanitizer memcheck/racecheck/initcheck/synccheck on its --small run
 #             (TSGEMM_TF32_SAN_TOOLS; tf32_sanitize.log); TSGEMM_TF32_ARGS (e.g. "--variants 12,13")
-#             to every test_tf32_kernel run; TSGEMM_TF32_PROBE=0 leaves tf32_probe out
+#             to every test_tf32_kernel run, TSGEMM_TF32_SAN_ARGS instead to the sanitizers' runs
+#             (e.g. "--variants 0": the default's instances alone); TSGEMM_TF32_PROBE=0 leaves tf32_probe out
 #   accuracy  issue 36's accuracy study (bench/accuracy_study.c, not a default stage): error vs K
 #             for three input classes, tsgemm fp32 / 3xtf32 / tf32 and cuBLAS FP32 (accuracy.csv;
 #             docs/ACCURACY.md, scripts/plot-accuracy.sh); TSGEMM_ACCURACY_VARIANTS=V,...: 3xTF32's
@@ -459,7 +460,7 @@ if want tf32 120; then # the tensor-core family (kernels/tf32/, issue 36): test,
     for tool in ${TSGEMM_TF32_SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
       { echo "==== compute-sanitizer --tool $tool test_tf32_kernel --small"
         # shellcheck disable=SC2086
-        timeout "${TSGEMM_TF32_SAN_TIMEOUT:-150}" "$cs" --tool $tool --error-exitcode 99 "$B/tests/gpu/test_tf32_kernel" --small ${TSGEMM_TF32_ARGS:-} 2>&1; echo "rc=$?"; } \
+        timeout "${TSGEMM_TF32_SAN_TIMEOUT:-150}" "$cs" --tool $tool --error-exitcode 99 "$B/tests/gpu/test_tf32_kernel" --small ${TSGEMM_TF32_SAN_ARGS-${TSGEMM_TF32_ARGS:-}} 2>&1; echo "rc=$?"; } \
         > "$OUT/.tf32san" 2>&1
       cat "$OUT/.tf32san" >> "$OUT/tf32_sanitize.log"
       srow=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^[0-9]+ checks|^rc=' "$OUT/.tf32san" | tr '\n' ' ')
