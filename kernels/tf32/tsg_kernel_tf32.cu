@@ -96,9 +96,7 @@ Variant variant_ct()
  * loaded into the producer's registers, split and stored (Slice), R-contiguous slices in 4 x 4
  * blocks (OPT_TBLK); one producer warpgroup for 3xTF32, two for 1xTF32; TT run as C^T through the
  * NN instance (OPT_CT: its op(B) is then K-contiguous, not through the blocks); 1xTF32's op(B)
- * copied raw where it is K-contiguous (OPT_BRAW in NN, TN and TT as C^T: truncated toward zero to
- * TF32 by the tensor core, as cuBLAS's Hopper FAST_TF32 kernels read both operands:
- * docs/NOTES.md "seventeenth session"). With the split by add
+ * two items ahead where it is K-contiguous (OPT_B2: default_variant). With the split by add
  * and mask (tsg_tf32_ptx.cuh split) this beats OPT_BCP (variant 4) in every pair, H100 run 41
  * (docs/results/h100-2026-12-06-run41-tf32.txt, TFLOP/s, 3xTF32 through the registers / OPT_BCP):
  * 4096^3 NN 117.3 / 100.2, NT 104.6 / 99.3, TN 103.0 / 87.7, TT 103.8 / 100.8; 8192^3 NT 102.1 /
@@ -108,30 +106,30 @@ Variant variant_ct()
  * Variants 6 and 7: op(B) through the registers with one and two producer warpgroups, every pair
  * run directly (3xTF32's variant 6 is its default with TT direct, 1xTF32's variant 7 its default
  * without OPT_B2 and with TT direct: the previous defaults).
- * Variant 8 (V_BRAW): 1xTF32 NN / TN with OPT_BRAW (op(B) copied raw by cp.async, truncated
- * toward zero to TF32 by the tensor core; cuBLAS's mma.sync kernels, which it runs at 64^3, round
- * both operands to nearest even, its wgmma kernels round neither: `test_tf32_kernel --rounding`,
- * H200 run 59, and docs/NOTES.md "seventeenth session"), without split-K instances, NT / TT the
- * default's: since the seventeenth session the default's own NN and TN; 3xTF32 has no BRAW (its
- * split needs op(B) rounded): its variant 8 is its default.
+ * Variant 8 (V_BRAW), an experiment: 1xTF32 NN / TN with OPT_BRAW (op(B) copied raw by cp.async,
+ * truncated toward zero to TF32 by the tensor core, where cuBLAS FAST_TF32 rounds both operands
+ * to nearest even, at 64^3 and at 4096^3: `test_tf32_kernel --rounding`, H200 run 59 and H100
+ * run 60; its wgmma kernels have no conversion instruction, so their TMA loads convert: the
+ * default with OPT_BRAW lost by that rule in run 60, docs/NOTES.md "seventeenth session"): other
+ * bits than the default's, checked by test_tf32_kernel against the reference instead
+ * (tf32_variant_exact); NT / TT the default's; 3xTF32 has no BRAW (its split needs op(B)
+ * rounded): its variant 8 is its default.
  * Variant 9: the default with the barrier waits' suspend-time hint (OPT_SLEEP); for 1xTF32
- * without its OPT_BRAW (default_variant adds it only without other bits), so that no instance
+ * without its OPT_B2 (default_variant adds it only without other bits), so that no instance
  * beyond those measured is built. The previous
  * split (cvt.rna.tf32.f32) was variant 9 until its bits were checked against the new one
  * (docs/NOTES.md "tenth session"); test_tf32_kernel now compares the two over all 2^32 bit
  * patterns.
  * Variant 10: the default's instances run as C^T in every pair (OPT_CT: NN through the TT
  * instance, TT through NN's, NT and TN through their own with the operands swapped), so that the
- * test reaches all four OPT_CT instances; 3xTF32's default takes TT's (1xTF32's default TT
- * as C^T carries OPT_BRAW: variant 10's does not). An instance run as C^T may give other bits than the same pair
+ * test reaches all four OPT_CT instances; 3xTF32's default takes TT's (1xTF32's TT as C^T
+ * carries OPT_B2: variant 11's). An instance run as C^T may give other bits than the same pair
  * run directly (tf32_variant_exact).
  * Variant 11: op(B) loaded two items ahead of its store in every pair (OPT_B2: two register
- * slots).
+ * slots; 1xTF32's default has it in NN, TN and TT).
  * Variants 12 and 13: 3xTF32's default with each half (OPT_P16) / each quarter (OPT_P8) of a
  * k-tile promoted on its own (tsg_kernel_tf32.cuh, "P16"): other bits than the default's
- * (tf32_variant_exact). 1xTF32's variant 12 is its default until the seventeenth session (op(B)
- * rounded by cvt.rna and loaded two items ahead where it is K-contiguous: OPT_B2 in NN, TN and TT
- * as C^T), its variant 13 its default. */
+ * (tf32_variant_exact); 1xTF32's are its default. */
 constexpr int VARIANTS = 14, V_BRAW = 8;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
@@ -144,22 +142,20 @@ Variant bcp_variant()
 
 /* Variant 0, the default (the comment above): op(B) through the producer's registers, one
  * producer warpgroup for 3xTF32, two for 1xTF32; TT as C^T through the NN instance (OPT_CT).
- * 1xTF32's NN, TN and TT (as C^T: an NN instance) copy op(B) raw (OPT_BRAW) with X = 0 and RAW.
- * X: further OPT bits (variant 9: OPT_SLEEP, variant 11: OPT_B2 in every pair). RAW = false
- * (1xTF32's variant 12, its default before the seventeenth session): those three pairs load op(B)
- * into registers two items ahead (OPT_B2) instead, H100 run 46
+ * 1xTF32's NN, TN and TT (as C^T: an NN instance) load op(B) two items ahead (OPT_B2), H100 run 46
  * (docs/results/h100-2026-12-06-run46-tf32.txt, TFLOP/s, B2 / without): 4096^3 NN 180.2 / 164.9,
  * TN 189.0 / 153.2, TT 192.1 / 163.8, 8192^3 NN 179.0 / 169.0; its NT does not (145.1 / 152.0 at
- * 4096^3, 140.4 / 160.0 at 8192^3), nor does 3xTF32 (4096^3 NN 105.7 / 119.3) */
-template <int MATH, int X = 0, bool S = X == 0, bool RAW = true>
+ * 4096^3, 140.4 / 160.0 at 8192^3), nor does 3xTF32 (4096^3 NN 105.7 / 119.3). X: further OPT
+ * bits (variant 9: OPT_SLEEP, variant 11: OPT_B2 in every pair); B2 is the default's only with
+ * X = 0 */
+template <int MATH, int X = 0, bool S = X == 0>
 Variant default_variant()
 {
     /* S: with split-K instances (the library's default; variants 12 and 13, whose accuracy is
      * measured on the accuracy study's split shapes) */
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK | X;
     constexpr int NPW = MATH == MATH_3XTF32 ? 1 : 2;
-    constexpr int K1 = RAW ? tf32::OPT_BRAW : tf32::OPT_B2; /* 1xTF32, op(B) K-contiguous */
-    constexpr int KB = MATH == MATH_TF32 && X == 0 ? AB | K1 : AB;
+    constexpr int KB = MATH == MATH_TF32 && X == 0 ? AB | tf32::OPT_B2 : AB; /* op(B) K-contiguous */
     /* NN, TN, NT direct, TT as C^T (built one by one: TT's direct instance is not needed) */
     return Variant{{inst<MATH, false, false, 2, NPW, KB, S>(), inst<MATH, true, false, 2, NPW, KB, S>(),
                     inst<MATH, false, true, 2, NPW, AB, S>(), inst_ct<MATH, true, true, 2, NPW, KB, S>()}};
@@ -179,13 +175,11 @@ Variant braw_variant()
     }
 }
 
-/* variants 12 and 13: 3xTF32's default with OPT_P16 / OPT_P8 (X); 1xTF32's variant 12 its
- * previous default (op(B) rounded, OPT_B2 where K-contiguous), its variant 13 its default */
+/* variants 12 and 13: 3xTF32's default with OPT_P16 / OPT_P8 (X), 1xTF32's default */
 template <int MATH, int X>
 Variant part_variant()
 {
     if constexpr (MATH == MATH_3XTF32) return default_variant<MATH, X, true>();
-    else if constexpr (X == tf32::OPT_P16) return default_variant<MATH, 0, true, false>();
     else return default_variant<MATH>();
 }
 
@@ -325,17 +319,17 @@ bool tf32_variant_splits(int math, int v)
 }
 
 /* whether variant v of `math` must give the default's bits for the pair (transa, transb) (the
- * test's A/B): every instance that truncates op(B) (OPT_BRAW) exactly where the default does, is
- * not OPT_P16 / OPT_P8 (a k-tile promoted in parts: tsg_kernel_tf32.cuh, "P16") and runs the pair
- * as C^T exactly where the default does (the three products' factors exchanged:
- * tsg_kernel_tf32.cuh, "CT") */
+ * test's A/B): every instance but an OPT_BRAW one (op(B) truncated, not rounded, to TF32), an
+ * OPT_P16 / OPT_P8 one (a k-tile promoted in parts: tsg_kernel_tf32.cuh, "P16") and one that
+ * runs the pair as C^T where the default does not, or the other way round (the three products'
+ * factors exchanged: tsg_kernel_tf32.cuh, "CT") */
 bool tf32_variant_exact(int math, int v, char transa, char transb)
 {
     if (v < 0 || v >= VARIANTS) return false;
     const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
-    const Inst &in = pick(math, v).in[ta + 2 * tb], &d = pick(math, 0).in[ta + 2 * tb];
-    return (in.opt & tf32::OPT_BRAW) == (d.opt & tf32::OPT_BRAW) && !(in.opt & (tf32::OPT_P16 | tf32::OPT_P8)) &&
-           swapped(in) == swapped(d);
+    const Inst &in = pick(math, v).in[ta + 2 * tb];
+    return !(in.opt & (tf32::OPT_BRAW | tf32::OPT_P16 | tf32::OPT_P8)) &&
+           swapped(in) == swapped(pick(math, 0).in[ta + 2 * tb]);
 }
 
 /* which of the call's operands variant v of `math` hands to the tensor core unrounded for the

@@ -53,9 +53,8 @@
  *    Slice<false, NP, true>::store stores it. The same values split by the same function into
  *    the same positions: the default's bits, without op(B)'s data registers in flight per
  *    producer thread (the producer's loads are the copies' now).
- *  - BRAW (OPT_BRAW: 1xTF32 with OPT_AREG where op(B) is K-contiguous, NN and TN, and TT as C^T
- *    through NN; the default there since the seventeenth session, whose reasons are in
- *    docs/NOTES.md; the producer limits 1xTF32, docs/results/h100-2026-12-06-run12-tf32-probe.txt): the producer
+ *  - BRAW (OPT_BRAW, an experiment: 1xTF32 with OPT_AREG where op(B) is K-contiguous, NN and TN;
+ *    the producer limits 1xTF32, docs/results/h100-2026-12-06-run12-tf32-probe.txt): the producer
  *    copies op(B)'s slice as FP32 by cp.async into the B-big tile with RawSlice<true> (the layout
  *    Slice stores and desc reads: row r at r * 128 bytes, chunk c at c ^ (r mod 8)), issued after
  *    op(A)'s copies and before the one cp.async.mbarrier.arrive.noinc, which then covers both;

@@ -22,9 +22,9 @@
  *  - repeats bit-identical, and the family's other variants (how the roles share the work, the
  *    split's instructions, the waits;
  *    tsg_kernel_tf32.cu) give the same bits; except an instance that rounds differently
- *    (tf32_variant_exact false: one that rounds op(B) where 1xTF32's default truncates it,
- *    OPT_BRAW in NN, TN and TT as C^T, or the other way round), run twice (its repeats
- *    bit-identical) and checked against the reference as the default is
+ *    (tf32_variant_exact false: one that truncates op(B) where the default rounds it, 1xTF32's
+ *    variant 8 in NN and TN, OPT_BRAW), run twice (its repeats bit-identical) and checked
+ *    against the reference as the default is
  *    (classes and 1xTF32's bound: truncation's < 2^-10 per operand against rounding's 2^-11, a
  *    product's < 2^-9 + 2^-20, the bound's 2^-9 with 2 k 2^-24 beside it);
  *  - split-K (tf32_sgemm with kslice < k): every case also with K in three slices of whole
