@@ -308,6 +308,8 @@ static void *native_fn(tsg_api api)
     return q.fn;
 }
 
+int tsg_cpu_own_pool(tsg_api api) { return has_native(api) && native_fn(api) != NULL; }
+
 void tsg_cpu_native_lookup(tsg_api api)
 {
     if (has_native(api)) (void)native_fn(api);
@@ -465,9 +467,9 @@ static void thin_calls(tsg_api api, double *thin_m_s, double *thin_n_s)
     float *const thin1 = big + (size_t)L * L, *const thin2 = thin1 + (size_t)L * T;
     for (size_t i = 0; i < (size_t)L * L + 2u * (size_t)L * T; ++i) big[i] = (float)(i & 1023) / 512.0f - 1;
     /* m thin: C (T x L) = A (T x L) B (L x L); n thin: C (L x T) = A (L x L) B (L x T) */
-    tsg_problem pm = {'N', 'N', T, L, L, 1.0f, 0.0f, thin1, T, big, L, thin2, T, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem pm = {'N', 'N', T, L, L, 1.0f, 0.0f, thin1, T, big, L, thin2, T, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     *thin_m_s = median_call(api, &pm, 3);
-    tsg_problem pn = {'N', 'N', L, T, L, 1.0f, 0.0f, big, L, thin1, L, thin2, L, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem pn = {'N', 'N', L, T, L, 1.0f, 0.0f, big, L, thin1, L, thin2, L, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     *thin_n_s = median_call(api, &pn, 3);
     free(big);
 }
@@ -497,13 +499,13 @@ void tsg_cpu_measure(tsg_api api, tsg_cpu_rates *out)
         return;
     }
     for (size_t i = 0; i < 3u * N * N; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
-    tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem p = {'N', 'N', N, N, N, 1.0f, 0.0f, buf, N, buf + N * N, N, buf + 2 * N * N, N, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     *flops = tsg_flops(&p) / median_call(api, &p, 5);
-    tsg_problem mid = {'N', 'N', M, M, M, 1.0f, 0.0f, buf, M, buf + N * N, M, buf + 2 * N * N, M, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem mid = {'N', 'N', M, M, M, 1.0f, 0.0f, buf, M, buf + N * N, M, buf + 2 * N * N, M, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     *mid_s = median_call(api, &mid, 7);
-    tsg_problem quarter = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + N * N, Q, buf + 2 * N * N, Q, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem quarter = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + N * N, Q, buf + 2 * N * N, Q, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     *small_s = mean_call(api, &quarter, 15);
-    tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem small = {'N', 'N', S, S, S, 1.0f, 0.0f, buf, S, buf + N * N, S, buf + 2 * N * N, S, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     double lat = 1e30;
     for (int r = 0; r < 5; ++r) {
         double t = time_call(api, &small);
@@ -520,7 +522,7 @@ double tsg_cpu_spot_s(tsg_api api)
     float *buf = malloc(sizeof(float) * 3 * Q * Q);
     if (!buf) return 0;
     for (size_t i = 0; i < 3u * Q * Q; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
-    tsg_problem p = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + Q * Q, Q, buf + 2 * Q * Q, Q, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem p = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + Q * Q, Q, buf + 2 * Q * Q, Q, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     const double t = median_call(api, &p, 5);
     free(buf);
     return t;

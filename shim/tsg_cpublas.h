@@ -64,6 +64,12 @@ void tsg_cpu_sgemm(const tsg_problem *p);
  */
 void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p);
 
+/* 1 when tsg_cpu_sgemm_api(api, ...) runs on the caller's own library (a wheel's OpenBLAS that
+ * defines the name the call came through), 0 when it runs on tsgemm's own CPU BLAS. The first
+ * call per name looks the library up (as tsg_cpu_sgemm_api's first call would); later ones are
+ * one acquire load. */
+int tsg_cpu_own_pool(tsg_api api);
+
 /* The CPU BLAS's own entry points, for calls that re-enter while this thread is inside the CPU
  * BLAS (tsg_thread_in_blas).
  * They run the reference loop instead when the library lacks the name. */

@@ -333,6 +333,16 @@ static void rt_sgemm(tsg_api api, const tsg_call *call)
         }
         classified.fresh_c = (unsigned char)tsg_c_fresh(p);
     }
+    /* the caller's own BLAS on the CPU side: the model asks more of the GPU (auto mode only, the
+     * one place that reads it: src/tsg_dispatch.h TSG_GPU_MARGIN_OWN_POOL) */
+    if (now.mode == TSG_MODE_AUTO && now.threshold <= 0 && flops >= TSG_GPU_FLOOR_FLOPS &&
+        tsg_cpu_own_pool(api)) {
+        if (p != &classified) {
+            classified = *p;
+            p = &classified;
+        }
+        classified.own_pool = 1;
+    }
     const int timed = cfg->log_level >= 2 || flops >= TSG_GPU_FLOOR_FLOPS;
     double t0 = timed ? tsg_now_s() : 0;
     const tsg_backends backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, (void *)&ctx};

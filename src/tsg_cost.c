@@ -155,7 +155,7 @@ double tsg_mean_less_slowest(double *t, int n)
 double tsg_fit_gpu_latency(const tsg_rates *r, int64_t n, double call_s, double floor_s)
 {
     tsg_problem p = {'N', 'N', n, n, n, 1.0f, 0.0f, NULL, n, NULL, n, NULL, n,
-                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     tsg_rates z = *r;
     z.gpu_latency_s = 0;
     const double rest = tsg_estimate_gpu_s(&p, &z);

@@ -15,7 +15,8 @@ const char *tsg_why_text(tsg_why why)
         "TSGEMM_MODE=cpu", "TSGEMM_MODE=gpu", "tiny", "no usable GPU",
         "below TSGEMM_GPU_THRESHOLD", "at/above TSGEMM_GPU_THRESHOLD",
         "model: CPU faster", "model: GPU faster", "device operand",
-        "model: GPU faster, but not after waiting for its workspace's pinning"};
+        "model: GPU faster, but not after waiting for its workspace's pinning",
+        "model: GPU faster, but not twice, beside the caller's own BLAS threads"};
     return (why >= 0 && why < TSG_WHY_COUNT) ? text[why] : "?";
 }
 
@@ -112,8 +113,11 @@ int tsg_wants_gpu(const tsg_problem *p, const tsg_policy *cfg, int gpu_usable,
         *why = TSG_WHY_MODEL_CPU;
         return 0;
     }
-    int gpu = tsg_estimate_gpus_s(p, r) < TSG_GPU_MARGIN * tsg_estimate_cpu_s(p, r);
-    *why = gpu ? TSG_WHY_MODEL_GPU : TSG_WHY_MODEL_CPU;
+    const double gpu_s = tsg_estimate_gpus_s(p, r), cpu_s = tsg_estimate_cpu_s(p, r);
+    const int gpu = gpu_s < tsg_gpu_margin(p) * cpu_s;
+    *why = gpu                                ? TSG_WHY_MODEL_GPU
+           : gpu_s < TSG_GPU_MARGIN * cpu_s ? TSG_WHY_OWN_POOL
+                                            : TSG_WHY_MODEL_CPU;
     return gpu;
 }
 
@@ -194,7 +198,7 @@ void tsg_run(const tsg_problem *p, const tsg_policy *cfg, const tsg_backends *be
         return;
     }
     if (rep->why == TSG_WHY_MODEL_GPU && lim.warming &&
-        !(tsg_estimate_gpus_s(p, &rates) + lim.warm_left_s < TSG_GPU_MARGIN * tsg_estimate_cpu_s(p, &rates))) {
+        !(tsg_estimate_gpus_s(p, &rates) + lim.warm_left_s < tsg_gpu_margin(p) * tsg_estimate_cpu_s(p, &rates))) {
         /* the model's choice, priced with the wait for the warm-up, yields to the CPU; a forced
          * mode or the threshold waits for the slots */
         rep->why = TSG_WHY_WARMING;

@@ -35,6 +35,27 @@
  */
 #define TSG_GPU_MARGIN 0.97
 
+/*
+ * The margin for a call whose CPU side is the caller's own BLAS (tsg_problem.own_pool: the
+ * OpenBLAS a numpy or scipy wheel brings, behind its own names): the GPU is chosen only when it is
+ * estimated at least twice as fast. That library's worker threads spin for about 0.1 s after each
+ * of the program's own BLAS calls (dgemm, dot, ...), which tsgemm neither sees nor can quiet
+ * (docs/NOTES.md "2026-12-05 traces"), and a GPU call's copy threads then share the CPUs with them.
+ * Measured: numpy's tall `a @ b` (65536 x 256 x 64, a new C per call), estimated within 10% of the
+ * CPU's time, ran 1.87x (H100 run 29) and 2.13x (H100 run 60) slower on the GPU than plain, where
+ * the pipeline alone takes it in 2.84 ms against plain's 3.9-4.3; beside tsgemm's own pool right
+ * after a 1024^3 call, GPU calls ran 1.04-1.19x their time alone (run 60). The factor of two covers
+ * the measured 2.1x. The CPU side of such a call is the program's own library, so keeping a close
+ * call there is never slower than the program without tsgemm.
+ */
+#define TSG_GPU_MARGIN_OWN_POOL 0.5
+
+/* the margin for p (TSG_GPU_MARGIN, or TSG_GPU_MARGIN_OWN_POOL for the caller's own BLAS) */
+static inline double tsg_gpu_margin(const tsg_problem *p)
+{
+    return p->own_pool ? TSG_GPU_MARGIN_OWN_POOL : TSG_GPU_MARGIN;
+}
+
 
 typedef enum tsg_why {
     TSG_WHY_MODE_CPU = 0,   /* TSGEMM_MODE=cpu                                       */
@@ -49,6 +70,9 @@ typedef enum tsg_why {
     TSG_WHY_WARMING,        /* the model said GPU, but the GPU's first workspace is still being
                                pinned (tsg_gpu_limits.warming) and the CPU is faster than the
                                wait plus the GPU: the CPU takes the call                      */
+    TSG_WHY_OWN_POOL,       /* the GPU is estimated faster by TSG_GPU_MARGIN but not by
+                               TSG_GPU_MARGIN_OWN_POOL, and the CPU side is the caller's own
+                               BLAS (tsg_problem.own_pool): the CPU takes the call            */
     TSG_WHY_COUNT
 } tsg_why;
 

@@ -54,6 +54,12 @@ typedef struct tsg_problem {
      * shim sets it only where the trace or the cost model reads it); 0 otherwise or unknown (after math: initializers that stop
      * before it mean "not fresh") */
     unsigned char fresh_c;
+    /* 1 when the call's CPU side is the caller's own BLAS (a wheel's OpenBLAS behind the ILP64 and
+     * scipy_ names: shim/tsg_cpublas.c), whose worker threads the program's other BLAS calls keep
+     * spinning and tsgemm cannot quiet; the decision then asks more of the GPU
+     * (src/tsg_dispatch.h TSG_GPU_MARGIN_OWN_POOL). 0 otherwise (after fresh_c: initializers that
+     * stop before it mean tsgemm's own CPU BLAS) */
+    unsigned char own_pool;
 } tsg_problem;
 
 /* 1 when some operand that the call would read or write is device memory (CPU cannot run it). */

@@ -33,7 +33,7 @@ static inline tsg_policy cfg_mode(tsg_mode mode)
 
 static inline tsg_problem square(int64_t n)
 {
-    tsg_problem p = {'N', 'N', n, n, n, 1.0f, 0.0f, NULL, n, NULL, n, NULL, n, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem p = {'N', 'N', n, n, n, 1.0f, 0.0f, NULL, n, NULL, n, NULL, n, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     return p;
 }
 

@@ -120,7 +120,7 @@ static void make_case(case_ *cs, int64_t m, int64_t n, int64_t k)
         cs->b[i] = tt_small_int(&r, -4, 4);
         cs->c[i] = (float)(i % 7);
     }
-    tsg_problem p = {'N', 'T', m, n, k, 1.0f, 2.0f, cs->a, m, cs->b, n, cs->c, m, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem p = {'N', 'T', m, n, k, 1.0f, 2.0f, cs->a, m, cs->b, n, cs->c, m, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     cs->p = p;
     memcpy(cs->want, cs->c, sizeof cs->c);
     tsg_problem q = p;
@@ -306,6 +306,57 @@ static void test_warming_yields_model_choice(void **state)
                         "model: GPU faster, but not after waiting for its workspace's pinning");
 }
 
+/* A call whose CPU side is the caller's own BLAS (tsg_problem.own_pool: numpy's and scipy's
+ * wheels) goes to the GPU only when the model prices it at least twice as fast
+ * (TSG_GPU_MARGIN_OWN_POOL), and a call kept on the CPU by that rule alone says so
+ * (TSG_WHY_OWN_POOL); tsgemm's own CPU BLAS keeps TSG_GPU_MARGIN. The shapes span the three bands
+ * of the estimates' ratio on H200 rates (each band must be reached: the test fails otherwise),
+ * numpy's tall product with a new C among them. */
+static void test_own_pool_margin(void **state)
+{
+    (void)state;
+    static float buf[4];
+    const struct {
+        int64_t m, n, k;
+        unsigned char fresh;
+    } shapes[] = {{256, 65536, 64, 1}, {256, 65536, 64, 0}, {64, 64, 65536, 0}, {160, 160, 160, 0},
+                  {256, 256, 256, 0},  {320, 320, 320, 0},  {384, 384, 384, 0}, {512, 512, 512, 0},
+                  {768, 768, 768, 0},  {1024, 1024, 1024, 0}, {4096, 4096, 4096, 0}};
+    int bands[3] = {0, 0, 0}; /* ratio < 0.5, 0.5 .. 0.97, >= 0.97 */
+    const tsg_rates r = h200();
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+        tsg_problem p = square(shapes[i].m);
+        p.a = p.b = p.c = buf;
+        p.m = shapes[i].m, p.n = shapes[i].n, p.k = shapes[i].k;
+        p.lda = p.m, p.ldb = p.k, p.ldc = p.m;
+        p.fresh_c = shapes[i].fresh;
+        const double ratio = tsg_estimate_gpus_s(&p, &r) / tsg_estimate_cpu_s(&p, &r);
+        const int band = ratio < TSG_GPU_MARGIN_OWN_POOL ? 0 : ratio < TSG_GPU_MARGIN ? 1 : 2;
+        ++bands[band];
+        for (unsigned char own = 0; own <= 1; ++own) {
+            p.own_pool = own;
+            fake f = {.usable = 1, .nocompute = 1};
+            tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
+            tsg_policy pol = cfg_mode(TSG_MODE_AUTO);
+            tsg_report rep;
+            tsg_run(&p, &pol, &be, &rep);
+            printf("%lld x %lld x %lld%s, own pool %d: GPU / CPU estimate %.3f, path %d, why %s\n",
+                   (long long)p.m, (long long)p.n, (long long)p.k, p.fresh_c ? " (new C)" : "", own, ratio,
+                   (int)rep.path, tsg_why_text(rep.why));
+            const int gpu = own ? band == 0 : band < 2;
+            assert_int_equal(rep.path, gpu ? TSG_PATH_GPU : TSG_PATH_CPU);
+            assert_int_equal(rep.why, gpu ? TSG_WHY_MODEL_GPU : own && band == 1 ? TSG_WHY_OWN_POOL : TSG_WHY_MODEL_CPU);
+            assert_int_equal(f.gpu_calls, gpu);
+            assert_int_equal(f.cpu_calls, !gpu);
+        }
+    }
+    printf("bands: %d below %.2f, %d between, %d at or above %.2f\n", bands[0], TSG_GPU_MARGIN_OWN_POOL,
+           bands[1], bands[2], TSG_GPU_MARGIN);
+    assert_true(bands[0] > 0 && bands[1] > 0 && bands[2] > 0);
+    assert_string_equal(tsg_why_text(TSG_WHY_OWN_POOL),
+                        "model: GPU faster, but not twice, beside the caller's own BLAS threads");
+}
+
 static void test_absent_gpu_and_tiny_calls(void **state)
 {
     (void)state;
@@ -341,7 +392,7 @@ static void test_scalar_rules_before_any_backend(void **state)
 {
     (void)state;
     float c[6] = {NAN, NAN, NAN, NAN, NAN, NAN};
-    tsg_problem p = {'N', 'N', 2, 3, 4, 0.0f, 0.0f, NULL, 2, NULL, 4, c, 2, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}; /* alpha = 0 */
+    tsg_problem p = {'N', 'N', 2, 3, 4, 0.0f, 0.0f, NULL, 2, NULL, 4, c, 2, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0}; /* alpha = 0 */
     fake f = {.usable = 1};
     tsg_backends be = {fake_ready, fake_gpu, fake_cpu, &f};
     tsg_policy cf = cfg_mode(TSG_MODE_GPU);
@@ -427,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_partial_gpu_result_only_rest_redone),
         cmocka_unit_test(test_device_operands),
         cmocka_unit_test(test_warming_yields_model_choice),
+        cmocka_unit_test(test_own_pool_margin),
         cmocka_unit_test(test_gpu_work),
         cmocka_unit_test(test_absent_gpu_and_tiny_calls),
         cmocka_unit_test(test_scalar_rules_before_any_backend),

@@ -51,7 +51,7 @@ static void test_model_picks_sides(void **state)
      * dominates; the model must keep it on the CPU */
     tsg_rates meas = r;
     meas.h2d_bps = 5.9e9, meas.d2h_bps = 5.7e9, meas.cpu_flops = 1.16e12;
-    tsg_problem rk = {'N', 'N', 8192, 8192, 256, 1, 0, NULL, 8192, NULL, 256, NULL, 8192, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem rk = {'N', 'N', 8192, 8192, 256, 1, 0, NULL, 8192, NULL, 256, NULL, 8192, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     assert_int_equal(tsg_wants_gpu(&rk, &c, 1, &meas, &why), 0);
     /* within the margin (TSG_GPU_MARGIN = 0.97) the CPU keeps the call */
     tsg_problem q = square(2048);
@@ -120,7 +120,7 @@ static void test_pipeline_overlap(void **state)
      * rates priced it 5.48 ms on the GPU against 5.23 on the CPU, so it stayed on OpenBLAS at
      * 7.3 ms; now 1.65). Same estimate as packed operands. */
     tsg_problem wide = {'N', 'T', 3904, 64, 4224, -1, 1, NULL, 8192, NULL, 8192, NULL, 8192,
-                        TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                        TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     tsg_problem packed = wide;
     packed.lda = 3904, packed.ldb = 64, packed.ldc = 3904;
     assert_true(tsg_estimate_gpu_s(&wide, &r) == tsg_estimate_gpu_s(&packed, &r));
@@ -145,14 +145,14 @@ static void test_pipeline_choices(void **state)
     tsg_rates r = h200_pipeline();
     tsg_why why;
     tsg_problem lk = {'N', 'N', 512, 512, 65536, 1, 0, NULL, 512, NULL, 65536, NULL, 512,
-                      TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                      TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     assert_int_equal(tsg_wants_gpu(&lk, &c, 1, &r, &why), 1);
     tsg_problem p = square(768);
     assert_int_equal(tsg_wants_gpu(&p, &c, 1, &r, &why), 1);
     p = square(128);
     assert_int_equal(tsg_wants_gpu(&p, &c, 1, &r, &why), 0);
     tsg_problem panel = {'N', 'N', 4000, 4000, 32, 1, 0, NULL, 4000, NULL, 32, NULL, 4000,
-                         TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                         TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     assert_int_equal(tsg_wants_gpu(&panel, &c, 1, &r, &why), 0);
 }
 
@@ -173,7 +173,7 @@ static void test_measured_rates_v9(void **state)
     v9.h2d_bps = 49e9, v9.d2h_bps = 48e9, v9.gpu_latency_s = 0.53e-3;
     tsg_why why;
     tsg_problem tall = {'N', 'N', 65536, 64, 4096, 1, 0, NULL, 65536, NULL, 4096, NULL, 65536,
-                        TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                        TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     assert_int_equal(tsg_wants_gpu(&tall, &c, 1, &v8, &why), 0); /* the v0.3 mistake */
     assert_int_equal(tsg_wants_gpu(&tall, &c, 1, &v9, &why), 1);
     tsg_problem p = square(512);
@@ -186,10 +186,10 @@ static void test_measured_rates_v9(void **state)
     p = square(512);
     assert_true(fabs(tsg_estimate_gpu_s(&p, &v9) - 0.60e-3) < 0.25 * 0.60e-3);
     tsg_problem lk = {'N', 'N', 512, 512, 65536, 1, 0, NULL, 512, NULL, 65536, NULL, 512,
-                      TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                      TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     assert_int_equal(tsg_wants_gpu(&lk, &c, 1, &v9, &why), 1);
     tsg_problem rk = {'N', 'N', 8192, 8192, 256, 1, 0, NULL, 8192, NULL, 256, NULL, 8192,
-                      TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                      TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     assert_int_equal(tsg_wants_gpu(&rk, &c, 1, &v9, &why), 1); /* OpenBLAS 37.7, GPU 6.0 ms */
 }
 
@@ -239,7 +239,7 @@ static void test_cpu_two_sizes(void **state)
      * and 5), the pipelined GPU call 4.3-8.1 inside numpy in run 5 (a bound on OpenBLAS's threads
      * for so small a C sent it there; measured and reverted, docs/NOTES.md "v0.10") */
     tsg_problem skinny = {'N', 'N', 64, 64, 65536, 1, 0, NULL, 64, NULL, 65536, NULL, 64,
-                          TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                          TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     assert_int_equal(tsg_wants_gpu(&skinny, &c, 1, &two, &why), 0);
 }
 
@@ -261,13 +261,13 @@ static void test_cpu_thin_calls(void **state)
                    0.107e-3, 0, 0, 0};
     const double f_thin = 2.0 * TSG_CPU_THIN * (double)TSG_CPU_THIN_LONG * TSG_CPU_THIN_LONG;
     tsg_problem thin_ref = {'N', 'N', TSG_CPU_THIN, TSG_CPU_THIN_LONG, TSG_CPU_THIN_LONG, 1, 0, NULL, 64, NULL,
-                            2048, NULL, 64, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                            2048, NULL, 64, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     assert_true(fabs(tsg_flops(&thin_ref) - f_thin) < 1);
     const double curve = tsg_estimate_cpu_s(&thin_ref, &r); /* thin times unmeasured: the curve */
     r.cpu_thin_m_s = r.cpu_thin_n_s = 5.0 * curve;
     assert_true(fabs(tsg_estimate_cpu_s(&thin_ref, &r) / curve - 5.0) < 1e-9);
     tsg_problem spotrf = {'N', 'T', 5312, 64, 2816, -1, 1, NULL, 8192, NULL, 8192, NULL, 8192,
-                          TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                          TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     tsg_rates plain = r;
     plain.cpu_thin_m_s = plain.cpu_thin_n_s = 0;
     const double spotrf_curve = tsg_estimate_cpu_s(&spotrf, &plain);
@@ -281,15 +281,15 @@ static void test_cpu_thin_calls(void **state)
         tsg_problem p;
         double factor;
     } shapes[] = {
-        {{'N', 'N', 2048, 2048, 2048, 1, 0, NULL, 2048, NULL, 2048, NULL, 2048, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 1},
-        {{'N', 'N', 5312, 512, 2816, 1, 0, NULL, 5312, NULL, 2816, NULL, 5312, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 1},
-        {{'N', 'N', 3968, 3968, 64, 1, 0, NULL, 3968, NULL, 64, NULL, 3968, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 1},
-        {{'N', 'N', 256, 256, 256, 1, 0, NULL, 256, NULL, 256, NULL, 256, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 1},
-        {{'N', 'N', 4080, 16, 16, 1, 0, NULL, 4080, NULL, 16, NULL, 4080, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 1},
-        {{'N', 'N', 64, 64, 65536, 1, 0, NULL, 64, NULL, 65536, NULL, 64, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 25},
-        {{'N', 'T', 8064, 64, 64, -1, 1, NULL, 8192, NULL, 8192, NULL, 8192, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 5},
-        {{'N', 'N', 1500, 8, 1500, 1, 0, NULL, 1500, NULL, 1500, NULL, 1500, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0}, 5},
-        {{'T', 'N', 42, 256, 10000, 1, 0, NULL, 10000, NULL, 10000, NULL, 42, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0},
+        {{'N', 'N', 2048, 2048, 2048, 1, 0, NULL, 2048, NULL, 2048, NULL, 2048, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0}, 1},
+        {{'N', 'N', 5312, 512, 2816, 1, 0, NULL, 5312, NULL, 2816, NULL, 5312, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0}, 1},
+        {{'N', 'N', 3968, 3968, 64, 1, 0, NULL, 3968, NULL, 64, NULL, 3968, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0}, 1},
+        {{'N', 'N', 256, 256, 256, 1, 0, NULL, 256, NULL, 256, NULL, 256, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0}, 1},
+        {{'N', 'N', 4080, 16, 16, 1, 0, NULL, 4080, NULL, 16, NULL, 4080, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0}, 1},
+        {{'N', 'N', 64, 64, 65536, 1, 0, NULL, 64, NULL, 65536, NULL, 64, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0}, 25},
+        {{'N', 'T', 8064, 64, 64, -1, 1, NULL, 8192, NULL, 8192, NULL, 8192, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0}, 5},
+        {{'N', 'N', 1500, 8, 1500, 1, 0, NULL, 1500, NULL, 1500, NULL, 1500, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0}, 5},
+        {{'T', 'N', 42, 256, 10000, 1, 0, NULL, 10000, NULL, 10000, NULL, 42, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0},
          5.0 * pow(5.0, 1.0 / 3.0)},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
@@ -351,7 +351,7 @@ static void test_crossover_measured_v12(void **state)
         {512, 512, 65536, 43.4e-3, 5.54e-3},    {8192, 8192, 256, 32.2e-3, 5.49e-3}};
     for (size_t i = 0; i < sizeof run4 / sizeof run4[0]; ++i) {
         tsg_problem q = {'N', 'N', run4[i].m, run4[i].n, run4[i].k, 1, 0, NULL, run4[i].m, NULL,
-                         run4[i].k, NULL, run4[i].m, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                         run4[i].k, NULL, run4[i].m, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
         const int gpu = tsg_wants_gpu(&q, &c, 1, &v12, &why);
         const double took = gpu ? run4[i].gpu : run4[i].cpu;
         if (took > 1.10 * fmin(run4[i].cpu, run4[i].gpu))
@@ -387,7 +387,7 @@ static void test_wave_quantisation(void **state)
     /* operands resident on the device: nothing crosses PCIe, the kernel term alone is left
      * (an "infinite" bandwidth is no longer a rate the model accepts: src/tsg_rates.h) */
     tsg_problem p = {'N', 'N', 512, 512, 65536, 1, 0, NULL, 512, NULL, 65536, NULL, 512,
-                     TSG_DEVICE, TSG_DEVICE, TSG_DEVICE, 0, 0};
+                     TSG_DEVICE, TSG_DEVICE, TSG_DEVICE, 0, 0, 0};
     double t = tsg_estimate_gpu_s(&p, &r);
     double ideal = tsg_flops(&p) / r.gpu_flops;
     assert_true(t > 8 * ideal); /* 132 / 16 = 8.25 */
@@ -418,7 +418,7 @@ static void test_psgemm_panel_updates_stay_on_cpu(void **state)
             for (int ta = 0; ta < 2; ++ta) {
                 /* local blocks: C mn x mn, A mn x 32 (or its transpose), B 32 x mn */
                 tsg_problem p = {ta ? 'T' : 'N', 'N', mn, mn, 32, 1.0f, beta1 ? 1.0f : 0.0f, NULL,
-                                 ta ? 32 : mn, NULL, 32, NULL, mn, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                                 ta ? 32 : mn, NULL, 32, NULL, mn, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
                 int gpu = tsg_wants_gpu(&p, &c, 1, &r, &why);
                 if (gpu) /* say which shape, then fail */
                     fprintf(stderr, "panel update m=n=%lld k=32 beta=%d transa=%c: GPU %.3g ms vs "
@@ -490,7 +490,7 @@ static void test_fresh_c_first_touch(void **state)
     /* uploads dominate the pipeline: 1024 x 1024 x 16384 moves 134 MB up (2.7 ms at 50 GB/s)
      * for 0.9 ms of kernel, so the GPU side pays the whole touch too */
     tsg_problem p = {'N', 'N', 1024, 1024, 16384, 1.0f, 0.0f, NULL, 1024, NULL, 16384, NULL, 1024,
-                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     const double cpu0 = tsg_estimate_cpu_s(&p, &r), gpu0 = tsg_estimate_gpu_s(&p, &r);
     assert_true(tsg_first_touch_s(&p, &r) == 0.0); /* not fresh */
     p.fresh_c = 1;
@@ -516,7 +516,7 @@ static void test_fresh_c_first_touch(void **state)
     r.cpu_touch_bps = 4e9;
     /* device A and B, long k: the kernels (14.5 ms) hide the copy threads' touch (4.2 ms) */
     tsg_problem d = {'N', 'N', 2048, 2048, 65536, 1.0f, 0.0f, NULL, 2048, NULL, 65536, NULL, 2048,
-                     TSG_DEVICE, TSG_DEVICE, TSG_HOST, 0, 0};
+                     TSG_DEVICE, TSG_DEVICE, TSG_HOST, 0, 0, 0};
     const double dgpu0 = tsg_estimate_gpu_s(&d, &r);
     d.fresh_c = 1;
     assert_near(tsg_first_touch_s(&d, &r), 4.0 * 2048 * 2048 / 4e9, 1e-15);
@@ -527,7 +527,7 @@ static void test_fresh_c_first_touch(void **state)
     const tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_why why;
     tsg_problem u = {'N', 'N', 4096, 4096, 64, 1.0f, 0.0f, NULL, 4096, NULL, 64, NULL, 4096,
-                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     const double ucpu = tsg_estimate_cpu_s(&u, &r), ugpu = tsg_estimate_gpu_s(&u, &r);
     assert_int_equal(tsg_wants_gpu(&u, &c, 1, &r, &why), 0);
     assert_int_equal(why, TSG_WHY_MODEL_CPU);

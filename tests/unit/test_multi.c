@@ -23,7 +23,7 @@
 
 static tsg_problem shape(int64_t m, int64_t n, int64_t k)
 {
-    tsg_problem p = {'N', 'N', m, n, k, 1.0f, 0.0f, NULL, m, NULL, k, NULL, m, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem p = {'N', 'N', m, n, k, 1.0f, 0.0f, NULL, m, NULL, k, NULL, m, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     return p;
 }
 
@@ -342,7 +342,7 @@ static tsg_report run_one(int64_t m, int64_t n, int64_t k, float beta, int count
     for (int64_t i = 0; i < m * k; ++i) a[i] = (float)((i * 7919) % 17) * 0.125f - 1.0f;
     for (int64_t i = 0; i < k * n; ++i) b[i] = (float)((i * 104729) % 13) * 0.25f - 1.5f;
     for (int64_t i = 0; i < ldc * n; ++i) c[i] = ref[i] = (float)(i % 11) * 0.5f - 2.0f;
-    tsg_problem p = {'N', 'N', m, n, k, 1.5f, beta, a, m, b, k, c, ldc, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem p = {'N', 'N', m, n, k, 1.5f, beta, a, m, b, k, c, ldc, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     tsg_problem pr = p;
     pr.c = ref;
     tsg_ref_sgemm(&pr);
@@ -466,7 +466,7 @@ static void test_done_rects(void **state)
 {
     (void)state;
     float cbuf[1];
-    tsg_problem p = {'N', 'N', 50, 70, 3, 1, 0, NULL, 50, NULL, 3, cbuf, 50, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem p = {'N', 'N', 50, 70, 3, 1, 0, NULL, 50, NULL, 3, cbuf, 50, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     for (int64_t blocks = 0; blocks <= 12; ++blocks)
         for (int64_t cols = 0; cols < 9; cols += 4) {
             tsg_done d = {16, 16, blocks, cols, 0, {{0}}, 0, 0.0};

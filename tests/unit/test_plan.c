@@ -30,7 +30,7 @@ static tsg_plan_limits h200_limits(double device_bytes)
 static tsg_problem shape(char ta, char tb, int64_t m, int64_t n, int64_t k)
 {
     tsg_problem p = {ta, tb, m, n, k, 1.0f, 0.0f, NULL, ta == 'N' ? m : k, NULL, tb == 'N' ? k : n,
-                     NULL, m, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                     NULL, m, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     return p;
 }
 

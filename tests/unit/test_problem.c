@@ -199,14 +199,15 @@ static int same_problem(const tsg_problem *x, const tsg_problem *y)
            x->k == y->k && x->alpha == y->alpha && x->beta == y->beta && x->a == y->a &&
            x->lda == y->lda && x->b == y->b && x->ldb == y->ldb && x->c == y->c &&
            x->ldc == y->ldc && x->where_a == y->where_a && x->where_b == y->where_b &&
-           x->where_c == y->where_c && x->math == y->math && x->fresh_c == y->fresh_c;
+           x->where_c == y->where_c && x->math == y->math && x->fresh_c == y->fresh_c &&
+           x->own_pool == y->own_pool;
 }
 
 static void test_swap_rows_is_an_involution(void **state)
 {
     (void)state;
     const tsg_problem p0 = {'N', 'T', 4, 5, 6, 2.0f, 3.0f, A, 7, B, 8, C, 9, TSG_PINNED, TSG_DEVICE,
-                            TSG_MANAGED, 1, 1};
+                            TSG_MANAGED, 1, 1, 1};
     tsg_problem p = p0;
     tsg_problem_swap_rows(&p, 0);
     assert_true(same_problem(&p, &p0));
@@ -225,7 +226,7 @@ static tsg_problem prob(int64_t m, int64_t n, int64_t k, float alpha, float beta
                         int64_t ldc)
 {
     tsg_problem p = {'N', 'N', m, n, k, alpha, beta, NULL, m > 0 ? m : 1, NULL, k > 0 ? k : 1,
-                     c, ldc, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                     c, ldc, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     return p;
 }
 

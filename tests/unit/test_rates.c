@@ -190,7 +190,7 @@ static void test_cost_model_never_traps(void **state)
                                       (f == 8 && bad[b] == 0.0);
                     tsg_problem p = {'N', 'N', shapes[s][0], shapes[s][1], shapes[s][2], 1.0f, 0.0f,
                                      NULL, shapes[s][0], NULL, shapes[s][2], NULL, shapes[s][0],
-                                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
                     const double g = tsg_estimate_gpu_s(&p, &r), gs = tsg_estimate_gpus_s(&p, &r);
                     tsg_why why;
                     const int gpu = tsg_wants_gpu(&p, &auto_mode, 1, &r, &why);
@@ -213,7 +213,7 @@ static void test_cpu_rates_checked(void **state)
     static const double bad[] = {0.0, -1.0, INFINITY, NAN, 1e300};
     const tsg_policy auto_mode = {TSG_MODE_AUTO, 0};
     tsg_problem p = {'N', 'N', 4096, 4096, 4096, 1.0f, 0.0f, NULL, 4096, NULL, 4096, NULL, 4096,
-                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
         tsg_rates r = good_rates();
         r.cpu_flops = bad[b];
@@ -242,7 +242,7 @@ static void test_plan_zero_limits(void **state)
 {
     (void)state;
     tsg_problem p = {'N', 'T', 4096, 4096, 4096, 1.0f, 0.0f, NULL, 4096, NULL, 4096, NULL, 4096,
-                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+                     TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     tsg_plan_limits lim = {1e12, 0, 0, 132, 256, 0, 0, 0};
     tsg_plan pl;
     assert_int_equal(tsg_plan_make(&p, &lim, &pl), 0);

@@ -48,7 +48,7 @@ static void check_split(char ta, char tb, float beta)
     double *R = malloc(sizeof(double) * m * n);
     tt_ref_gemm(ta, tb, m, n, k, 1.0, A.p, lda, B.p, ldb, beta, C.p, ldc, R, NULL);
     float *snap = tt_mat_snapshot(&C);
-    tsg_problem p = {ta, tb, m, n, k, 1.0f, beta, A.p, lda, B.p, ldb, C.p, ldc, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem p = {ta, tb, m, n, k, 1.0f, beta, A.p, lda, B.p, ldb, C.p, ldc, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     g_blocks = 0;
     g_max_edge = 0;
     assert_int_equal(tsg_split_int32(&p, run_ref, NULL, 5), 0);
@@ -80,7 +80,7 @@ static void test_split_all_transposes(void **state)
 static void test_fits_and_refuses(void **state)
 {
     (void)state;
-    tsg_problem p = {'N', 'N', 10, 10, 10, 1, 0, NULL, 10, NULL, 10, NULL, 10, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem p = {'N', 'N', 10, 10, 10, 1, 0, NULL, 10, NULL, 10, NULL, 10, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     assert_true(tsg_fits_int32(&p));
     p.k = (int64_t)INT32_MAX + 1;
     assert_false(tsg_fits_int32(&p));
@@ -108,7 +108,7 @@ static void test_ref_sgemm_random(void **state)
     double *R = malloc(sizeof(double) * m * n), *S = malloc(sizeof(double) * m * n);
     tt_ref_gemm('T', 'N', m, n, k, -1.5, A.p, A.ld, B.p, B.ld, 0.5, C.p, C.ld, R, S);
     float *snap = tt_mat_snapshot(&C);
-    tsg_problem p = {'T', 'N', m, n, k, -1.5f, 0.5f, A.p, A.ld, B.p, B.ld, C.p, C.ld, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0};
+    tsg_problem p = {'T', 'N', m, n, k, -1.5f, 0.5f, A.p, A.ld, B.p, B.ld, C.p, C.ld, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
     tsg_ref_sgemm(&p);
     tt_check ck = tt_compare(C.p, C.ld, m, n, k, R, S, TT_GAMMA);
     assert_int_equal(ck.bad, 0);
