@@ -94,7 +94,7 @@ static inline char tsg_decode_cblas_trans(int t)
 }
 
 /* Fills *p with a column-major problem as given (transposes already decoded; host operands, FP32,
- * C not known fresh). */
+ * C not known fresh, tsgemm's own CPU BLAS). */
 static inline void tsg_problem_set(tsg_problem *p, char ta, char tb, int64_t m, int64_t n,
                                    int64_t k, float alpha, const float *a, int64_t lda,
                                    const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
@@ -115,6 +115,7 @@ static inline void tsg_problem_set(tsg_problem *p, char ta, char tb, int64_t m, 
     p->where_a = p->where_b = p->where_c = TSG_HOST;
     p->math = 0; /* TSG_MATH_FP32 */
     p->fresh_c = 0;
+    p->own_pool = 0;
 }
 
 /*

@@ -203,6 +203,28 @@ static int same_problem(const tsg_problem *x, const tsg_problem *y)
            x->own_pool == y->own_pool;
 }
 
+/* The mapped problem's fields beyond the call's arguments start at their defaults, whatever the
+ * memory held before (a tsg_call on the stack is not zeroed): host operands, FP32, C not known
+ * fresh, tsgemm's own CPU BLAS (own_pool 0: a garbage own_pool would move the decision's margin) */
+static void test_mapping_sets_every_field(void **state)
+{
+    (void)state;
+    for (int form = 0; form < 2; ++form) {
+        tsg_call call;
+        memset(&call, 0xa5, sizeof call);
+        const int bad = form ? tsg_map_fortran('N', 'T', 4, 5, 6, 1.0f, A, 4, B, 5, 0.0f, C, 4, &call)
+                             : tsg_map_cblas(101, 111, 112, 4, 5, 6, 1.0f, A, 6, B, 6, 0.0f, C, 5, &call);
+        assert_int_equal(bad, 0);
+        assert_int_equal(call.info, 0);
+        assert_int_equal(call.p.where_a, TSG_HOST);
+        assert_int_equal(call.p.where_b, TSG_HOST);
+        assert_int_equal(call.p.where_c, TSG_HOST);
+        assert_int_equal(call.p.math, 0);
+        assert_int_equal(call.p.fresh_c, 0);
+        assert_int_equal(call.p.own_pool, 0);
+    }
+}
+
 static void test_swap_rows_is_an_involution(void **state)
 {
     (void)state;
@@ -292,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_two_bad_arguments),
         cmocka_unit_test(test_fortran_positions_and_characters),
         cmocka_unit_test(test_decoders_whole_range),
+        cmocka_unit_test(test_mapping_sets_every_field),
         cmocka_unit_test(test_swap_rows_is_an_involution),
         cmocka_unit_test(test_rules_quick_returns),
         cmocka_unit_test(test_rules_scale_window_only),
