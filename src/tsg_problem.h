@@ -54,11 +54,13 @@ typedef struct tsg_problem {
      * shim sets it only where the trace or the cost model reads it); 0 otherwise or unknown (after math: initializers that stop
      * before it mean "not fresh") */
     unsigned char fresh_c;
-    /* 1 when the call's CPU side is the caller's own BLAS (a wheel's OpenBLAS behind the ILP64 and
-     * scipy_ names: shim/tsg_cpublas.c), whose worker threads the program's other BLAS calls keep
-     * spinning and tsgemm cannot quiet; the decision then asks more of the GPU
-     * (src/tsg_dispatch.h TSG_GPU_MARGIN_OWN_POOL). 0 otherwise (after fresh_c: initializers that
-     * stop before it mean tsgemm's own CPU BLAS) */
+    /* 1 when the call's CPU side is the caller's own BLAS (a wheel's OpenBLAS behind
+     * scipy_cblas_sgemm64_, cblas_sgemm64_, scipy_cblas_sgemm or scipy_sgemm_, once found:
+     * shim/tsg_cpublas.c tsg_cpu_own_pool), whose worker threads the program's other BLAS calls
+     * keep spinning and tsgemm cannot quiet; the decision then asks more of the GPU
+     * (src/tsg_dispatch.h TSG_GPU_MARGIN_OWN_POOL). The shim sets it only where that decision reads
+     * it (auto mode, no TSGEMM_GPU_THRESHOLD, a call above the GPU floor); 0 otherwise (after
+     * fresh_c: initializers that stop before it mean tsgemm's own CPU BLAS) */
     unsigned char own_pool;
 } tsg_problem;
 

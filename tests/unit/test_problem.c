@@ -206,7 +206,7 @@ static int same_problem(const tsg_problem *x, const tsg_problem *y)
 /* The mapped problem's fields beyond the call's arguments start at their defaults, whatever the
  * memory held before (a tsg_call on the stack is not zeroed): host operands, FP32, C not known
  * fresh, tsgemm's own CPU BLAS (own_pool 0: a garbage own_pool would move the decision's margin) */
-static void test_mapping_sets_every_field(void **state)
+static void test_mapping_sets_the_defaults(void **state)
 {
     (void)state;
     for (int form = 0; form < 2; ++form) {
@@ -314,7 +314,7 @@ int main(void)
         cmocka_unit_test(test_two_bad_arguments),
         cmocka_unit_test(test_fortran_positions_and_characters),
         cmocka_unit_test(test_decoders_whole_range),
-        cmocka_unit_test(test_mapping_sets_every_field),
+        cmocka_unit_test(test_mapping_sets_the_defaults),
         cmocka_unit_test(test_swap_rows_is_an_involution),
         cmocka_unit_test(test_rules_quick_returns),
         cmocka_unit_test(test_rules_scale_window_only),
