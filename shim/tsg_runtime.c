@@ -284,6 +284,14 @@ void tsg_rt_sgemm(tsg_api api, const tsg_call *call)
     tsg_cancel_restore(c);
 }
 
+/* The call's problem as this call may change it: *p becomes the private copy (made from *p on the
+ * first use) and is returned, writable. */
+static inline tsg_problem *private_copy(const tsg_problem **p, tsg_problem *copy)
+{
+    if (*p != copy) *copy = **p, *p = copy;
+    return copy;
+}
+
 static void rt_sgemm(tsg_api api, const tsg_call *call)
 {
     const tsg_config *cfg = tsg_rt_config();
@@ -311,38 +319,23 @@ static void rt_sgemm(tsg_api api, const tsg_call *call)
         if (cfg->log_level >= 2) tsg_thread_add(self, TSG_SUM_CLASSIFY_SECONDS, tsg_now_s() - tc);
     }
     const rt_ctx ctx = {api, tsg_rt_math()}; /* the call's math, read once */
-    if (ctx.math != TSG_MATH_FP32) {
-        if (p != &classified) classified = *p;
-        classified.math = (unsigned char)ctx.math;
-        p = &classified;
-    }
+    if (ctx.math != TSG_MATH_FP32) private_copy(&p, &classified)->math = (unsigned char)ctx.math;
     tsg_report rep;
     tsg_policy now = {current_mode(), cfg->policy.threshold}; /* tsgemm_set_mode may change it */
     if (cfg->log_level >= 2) tsg_stats_summary_at_exit();
     const double flops = tsg_flops(p);
     const int tracing = tsg_tracer_on();
     const uint64_t t0_ns = tracing ? tsg_tracer_now_ns() : 0;
-    /* C's freshness where it is read: the trace, and the cost model's first-touch term (auto
-     * mode, a call above the GPU floor, beta = 0 on host memory, a GPU not known absent) */
-    if (tracing || (now.mode == TSG_MODE_AUTO && now.threshold <= 0 && flops >= TSG_GPU_FLOOR_FLOPS &&
-                    p->beta == 0.0f && p->where_c == TSG_HOST &&
-                    tsg_start_now() != TSG_START_ABSENT && tsg_start_now() != TSG_START_DISABLED)) {
-        if (p != &classified) {
-            classified = *p;
-            p = &classified;
-        }
-        classified.fresh_c = (unsigned char)tsg_c_fresh(p);
-    }
-    /* the caller's own BLAS on the CPU side: the model asks more of the GPU (auto mode only, the
-     * one place that reads it: src/tsg_dispatch.h TSG_GPU_MARGIN_OWN_POOL) */
-    if (now.mode == TSG_MODE_AUTO && now.threshold <= 0 && flops >= TSG_GPU_FLOOR_FLOPS &&
-        tsg_cpu_own_pool(api)) {
-        if (p != &classified) {
-            classified = *p;
-            p = &classified;
-        }
-        classified.own_pool = 1;
-    }
+    /* the calls the cost model prices: auto mode, no threshold, above the GPU floor */
+    const int modelled = now.mode == TSG_MODE_AUTO && now.threshold <= 0 && flops >= TSG_GPU_FLOOR_FLOPS;
+    /* C's freshness where it is read: the trace, and the cost model's first-touch term (beta = 0
+     * on host memory, a GPU not known absent) */
+    if (tracing || (modelled && p->beta == 0.0f && p->where_c == TSG_HOST &&
+                    tsg_start_now() != TSG_START_ABSENT && tsg_start_now() != TSG_START_DISABLED))
+        private_copy(&p, &classified)->fresh_c = (unsigned char)tsg_c_fresh(p);
+    /* the caller's own BLAS on the CPU side: the model asks more of the GPU (the one place that
+     * reads it: src/tsg_dispatch.h TSG_GPU_MARGIN_OWN_POOL) */
+    if (modelled && tsg_cpu_own_pool(api)) private_copy(&p, &classified)->own_pool = 1;
     const int timed = cfg->log_level >= 2 || flops >= TSG_GPU_FLOOR_FLOPS;
     double t0 = timed ? tsg_now_s() : 0;
     const tsg_backends backends = {be_gpu_ready, be_gpu_sgemm, be_cpu_sgemm, (void *)&ctx};

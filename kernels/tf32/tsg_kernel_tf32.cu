@@ -318,6 +318,14 @@ bool tf32_variant_splits(int math, int v)
     return pick(math, v).in[0].split != nullptr;
 }
 
+/* variant v's instance for the pair (transa, transb), or nullptr for no such variant */
+static const Inst *pair_inst(int math, int v, char transa, char transb)
+{
+    if (v < 0 || v >= VARIANTS) return nullptr;
+    const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
+    return &pick(math, v).in[ta + 2 * tb];
+}
+
 /* whether variant v of `math` must give the default's bits for the pair (transa, transb) (the
  * test's A/B): every instance but an OPT_BRAW one (op(B) truncated, not rounded, to TF32), an
  * OPT_P16 / OPT_P8 one (a k-tile promoted in parts: tsg_kernel_tf32.cuh, "P16") and one that
@@ -325,11 +333,9 @@ bool tf32_variant_splits(int math, int v)
  * factors exchanged: tsg_kernel_tf32.cuh, "CT") */
 bool tf32_variant_exact(int math, int v, char transa, char transb)
 {
-    if (v < 0 || v >= VARIANTS) return false;
-    const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
-    const Inst &in = pick(math, v).in[ta + 2 * tb];
-    return !(in.opt & (tf32::OPT_BRAW | tf32::OPT_P16 | tf32::OPT_P8)) &&
-           swapped(in) == swapped(pick(math, 0).in[ta + 2 * tb]);
+    const Inst *in = pair_inst(math, v, transa, transb);
+    return in && !(in->opt & (tf32::OPT_BRAW | tf32::OPT_P16 | tf32::OPT_P8)) &&
+           swapped(*in) == swapped(*pair_inst(math, 0, transa, transb));
 }
 
 /* which of the call's operands variant v of `math` hands to the tensor core unrounded for the
@@ -338,11 +344,9 @@ bool tf32_variant_exact(int math, int v, char transa, char transb)
  * rounds both (cvt.rna: to nearest, ties away) */
 char tf32_variant_raw(int math, int v, char transa, char transb)
 {
-    if (v < 0 || v >= VARIANTS) return 0;
-    const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
-    const Inst &in = pick(math, v).in[ta + 2 * tb];
-    if (!(in.opt & tf32::OPT_BRAW)) return 0;
-    return swapped(in) ? 'A' : 'B';
+    const Inst *in = pair_inst(math, v, transa, transb);
+    if (!in || !(in->opt & tf32::OPT_BRAW)) return 0;
+    return swapped(*in) ? 'A' : 'B';
 }
 
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
