@@ -1,7 +1,8 @@
 /*
  * tsg_mbarrier.cuh — the warp-specialized kernels' (ws/, tf32/) hand-over primitives: shared-memory
- * mbarriers (sm_90) and the register reallocation between warpgroups, setmaxnreg (sm_90a). Sources:
- * the PTX ISA's mbarrier, cp.async.mbarrier.arrive and setmaxnreg sections.
+ * mbarriers (sm_90; with the transaction count a tensor copy completes, mbar_expect_tx) and the
+ * register reallocation between warpgroups, setmaxnreg (sm_90a). Sources: the PTX ISA's
+ * mbarrier (expect_tx), cp.async.mbarrier.arrive and setmaxnreg sections.
  */
 #ifndef TSG_MBARRIER_CUH
 #define TSG_MBARRIER_CUH
@@ -50,6 +51,20 @@ static __device__ __forceinline__ void mbar_arrive_cp_async(uint32_t bar)
     asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 #else
     (void)bar;
+    __trap();
+#endif
+}
+
+/* raises the transaction count the current phase of `bar` waits for by `bytes`, without an
+ * arrival (PTX ISA mbarrier.expect_tx): the phase completes once its arrivals are all in and
+ * the asynchronous copies that signal it (complete_tx) have delivered those bytes. Issued by a
+ * thread that has not yet arrived on the phase, so the phase cannot complete before it. */
+static __device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+#else
+    (void)bar, (void)bytes;
     __trap();
 #endif
 }
@@ -110,6 +125,7 @@ static __device__ __forceinline__ void regs_dec()
 /* kernels/tf32/ calls these as ws::mbar_* and ws::regs_*: the same functions under that name. */
 namespace ws {
 using tsg::mbar_arrive;
+using tsg::mbar_expect_tx;
 using tsg::mbar_init;
 using tsg::mbar_init_fence;
 using tsg::mbar_wait;

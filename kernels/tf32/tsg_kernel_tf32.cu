@@ -5,7 +5,10 @@
  * sm_90a only (CMakeLists.txt, tsg_kernels_tf32); tsg_kernel_tf32_stub.cu stands in where the
  * family is not built.
  */
+#include <cuda.h>         /* CUtensorMap and its enums (OPT_BTMA) */
+#include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled: called through the runtime's entry point */
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,14 +23,25 @@ namespace {
 
 using Fn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float,
                     float *, int64_t, int64_t, int64_t);
+/* an OPT_BTMA instance (tf32_kernel_tma): Fn's parameters and op(B)'s tensor map */
+using FnT = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float,
+                     float *, int64_t, int64_t, int64_t, CUtensorMap);
 
 /* one instance of the kernel with what a launch needs; split: the same with OPT_SPLIT (split-K,
- * tsg_kernel_tf32.cuh), built for the default variant and variants 12, 13 only (nullptr elsewhere) */
+ * tsg_kernel_tf32.cuh), built for the default variant and variants 12, 13, 14 only (nullptr
+ * elsewhere); an OPT_BTMA instance has tfn (and tsplit) instead of fn (and split) */
 struct Inst {
     Fn fn;
     int pipe, npw, opt, threads, smem, stages, creg, preg;
     bool (*fits)(int);
     Fn split;
+    FnT tfn, tsplit;
+    /* the instance's (or its split-K twin's) code, for cudaFuncGetAttributes / SetAttribute */
+    const void *code(bool twin) const
+    {
+        return twin ? (tsplit ? (const void *)tsplit : (const void *)split) : tfn ? (const void *)tfn : (const void *)fn;
+    }
+    bool has_split() const { return split || tsplit; }
 };
 
 /* an OPT_CT instance: launched with m and n, A and B swapped (it computes C^T:
@@ -38,9 +52,16 @@ template <int MATH, bool TA, bool TB, int PIPE, int NPW, int OPT, bool SPLIT = f
 Inst inst()
 {
     using CF = tf32::Cfg<MATH, NPW, PIPE, OPT & tf32::OPT_CFG>;
-    Fn split = nullptr;
-    if constexpr (SPLIT) split = tf32::tf32_kernel<MATH, TA, TB, PIPE, NPW, 0, OPT | tf32::OPT_SPLIT>;
-    return Inst{tf32::tf32_kernel<MATH, TA, TB, PIPE, NPW, 0, OPT>,
+    Fn fn = nullptr, split = nullptr;
+    FnT tfn = nullptr, tsplit = nullptr;
+    if constexpr ((OPT & tf32::OPT_BTMA) != 0) {
+        tfn = tf32::tf32_kernel_tma<MATH, TA, TB, PIPE, NPW, 0, OPT>;
+        if constexpr (SPLIT) tsplit = tf32::tf32_kernel_tma<MATH, TA, TB, PIPE, NPW, 0, OPT | tf32::OPT_SPLIT>;
+    } else {
+        fn = tf32::tf32_kernel<MATH, TA, TB, PIPE, NPW, 0, OPT>;
+        if constexpr (SPLIT) split = tf32::tf32_kernel<MATH, TA, TB, PIPE, NPW, 0, OPT | tf32::OPT_SPLIT>;
+    }
+    return Inst{fn,
                 PIPE,
                 NPW,
                 OPT,
@@ -50,7 +71,9 @@ Inst inst()
                 CF::CREG,
                 CF::PREG,
                 CF::fits,
-                split};
+                split,
+                tfn,
+                tsplit};
 }
 
 /* the pair (TA, TB) as C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with OPT_CT */
@@ -129,8 +152,14 @@ Variant variant_ct()
  * slots; 1xTF32's default has it in NN, TN and TT).
  * Variants 12 and 13: 3xTF32's default with each half (OPT_P16) / each quarter (OPT_P8) of a
  * k-tile promoted on its own (tsg_kernel_tf32.cuh, "P16"): other bits than the default's
- * (tf32_variant_exact); 1xTF32's are its default. */
-constexpr int VARIANTS = 14, V_BRAW = 8;
+ * (tf32_variant_exact); 1xTF32's are its default.
+ * Variants 14 and 15 (V_BTMA), an experiment: 1xTF32's NN and TN with op(B) by a tensor copy that
+ * converts it to TF32 (OPT_BTMA, tsg_kernel_tf32.cuh "BTMA"), TT as C^T through the NN one, NT the
+ * default's; two producer warpgroups with split-K instances (14: the default's shape, ready to
+ * take its place) and one without (15: the producer then copies op(A) alone). Other bits than
+ * the default's wherever the copy rounds ties otherwise than cvt.rna (tf32_variant_exact);
+ * 3xTF32 has no BTMA (its split needs op(B)'s FP32 value): its variants 14 and 15 are its default. */
+constexpr int VARIANTS = 16, V_BRAW = 8, V_BTMA = 14;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
@@ -175,6 +204,22 @@ Variant braw_variant()
     }
 }
 
+/* V_BTMA, V_BTMA + 1: 1xTF32's NN and TN with op(B) by tensor copy (order 2, NPW producer
+ * warpgroups, AREG | TBLK | BTMA; S: with split-K instances), TT as C^T through the NN one, NT the
+ * default's; 3xTF32's default whole */
+template <int MATH, int NPW, bool S>
+Variant btma_variant()
+{
+    const Variant d = default_variant<MATH>();
+    if constexpr (MATH == MATH_TF32) {
+        constexpr int ABT = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BTMA;
+        return Variant{{inst<MATH, false, false, 2, NPW, ABT, S>(), inst<MATH, true, false, 2, NPW, ABT, S>(), d.in[2],
+                        inst_ct<MATH, true, true, 2, NPW, ABT, S>()}};
+    } else {
+        return d;
+    }
+}
+
 /* variants 12 and 13: 3xTF32's default with OPT_P16 / OPT_P8 (X), 1xTF32's default */
 template <int MATH, int X>
 Variant part_variant()
@@ -200,13 +245,54 @@ const Variant &variant_of(int v)
                                          variant_ct<MATH, 2, MATH == MATH_3XTF32 ? 1 : 2, AB>(),
                                          default_variant<MATH, tf32::OPT_B2>(),
                                          part_variant<MATH, tf32::OPT_P16>(),
-                                         part_variant<MATH, tf32::OPT_P8>()};
+                                         part_variant<MATH, tf32::OPT_P8>(),
+                                         btma_variant<MATH, 2, true>(),
+                                         btma_variant<MATH, 1, false>()};
     return vs[v];
 }
 
 const Variant &pick(int math, int v)
 {
     return math == MATH_3XTF32 ? variant_of<MATH_3XTF32>(v) : variant_of<MATH_TF32>(v);
+}
+
+/* The driver's cuTensorMapEncodeTiled (CUDA 12.0's signature) through the runtime's entry-point
+ * query, looked up once (no link against libcuda); nullptr where the driver has none */
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled()
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        void *p = nullptr;
+        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) ==
+                cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+        else
+            (void)cudaGetLastError();
+    });
+    return fn;
+}
+
+/* The tensor map of an OPT_BTMA instance's op(B) (tsg_kernel_tf32.cuh, "BTMA"): the K-contiguous
+ * operand X, element (kk, c) at X[kk + c ldx] for kk < k, c < cols (device memory, X 16-byte
+ * aligned, ldx a multiple of 4 and >= k: tf32_takes and BLAS's rules), as a 2-D tensor of k x cols
+ * TFLOAT32 elements read in boxes of BK x BN (one slice: 128 bytes of k per row, the 128-byte
+ * swizzle), zero outside. Returns 0, cudaErrorNotSupported where the driver has no tensor maps or
+ * k or cols reach 2^31 (the copies' coordinates are 32-bit), cudaErrorInvalidValue where the
+ * driver refuses the map. Rules: cuda.h, cuTensorMapEncodeTiled. */
+int btma_map(CUtensorMap *map, const float *X, int64_t ldx, int64_t k, int64_t cols)
+{
+    const PFN_cuTensorMapEncodeTiled_v12000 enc = encode_tiled();
+    if (!enc || k >= INT32_MAX || cols >= INT32_MAX) return (int)cudaErrorNotSupported;
+    const cuuint64_t dim[2] = {(cuuint64_t)k, (cuuint64_t)cols};
+    const cuuint64_t stride[1] = {(cuuint64_t)ldx * sizeof(float)};
+    const cuuint32_t box[2] = {tf32::BK, tf32::BN}, step[2] = {1, 1};
+    const CUresult r = enc(map, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, 2, const_cast<float *>(X), dim, stride, box, step,
+                           CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
 }
 
 /* one flag for the process: the family needs compute capability 9.0 and the sm_90a image
@@ -226,7 +312,7 @@ int set_up(int math, int v)
     for (int p = 0; p < 4; ++p) {
         cudaFuncAttributes a;
         const Inst &in = vt.in[p];
-        cudaError_t e = cudaFuncGetAttributes(&a, in.fn);
+        cudaError_t e = cudaFuncGetAttributes(&a, in.code(false));
         if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice) {
             (void)cudaGetLastError();
             return -1;
@@ -238,15 +324,15 @@ int set_up(int math, int v)
             fits = false;
             continue;
         }
-        e = cudaFuncSetAttribute(in.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, in.smem);
+        e = cudaFuncSetAttribute(in.code(false), cudaFuncAttributeMaxDynamicSharedMemorySize, in.smem);
         if (e != cudaSuccess) return (int)e;
-        if (in.split) { /* its split-K twin: the same checks (its own register count) */
-            if ((e = cudaFuncGetAttributes(&a, in.split)) != cudaSuccess) return (int)e;
+        if (in.has_split()) { /* its split-K twin: the same checks (its own register count) */
+            if ((e = cudaFuncGetAttributes(&a, in.code(true))) != cudaSuccess) return (int)e;
             if (!in.fits(a.numRegs)) {
                 fits = false;
                 continue;
             }
-            e = cudaFuncSetAttribute(in.split, cudaFuncAttributeMaxDynamicSharedMemorySize, in.smem);
+            e = cudaFuncSetAttribute(in.code(true), cudaFuncAttributeMaxDynamicSharedMemorySize, in.smem);
             if (e != cudaSuccess) return (int)e;
         }
     }
@@ -315,7 +401,7 @@ int tf32_variants() { return VARIANTS; }
 bool tf32_variant_splits(int math, int v)
 {
     if (v < 0 || v >= VARIANTS) return false;
-    return pick(math, v).in[0].split != nullptr;
+    return pick(math, v).in[0].has_split();
 }
 
 /* variant v's instance for the pair (transa, transb), or nullptr for no such variant */
@@ -328,35 +414,41 @@ static const Inst *pair_inst(int math, int v, char transa, char transb)
 
 /* whether variant v of `math` must give the default's bits for the pair (transa, transb) (the
  * test's A/B): every instance but an OPT_BRAW one (op(B) truncated, not rounded, to TF32), an
- * OPT_P16 / OPT_P8 one (a k-tile promoted in parts: tsg_kernel_tf32.cuh, "P16") and one that
+ * OPT_BTMA one (op(B) converted by the tensor copy, whose ties may go otherwise), an OPT_P16 / OPT_P8 one (a k-tile promoted in parts: tsg_kernel_tf32.cuh, "P16") and one that
  * runs the pair as C^T where the default does not, or the other way round (the three products'
  * factors exchanged: tsg_kernel_tf32.cuh, "CT") */
 bool tf32_variant_exact(int math, int v, char transa, char transb)
 {
     const Inst *in = pair_inst(math, v, transa, transb);
-    return in && !(in->opt & (tf32::OPT_BRAW | tf32::OPT_P16 | tf32::OPT_P8)) &&
+    return in && !(in->opt & (tf32::OPT_BRAW | tf32::OPT_BTMA | tf32::OPT_P16 | tf32::OPT_P8)) &&
            swapped(*in) == swapped(*pair_inst(math, 0, transa, transb));
 }
 
-/* which of the call's operands variant v of `math` hands to the tensor core unrounded for the
- * pair (transa, transb) (the test's --rounding): 'B' for an OPT_BRAW instance run directly, 'A'
- * for one run as C^T (its op(B) is the call's op(A)^T: tsg_kernel_tf32.cuh, "CT"), 0 when it
- * rounds both (cvt.rna: to nearest, ties away) */
-char tf32_variant_raw(int math, int v, char transa, char transb)
+/* how variant v of `math` converts the call's operand `operand` ('A' or 'B') to TF32 for the pair
+ * (transa, transb) (the test's --rounding): 'z' toward zero (an OPT_BRAW instance hands its op(B)
+ * to the tensor core raw, which reads the top 19 bits), 'e' to nearest, ties to even (an
+ * OPT_BTMA instance's tensor copy: what cuBLAS's own TMA-fed kernels give, docs/NOTES.md
+ * "seventeenth session"; the run checks it), 'a' to nearest, ties away (cvt.rna's bits: every
+ * other instance); 0 for no such variant. An instance run as C^T takes the call's op(A)^T as its
+ * op(B) (tsg_kernel_tf32.cuh, "CT") */
+char tf32_variant_rounding(int math, int v, char transa, char transb, char operand)
 {
     const Inst *in = pair_inst(math, v, transa, transb);
-    if (!in || !(in->opt & tf32::OPT_BRAW)) return 0;
-    return swapped(*in) ? 'A' : 'B';
+    if (!in) return 0;
+    const char kernel_b = swapped(*in) ? 'A' : 'B'; /* the call's operand the instance reads as op(B) */
+    if (operand != kernel_b) return 'a';
+    return in->opt & tf32::OPT_BRAW ? 'z' : in->opt & tf32::OPT_BTMA ? 'e' : 'a';
 }
 
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {
-    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s%s", swapped(in) ? "as C^T, " : "",
+    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s%s%s", swapped(in) ? "as C^T, " : "",
                     in.pipe, in.npw, in.npw > 1 ? "s" : "",
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
                     in.opt & tf32::OPT_BRAW ? ", op(B) raw by cp.async (truncated to TF32)" : "",
+                    in.opt & tf32::OPT_BTMA ? ", op(B) by tensor copy (converted to TF32)" : "",
                     in.opt & tf32::OPT_BCP ? ", op(B) by cp.async, split by the producer" : "",
                     in.opt & tf32::OPT_BCP2 ? " two items behind its copies" : "",
                     in.opt & tf32::OPT_SLEEP ? ", waits with a suspend hint" : "",
@@ -378,8 +470,11 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
         inst_name(vt.in[p], one[p], sizeof one[p]);
         same = same && !strcmp(one[p], one[0]);
     }
-    /* V_BRAW of 3xTF32 is its default: say so */
-    const char *note = v == V_BRAW && math == MATH_3XTF32 ? " (BRAW does not apply to 3xTF32: its default)" : "";
+    /* V_BRAW and V_BTMA of 3xTF32 are its default: say so */
+    const char *note = math != MATH_3XTF32 ? ""
+                       : v == V_BRAW       ? " (BRAW does not apply to 3xTF32: its default)"
+                       : v == V_BTMA || v == V_BTMA + 1 ? " (BTMA does not apply to 3xTF32: its default)"
+                                                        : "";
     if (same) return snprintf(buf, len, "%s%s%s", one[0], note, refused);
     return snprintf(buf, len, "NN %s; TN %s; NT %s; TT %s%s%s", one[0], one[1], one[2], one[3], note, refused);
 }
@@ -410,12 +505,21 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     const dim3 g((unsigned)grid, (unsigned)splits);
     const Inst &in = pick(math, variant).in[ta + 2 * tb];
     const Fn fn = splits > 1 ? in.split : in.fn;
-    if (!fn) return (int)cudaErrorNotSupported; /* split-K: the default's and variants 12, 13's only */
+    const FnT tfn = splits > 1 ? in.tsplit : in.tfn;
+    if (!fn && !tfn) return (int)cudaErrorNotSupported; /* split-K: the default's and variants 12, 13, 14's only */
     const cudaStream_t s = (cudaStream_t)stream;
-    if (swapped(in)) /* C^T = op(B)^T op(A)^T: n x m, the operands exchanged (tsg_kernel_tf32.cuh, "CT") */
-        fn<<<g, in.threads, in.smem, s>>>(n, m, k, a, B, ldb, A, lda, b, out, ldo, kslice, m * n);
-    else
-        fn<<<g, in.threads, in.smem, s>>>(m, n, k, a, A, lda, B, ldb, b, out, ldo, kslice, m * n);
+    /* C^T = op(B)^T op(A)^T: n x m, the operands exchanged (tsg_kernel_tf32.cuh, "CT") */
+    const bool sw = swapped(in);
+    const int64_t km = sw ? n : m, kn = sw ? m : n, kla = sw ? ldb : lda, klb = sw ? lda : ldb;
+    const float *ka = sw ? B : A, *kb = sw ? A : B;
+    if (tfn) { /* OPT_BTMA: the kernel's op(B) through its tensor map */
+        CUtensorMap map;
+        const int r = btma_map(&map, kb, klb, k, kn);
+        if (r != 0) return r;
+        tfn<<<g, in.threads, in.smem, s>>>(km, kn, k, a, ka, kla, kb, klb, b, out, ldo, kslice, m * n, map);
+    } else {
+        fn<<<g, in.threads, in.smem, s>>>(km, kn, k, a, ka, kla, kb, klb, b, out, ldo, kslice, m * n);
+    }
     e = cudaGetLastError();
     if (e != cudaSuccess || splits == 1) return (int)e;
     return (int)reduce_splits(m, n, splits, W, alpha, beta, C, ldc, s);
@@ -441,7 +545,7 @@ int tf32_describe(int math, char *buf, size_t len)
     for (int p = 0; p < 4 && k >= 0 && (size_t)k < len; ++p) {
         const Inst &in = vt.in[p];
         cudaFuncAttributes a = {};
-        const bool have = tf32_available() && cudaFuncGetAttributes(&a, in.fn) == cudaSuccess;
+        const bool have = tf32_available() && cudaFuncGetAttributes(&a, in.code(false)) == cudaSuccess;
         char nm[192];
         inst_name(in, nm, sizeof nm);
         k += snprintf(buf + k, len - (size_t)k,

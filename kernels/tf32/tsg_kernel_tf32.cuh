@@ -94,6 +94,22 @@
  *    FP32 as well: it then gives the FP32 kernels' result, whatever that is (the default 1xTF32
  *    would write its Inf). As with the flags, the recompute is exact to the FP32 kernels for
  *    NaN / Inf; the check costs 64 FMAs and one named-barrier OR per tile.
+ *  - BTMA (OPT_BTMA, an experiment: 1xTF32 with OPT_AREG where op(B) is K-contiguous, NN and TN,
+ *    TT as C^T; instance tf32_kernel_tma): producer thread 0 copies op(B)'s 128 x 32 slice with
+ *    one tensor copy (tma_load_2d) into the B-big tile, through the launcher's tensor map of
+ *    op(B) (tf32_btma_map, one per call: k along the first dimension, n along the second, a box of
+ *    32 k x 128 n, the 128-byte swizzle, so that the tile has the layout Slice stores and desc
+ *    reads; elements outside op(B) are zero; element type TFLOAT32: the copy converts each
+ *    element to TF32). Before the copy it raises the stage's "full" transaction count by the
+ *    slice's bytes (mbar_expect_tx), before any arrival of its own on that phase, so the phase
+ *    completes only once the bytes have landed; the arrivals stay 2 PTHREADS. The copy writes
+ *    through the async proxy, as wgmma reads: no proxy fence. Split-K: the map covers all of
+ *    op(B), the copies' k coordinate is the slice's k0 plus the k-tile's. Coordinates are 32-bit:
+ *    the launcher takes BTMA for k and n below 2^31 only. Which rounding the copy applies is
+ *    what cuBLAS's fast kernels suggest (they load by TMA and round ties to even with no
+ *    instruction for it: docs/NOTES.md "seventeenth session"), checked by test_tf32_kernel
+ *    --rounding (tf32_variant_rounding 'e'). Non-finite inputs: as BRAW, the consumers'
+ *    accumulator check (a TF32 conversion keeps an Inf and a NaN non-finite).
  *  - CT (OPT_CT): the launcher (tsg_kernel_tf32.cu) runs a pair (TA, TB) as the product
  *    C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with m and n, A and B (lda and ldb) swapped,
  *    whose element (r, c) is C(c, r): written at C + c + r ldc (two adjacent elements with one
@@ -158,6 +174,7 @@
 #ifndef TSG_KERNEL_TF32_CUH
 #define TSG_KERNEL_TF32_CUH
 
+#include <cuda.h> /* CUtensorMap (the type only: no driver call here) */
 #include <stdint.h>
 
 #include <type_traits> /* std::integral_constant (P16 / P8 parts) */
@@ -196,9 +213,11 @@ static __device__ __forceinline__ void regs_to()
  * operands swapped: the file comment, "CT"); OPT_B2 (with OPT_AREG) op(B) loaded two items ahead
  * of its store, in two register slots; OPT_SPLIT split-K over gridDim.y (the file comment);
  * OPT_P16 / OPT_P8 (3xTF32 with OPT_AREG) each half / quarter of a k-tile's steps promoted on its
- * own (the file comment, "P16") */
+ * own (the file comment, "P16"); OPT_BTMA (1xTF32 with OPT_AREG, order 2, a K-contiguous op(B):
+ * NN, TN) op(B) by one tensor copy per k-tile that converts it to TF32 (the file comment, "BTMA";
+ * the instance is tf32_kernel_tma) */
 constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64, OPT_CT = 128,
-              OPT_B2 = 256, OPT_SPLIT = 512, OPT_P16 = 1024, OPT_P8 = 2048;
+              OPT_B2 = 256, OPT_SPLIT = 512, OPT_P16 = 1024, OPT_P8 = 2048, OPT_BTMA = 4096;
 /* the OPT bits that change Cfg (registers, stages) */
 constexpr int OPT_CFG = OPT_AREG | OPT_B2;
 
@@ -301,12 +320,15 @@ static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *_
  * leaves one stage out and computes garbage: 1 the consumers alone (no producer: no loads, no
  * split, no barrier waits), 2 the producer alone (consumers wait and release each stage, no
  * wgmma). */
-template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0, int OPT = 0>
-__global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>::THREADS, 1)
-tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
-            const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc, int64_t kslice,
-            int64_t cstride)
+/* tmb: OPT_BTMA's tensor map of op(B) (tf32_kernel_tma's parameter), nullptr in the other instances */
+template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG, int OPT>
+static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A,
+                                                 int64_t lda, const float *__restrict__ B, int64_t ldb, float beta,
+                                                 float *__restrict__ C, int64_t ldc, int64_t kslice, int64_t cstride,
+                                                 const CUtensorMap *tmb)
 {
+    /* BTMA: the tensor map covers the whole of op(B); a split-K slice's copies start at its k0 */
+    const int64_t kofs = (OPT & OPT_SPLIT) != 0 ? (int64_t)blockIdx.y * kslice : 0;
     /* split-K (OPT_SPLIT: the file comment, "split-K"): this block's slice blockIdx.y is the
      * product over k in [y kslice, min(k, (y + 1) kslice)) into C + y cstride; every use of k, A,
      * B and C below sees the slice's */
@@ -317,7 +339,9 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
         B += TB ? k0 * ldb : k0;
         C += blockIdx.y * cstride;
     }
-    constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW;
+    constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW, BTMA = OPT & OPT_BTMA;
+    /* op(B) straight into the stage (BRAW, BTMA): not through the producer's registers, no flags */
+    constexpr bool BDIR = BRAW || BTMA;
     constexpr bool BCP = OPT & (OPT_BCP | OPT_BCP2);
     constexpr bool CT = OPT & OPT_CT;
     constexpr bool B2 = OPT & OPT_B2;
@@ -334,8 +358,10 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
     static_assert(DIAG == 0 || DIAG == 1 || DIAG == 2, "DIAG 0, 1 or 2");
     static_assert(!BRAW || (MATH == MATH_TF32 && AREG && !TB),
                   "op(B) raw (BRAW): 1xTF32 with OPT_AREG and a K-contiguous op(B) (NN, TN) only");
-    static_assert(!BCP || (AREG && !BRAW && PIPE == 2), "op(B) by cp.async (BCP): with OPT_AREG and order 2 only");
-    static_assert(!B2 || (AREG && !BRAW && !BCP && PIPE == 2), "op(B) two items ahead (B2): with OPT_AREG and order 2");
+    static_assert(!BTMA || (MATH == MATH_TF32 && AREG && !TB && !BRAW && PIPE == 2),
+                  "op(B) by tensor copy (BTMA): 1xTF32 with OPT_AREG, order 2 and a K-contiguous op(B) (NN, TN) only");
+    static_assert(!BCP || (AREG && !BDIR && PIPE == 2), "op(B) by cp.async (BCP): with OPT_AREG and order 2 only");
+    static_assert(!B2 || (AREG && !BDIR && !BCP && PIPE == 2), "op(B) two items ahead (B2): with OPT_AREG and order 2");
     /* P16 / P8: the k-tile's steps in NP parts, each promoted on its own (the file comment, "P16") */
     constexpr int NP = OPT & OPT_P8 ? 4 : OPT & OPT_P16 ? 2 : 1;
     static_assert(NP == 1 || (MATH == MATH_3XTF32 && AREG), "P16 / P8: 3xTF32 with OPT_AREG only");
@@ -367,6 +393,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
         regs_to<CF::PREG, CF::R0>();
         if (DIAG != 1) {
             const int pt = t - CTHREADS;
+            if (BTMA && pt == 0) tma_prefetch(tmb);
             int st = 0;
             uint32_t ph = 0;
             Slice<TA, CF::PTHREADS, TBLK> sa;  /* op(A) m x k: TA: A[k + m lda] contiguous along k */
@@ -508,7 +535,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     if (tile < tiles) {
                         coords(tile);
                         if (!AREG) load_a(0);
-                        if (!BRAW) load_b(0);
+                        if (!BDIR) load_b(0);
                     }
                     while (tile < tiles) {
                         int64_t nkt = kt + 1, ntile = tile;
@@ -527,16 +554,21 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                                 else
                                     RawSlice<true, CF::PTHREADS>::template copy<false>(sbase + CF::OFF_BB, B, ldb, n0, n, kt * BK, k, pt);
                             }
+                            if (BTMA && pt == 0) { /* op(B) by one tensor copy into the B-big tile, its bytes on
+                                                    * the same "full" phase (the file comment, "BTMA") */
+                                ws::mbar_expect_tx(bar_full + 8 * st, SLICE_BYTES);
+                                tma_load_2d(sbase + CF::OFF_BB, tmb, (int32_t)(kofs + kt * BK), (int32_t)n0, bar_full + 8 * st);
+                            }
                             mbar_arrive_cp_async(bar_full + 8 * st);
                         } else {
                             sa.template store<CF::PARTS>(sbase, sbase + CF::OFF_AS, pt, nf);
                         }
                         if (more && ntile != tile) coords(ntile);
                         if (more && !AREG) load_a(nkt);
-                        if (!BRAW) sb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
-                        if (more && !BRAW) load_b(nkt);
-                        /* BRAW: nf stays 0 (no flags: the consumers' check after the k loop); the
-                         * arrival that completes the stage with the other */
+                        if (!BDIR) sb.template store<CF::PARTS>(sbase + CF::OFF_BB, sbase + CF::OFF_BS, pt, nf);
+                        if (more && !BDIR) load_b(nkt);
+                        /* BRAW, BTMA: nf stays 0 (no flags: the consumers' check after the k loop);
+                         * the arrival that completes the stage with the other */
                         publish(nf);
                         tile = ntile, kt = nkt;
                     }
@@ -705,7 +737,7 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
                     }
                     next();
                 }
-                if (BRAW) { /* any non-finite accumulator sends the tile to the FP32 path (the
+                if (BDIR) { /* any non-finite accumulator sends the tile to the FP32 path (the
                              * kernel's comment, "BRAW") */
 #pragma unroll
                     for (int i = 0; i < 64; ++i) nfa = __fmaf_rn(y[i], 0.0f, nfa);
@@ -800,6 +832,30 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
         }
     }
     __syncthreads();
+}
+
+/* The family's kernel: tf32_body with those parameters, every OPT but OPT_BTMA */
+template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0, int OPT = 0>
+__global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>::THREADS, 1)
+tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
+            const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc, int64_t kslice,
+            int64_t cstride)
+{
+    static_assert((OPT & OPT_BTMA) == 0, "OPT_BTMA: tf32_kernel_tma");
+    tf32_body<MATH, TA, TB, PIPE, NPW, DIAG, OPT>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, kslice, cstride, nullptr);
+}
+
+/* The OPT_BTMA instances: tf32_kernel's parameters and tmb, the tensor map of op(B) (k along its
+ * first dimension, n along its second: the launcher's tf32_btma_map), a kernel parameter in
+ * constant space that the tensor copies read by its generic address (__grid_constant__) */
+template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0, int OPT = 0>
+__global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>::THREADS, 1)
+tf32_kernel_tma(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
+                const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc,
+                int64_t kslice, int64_t cstride, const __grid_constant__ CUtensorMap tmb)
+{
+    static_assert((OPT & OPT_BTMA) != 0, "without OPT_BTMA: tf32_kernel");
+    tf32_body<MATH, TA, TB, PIPE, NPW, DIAG, OPT>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, kslice, cstride, &tmb);
 }
 
 } /* namespace tf32 */

@@ -91,6 +91,27 @@ static __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
     return v;
 }
 
+/* The tensor copy of one 2-D box (PTX ISA, data movement: cp.async.bulk.tensor): the box of the
+ * tensor map at generic address tmap whose first element has coordinates (x0, x1) (x0 along the
+ * contiguous dimension, in elements) into shared memory at dst, laid out and converted as the
+ * map says (swizzle, element type; elements outside the tensor are zero), completing `bytes` of
+ * the transaction count of mbarrier bar (complete_tx). dst: this CTA's shared memory (a
+ * shared::cta address is a shared::cluster one for the CTA itself). sm_90. */
+static __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *tmap, int32_t x0, int32_t x1,
+                                                   uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+                 ::"r"(dst), "l"(tmap), "r"(x0), "r"(x1), "r"(bar)
+                 : "memory");
+}
+
+/* brings the tensor map at generic address tmap into the cache its copies read it from (PTX ISA
+ * prefetch.tensormap) */
+static __device__ __forceinline__ void tma_prefetch(const void *tmap)
+{
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmap) : "memory");
+}
+
 /* a barrier of the NT producer threads alone (named barrier 2; the consumers never take part) */
 template <int NT>
 static __device__ __forceinline__ void producers_sync()

@@ -23,7 +23,8 @@
  *    split's instructions, the waits;
  *    tsg_kernel_tf32.cu) give the same bits; except an instance that rounds differently
  *    (tf32_variant_exact false: one that truncates op(B) where the default rounds it, 1xTF32's
- *    variant 8 in NN and TN, OPT_BRAW), run twice (its repeats bit-identical) and checked
+ *    variant 8 in NN and TN, OPT_BRAW; one whose tensor copy converts op(B), variants 14 and 15
+ *    in NN, TN and TT, OPT_BTMA), run twice (its repeats bit-identical) and checked
  *    against the reference as the default is
  *    (classes and 1xTF32's bound: truncation's < 2^-10 per operand against rounding's 2^-11, a
  *    product's < 2^-9 + 2^-20, the bound's 2^-9 with 2 k 2^-24 beside it);
@@ -48,8 +49,8 @@
  *                               (bench/accuracy_study.c's inputs and shape; CSV, figures only)
  *   test_tf32_kernel --rounding  how cuBLAS FAST_TF32 converts each operand to TF32, and how the
  *                               family's 1xTF32 variants that round otherwise (variant 8: op(B)
- *                               raw to the tensor core) do, against toward zero / ties away / ties
- *                               to even
+ *                               raw to the tensor core; 14, 15: op(B) by tensor copy) do, against
+ *                               toward zero / ties away / ties to even
  *   --variants V,V,...          the default and these variants only (checks and timing); all without it
  *                               (--accuracy: the default alone without it)
  * The figure modes (--bench and the timing after the checks, --sustain, --accuracy, --rounding) are

@@ -334,12 +334,14 @@ void accuracy()
  * toward zero (the low 13 bits cleared), to nearest with ties away (cvt.rna.tf32.f32, PTX ISA
  * "cvt") and to nearest with ties to even; a column matches a rule when all its n x n elements do. Columns: cuBLAS
  * FP32 and FAST_TF32, the family's 1xTF32 default and its variants that round otherwise
- * (tf32_variant_exact false: variant 8 leaves op(B) raw in NN). A NaN in
+ * (tf32_variant_exact false: variant 8 leaves op(B) raw in NN, variants 14 and 15 have it
+ * converted by the tensor copy). A NaN in
  * C (the poison the calls write over; cublas_call does not check its status) fails the column.
  * Asserts: cuBLAS FP32 reproduces the values exactly, and every column of the family follows its
- * rule for each operand: toward zero for one it hands to the tensor core raw (tf32_variant_raw:
- * OPT_BRAW), ties away (cvt.rna in the kernel) for the other; cuBLAS FAST_TF32's column is
- * reported, not judged (its kernel and its rule are the library version's choice). */
+ * rule for each operand (tf32_variant_rounding): toward zero for one it hands to the tensor core
+ * raw (OPT_BRAW), ties to even for one its tensor copy converts (OPT_BTMA: what cuBLAS's
+ * TMA-fed kernels give), ties away (cvt.rna in the kernel) for the others; cuBLAS FAST_TF32's
+ * column is reported, not judged (its kernel and its rule are the library version's choice). */
 /* one size of --rounding: n x n x n */
 static void rounding_at(int n)
 {
@@ -355,7 +357,8 @@ static void rounding_at(int n)
     float *dv = device_copy(vals), *di = device_copy(eye), *dc;
     CK(cudaMalloc(&dc, vals.size() * 4));
     /* the operand under test: 'A' (C = V I) or 'B' (C = I V) */
-    auto judge = [&](const char *name, char operand, int expect) { /* expect: 0 none, 1 exact, 2 rna, 3 rz */
+    /* expect: 0 none, 1 exact, 2 rna, 3 rz, 4 rne */
+    auto judge = [&](const char *name, char operand, int expect) {
         char column[64];
         snprintf(column, sizeof column, "%s (%d^3)", name, n);
         CK(cudaMemcpy(out.data(), dc, out.size() * 4, cudaMemcpyDeviceToHost));
@@ -378,6 +381,7 @@ static void rounding_at(int n)
         if (expect == 1 && same != all) fail("--rounding: %s changed op(%c)'s FP32 values", column, operand);
         if (expect == 2 && rna != all) fail("--rounding: %s op(%c) is not cvt.rna's", column, operand);
         if (expect == 3 && rz != all) fail("--rounding: %s op(%c) is not truncated toward zero", column, operand);
+        if (expect == 4 && rne != all) fail("--rounding: %s op(%c) is not rounded to nearest even", column, operand);
     };
     for (char operand : {'A', 'B'}) {
         const float *A = operand == 'A' ? dv : di, *B = operand == 'A' ? di : dv;
@@ -398,7 +402,8 @@ static void rounding_at(int n)
             }
             char col[64];
             snprintf(col, sizeof col, "tsgemm tf32 variant %d", v);
-            judge(col, operand, tf32_variant_raw(MATH_TF32, v, 'N', 'N') == operand ? 3 : 2);
+            const char rule = tf32_variant_rounding(MATH_TF32, v, 'N', 'N', operand);
+            judge(col, operand, rule == 'z' ? 3 : rule == 'e' ? 4 : 2);
         }
     }
     cudaFree(dv), cudaFree(di), cudaFree(dc);

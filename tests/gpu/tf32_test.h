@@ -20,7 +20,7 @@ namespace tsg {
 int tf32_variants();
 bool tf32_variant_exact(int math, int v, char transa, char transb);
 bool tf32_variant_splits(int math, int v);
-char tf32_variant_raw(int math, int v, char transa, char transb);
+char tf32_variant_rounding(int math, int v, char transa, char transb, char operand);
 int tf32_variant_name(int math, int v, char *buf, size_t len);
 int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
