@@ -23,25 +23,32 @@ namespace {
 
 using Fn = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float,
                     float *, int64_t, int64_t, int64_t);
-/* an OPT_BTMA instance (tf32_kernel_tma): Fn's parameters and op(B)'s tensor map */
+/* an OPT_BTMA instance (tf32_kernel_tma): Fn's parameters and op(B)'s tensor map; an OPT_ATMA one
+ * (tf32_kernel_tma2): op(A)'s map too */
 using FnT = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float,
                      float *, int64_t, int64_t, int64_t, CUtensorMap);
+using FnT2 = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float,
+                      float *, int64_t, int64_t, int64_t, CUtensorMap, CUtensorMap);
 
 /* one instance of the kernel with what a launch needs; split: the same with OPT_SPLIT (split-K,
- * tsg_kernel_tf32.cuh), built for the default variant and variants 12, 13, 14 only (nullptr
- * elsewhere); an OPT_BTMA instance has tfn (and tsplit) instead of fn (and split) */
+ * tsg_kernel_tf32.cuh), built for the default variant and variants 12, 13, 14, 16 only (nullptr
+ * elsewhere); an OPT_BTMA instance has tfn (and tsplit) instead of fn (and split), an OPT_ATMA
+ * one t2fn (and t2split) */
 struct Inst {
     Fn fn;
     int pipe, npw, opt, threads, smem, stages, creg, preg;
     bool (*fits)(int);
     Fn split;
     FnT tfn, tsplit;
+    FnT2 t2fn, t2split;
+    bool ta; /* the kernel's TA: its op(A) K-contiguous (OPT_ATMA's map of op(A)) */
     /* the instance's (or its split-K twin's) code, for cudaFuncGetAttributes / SetAttribute */
     const void *code(bool twin) const
     {
-        return twin ? (tsplit ? (const void *)tsplit : (const void *)split) : tfn ? (const void *)tfn : (const void *)fn;
+        if (twin) return t2split ? (const void *)t2split : tsplit ? (const void *)tsplit : (const void *)split;
+        return t2fn ? (const void *)t2fn : tfn ? (const void *)tfn : (const void *)fn;
     }
-    bool has_split() const { return split || tsplit; }
+    bool has_split() const { return split || tsplit || t2split; }
 };
 
 /* an OPT_CT instance: launched with m and n, A and B swapped (it computes C^T:
@@ -54,7 +61,11 @@ Inst inst()
     using CF = tf32::Cfg<MATH, NPW, PIPE, OPT & tf32::OPT_CFG>;
     Fn fn = nullptr, split = nullptr;
     FnT tfn = nullptr, tsplit = nullptr;
-    if constexpr ((OPT & tf32::OPT_BTMA) != 0) {
+    FnT2 t2fn = nullptr, t2split = nullptr;
+    if constexpr ((OPT & tf32::OPT_ATMA) != 0) {
+        t2fn = tf32::tf32_kernel_tma2<MATH, TA, TB, PIPE, NPW, 0, OPT>;
+        if constexpr (SPLIT) t2split = tf32::tf32_kernel_tma2<MATH, TA, TB, PIPE, NPW, 0, OPT | tf32::OPT_SPLIT>;
+    } else if constexpr ((OPT & tf32::OPT_BTMA) != 0) {
         tfn = tf32::tf32_kernel_tma<MATH, TA, TB, PIPE, NPW, 0, OPT>;
         if constexpr (SPLIT) tsplit = tf32::tf32_kernel_tma<MATH, TA, TB, PIPE, NPW, 0, OPT | tf32::OPT_SPLIT>;
     } else {
@@ -73,7 +84,10 @@ Inst inst()
                 CF::fits,
                 split,
                 tfn,
-                tsplit};
+                tsplit,
+                t2fn,
+                t2split,
+                TA};
 }
 
 /* the pair (TA, TB) as C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with OPT_CT */
@@ -108,8 +122,9 @@ Variant variant_ct()
 /* The variants of each math, the default first; the others are timed beside it by
  * test_tf32_kernel and must give the same bits (they change the work split between the roles,
  * the load order, the split's instructions or the waits, never the results' bits), except where
- * tf32_variant_exact says otherwise (OPT_BRAW, OPT_P16 and OPT_P8, and a pair run as C^T by one
- * and directly by the other). PIPE is the producer's load order, NPW its warpgroups, OPT how the
+ * tf32_variant_exact says otherwise (an operand converted by another rule: OPT_BRAW, OPT_BTMA and
+ * OPT_ATMA against cvt.rna; OPT_P16 and OPT_P8; and a pair run as C^T by one and directly by the
+ * other). PIPE is the producer's load order, NPW its warpgroups, OPT how the
  * roles share the loads and the split, how they wait and how often 3xTF32 promotes
  * (tsg_kernel_tf32.cuh: OPT_AREG, OPT_TBLK, OPT_BRAW, OPT_BCP, OPT_BCP2, OPT_SLEEP, OPT_CT, OPT_B2,
  * OPT_P16, OPT_P8). Variants 1-3: both operands through the
@@ -119,7 +134,7 @@ Variant variant_ct()
  * loaded into the producer's registers, split and stored (Slice), R-contiguous slices in 4 x 4
  * blocks (OPT_TBLK); one producer warpgroup for 3xTF32, two for 1xTF32; TT run as C^T through the
  * NN instance (OPT_CT: its op(B) is then K-contiguous, not through the blocks); 1xTF32's op(B)
- * two items ahead where it is K-contiguous (OPT_B2: default_variant). With the split by add
+ * by tensor copy where it is K-contiguous (OPT_BTMA: default_variant). With the split by add
  * and mask (tsg_tf32_ptx.cuh split) this beats OPT_BCP (variant 4) in every pair, H100 run 41
  * (docs/results/h100-2026-12-06-run41-tf32.txt, TFLOP/s, 3xTF32 through the registers / OPT_BCP):
  * 4096^3 NN 117.3 / 100.2, NT 104.6 / 99.3, TN 103.0 / 87.7, TT 103.8 / 100.8; 8192^3 NT 102.1 /
@@ -153,13 +168,18 @@ Variant variant_ct()
  * Variants 12 and 13: 3xTF32's default with each half (OPT_P16) / each quarter (OPT_P8) of a
  * k-tile promoted on its own (tsg_kernel_tf32.cuh, "P16"): other bits than the default's
  * (tf32_variant_exact); 1xTF32's are its default.
- * Variants 14 and 15 (V_BTMA), an experiment: 1xTF32's NN and TN with op(B) by a tensor copy that
- * converts it to TF32 (OPT_BTMA, tsg_kernel_tf32.cuh "BTMA"), TT as C^T through the NN one, NT the
- * default's; two producer warpgroups with split-K instances (14: the default's shape, ready to
- * take its place) and one without (15: the producer then copies op(A) alone). Other bits than
- * the default's wherever the copy rounds ties otherwise than cvt.rna (tf32_variant_exact);
- * 3xTF32 has no BTMA (its split needs op(B)'s FP32 value): its variants 14 and 15 are its default. */
-constexpr int VARIANTS = 16, V_BRAW = 8, V_BTMA = 14;
+ * Variant 14 (V_REG): 1xTF32's default with op(B) through the producer's registers (OPT_B2)
+ * instead of the tensor copy: the default before H100 run 62, and the default's fallback where
+ * a call's tensor map is refused (tf32_sgemm_variant); other bits than the default's at ties
+ * (tf32_variant_exact); 3xTF32's default.
+ * Variant 15, an experiment: 1xTF32's default (op(B) by tensor copy, OPT_BTMA) with one producer
+ * warpgroup, which then copies op(A) alone, no split-K instances: H100 run 62, 4096^3 NN 230.8
+ * against the default's 239.8 TFLOP/s (then variant 14 of a520648); 3xTF32's default.
+ * Variant 16 (V_ATMA), an experiment: variant 15 with op(A) by tensor copies too (OPT_ATMA: the
+ * producer issues five copies per k-tile and nothing else; the consumers read op(A)'s converted
+ * bits, its rows permuted where it is R-contiguous, tsg_tf32_slices.cuh ArowMap), with split-K
+ * instances; NN, TN, TT as C^T, NT the default's; 3xTF32's default. */
+constexpr int VARIANTS = 17, V_BRAW = 8, V_REG = 14, V_ATMA = 16;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
@@ -171,20 +191,26 @@ Variant bcp_variant()
 
 /* Variant 0, the default (the comment above): op(B) through the producer's registers, one
  * producer warpgroup for 3xTF32, two for 1xTF32; TT as C^T through the NN instance (OPT_CT).
- * 1xTF32's NN, TN and TT (as C^T: an NN instance) load op(B) two items ahead (OPT_B2), H100 run 46
- * (docs/results/h100-2026-12-06-run46-tf32.txt, TFLOP/s, B2 / without): 4096^3 NN 180.2 / 164.9,
- * TN 189.0 / 153.2, TT 192.1 / 163.8, 8192^3 NN 179.0 / 169.0; its NT does not (145.1 / 152.0 at
- * 4096^3, 140.4 / 160.0 at 8192^3), nor does 3xTF32 (4096^3 NN 105.7 / 119.3). X: further OPT
- * bits (variant 9: OPT_SLEEP, variant 11: OPT_B2 in every pair); B2 is the default's only with
- * X = 0 */
-template <int MATH, int X = 0, bool S = X == 0>
+ * 1xTF32's NN, TN and TT (as C^T: an NN instance) copy op(B) by tensor copy (OPT_BTMA: TMA true),
+ * H100 run 62 (docs/results/h100-2026-12-07-run62-tf32.txt, TFLOP/s, BTMA / the register path
+ * below): 4096^3 NN 239.8 / 178.9, TN 217.6 / 183.5, TT 231.7 / 178.6, 8192^3 NN 236.6 / 180.5,
+ * 16384^3 NN 236.5 / 181.2. With TMA false (variant 14, and the default's own fallback where a
+ * call's tensor map is refused: tf32_sgemm_variant) they load op(B) two items ahead into the
+ * producer's registers instead (OPT_B2), H100 run 46 (docs/results/h100-2026-12-06-run46-tf32.txt,
+ * TFLOP/s, B2 / without): 4096^3 NN 180.2 / 164.9, TN 189.0 / 153.2, TT 192.1 / 163.8, 8192^3 NN
+ * 179.0 / 169.0. NT does neither (op(B) R-contiguous: through the 4 x 4 blocks; B2 145.1 / 152.0 at
+ * 4096^3, 140.4 / 160.0 at 8192^3), nor does 3xTF32 (B2 4096^3 NN 105.7 / 119.3; its split needs
+ * op(B)'s FP32 value). X: further OPT bits (variant 9: OPT_SLEEP, variant 11: OPT_B2 in every
+ * pair); BTMA and B2 are the default's only with X = 0 */
+template <int MATH, int X = 0, bool S = X == 0, bool TMA = X == 0>
 Variant default_variant()
 {
-    /* S: with split-K instances (the library's default; variants 12 and 13, whose accuracy is
-     * measured on the accuracy study's split shapes) */
+    /* S: with split-K instances (the library's default and its fallback; variants 12 and 13, whose
+     * accuracy is measured on the accuracy study's split shapes) */
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK | X;
     constexpr int NPW = MATH == MATH_3XTF32 ? 1 : 2;
-    constexpr int KB = MATH == MATH_TF32 && X == 0 ? AB | tf32::OPT_B2 : AB; /* op(B) K-contiguous */
+    /* op(B) K-contiguous */
+    constexpr int KB = MATH == MATH_TF32 && X == 0 ? AB | (TMA ? tf32::OPT_BTMA : tf32::OPT_B2) : AB;
     /* NN, TN, NT direct, TT as C^T (built one by one: TT's direct instance is not needed) */
     return Variant{{inst<MATH, false, false, 2, NPW, KB, S>(), inst<MATH, true, false, 2, NPW, KB, S>(),
                     inst<MATH, false, true, 2, NPW, AB, S>(), inst_ct<MATH, true, true, 2, NPW, KB, S>()}};
@@ -204,15 +230,15 @@ Variant braw_variant()
     }
 }
 
-/* V_BTMA, V_BTMA + 1: 1xTF32's NN and TN with op(B) by tensor copy (order 2, NPW producer
- * warpgroups, AREG | TBLK | BTMA; S: with split-K instances), TT as C^T through the NN one, NT the
- * default's; 3xTF32's default whole */
-template <int MATH, int NPW, bool S>
+/* variants 15 and 16 (V_ATMA: X = OPT_ATMA): 1xTF32's NN and TN with op(B) by tensor copy (order 2,
+ * NPW producer warpgroups, AREG | TBLK | BTMA | X; S: with split-K instances), TT as C^T through the
+ * NN one, NT the default's; 3xTF32's default whole */
+template <int MATH, int NPW, bool S, int X = 0>
 Variant btma_variant()
 {
     const Variant d = default_variant<MATH>();
     if constexpr (MATH == MATH_TF32) {
-        constexpr int ABT = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BTMA;
+        constexpr int ABT = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BTMA | X; /* X: OPT_ATMA (V_ATMA) */
         return Variant{{inst<MATH, false, false, 2, NPW, ABT, S>(), inst<MATH, true, false, 2, NPW, ABT, S>(), d.in[2],
                         inst_ct<MATH, true, true, 2, NPW, ABT, S>()}};
     } else {
@@ -246,8 +272,9 @@ const Variant &variant_of(int v)
                                          default_variant<MATH, tf32::OPT_B2>(),
                                          part_variant<MATH, tf32::OPT_P16>(),
                                          part_variant<MATH, tf32::OPT_P8>(),
-                                         btma_variant<MATH, 2, true>(),
-                                         btma_variant<MATH, 1, false>()};
+                                         default_variant<MATH, 0, true, false>(),
+                                         btma_variant<MATH, 1, false>(),
+                                         btma_variant<MATH, 1, true, tf32::OPT_ATMA>()};
     return vs[v];
 }
 
@@ -275,20 +302,21 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled()
     return fn;
 }
 
-/* The tensor map of an OPT_BTMA instance's op(B) (tsg_kernel_tf32.cuh, "BTMA"): the K-contiguous
- * operand X, element (kk, c) at X[kk + c ldx] for kk < k, c < cols (device memory, X 16-byte
- * aligned, ldx a multiple of 4 and >= k: tf32_takes and BLAS's rules), as a 2-D tensor of k x cols
- * TFLOAT32 elements read in boxes of BK x BN (one slice: 128 bytes of k per row, the 128-byte
- * swizzle), zero outside. Returns 0, cudaErrorNotSupported where the driver has no tensor maps or
- * k or cols reach 2^31 (the copies' coordinates are 32-bit), cudaErrorInvalidValue where the
- * driver refuses the map. Rules: cuda.h, cuTensorMapEncodeTiled. */
-int btma_map(CUtensorMap *map, const float *X, int64_t ldx, int64_t k, int64_t cols)
+/* The tensor map of an operand the OPT_BTMA / OPT_ATMA instances copy by tensor copies
+ * (tsg_kernel_tf32.cuh, "BTMA", "ATMA"): X with element (i0, i1) at X[i0 + i1 ldx], i0 < d0 along
+ * its contiguous dimension, i1 < d1 (device memory, X 16-byte aligned, ldx a multiple of 4 and
+ * >= d0: tf32_takes and BLAS's rules), as a 2-D tensor of TFLOAT32 elements read in boxes of
+ * box0 x box1 (box0 = 32: one 128-byte row per i1, the 128-byte swizzle), zero outside. Returns 0,
+ * cudaErrorNotSupported where the driver has no tensor maps or d0 or d1 reach 2^31 (the copies'
+ * coordinates are 32-bit), cudaErrorInvalidValue where the driver refuses the map. Rules: cuda.h,
+ * cuTensorMapEncodeTiled. */
+int copy_map(CUtensorMap *map, const float *X, int64_t ldx, int64_t d0, int64_t d1, unsigned box0, unsigned box1)
 {
     const PFN_cuTensorMapEncodeTiled_v12000 enc = encode_tiled();
-    if (!enc || k >= INT32_MAX || cols >= INT32_MAX) return (int)cudaErrorNotSupported;
-    const cuuint64_t dim[2] = {(cuuint64_t)k, (cuuint64_t)cols};
+    if (!enc || d0 >= INT32_MAX || d1 >= INT32_MAX) return (int)cudaErrorNotSupported;
+    const cuuint64_t dim[2] = {(cuuint64_t)d0, (cuuint64_t)d1};
     const cuuint64_t stride[1] = {(cuuint64_t)ldx * sizeof(float)};
-    const cuuint32_t box[2] = {tf32::BK, tf32::BN}, step[2] = {1, 1};
+    const cuuint32_t box[2] = {box0, box1}, step[2] = {1, 1};
     const CUresult r = enc(map, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, 2, const_cast<float *>(X), dim, stride, box, step,
                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -412,32 +440,35 @@ static const Inst *pair_inst(int math, int v, char transa, char transb)
     return &pick(math, v).in[ta + 2 * tb];
 }
 
-/* whether variant v of `math` must give the default's bits for the pair (transa, transb) (the
- * test's A/B): every instance but an OPT_BRAW one (op(B) truncated, not rounded, to TF32), an
- * OPT_BTMA one (op(B) converted by the tensor copy, whose ties may go otherwise), an OPT_P16 / OPT_P8 one (a k-tile promoted in parts: tsg_kernel_tf32.cuh, "P16") and one that
- * runs the pair as C^T where the default does not, or the other way round (the three products'
- * factors exchanged: tsg_kernel_tf32.cuh, "CT") */
-bool tf32_variant_exact(int math, int v, char transa, char transb)
-{
-    const Inst *in = pair_inst(math, v, transa, transb);
-    return in && !(in->opt & (tf32::OPT_BRAW | tf32::OPT_BTMA | tf32::OPT_P16 | tf32::OPT_P8)) &&
-           swapped(*in) == swapped(*pair_inst(math, 0, transa, transb));
-}
-
 /* how variant v of `math` converts the call's operand `operand` ('A' or 'B') to TF32 for the pair
- * (transa, transb) (the test's --rounding): 'z' toward zero (an OPT_BRAW instance hands its op(B)
- * to the tensor core raw, which reads the top 19 bits), 'e' to nearest, ties to even (an
- * OPT_BTMA instance's tensor copy: what cuBLAS's own TMA-fed kernels give, docs/NOTES.md
- * "seventeenth session"; the run checks it), 'a' to nearest, ties away (cvt.rna's bits: every
- * other instance); 0 for no such variant. An instance run as C^T takes the call's op(A)^T as its
- * op(B) (tsg_kernel_tf32.cuh, "CT") */
+ * (transa, transb) (the test's --rounding, and tf32_variant_exact): 'z' toward zero (an OPT_BRAW
+ * instance hands its op(B) to the tensor core raw, which reads the top 19 bits), 'e' to nearest,
+ * ties to even (an OPT_BTMA instance's tensor copy of op(B), an OPT_ATMA one's of op(A) too: the
+ * copies' TFLOAT32 conversion, H100 run 62, as cuBLAS's own TMA-fed kernels give, docs/NOTES.md
+ * "seventeenth session"), 'a' to nearest, ties away (cvt.rna's bits: every other instance); 0 for
+ * no such variant. An instance run as C^T takes the call's op(A)^T as its op(B) (tsg_kernel_tf32.cuh,
+ * "CT") */
 char tf32_variant_rounding(int math, int v, char transa, char transb, char operand)
 {
     const Inst *in = pair_inst(math, v, transa, transb);
     if (!in) return 0;
     const char kernel_b = swapped(*in) ? 'A' : 'B'; /* the call's operand the instance reads as op(B) */
-    if (operand != kernel_b) return 'a';
+    if (operand != kernel_b) return in->opt & tf32::OPT_ATMA ? 'e' : 'a';
     return in->opt & tf32::OPT_BRAW ? 'z' : in->opt & tf32::OPT_BTMA ? 'e' : 'a';
+}
+
+/* whether variant v of `math` must give the default's bits for the pair (transa, transb) (the
+ * test's A/B): every instance that converts both operands as the default's does
+ * (tf32_variant_rounding: a raw op(B) is truncated, a tensor copy rounds ties to even, cvt.rna
+ * ties away), promotes as it does (not OPT_P16 / OPT_P8: a k-tile promoted in parts,
+ * tsg_kernel_tf32.cuh "P16") and runs the pair as C^T where it does (else the three products'
+ * factors are exchanged: tsg_kernel_tf32.cuh, "CT") */
+bool tf32_variant_exact(int math, int v, char transa, char transb)
+{
+    const Inst *in = pair_inst(math, v, transa, transb), *d = pair_inst(math, 0, transa, transb);
+    return in && !(in->opt & (tf32::OPT_P16 | tf32::OPT_P8)) && swapped(*in) == swapped(*d) &&
+           tf32_variant_rounding(math, v, transa, transb, 'A') == tf32_variant_rounding(math, 0, transa, transb, 'A') &&
+           tf32_variant_rounding(math, v, transa, transb, 'B') == tf32_variant_rounding(math, 0, transa, transb, 'B');
 }
 
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
@@ -448,7 +479,9 @@ int inst_name(const Inst &in, char *buf, size_t len)
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
                     in.opt & tf32::OPT_BRAW ? ", op(B) raw by cp.async (truncated to TF32)" : "",
-                    in.opt & tf32::OPT_BTMA ? ", op(B) by tensor copy (converted to TF32)" : "",
+                    in.opt & tf32::OPT_ATMA   ? ", op(A) and op(B) by tensor copy (converted to TF32)"
+                    : in.opt & tf32::OPT_BTMA ? ", op(B) by tensor copy (converted to TF32)"
+                                              : "",
                     in.opt & tf32::OPT_BCP ? ", op(B) by cp.async, split by the producer" : "",
                     in.opt & tf32::OPT_BCP2 ? " two items behind its copies" : "",
                     in.opt & tf32::OPT_SLEEP ? ", waits with a suspend hint" : "",
@@ -470,11 +503,11 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
         inst_name(vt.in[p], one[p], sizeof one[p]);
         same = same && !strcmp(one[p], one[0]);
     }
-    /* V_BRAW and V_BTMA of 3xTF32 are its default: say so */
+    /* V_BRAW, V_REG, 15 and V_ATMA of 3xTF32 are its default: say so */
     const char *note = math != MATH_3XTF32 ? ""
                        : v == V_BRAW       ? " (BRAW does not apply to 3xTF32: its default)"
-                       : v == V_BTMA || v == V_BTMA + 1 ? " (BTMA does not apply to 3xTF32: its default)"
-                                                        : "";
+                       : v >= V_REG && v <= V_ATMA ? " (tensor copies do not apply to 3xTF32: its default)"
+                                                   : "";
     if (same) return snprintf(buf, len, "%s%s%s", one[0], note, refused);
     return snprintf(buf, len, "NN %s; TN %s; NT %s; TT %s%s%s", one[0], one[1], one[2], one[3], note, refused);
 }
@@ -506,17 +539,27 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     const Inst &in = pick(math, variant).in[ta + 2 * tb];
     const Fn fn = splits > 1 ? in.split : in.fn;
     const FnT tfn = splits > 1 ? in.tsplit : in.tfn;
-    if (!fn && !tfn) return (int)cudaErrorNotSupported; /* split-K: the default's and variants 12, 13, 14's only */
+    const FnT2 t2fn = splits > 1 ? in.t2split : in.t2fn;
+    if (!fn && !tfn && !t2fn) return (int)cudaErrorNotSupported; /* split-K: the default's and variants 12, 13, 14, 16's only */
     const cudaStream_t s = (cudaStream_t)stream;
     /* C^T = op(B)^T op(A)^T: n x m, the operands exchanged (tsg_kernel_tf32.cuh, "CT") */
     const bool sw = swapped(in);
     const int64_t km = sw ? n : m, kn = sw ? m : n, kla = sw ? ldb : lda, klb = sw ? lda : ldb;
     const float *ka = sw ? B : A, *kb = sw ? A : B;
-    if (tfn) { /* OPT_BTMA: the kernel's op(B) through its tensor map */
-        CUtensorMap map;
-        const int r = btma_map(&map, kb, klb, k, kn);
-        if (r != 0) return r;
-        tfn<<<g, in.threads, in.smem, s>>>(km, kn, k, a, ka, kla, kb, klb, b, out, ldo, kslice, m * n, map);
+    if (tfn || t2fn) { /* OPT_BTMA: the kernel's op(B) (k x kn, K-contiguous) through its tensor map,
+                        * one slice of 32 k x BN per box; OPT_ATMA: op(A) too, 32 k x BM
+                        * (K-contiguous) or 32 x 32 (four boxes per slice) */
+        CUtensorMap mb, ma;
+        int r = copy_map(&mb, kb, klb, k, kn, tf32::BK, tf32::BN);
+        if (r == 0 && t2fn)
+            r = in.ta ? copy_map(&ma, ka, kla, k, km, tf32::BK, tf32::BM) : copy_map(&ma, ka, kla, km, k, 32, 32);
+        /* a map refused (a driver without tensor maps, k or n from 2^31 on): the default takes its
+         * register-path twin, the same products with op(B) rounded by cvt.rna's rule */
+        if (r != 0) return variant == 0 ? tf32_sgemm_variant(V_REG, math, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                                                              beta, C, ldc, kslice, W, stream)
+                                        : r;
+        if (t2fn) t2fn<<<g, in.threads, in.smem, s>>>(km, kn, k, a, ka, kla, kb, klb, b, out, ldo, kslice, m * n, mb, ma);
+        else tfn<<<g, in.threads, in.smem, s>>>(km, kn, k, a, ka, kla, kb, klb, b, out, ldo, kslice, m * n, mb);
     } else {
         fn<<<g, in.threads, in.smem, s>>>(km, kn, k, a, ka, kla, kb, klb, b, out, ldo, kslice, m * n);
     }

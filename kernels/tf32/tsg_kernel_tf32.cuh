@@ -6,8 +6,9 @@
  * Owns: this family's kernel, its producer's schedule (global loads, the TF32 split, the
  * swizzled K-major shared tiles, the non-finite flags) and its consumers (wgmma, promotion, the
  * write-back, the FP32 path of a tile with non-finite inputs). The slices' geometry (Slice,
- * RawSlice, frag_off) is tsg_tf32_slices.cuh's, the instruction wrappers tsg_tf32_ptx.cuh's;
- * this comment describes all three. Borrows from kernels/common/ the mbarrier and setmaxnreg
+ * RawSlice, frag_off, ArowMap) is tsg_tf32_slices.cuh's, the instruction wrappers
+ * tsg_tf32_ptx.cuh's, the OPT bits, Cfg and the write-back's helpers tsg_tf32_cfg.cuh's; this
+ * comment describes all four. Borrows from kernels/common/ the mbarrier and setmaxnreg
  * wrappers and tile_coords.
  *
  * The block (Cfg::THREADS = 384 or 512): warpgroups 0 and 1 are consumers, each owning 64 rows of
@@ -97,7 +98,7 @@
  *  - BTMA (OPT_BTMA, an experiment: 1xTF32 with OPT_AREG where op(B) is K-contiguous, NN and TN,
  *    TT as C^T; instance tf32_kernel_tma): producer thread 0 copies op(B)'s 128 x 32 slice with
  *    one tensor copy (tma_load_2d) into the B-big tile, through the launcher's tensor map of
- *    op(B) (tf32_btma_map, one per call: k along the first dimension, n along the second, a box of
+ *    op(B) (copy_map, one per call: k along the first dimension, n along the second, a box of
  *    32 k x 128 n, the 128-byte swizzle, so that the tile has the layout Slice stores and desc
  *    reads; elements outside op(B) are zero; element type TFLOAT32: the copy converts each
  *    element to TF32). Before the copy it raises the stage's "full" transaction count by the
@@ -110,6 +111,17 @@
  *    instruction for it: docs/NOTES.md "seventeenth session"), checked by test_tf32_kernel
  *    --rounding (tf32_variant_rounding 'e'). Non-finite inputs: as BRAW, the consumers'
  *    accumulator check (a TF32 conversion keeps an Inf and a NaN non-finite).
+ *  - ATMA (OPT_ATMA, with BTMA; an experiment): op(A) by tensor copies as well, through a second
+ *    map (tma), in the same expect_tx (two slices' bytes): a K-contiguous op(A) (TN; TT as C^T
+ *    reads the call's op(B) there) as one box of 32 k x 128 rows into the layout frag_off already
+ *    reads; an R-contiguous one (NN) as four boxes of 32 rows x 32 k, each row k of a box 128
+ *    bytes with the 128-byte swizzle. The consumers read the copies' converted bits as they are
+ *    (frag_off_tma; no add and mask, no flag: the accumulators' check covers op(A) too, a
+ *    non-finite a(r, k) making row r's products non-finite). In the four-box layout the fragment
+ *    rows stand for permuted rows of the tile (tsg_tf32_slices.cuh ArowMap, conflict-free there),
+ *    and the write-back and the FP32 path put each accumulator row where it belongs. The
+ *    producer's own work is then five copy instructions per k-tile by one thread, and its
+ *    arrivals (cp.async.mbarrier.arrive with no copy outstanding: at once, and the publication).
  *  - CT (OPT_CT): the launcher (tsg_kernel_tf32.cu) runs a pair (TA, TB) as the product
  *    C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with m and n, A and B (lda and ldb) swapped,
  *    whose element (r, c) is C(c, r): written at C + c + r ldc (two adjacent elements with one
@@ -182,128 +194,12 @@
 #include "../common/tsg_mbarrier.cuh"    /* ws::mbar_*, ws::regs_inc/dec, mbar_arrive_cp_async */
 #include "../common/tsg_tile_coords.cuh" /* tile_coords */
 #include "tsg_kernel_tf32.h"
+#include "tsg_tf32_cfg.cuh"    /* CTHREADS, the OPT bits, Cfg, put, put2, fp32_dot */
 #include "tsg_tf32_ptx.cuh"    /* the instruction wrappers */
 #include "tsg_tf32_slices.cuh" /* BM, BN, BK, Slice, RawSlice, frag_off */
 
 namespace tsg {
 namespace tf32 {
-
-constexpr int CTHREADS = 256; /* two consumer warpgroups */
-
-/* this role's registers per thread from here on: setmaxnreg.inc above the launch count R0, .dec below */
-template <int R, int R0>
-static __device__ __forceinline__ void regs_to()
-{
-    if (R > R0) ws::regs_inc<R>();
-    else if (R < R0) ws::regs_dec<R>();
-}
-
-/* MATH: MATH_3XTF32 (parts big and small) or MATH_TF32 (big only); NPW: producer warpgroups (1 or
- * 2: the slices' rows shared out among 128 NPW threads). Registers per thread after setmaxnreg:
- * consumers CREG, producers PREG, multiples of 8 with PREG <= R0 <= CREG for the launch count R0,
- * and the consumers' growth paid by the producers' shrinking (file comment). */
-/* the kernel's OPT bits: OPT_AREG op(A) copied by cp.async as FP32 and split by the consumers
- * (RawSlice, frag_off: A from registers); OPT_TBLK R-contiguous slices through the producer in 4 x 4
- * blocks (Slice); OPT_BRAW (1xTF32 with OPT_AREG and a K-contiguous op(B) only: NN, TN) op(B)
- * copied raw by cp.async, the tensor core truncating it to TF32 (the kernel's comment, "BRAW");
- * OPT_BCP (with OPT_AREG) op(B) copied by cp.async and split by the producer one item after its
- * copies, OPT_BCP2 two items after (the file comment, OPT_BCP); OPT_SLEEP the
- * barrier waits with a 10 ms suspend-time hint (ws::mbar_wait_hint); OPT_CT the kernel computes
- * C^T = op(B)^T op(A)^T: its element (r, c) is written to C(c, r) (the launcher passes the
- * operands swapped: the file comment, "CT"); OPT_B2 (with OPT_AREG) op(B) loaded two items ahead
- * of its store, in two register slots; OPT_SPLIT split-K over gridDim.y (the file comment);
- * OPT_P16 / OPT_P8 (3xTF32 with OPT_AREG) each half / quarter of a k-tile's steps promoted on its
- * own (the file comment, "P16"); OPT_BTMA (1xTF32 with OPT_AREG, order 2, a K-contiguous op(B):
- * NN, TN) op(B) by one tensor copy per k-tile that converts it to TF32 (the file comment, "BTMA";
- * the instance is tf32_kernel_tma) */
-constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64, OPT_CT = 128,
-              OPT_B2 = 256, OPT_SPLIT = 512, OPT_P16 = 1024, OPT_P8 = 2048, OPT_BTMA = 4096;
-/* the OPT bits that change Cfg (registers, stages) */
-constexpr int OPT_CFG = OPT_AREG | OPT_B2;
-
-template <int MATH, int NPW, int PIPE, int OPTC = 0>
-struct Cfg {
-    static constexpr bool AREG = OPTC & OPT_AREG, B2 = OPTC & OPT_B2;
-    static_assert(NPW == 1 || NPW == 2, "one or two producer warpgroups");
-    static_assert(AREG == 0 || PIPE == 2, "op(A) split by the consumers: producer order 2 only");
-    static constexpr bool X3 = MATH == MATH_3XTF32;
-    static constexpr int PTHREADS = 128 * NPW, THREADS = CTHREADS + PTHREADS, PWARPS = PTHREADS / 32;
-    /* registers per thread the kernel is launched with: ptxas's count under
-     * __launch_bounds__(THREADS, 1), 65536 / THREADS rounded down to a multiple of 8 (168 for 384
-     * threads, 128 for 512); tf32_init checks the real one */
-    static constexpr int R0 = (65536 / THREADS) & ~7;
-    static constexpr int PARTS = X3 ? 2 : 1;
-    /* a stage: [A big][B big]([A small][B small]); AREG: [A as FP32][B big]([B small]) */
-    static constexpr int OFF_BB = SLICE_BYTES, OFF_AS = 2 * SLICE_BYTES, OFF_BS = (AREG ? 2 : 3) * SLICE_BYTES;
-    static constexpr int STAGE_BYTES = (AREG ? 1 + PARTS : 2 * PARTS) * SLICE_BYTES;
-    static constexpr int STAGES = X3 ? (AREG ? 4 : 3) : 6;
-    static constexpr int BAR_OFF = STAGES * STAGE_BYTES;
-    static constexpr int FLAG_OFF = BAR_OFF + 2 * STAGES * 8; /* uint32 flags[STAGES][PWARPS]: per producer warp */
-    static constexpr int SMEM_BYTES = 1024 + FLAG_OFF + 4 * PWARPS * STAGES; /* + 1024: alignment slack */
-    /* one producer warpgroup: 3xTF32's consumers take registers for their two accumulators and
-     * 1xTF32's give them to the producer (64 data registers in flight: PIPE 1 and 2). Two: each
-     * producer thread holds half the data (32 registers in flight), so it gives 48; two k-tiles
-     * ahead (PIPE 3: 64 in flight) it keeps more, and the consumers have what is left */
-    static constexpr bool DEEP = NPW == 2 && PIPE == 3;
-    /* AREG: 3xTF32's consumers also hold a k-tile's op(A) parts (32 registers) until its wgmmas
-     * complete, and the producer holds op(B)'s slice only */
-    /* B2: one producer warpgroup holds two op(B) slices (64 data registers): 3xTF32's consumers
-     * give it 16 each of theirs (184; the producer 136: with 120 and 192 ptxas spilled 8-48 bytes
-     * of stack in the 3xTF32 instances) */
-    static constexpr int CREG = AREG ? (X3 ? (NPW == 1 ? (B2 ? 184 : 200) : 192) : NPW == 1 ? R0 : 144)
-                              : NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
-    static constexpr int PREG = AREG ? (X3 ? (NPW == 1 ? (B2 ? 136 : 104) : 64) : NPW == 1 ? R0 : 112)
-                              : NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
-    /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
-    static constexpr bool NONE = CREG == R0 && PREG == R0;
-    /* the pool rule for a launch count r0: what one role takes beyond r0 the other gives back */
-    static constexpr bool fits(int r0)
-    {
-        return NONE || (CTHREADS * (CREG - r0) + PTHREADS * (PREG - r0) <= 0 && (CREG - r0) * (PREG - r0) <= 0);
-    }
-    static_assert(CREG % 8 == 0 && PREG % 8 == 0 && CREG <= 256 && PREG <= 256 && CREG >= 24 && PREG >= 24,
-                  "setmaxnreg counts");
-    static_assert(fits(R0), "setmaxnreg: what one role takes must be given back by the other");
-    static_assert(SMEM_BYTES <= 227 * 1024, "shared memory per block");
-};
-
-/* one element of C from an FP32 result v: beta == 0 never reads C. CT (OPT_CT): the kernel
- * computes C^T, so its element (r, c) is C(c, r) */
-template <bool CT = false>
-static __device__ __forceinline__ void put(float *__restrict__ C, int64_t ldc, int64_t r, int64_t c, float alpha,
-                                           float v, float beta)
-{
-    float *p = CT ? C + c + r * ldc : C + r + c * ldc;
-    *p = beta == 0.0f ? alpha * v : fmaf(alpha, v, beta * *p);
-}
-
-/* CT: the kernel's elements (r, c) and (r, c + 1), adjacent in C, with one 8-byte access (p
- * 8-byte aligned: the caller's check) */
-static __device__ __forceinline__ void put2(float *__restrict__ p, float alpha, float v0, float v1, float beta)
-{
-    float2 *q = reinterpret_cast<float2 *>(p);
-    if (beta == 0.0f) {
-        *q = make_float2(alpha * v0, alpha * v1);
-    } else {
-        const float2 o = *q;
-        *q = make_float2(fmaf(alpha, v0, beta * o.x), fmaf(alpha, v1, beta * o.y));
-    }
-}
-
-/* C(r, c) of a tile with non-finite inputs, in FP32: fmaf over k in order, as an FFMA kernel's
- * thread does, so that NaN and Inf come out as the FP32 kernels give them */
-template <bool TA, bool TB>
-static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *__restrict__ A, int64_t lda,
-                                 const float *__restrict__ B, int64_t ldb)
-{
-    float s = 0.0f;
-    for (int64_t kk = 0; kk < k; ++kk) {
-        const float a = TA ? A[kk + r * lda] : A[r + kk * lda];
-        const float b = TB ? B[c + kk * ldb] : B[kk + c * ldb];
-        s = fmaf(a, b, s);
-    }
-    return s;
-}
 
 /*
  * The kernel: C = alpha*op(A)*op(B) + beta*C, m, n, k >= 1; TA / TB as transa / transb == 'T'.
@@ -320,12 +216,13 @@ static __device__ float fp32_dot(int64_t r, int64_t c, int64_t k, const float *_
  * leaves one stage out and computes garbage: 1 the consumers alone (no producer: no loads, no
  * split, no barrier waits), 2 the producer alone (consumers wait and release each stage, no
  * wgmma). */
-/* tmb: OPT_BTMA's tensor map of op(B) (tf32_kernel_tma's parameter), nullptr in the other instances */
+/* tmb, tma: OPT_BTMA's tensor map of op(B), OPT_ATMA's of op(A) (tf32_kernel_tma's parameters),
+ * nullptr in the other instances */
 template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG, int OPT>
 static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A,
                                                  int64_t lda, const float *__restrict__ B, int64_t ldb, float beta,
                                                  float *__restrict__ C, int64_t ldc, int64_t kslice, int64_t cstride,
-                                                 const CUtensorMap *tmb)
+                                                 const CUtensorMap *tmb, const CUtensorMap *tma)
 {
     /* BTMA: the tensor map covers the whole of op(B); a split-K slice's copies start at its k0 */
     const int64_t kofs = (OPT & OPT_SPLIT) != 0 ? (int64_t)blockIdx.y * kslice : 0;
@@ -340,6 +237,9 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
         C += blockIdx.y * cstride;
     }
     constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW, BTMA = OPT & OPT_BTMA;
+    constexpr bool ATMA = OPT & OPT_ATMA;
+    /* ATMA with an R-contiguous op(A): the tile's rows permuted (ArowMap, the file comment "ATMA") */
+    using RM = ArowMap<ATMA && !TA>;
     /* op(B) straight into the stage (BRAW, BTMA): not through the producer's registers, no flags */
     constexpr bool BDIR = BRAW || BTMA;
     constexpr bool BCP = OPT & (OPT_BCP | OPT_BCP2);
@@ -360,6 +260,7 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                   "op(B) raw (BRAW): 1xTF32 with OPT_AREG and a K-contiguous op(B) (NN, TN) only");
     static_assert(!BTMA || (MATH == MATH_TF32 && AREG && !TB && !BRAW && PIPE == 2),
                   "op(B) by tensor copy (BTMA): 1xTF32 with OPT_AREG, order 2 and a K-contiguous op(B) (NN, TN) only");
+    static_assert(!ATMA || BTMA, "op(A) by tensor copies (ATMA): with op(B) by one (BTMA)");
     static_assert(!BCP || (AREG && !BDIR && PIPE == 2), "op(B) by cp.async (BCP): with OPT_AREG and order 2 only");
     static_assert(!B2 || (AREG && !BDIR && !BCP && PIPE == 2), "op(B) two items ahead (B2): with OPT_AREG and order 2");
     /* P16 / P8: the k-tile's steps in NP parts, each promoted on its own (the file comment, "P16") */
@@ -394,6 +295,7 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
         if (DIAG != 1) {
             const int pt = t - CTHREADS;
             if (BTMA && pt == 0) tma_prefetch(tmb);
+            if (ATMA && pt == 0) tma_prefetch(tma);
             int st = 0;
             uint32_t ph = 0;
             Slice<TA, CF::PTHREADS, TBLK> sa;  /* op(A) m x k: TA: A[k + m lda] contiguous along k */
@@ -545,8 +447,12 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                         float nf = 0.0f;
                         bar_wait(bar_empty + 8 * st, ph ^ 1);
                         if (AREG) { /* this k-tile's op(A) straight into the stage, its own arrival */
-                            if (kt < a_full) RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, m0, m, kt * BK, k, pt);
-                            else RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, m0, m, kt * BK, k, pt);
+                            if (ATMA) { /* by tensor copies below */
+                            } else if (kt < a_full) {
+                                RawSlice<TA, CF::PTHREADS>::template copy<true>(sbase, A, lda, m0, m, kt * BK, k, pt);
+                            } else {
+                                RawSlice<TA, CF::PTHREADS>::template copy<false>(sbase, A, lda, m0, m, kt * BK, k, pt);
+                            }
                             if (BRAW) { /* op(B) too, as FP32 into the B-big tile (K-major, swizzled: what desc reads),
                                          * before coords moves n0 on; the one arrival below covers both */
                                 if (kt < b_full)
@@ -556,8 +462,18 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                             }
                             if (BTMA && pt == 0) { /* op(B) by one tensor copy into the B-big tile, its bytes on
                                                     * the same "full" phase (the file comment, "BTMA") */
-                                ws::mbar_expect_tx(bar_full + 8 * st, SLICE_BYTES);
-                                tma_load_2d(sbase + CF::OFF_BB, tmb, (int32_t)(kofs + kt * BK), (int32_t)n0, bar_full + 8 * st);
+                                const int32_t kc = (int32_t)(kofs + kt * BK);
+                                ws::mbar_expect_tx(bar_full + 8 * st, ATMA ? 2 * SLICE_BYTES : SLICE_BYTES);
+                                if (ATMA) { /* op(A): one box of 32 k x 128 m (TA), four of 32 m x 32 k */
+                                    if (TA) {
+                                        tma_load_2d(sbase, tma, kc, (int32_t)m0, bar_full + 8 * st);
+                                    } else {
+#pragma unroll
+                                        for (int j = 0; j < BM / 32; ++j)
+                                            tma_load_2d(sbase + 4096 * j, tma, (int32_t)m0 + 32 * j, kc, bar_full + 8 * st);
+                                    }
+                                }
+                                tma_load_2d(sbase + CF::OFF_BB, tmb, kc, (int32_t)n0, bar_full + 8 * st);
                             }
                             mbar_arrive_cp_async(bar_full + 8 * st);
                         } else {
@@ -689,6 +605,10 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                     for (int kk = 0; kk < 4; ++kk)
 #pragma unroll
                         for (int v = 0; v < 4; ++v) {
+                            if constexpr (ATMA) { /* converted by the copy: the bits as they are */
+                                ab[kk][v] = __float_as_uint(ld_shared(sbase + frag_off_tma<TA>(wg, w, l, kk, v)));
+                                continue;
+                            }
                             const float x = ld_shared(sbase + frag_off<TA>(wg, w, l, kk, v));
                             if (CF::X3) split(x, ab[kk][v], as[kk][v], nfa);
                             else round1(x, ab[kk][v], nfa);
@@ -795,16 +715,20 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                 if (DIAG != 1 && (DIAG != 2 || ktiles == 0)) ws::mbar_arrive(bar_empty + 8 * pst);
             }
 
-            /* write-back: accumulator element 4 i + e of lane l in warp w of warpgroup wg is row
-             * wg 64 + 16 w + l / 4 + 8 (e / 2), column 8 i + 2 (l % 4) + e % 2 (PTX ISA 9.7.15.5,
-             * "Register fragments: matrix D" of wgmma .m64nNk8) */
+            /* write-back: accumulator element 4 i + e of lane l in warp w of warpgroup wg is the
+             * tile's row wg 64 + 16 w + l / 4 + 8 (e / 2), column 8 i + 2 (l % 4) + e % 2 (PTX ISA
+             * 9.7.15.5, "Register fragments: matrix D" of wgmma .m64nNk8), the row being op(A)'s
+             * row RM::row of it (ArowMap: the same unless ATMA permutes them) */
             int64_t bm, bn;
             tile_coords(tile, tiles_m, tiles_n, &bm, &bn);
-            const int64_t r0 = bm * BM + wg * 64 + 16 * w + l / 4, c0 = bn * BN + 2 * (l % 4);
+            /* (the unpermuted rows by the expression the other instances were measured with) */
+            const int64_t r0 = RM::H == 8 ? bm * BM + wg * 64 + 16 * w + l / 4 : bm * BM + wg * 64 + RM::row(w, l / 4, 0);
+            const int64_t c0 = bn * BN + 2 * (l % 4);
+            constexpr int DH = RM::H; /* the row step from e / 2 = 0 to 1 */
             if (bad) { /* block-uniform: every consumer thread read the same flags */
                 for (int i = 0; i < 16; ++i)
                     for (int e = 0; e < 4; ++e) {
-                        const int64_t r = r0 + 8 * (e / 2), c = c0 + 8 * i + e % 2;
+                        const int64_t r = r0 + DH * (e / 2), c = c0 + 8 * i + e % 2;
                         if (r < m && c < n)
                             put<CT>(C, ldc, r, c, alpha, fp32_dot<TA, TB>(r, c, k, A, lda, B, ldb), beta);
                     }
@@ -813,7 +737,7 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                 for (int i = 0; i < 16; ++i) {
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
-                        const int64_t r = r0 + 8 * h, c = c0 + 8 * i;
+                        const int64_t r = r0 + DH * h, c = c0 + 8 * i;
                         if (r < m && c + 1 < n)
                             put2(C + c + r * ldc, alpha, y[4 * i + 2 * h], y[4 * i + 2 * h + 1], beta);
                         else if (r < m && c < n) put<CT>(C, ldc, r, c, alpha, y[4 * i + 2 * h], beta);
@@ -824,7 +748,7 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                 for (int i = 0; i < 16; ++i) {
 #pragma unroll
                     for (int e = 0; e < 4; ++e) {
-                        const int64_t r = r0 + 8 * (e / 2), c = c0 + 8 * i + e % 2;
+                        const int64_t r = r0 + DH * (e / 2), c = c0 + 8 * i + e % 2;
                         if (r < m && c < n) put<CT>(C, ldc, r, c, alpha, y[4 * i + e], beta);
                     }
                 }
@@ -842,20 +766,37 @@ tf32_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float *__restric
             int64_t cstride)
 {
     static_assert((OPT & OPT_BTMA) == 0, "OPT_BTMA: tf32_kernel_tma");
-    tf32_body<MATH, TA, TB, PIPE, NPW, DIAG, OPT>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, kslice, cstride, nullptr);
+    tf32_body<MATH, TA, TB, PIPE, NPW, DIAG, OPT>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, kslice, cstride, nullptr,
+                                                  nullptr);
 }
 
-/* The OPT_BTMA instances: tf32_kernel's parameters and tmb, the tensor map of op(B) (k along its
- * first dimension, n along its second: the launcher's tf32_btma_map), a kernel parameter in
- * constant space that the tensor copies read by its generic address (__grid_constant__) */
+/* The OPT_BTMA instances without OPT_ATMA: tf32_kernel's parameters and tmb, the tensor map of
+ * op(B) (k along its first dimension, n along its second: the launcher's copy_map), a kernel
+ * parameter in constant space that the tensor copies read by its generic address
+ * (__grid_constant__) */
 template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0, int OPT = 0>
 __global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>::THREADS, 1)
 tf32_kernel_tma(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
                 const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc,
                 int64_t kslice, int64_t cstride, const __grid_constant__ CUtensorMap tmb)
 {
-    static_assert((OPT & OPT_BTMA) != 0, "without OPT_BTMA: tf32_kernel");
-    tf32_body<MATH, TA, TB, PIPE, NPW, DIAG, OPT>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, kslice, cstride, &tmb);
+    static_assert((OPT & OPT_BTMA) != 0 && (OPT & OPT_ATMA) == 0, "OPT_BTMA alone: tf32_kernel_tma");
+    tf32_body<MATH, TA, TB, PIPE, NPW, DIAG, OPT>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, kslice, cstride, &tmb,
+                                                  nullptr);
+}
+
+/* The OPT_ATMA instances: tf32_kernel_tma's parameters and tma, op(A)'s tensor map (a second
+ * kernel, so that the OPT_BTMA instances keep the parameter space they were measured with) */
+template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG = 0, int OPT = 0>
+__global__ void __launch_bounds__(Cfg<MATH, NPW, PIPE, OPT & OPT_CFG>::THREADS, 1)
+tf32_kernel_tma2(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A, int64_t lda,
+                 const float *__restrict__ B, int64_t ldb, float beta, float *__restrict__ C, int64_t ldc,
+                 int64_t kslice, int64_t cstride, const __grid_constant__ CUtensorMap tmb,
+                 const __grid_constant__ CUtensorMap tma)
+{
+    static_assert((OPT & OPT_ATMA) != 0, "OPT_ATMA: tf32_kernel_tma2");
+    tf32_body<MATH, TA, TB, PIPE, NPW, DIAG, OPT>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, kslice, cstride, &tmb,
+                                                  &tma);
 }
 
 } /* namespace tf32 */

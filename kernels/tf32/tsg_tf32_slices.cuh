@@ -254,6 +254,39 @@ static __device__ __forceinline__ uint32_t frag_off(int wg, int w, int l, int kk
     return (uint32_t)(k * 512 + (((row / 4) ^ (2 * (k & 3))) << 4) + 4 * (row % 4));
 }
 
+/*
+ * OPT_ATMA's rows (tsg_kernel_tf32.cuh, "ATMA"): which of the tile's rows of op(A) the wgmma
+ * fragment row g + 8 h (g = lane / 4, h = 0, 1: PTX ISA 9.7.15.5.1, "Register Fragments") of warp
+ * w stands for, within its warpgroup's 64. PERM false: 16 w + g + 8 h, the fragment's own order.
+ * PERM true (an R-contiguous op(A) copied by tensor copies into four 32-row boxes, row k of a box
+ * at k * 128 bytes, 16-byte chunk q = (row mod 32) / 4 at position q ^ (k mod 8): the 128-byte
+ * swizzle): 32 (w / 2) + 8 (w % 2) + 4 h + 16 (g / 4) + g % 4, a bijection of the 64 rows (the five
+ * terms take the row's bits 5, 3, 2, 4 and 1-0), chosen so that a warp's read of one fragment
+ * register (g 0-7, t = lane % 4 giving k mod 4) finds its 32 values in 32 distinct banks: chunk
+ * position (2 (w % 2) + h + 4 (g / 4)) ^ (k mod 8) takes 4 values over t (its low bits) times 2
+ * over g / 4 (bit 2), and g % 4 picks the word in the chunk. H: the row step of h.
+ */
+template <bool PERM>
+struct ArowMap {
+    static constexpr int H = PERM ? 4 : 8;
+    static __device__ __forceinline__ int row(int w, int g, int h)
+    {
+        return PERM ? 32 * (w / 2) + 8 * (w % 2) + 4 * h + 16 * (g / 4) + g % 4 : 16 * w + g + 8 * h;
+    }
+};
+
+/* OPT_ATMA: frag_off for a slice written by tensor copies. KC (a K-contiguous op(A): one box of
+ * 32 k x 128 rows with the 128-byte swizzle) is frag_off<true>'s layout; else four boxes of 32 rows
+ * x 32 k at 4096 bytes each (ArowMap<true>'s layout), the row ArowMap<true>::row's */
+template <bool KC>
+static __device__ __forceinline__ uint32_t frag_off_tma(int wg, int w, int l, int kk, int v)
+{
+    if (KC) return frag_off<true>(wg, w, l, kk, v);
+    const int g = l / 4, t = l % 4, k = 8 * kk + t + 4 * (v / 2);
+    const int row = 64 * wg + ArowMap<true>::row(w, g, v % 2), rr = row % 32;
+    return (uint32_t)((row / 32) * 4096 + k * 128 + (((rr / 4) ^ (k & 7)) << 4) + 4 * (rr % 4));
+}
+
 } /* namespace tf32 */
 } /* namespace tsg */
 
