@@ -27,6 +27,7 @@
 
 #include "../src/tsg_cost.h" /* TSG_CPU_SMALL_N, TSG_CPU_MID_N, TSG_CPU_BIG_N */
 #include "../src/tsg_split.h"
+#include "../src/tsg_trace.h"
 #include "tsg_cpublas.h"
 #include "tsg_log.h"
 #include "tsg_thread.h"
@@ -287,11 +288,8 @@ static struct {
     atomic_int done[TSG_API_COUNT]; /* set (release) after fn is stored */
 } native;
 
-static int has_native(tsg_api api)
-{
-    return api == TSG_API_SCIPY_CBLAS64 || api == TSG_API_CBLAS64 || api == TSG_API_SCIPY_CBLAS ||
-           api == TSG_API_SCIPY_F77;
-}
+/* the names that have one (tsg_trace_entry follows tsg_api: shim/tsg_runtime.c asserts it) */
+static int has_native(tsg_api api) { return tsg_trace_entry_own_blas((int)api); }
 
 static void *native_fn(tsg_api api)
 {
