@@ -18,7 +18,9 @@
  * Replayed as: tsgemm's passes through the very entry point the program called (cblas_sgemm,
  * sgemm_, the ILP64 names, the scipy_ names: all exported by the library the bench links), so
  * each call takes the path it took in the program (the tiny path is per entry point); OpenBLAS's
- * pass through its cblas_sgemm (column-major for Fortran entries); with the recorded layout,
+ * pass through its cblas_sgemm (column-major for Fortran entries), except the calls through the
+ * own-BLAS names when --own-blas loaded a library defining them: through that library's function
+ * of the same name (own_blas_setup); with the recorded layout,
  * transposes, sizes and leading dimensions,
  * alpha/beta 0, 1 or 0.75 / -0.5 for the class "other". Calls of tsgemm_sgemm_device, calls with
  * a non-host operand, and sizes beyond 32 bits are skipped (counted).
