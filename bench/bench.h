@@ -15,6 +15,7 @@
 #ifndef TSGEMM_BENCH_H
 #define TSGEMM_BENCH_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -170,6 +171,8 @@ double bench_result_tflops(const bench_result *r, const bench_shape *s);
 
 /* ------------------------------------------------------------------ options */
 
+enum { BENCH_OWN_BLAS_MAX = 4 }; /* --own-blas libraries at most */
+
 typedef struct bench_opts {
     int quick;
     int reps, reps_given;      /* timed repeats per host implementation                     */
@@ -193,6 +196,8 @@ typedef struct bench_opts {
     int replay_rounds;         /* --replay-rounds N (1..9): the passes N times, rotated; medians */
     const char *replay_csv;    /* --replay-csv FILE: every class's medians, one row each        */
     const char *replay_calls;  /* --replay-calls FILE: every call of every pass and round       */
+    const char *own_blas[BENCH_OWN_BLAS_MAX]; /* --own-blas PATH (repeatable): the trace's own BLAS */
+    int n_own_blas;
     unsigned math_mask;        /* --math LIST: bit m for tsgemm math m (0 fp32, 1 3xtf32, 2
                                   tf32); 0 = no math table (the default output)             */
 } bench_opts;
@@ -344,6 +349,34 @@ int bench_plot(const char *png, const char *title, const bench_shape *shapes, in
  */
 int bench_replay(const char *path, const bench_opts *o, const bench_cpu *cpu, int gpu_ok,
                  const char *gpu_why);
+
+/* ------------------------------------------------------------------ bench_ownblas.c */
+
+/* The libraries loaded to stand for a replayed trace's own BLAS (bench_ownblas.c says why). */
+typedef struct bench_own_blas {
+    int n;
+    char path[BENCH_OWN_BLAS_MAX][PATH_MAX]; /* each one's real path */
+    void *handle[BENCH_OWN_BLAS_MAX];
+} bench_own_blas;
+
+/*
+ * Loads the library at `path` (untrusted: a command-line argument) into the process, RTLD_LOCAL,
+ * and appends it to ob. Refused, returning -1 with the reason in why[len]: in a privileged
+ * (AT_SECURE) process; a bare name without '/' (no search path is used); a path that does not
+ * resolve (realpath) or is not a regular file; a library that does not load, is a copy of tsgemm
+ * (defines tsgemm_version) or defines none of the own-BLAS names (src/tsg_trace.h
+ * tsg_trace_entry_own_blas); more than BENCH_OWN_BLAS_MAX. Returns 0 when loaded.
+ */
+int bench_own_blas_open(bench_own_blas *ob, const char *path, char *why, size_t len);
+
+/*
+ * The function that stands for the caller's own `entry` (a tsg_trace_entry) in this process: the
+ * first loaded object, not a copy of tsgemm, that defines the entry's name itself — the one
+ * tsgemm's shim runs such calls on (shim/tsg_cpublas.c), so that own_pool is 1 for them in auto
+ * mode. NULL (and *lib NULL) when there is none or the entry is not an own-BLAS name; else *lib
+ * is the defining object's path as the loader has it.
+ */
+void *bench_own_blas_fn(int entry, const char **lib);
 
 /* ------------------------------------------------------------------ misc */
 

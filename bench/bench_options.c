@@ -51,6 +51,13 @@ static void usage(FILE *f)
 "                      median times per way, one CSV row each (bench/model_check.c reads it)\n"
 "  --replay-calls FILE with --replay: every call of every pass and round, one CSV row each\n"
 "                      (its time, whether it ran on the GPU, whether the pass's previous call did)\n"
+"  --own-blas PATH     with --replay (repeatable, up to 4): the library that stands for the\n"
+"                      program's own BLAS behind numpy's and scipy's names (scipy_cblas_sgemm64_,\n"
+"                      cblas_sgemm64_, scipy_cblas_sgemm, scipy_sgemm_), e.g. the wheel's\n"
+"                      libscipy_openblas64_*.so in numpy.libs: loaded before the first call, so\n"
+"                      tsgemm runs those calls' CPU side on it with auto mode's own-pool margin,\n"
+"                      as in the program; the openblas pass calls its functions. Without it the\n"
+"                      replay says for which calls the program's library was not loaded\n"
 "  --csv FILE          one row per shape x implementation\n"
 "  --plot FILE.png     TFLOP/s plots (needs gnuplot; the CSV is written anyway)\n"
 "  --plot-from CSV     no benchmark: print the tables of an earlier CSV (and --plot it)\n"
@@ -75,7 +82,7 @@ enum {
     OPT_CSV, OPT_PLOT, OPT_PLOT_FROM, OPT_NO_NVBLAS, OPT_NO_CUBLAS, OPT_NO_KERNEL, OPT_NO_GPU,
     OPT_OPENBLAS, OPT_NVBLAS_LIB, OPT_KEEP_TMP, OPT_MATH, OPT_WORKER, OPT_WORKER_IMPL, OPT_BUDGET, OPT_QUICK,
     OPT_SETTLE,
-    OPT_REWARM, OPT_REPLAY, OPT_REPLAY_ROUNDS, OPT_REPLAY_CSV, OPT_REPLAY_CALLS
+    OPT_REWARM, OPT_REPLAY, OPT_REPLAY_ROUNDS, OPT_REPLAY_CSV, OPT_REPLAY_CALLS, OPT_OWN_BLAS
 };
 
 static int parse_int(const char *s, const char *what, int lo, int *out)
@@ -140,6 +147,7 @@ int bench_parse_options(int argc, char **argv, bench_opts *o)
         {"replay-rounds", required_argument, NULL, OPT_REPLAY_ROUNDS},
         {"replay-csv", required_argument, NULL, OPT_REPLAY_CSV},
         {"replay-calls", required_argument, NULL, OPT_REPLAY_CALLS},
+        {"own-blas", required_argument, NULL, OPT_OWN_BLAS},
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"beta", required_argument, NULL, OPT_BETA},
         {"seed", required_argument, NULL, OPT_SEED},
@@ -213,6 +221,13 @@ int bench_parse_options(int argc, char **argv, bench_opts *o)
         case OPT_REPLAY: o->replay = optarg; break;
         case OPT_REPLAY_CSV: o->replay_csv = optarg; break;
         case OPT_REPLAY_CALLS: o->replay_calls = optarg; break;
+        case OPT_OWN_BLAS:
+            if (o->n_own_blas == BENCH_OWN_BLAS_MAX) {
+                fprintf(stderr, "tsgemm-bench: --own-blas at most %d times\n", BENCH_OWN_BLAS_MAX);
+                return -1;
+            }
+            o->own_blas[o->n_own_blas++] = optarg;
+            break;
         case OPT_REPLAY_ROUNDS:
             if (parse_int(optarg, "--replay-rounds", 1, &o->replay_rounds) || o->replay_rounds > 9) {
                 fprintf(stderr, "tsgemm-bench: --replay-rounds takes 1 to 9\n");
@@ -242,6 +257,10 @@ int bench_parse_options(int argc, char **argv, bench_opts *o)
     }
     if (optind < argc) {
         fprintf(stderr, "tsgemm-bench: unexpected argument \"%s\"\n", argv[optind]);
+        return -1;
+    }
+    if (o->n_own_blas && !o->replay) {
+        fprintf(stderr, "tsgemm-bench: --own-blas goes with --replay\n");
         return -1;
     }
     if (o->quick && !o->reps_given) o->reps = 3;

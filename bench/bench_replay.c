@@ -18,7 +18,9 @@
  * Replayed as: tsgemm's passes through the very entry point the program called (cblas_sgemm,
  * sgemm_, the ILP64 names, the scipy_ names: all exported by the library the bench links), so
  * each call takes the path it took in the program (the tiny path is per entry point); OpenBLAS's
- * pass through its cblas_sgemm (column-major for Fortran entries); with the recorded layout,
+ * pass through its cblas_sgemm (column-major for Fortran entries), except the calls through the
+ * own-BLAS names when --own-blas loaded a library defining them: through that library's function
+ * of the same name (own_blas_setup); with the recorded layout,
  * transposes, sizes and leading dimensions,
  * alpha/beta 0, 1 or 0.75 / -0.5 for the class "other". Calls of tsgemm_sgemm_device, calls with
  * a non-host operand, and sizes beyond 32 bits are skipped (counted).
@@ -36,6 +38,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "tsg_dispatch.h"
 #include "tsg_trace.h"
 #include "tsgemm.h"
 
@@ -94,6 +97,9 @@ typedef struct replay {
     float *a, *b, *c;        /* operand buffers; c: the reused C */
     size_t na, nb, nc;       /* their floats */
     bench_cblas_sgemm_fn openblas;
+    /* per entry (tsg_trace_entry): the function of the program's own BLAS that the plain pass
+     * calls instead of openblas (bench_ownblas.c); NULL for every other entry */
+    void *own[TSG_TRACE_ENTRY_COUNT];
     double tol;
     /* --replay-calls: each call's time (ms; -1: not run) and GPU flag per round and pass, at
      * ((round * PASSES + pass) * ncalls + call); NULL when not asked for */
@@ -277,6 +283,16 @@ static double check(const tsg_trace_rec *r, const float *a, const float *b, cons
     return maxref > 0 ? maxerr / maxref : maxerr; /* all-zero refs (alpha = beta = 0): exact */
 }
 
+/* the own-BLAS names' conventions: the LP64 and ILP64 CBLAS ones, the LP64 Fortran one (with
+ * the hidden lengths of its two character arguments) */
+typedef void (*own_cblas_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
+                             int, float, float *, int);
+typedef void (*own_cblas64_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *,
+                               int64_t, const float *, int64_t, float, float *, int64_t);
+typedef void (*own_f77_fn)(const char *, const char *, const int *, const int *, const int *,
+                           const float *, const float *, const int *, const float *, const int *,
+                           const float *, float *, const int *, size_t, size_t);
+
 static void run_call(int pass, const replay *rp, const tsg_trace_rec *r, float *c)
 {
     const float alpha = scalar(r->alpha, 0), beta = scalar(r->beta, 1);
@@ -284,14 +300,25 @@ static void run_call(int pass, const replay *rp, const tsg_trace_rec *r, float *
     const int lda = (int)r->lda, ldb = (int)r->ldb, ldc = (int)r->ldc;
     const int ta = r->transa == 'N' ? 111 : r->transa == 'T' ? 112 : 113;
     const int tb = r->transb == 'N' ? 111 : r->transb == 'T' ? 112 : 113;
-    if (pass == PASS_OPENBLAS) {
-        rp->openblas(r->row_major ? 101 : 102, ta, tb, m, n, k, alpha, rp->a, lda, rp->b, ldb, beta,
-                     c, ldc);
-        return;
-    }
     const int layout = r->row_major ? 101 : 102;
     const char cta = r->transa, ctb = r->transb;
     const int64_t m64 = m, n64 = n, k64 = k, lda64 = lda, ldb64 = ldb, ldc64 = ldc;
+    void *own = rp->own[r->entry];
+    if (pass == PASS_OPENBLAS && own) { /* the program's own library, as the program called it */
+        if (r->entry == TSG_TRACE_SCIPY_F77)
+            ((own_f77_fn)own)(&cta, &ctb, &m, &n, &k, &alpha, rp->a, &lda, rp->b, &ldb, &beta, c,
+                              &ldc, 1, 1);
+        else if (r->entry == TSG_TRACE_SCIPY_CBLAS)
+            ((own_cblas_fn)own)(layout, ta, tb, m, n, k, alpha, rp->a, lda, rp->b, ldb, beta, c, ldc);
+        else /* scipy_cblas_sgemm64_, cblas_sgemm64_ */
+            ((own_cblas64_fn)own)(layout, ta, tb, m64, n64, k64, alpha, rp->a, lda64, rp->b, ldb64,
+                                  beta, c, ldc64);
+        return;
+    }
+    if (pass == PASS_OPENBLAS) {
+        rp->openblas(layout, ta, tb, m, n, k, alpha, rp->a, lda, rp->b, ldb, beta, c, ldc);
+        return;
+    }
     switch (r->entry) {
     case TSG_TRACE_CBLAS64:
         cblas_sgemm64_(layout, ta, tb, m64, n64, k64, alpha, rp->a, lda64, rp->b, ldb64, beta, c, ldc64);
@@ -430,7 +457,9 @@ static int cmp_cls(const void *x, const void *y)
 /* --replay-csv: one row per class, in the trace's order of first appearance, with the key call's
  * fields (the class is entry, layout, transposes, m, n, k; leading dimensions, scalars and fresh C
  * are its first call's) and the median times (ms) per way; an empty cell for a way that did not
- * run. Header line first. Returns 0, or -1 with a message when the file cannot be written. */
+ * run; own_pool 1 when a library stood for the program's own behind the class's entry (the auto
+ * pass decided its calls with the own-pool margin; own_blas_setup), else 0. Header line first.
+ * Returns 0, or -1 with a message when the file cannot be written. */
 static int write_csv(const char *path, const replay *rp, const pass_result *pr)
 {
     FILE *f = fopen(path, "we");
@@ -439,7 +468,7 @@ static int write_csv(const char *path, const replay *rp, const pass_result *pr)
         return -1;
     }
     fprintf(f, "entry,layout,transa,transb,m,n,k,lda,ldb,ldc,alpha,beta,fresh_c,calls,recorded_ms,"
-               "openblas_ms,tsgemm_ms,gpu_ms,tsgemm_on_gpu\n");
+               "openblas_ms,tsgemm_ms,gpu_ms,tsgemm_on_gpu,own_pool\n");
     for (int i = 0; i < rp->nclasses; ++i) {
         const cls *k = &rp->classes[i];
         const tsg_trace_rec *r = &k->key;
@@ -452,7 +481,7 @@ static int write_csv(const char *path, const replay *rp, const pass_result *pr)
             if (pr[p].ran) fprintf(f, ",%.6f", k->s[p] * 1e3);
             else fprintf(f, ",");
         }
-        fprintf(f, ",%d\n", k->gpu[PASS_AUTO]);
+        fprintf(f, ",%d,%d\n", k->gpu[PASS_AUTO], rp->own[r->entry] != NULL);
     }
     if (fclose(f) != 0) {
         fprintf(stderr, "tsgemm-bench: --replay-csv %s: %s\n", path, strerror(errno));
@@ -509,6 +538,59 @@ static double median_of(const double *v, int n)
     return t[n / 2];
 }
 
+/*
+ * The trace's calls through the own-BLAS names (src/tsg_trace.h tsg_trace_entry_own_blas): the
+ * libraries of --own-blas loaded (bench_ownblas.c), and for each such name one line saying which
+ * library stands for the program's own — the plain pass calls it and tsgemm runs the calls' CPU
+ * side on it, with auto mode's own-pool margin — or that none does, so that the figures of such
+ * a replay are never taken for the program's. Returns 0, or 2 when a --own-blas library is
+ * refused (the reason on stderr).
+ */
+static int own_blas_setup(replay *rp, const bench_opts *o)
+{
+    int calls[TSG_TRACE_ENTRY_COUNT] = {0}, any = 0;
+    for (int i = 0; i < rp->ncalls; ++i)
+        if (!rp->calls[i].skip && tsg_trace_entry_own_blas(rp->calls[i].r.entry)) {
+            ++calls[rp->calls[i].r.entry];
+            any = 1;
+        }
+    if (!any) {
+        if (o->n_own_blas)
+            printf("  own BLAS    not loaded: no call of the trace goes through scipy_cblas_sgemm64_, "
+                   "cblas_sgemm64_, scipy_cblas_sgemm or scipy_sgemm_\n");
+        return 0;
+    }
+    static bench_own_blas ob; /* loaded for the process's life, as the program's was */
+    for (int i = 0; i < o->n_own_blas; ++i) {
+        char why[PATH_MAX + 128];
+        if (bench_own_blas_open(&ob, o->own_blas[i], why, sizeof why) != 0) {
+            fprintf(stderr, "tsgemm-bench: --own-blas %s: %s\n", o->own_blas[i], why);
+            return 2;
+        }
+    }
+    int used[BENCH_OWN_BLAS_MAX] = {0};
+    for (int e = 0; e < TSG_TRACE_ENTRY_COUNT; ++e) {
+        if (!calls[e]) continue;
+        const char *lib = NULL;
+        rp->own[e] = bench_own_blas_fn(e, &lib);
+        for (int i = 0; i < ob.n; ++i) used[i] |= lib && !strcmp(lib, ob.path[i]);
+        if (rp->own[e])
+            printf("  own BLAS    %s (%d calls): %s stands for the program's own library: the "
+                   "openblas pass calls its %s, tsgemm runs their CPU side on it (own_pool 1: "
+                   "auto mode's margin %.2g)\n",
+                   tsg_trace_entry_name(e), calls[e], lib, tsg_trace_entry_name(e),
+                   TSG_GPU_MARGIN_OWN_POOL);
+        else
+            printf("  own BLAS    %s (%d calls): not loaded (no --own-blas library defines it): "
+                   "own_pool 0, auto mode decides them with the margin %.2g, not the program's "
+                   "%.2g, and the openblas pass runs them on OpenBLAS\n",
+                   tsg_trace_entry_name(e), calls[e], TSG_GPU_MARGIN, TSG_GPU_MARGIN_OWN_POOL);
+    }
+    for (int i = 0; i < ob.n; ++i)
+        if (!used[i]) printf("  own BLAS    %s: loaded, stands for none of the trace's calls\n", ob.path[i]);
+    return 0;
+}
+
 static void print_ms(double s, int ran)
 {
     if (ran) printf(" %12.3f", s * 1e3);
@@ -532,6 +614,7 @@ int bench_replay(const char *path, const bench_opts *o, const bench_cpu *cpu, in
     printf("replay %s: %d calls (%d skipped: device entry or operand, or beyond 32 bits), %d "
            "classes; recorded %.3f ms in calls, %.3f ms of gaps\n",
            path, rp.ncalls, rp.nskip, rp.nclasses, rec_s * 1e3, gaps_s * 1e3);
+    if (own_blas_setup(&rp, o) != 0) return 2;
     rp.a = malloc((rp.na ? rp.na : 1) * sizeof(float));
     rp.b = malloc((rp.nb ? rp.nb : 1) * sizeof(float));
     rp.c = malloc((rp.nc ? rp.nc : 1) * sizeof(float));

@@ -77,7 +77,11 @@
 #             TSGEMM_LOG=1 (TSGEMM_REPLAY_LOG=2: each trace once more at level 2 for its log,
 #             replay-*-log.txt; TSGEMM_REPLAY_ROUNDS=N: N rounds of the passes, rotated, medians;
 #             replay-NAME-calls.csv: every call's time per pass and round (--replay-calls);
-#             rates measured in a cache folder of the stage's own); and
+#             rates measured in a cache folder of the stage's own; the programs' own BLAS
+#             loaded with --own-blas when python3 has the wheels: numpy's
+#             numpy.libs/libscipy_openblas64_*.so and scipy's scipy.libs/libscipy_openblas-*.so,
+#             the latter also from /tmp/site or .whl/ as the scipy stage installs it; which ones
+#             in replay-own-blas.txt and each replay's header); and
 #             pipe_probe alone / right after a 1024^3 OpenBLAS call / the same with
 #             OPENBLAS_THREAD_TIMEOUT=20 (TSGEMM_AFTER_SHAPES; after-openblas.txt)
 #   cpucalls  calls that stay on the CPU, through tsgemm against OpenBLAS alone (issue 37; not a
@@ -509,6 +513,27 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
   export TSGEMM_CACHE_DIR=$B/cache-replay
   rm -rf "$TSGEMM_CACHE_DIR"
   quiet_rates replay
+  # the programs' own BLAS (issue 37): the wheels' libraries behind scipy_cblas_sgemm64_ (numpy)
+  # and scipy_sgemm_ / scipy_cblas_sgemm (scipy), so that the replays of mlp-numpy, sklearn-pca
+  # and sklearn-kmeans decide those calls as the programs do (own_pool 1); without them each
+  # replay says which calls ran without their program's library
+  if [ ! -d /tmp/site ] && ls .whl/scipy-*.whl > /dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+      --target /tmp/site .whl/*.whl > "$OUT/replay-own-blas.txt" 2>&1 || rm -rf /tmp/site
+  fi
+  own=()
+  while IFS= read -r lib; do [ -f "$lib" ] && own+=(--own-blas "$lib"); done < <(
+    PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} python3 - <<'PY' 2>/dev/null
+import glob, importlib.util, os
+for mod, pat in (("numpy", "libscipy_openblas64_*.so"), ("scipy", "libscipy_openblas-*.so")):
+    spec = importlib.util.find_spec(mod)
+    if spec and spec.origin:
+        libs = sorted(glob.glob(os.path.join(os.path.dirname(os.path.dirname(spec.origin)), mod + ".libs", pat)))
+        if libs:
+            print(libs[0])
+PY
+  )
+  echo "own BLAS for the replays: ${own[*]:-none found (numpy/scipy wheels)}" >> "$OUT/replay-own-blas.txt"
   rtab=$(printf '%-34s %12s %12s %12s %s' trace openblas_ms tsgemm_ms gpu_ms "auto on GPU")
   for tr in "$ROOT"/bench/traces/*.trace; do
     name=$(basename "$tr" .trace)
@@ -520,10 +545,10 @@ if want replay 120 && [ -x "$B/bench/tsgemm-bench" ]; then
     # TSGEMM_REPLAY_ROUNDS=N: each trace's passes N times, rotated, medians reported (the
     # passes' own spread is up to 1.8x on these hosts: runs 21-24); 3 triples the stage's time
     TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds "${TSGEMM_REPLAY_ROUNDS:-1}" \
-      --replay-csv "$OUT/replay-$name.csv" --replay-calls "$OUT/replay-$name-calls.csv" \
+      --replay-csv "$OUT/replay-$name.csv" --replay-calls "$OUT/replay-$name-calls.csv" "${own[@]}" \
       > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
     [ "${TSGEMM_REPLAY_LOG:-1}" -ge 2 ] &&
-      TSGEMM_LOG=2 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/replay-$name-log.txt" 2>&1
+      TSGEMM_LOG=2 "$B/bench/tsgemm-bench" --replay "$tr" "${own[@]}" > "$OUT/replay-$name-log.txt" 2>&1
     replay_totals "$OUT/replay-$name.txt"
     ongpu=$(sed -n 's/^  total  *[0-9]* .* \([0-9]*\/[0-9]*\)$/\1/p' "$OUT/replay-$name.txt")
     rtab+=$'\n'$(printf '%-34s %12s %12s %12s %s' "$name" "${ob:-?}" "${ts:-?}" "${gms:-skipped}" "${ongpu:-?}")

@@ -27,6 +27,7 @@
 
 #include "../src/tsg_cost.h" /* TSG_CPU_SMALL_N, TSG_CPU_MID_N, TSG_CPU_BIG_N */
 #include "../src/tsg_split.h"
+#include "../src/tsg_trace.h"
 #include "tsg_cpublas.h"
 #include "tsg_log.h"
 #include "tsg_thread.h"
@@ -60,6 +61,15 @@ static int is_ours(void *fn)
     return mine.dli_fbase == theirs.dli_fbase;
 }
 
+/* 1 when the object at `path` (its handle h) is itself a copy of tsgemm: it defines
+ * tsgemm_version, not through one of its dependencies (which dlsym on a handle also searches) */
+static int is_tsgemm_copy(void *h, const char *path)
+{
+    void *v = dlsym(h, "tsgemm_version");
+    Dl_info info;
+    return v && dladdr(v, &info) && info.dli_fname && strcmp(info.dli_fname, path) == 0;
+}
+
 struct find_query {
     const char *name; /* the symbol wanted                              */
     const char *also; /* and a second one the object must define, or NULL */
@@ -70,7 +80,10 @@ struct find_query {
 /* dl_iterate_phdr callback: the first loaded object, other than tsgemm, defining q->name (and
  * q->also). Objects
  * loaded RTLD_LOCAL (numpy's extension modules and their bundled OpenBLAS) are invisible to
- * dlsym(RTLD_DEFAULT/RTLD_NEXT), so each object is asked through its own handle. */
+ * dlsym(RTLD_DEFAULT/RTLD_NEXT), so each object is asked through its own handle. Any copy of
+ * tsgemm (one that defines tsgemm_version: a program linked to one and preloaded with another,
+ * as the tests run tsgemm-bench over libtsgemm_fake) is skipped as this one is: its scipy_ names
+ * are not the caller's own BLAS. */
 static int find_in_object(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
@@ -78,7 +91,7 @@ static int find_in_object(struct dl_phdr_info *info, size_t size, void *data)
     if (!info->dlpi_name || !info->dlpi_name[0]) return 0; /* the main program: not a BLAS */
     void *h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
     if (!h) return 0;
-    void *fn = dlsym(h, q->name);
+    void *fn = is_tsgemm_copy(h, info->dlpi_name) ? NULL : dlsym(h, q->name);
     int also = !q->also || dlsym(h, q->also);
     dlclose(h); /* NOLOAD: only drops the reference taken above */
     if (fn && also && !is_ours(fn)) {
@@ -287,11 +300,8 @@ static struct {
     atomic_int done[TSG_API_COUNT]; /* set (release) after fn is stored */
 } native;
 
-static int has_native(tsg_api api)
-{
-    return api == TSG_API_SCIPY_CBLAS64 || api == TSG_API_CBLAS64 || api == TSG_API_SCIPY_CBLAS ||
-           api == TSG_API_SCIPY_F77;
-}
+/* the names that have one (tsg_trace_entry follows tsg_api: shim/tsg_runtime.c asserts it) */
+static int has_native(tsg_api api) { return tsg_trace_entry_own_blas((int)api); }
 
 static void *native_fn(tsg_api api)
 {

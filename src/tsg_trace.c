@@ -39,6 +39,12 @@ int tsg_trace_entry_is_64(int entry)
            entry == TSG_TRACE_DEVICE;
 }
 
+int tsg_trace_entry_own_blas(int entry)
+{
+    return entry == TSG_TRACE_CBLAS64 || entry == TSG_TRACE_SCIPY_CBLAS64 ||
+           entry == TSG_TRACE_SCIPY_CBLAS || entry == TSG_TRACE_SCIPY_F77;
+}
+
 int tsg_trace_scalar_class(float v)
 {
     return v == 0.0f ? TSG_TRACE_ZERO : v == 1.0f ? TSG_TRACE_ONE : TSG_TRACE_OTHER;

@@ -93,6 +93,16 @@ const char *tsg_trace_path_name(int path);
 int tsg_trace_entry_is_cblas(int entry);
 /* 1 for the entries whose sizes are 64-bit (the *64_ names and tsgemm_sgemm_device). */
 int tsg_trace_entry_is_64(int entry);
+/*
+ * 1 for the entries whose calls run on the caller's own BLAS when a loaded library other than
+ * tsgemm defines the same name (a numpy or scipy wheel's OpenBLAS; shim/tsg_cpublas.c), and then
+ * carry tsg_problem.own_pool = 1 in auto mode (the model's wider margin, src/tsg_dispatch.h
+ * TSG_GPU_MARGIN_OWN_POOL): cblas_sgemm64_, scipy_cblas_sgemm64_, scipy_cblas_sgemm and
+ * scipy_sgemm_. The ILP64 Fortran names are not among them (their CPU side is tsgemm's own BLAS,
+ * in 32-bit blocks). The shim, the replayer (bench/bench_replay.c) and tsgemm-model-check all ask
+ * this one function.
+ */
+int tsg_trace_entry_own_blas(int entry);
 
 /* The letter of a residency (src/tsg_problem.h tsg_where) as the file and the per-call line of
  * TSGEMM_LOG=3 spell it: TSG_HOST 'h', TSG_PINNED 'p', TSG_MANAGED 'm', TSG_DEVICE 'd'. */

@@ -210,6 +210,21 @@ static void test_format_refuses_invalid(void **state)
     assert_string_equal(tsg_trace_entry_name(99), "?");
 }
 
+/* the four names whose CPU side is the caller's own library, and no other entry */
+static void test_own_blas_entries(void **state)
+{
+    (void)state;
+    int own = 0;
+    for (int e = -1; e <= TSG_TRACE_ENTRY_COUNT; ++e) own += tsg_trace_entry_own_blas(e);
+    assert_int_equal(own, 4);
+    assert_true(tsg_trace_entry_own_blas(TSG_TRACE_SCIPY_CBLAS64));
+    assert_true(tsg_trace_entry_own_blas(TSG_TRACE_CBLAS64));
+    assert_true(tsg_trace_entry_own_blas(TSG_TRACE_SCIPY_CBLAS));
+    assert_true(tsg_trace_entry_own_blas(TSG_TRACE_SCIPY_F77));
+    assert_false(tsg_trace_entry_own_blas(TSG_TRACE_SCIPY_F77_64));
+    assert_false(tsg_trace_entry_own_blas(TSG_TRACE_CBLAS));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_comments_and_header),
         cmocka_unit_test(test_rejects_bad_lines),
         cmocka_unit_test(test_format_refuses_invalid),
+        cmocka_unit_test(test_own_blas_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
