@@ -1,7 +1,7 @@
 #!/bin/sh
 # check_replay_own.sh BENCH FAKE_LIB OWN_LIB TSGEMM_LIB NOP_LIB WORKDIR — tsgemm-bench --replay --own-blas
 # (unit.replay_own_blas): a trace whose calls come through numpy's and scipy's names replayed over
-# the stand-in GPU (libtsgemm_fake, preloaded) with libtsg_own_blas (tests/preload/own_blas.c)
+# the stand-in GPU (libtsgemm_fake, preloaded) with libtsg_own_blas (tests/support/own_blas.c)
 # standing for the program's own BLAS, and without it.
 #   The rates are fixed so that the model's choice is known: the fake GPU's are fixed by the fake,
 #   the CPU's file (measured once, then overwritten with a CPU of 1 TFLOP/s, 40 us at 256^3 and

@@ -1,7 +1,7 @@
 /*
  * tiny_own.c — preload.tiny_own: the tiny path of the names whose CPU side is the caller's own
  * library (cblas_sgemm64_, scipy_cblas_sgemm64_, scipy_cblas_sgemm, scipy_sgemm_; shim/tsg_entry.c,
- * shim/tsg_runtime.h). Linked to libtsg_own_blas (own_blas.c: a stand-in for a wheel's BLAS, which
+ * shim/tsg_runtime.h). Linked to libtsg_own_blas (tests/support/own_blas.c: a stand-in for a wheel's BLAS, which
  * defines those four names and records where each call came from), run with libtsgemm preloaded
  * so that the program's calls reach tsgemm first.
  *

@@ -1,6 +1,6 @@
 /*
  * own_blas.c — libtsg_own_blas: a stand-in for the BLAS a wheel brings (numpy's, scipy's), for
- * preload.tiny_own. It defines four of the names tsgemm exports and then finds in the caller's
+ * preload.tiny_own and unit.replay_own_blas. It defines four of the names tsgemm exports and then finds in the caller's
  * own library (shim/tsg_cpublas.c): scipy_cblas_sgemm64_ and cblas_sgemm64_ (ILP64),
  * scipy_cblas_sgemm and scipy_sgemm_ (LP64), each a plain column-major loop (row-major by
  * swapping, as the reference CBLAS does) — and records, per name, how many calls arrived
