@@ -31,7 +31,7 @@ using FnT2 = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, 
                       float *, int64_t, int64_t, int64_t, CUtensorMap, CUtensorMap);
 
 /* one instance of the kernel with what a launch needs; split: the same with OPT_SPLIT (split-K,
- * tsg_kernel_tf32.cuh), built for the default variant and variants 12, 13, 14, 16 only (nullptr
+ * tsg_kernel_tf32.cuh), built for the default variant and variants 12, 13, 14 only (nullptr
  * elsewhere); an OPT_BTMA instance has tfn (and tsplit) instead of fn (and split), an OPT_ATMA
  * one t2fn (and t2split) */
 struct Inst {
@@ -134,7 +134,8 @@ Variant variant_ct()
  * loaded into the producer's registers, split and stored (Slice), R-contiguous slices in 4 x 4
  * blocks (OPT_TBLK); one producer warpgroup for 3xTF32, two for 1xTF32; TT run as C^T through the
  * NN instance (OPT_CT: its op(B) is then K-contiguous, not through the blocks); 1xTF32's op(B)
- * by tensor copy where it is K-contiguous (OPT_BTMA: default_variant). With the split by add
+ * and op(A) by tensor copies where op(B) is K-contiguous (OPT_BTMA | OPT_ATMA, one producer
+ * warpgroup: default_variant). With the split by add
  * and mask (tsg_tf32_ptx.cuh split) this beats OPT_BCP (variant 4) in every pair, H100 run 41
  * (docs/results/h100-2026-12-06-run41-tf32.txt, TFLOP/s, 3xTF32 through the registers / OPT_BCP):
  * 4096^3 NN 117.3 / 100.2, NT 104.6 / 99.3, TN 103.0 / 87.7, TT 103.8 / 100.8; 8192^3 NT 102.1 /
@@ -168,18 +169,16 @@ Variant variant_ct()
  * Variants 12 and 13: 3xTF32's default with each half (OPT_P16) / each quarter (OPT_P8) of a
  * k-tile promoted on its own (tsg_kernel_tf32.cuh, "P16"): other bits than the default's
  * (tf32_variant_exact); 1xTF32's are its default.
- * Variant 14 (V_REG): 1xTF32's default with op(B) through the producer's registers (OPT_B2)
- * instead of the tensor copy: the default before H100 run 62, and the default's fallback where
- * a call's tensor map is refused (tf32_sgemm_variant); other bits than the default's at ties
+ * Variant 14 (V_REG): 1xTF32's default with both operands through the producer (op(A) by
+ * cp.async, rounded by the consumers; op(B) two items ahead in its registers, OPT_B2) instead of
+ * the tensor copies: the default before H100 run 62, and the default's fallback where a call's
+ * tensor map is refused (tf32_sgemm_variant); other bits than the default's at ties
  * (tf32_variant_exact); 3xTF32's default.
- * Variant 15, an experiment: 1xTF32's default (op(B) by tensor copy, OPT_BTMA) with one producer
- * warpgroup, which then copies op(A) alone, no split-K instances: H100 run 62, 4096^3 NN 230.8
- * against the default's 239.8 TFLOP/s (then variant 14 of a520648); 3xTF32's default.
- * Variant 16 (V_ATMA), an experiment: variant 15 with op(A) by tensor copies too (OPT_ATMA: the
- * producer issues five copies per k-tile and nothing else; the consumers read op(A)'s converted
- * bits, its rows permuted where it is R-contiguous, tsg_tf32_slices.cuh ArowMap), with split-K
- * instances; NN, TN, TT as C^T, NT the default's; 3xTF32's default. */
-constexpr int VARIANTS = 17, V_BRAW = 8, V_REG = 14, V_ATMA = 16;
+ * Variant 15: 1xTF32's default of runs 62-63 (op(B) by tensor copy, op(A) by cp.async and
+ * rounded by the consumers, two producer warpgroups: OPT_BTMA), no split-K instances; other bits
+ * than the default's at ties in op(A); 3xTF32's default. (Its one-producer-warpgroup twin, 230.8
+ * against 239.8 TFLOP/s at 4096^3 NN in run 62, is not built any more.) */
+constexpr int VARIANTS = 16, V_BRAW = 8, V_REG = 14;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
@@ -189,31 +188,41 @@ Variant bcp_variant()
     return variant<MATH, 2, 1, tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BCP | X>();
 }
 
+/* How 1xTF32's default_variant moves the operands of NN, TN and TT (as C^T: an NN instance),
+ * where op(B) is K-contiguous: K_PLAIN as NT (op(B) through the producer's registers), K_REG
+ * op(B) two items ahead there (OPT_B2), K_BTMA op(B) by tensor copy (OPT_BTMA), K_ATMA both
+ * operands by tensor copies (OPT_BTMA | OPT_ATMA, one producer warpgroup) */
+enum { K_PLAIN, K_REG, K_BTMA, K_ATMA };
+
 /* Variant 0, the default (the comment above): op(B) through the producer's registers, one
  * producer warpgroup for 3xTF32, two for 1xTF32; TT as C^T through the NN instance (OPT_CT).
- * 1xTF32's NN, TN and TT (as C^T: an NN instance) copy op(B) by tensor copy (OPT_BTMA: TMA true),
- * H100 run 62 (docs/results/h100-2026-12-07-run62-tf32.txt, TFLOP/s, BTMA / the register path
- * below): 4096^3 NN 239.8 / 178.9, TN 217.6 / 183.5, TT 231.7 / 178.6, 8192^3 NN 236.6 / 180.5,
- * 16384^3 NN 236.5 / 181.2. With TMA false (variant 14, and the default's own fallback where a
- * call's tensor map is refused: tf32_sgemm_variant) they load op(B) two items ahead into the
- * producer's registers instead (OPT_B2), H100 run 46 (docs/results/h100-2026-12-06-run46-tf32.txt,
- * TFLOP/s, B2 / without): 4096^3 NN 180.2 / 164.9, TN 189.0 / 153.2, TT 192.1 / 163.8, 8192^3 NN
- * 179.0 / 169.0. NT does neither (op(B) R-contiguous: through the 4 x 4 blocks; B2 145.1 / 152.0 at
- * 4096^3, 140.4 / 160.0 at 8192^3), nor does 3xTF32 (B2 4096^3 NN 105.7 / 119.3; its split needs
- * op(B)'s FP32 value). X: further OPT bits (variant 9: OPT_SLEEP, variant 11: OPT_B2 in every
- * pair); BTMA and B2 are the default's only with X = 0 */
-template <int MATH, int X = 0, bool S = X == 0, bool TMA = X == 0>
+ * 1xTF32's NN, TN and TT copy both operands by tensor copies (K_ATMA), H100 run 63
+ * (docs/results/h100-2026-12-07-run63-tf32.txt, TFLOP/s, K_ATMA / K_BTMA / K_REG): 4096^3 NN
+ * 277.8 / 259.3 / 188.9, TN 297.0 / 225.3 / 184.3, TT 275.3 / 248.5 / 182.8, 8192^3 NN 264.5 /
+ * 237.4 / 179.2, TN 295.1 / 220.2 / 189.3, 16384^3 NN 249.0 / 239.2 / 188.2. K_REG (variant 14,
+ * and the default's own fallback where a call's tensor map is refused: tf32_sgemm_variant)
+ * against K_PLAIN, H100 run 46 (docs/results/h100-2026-12-06-run46-tf32.txt): 4096^3 NN 180.2 /
+ * 164.9, TN 189.0 / 153.2, TT 192.1 / 163.8. NT is K_PLAIN (op(B) R-contiguous: through the 4 x 4
+ * blocks; B2 145.1 / 152.0 at 4096^3, 140.4 / 160.0 at 8192^3), and so is 3xTF32 (B2 4096^3 NN
+ * 105.7 / 119.3; its split needs each operand's FP32 value). X: further OPT bits (variant 9:
+ * OPT_SLEEP, variant 11: OPT_B2 in every pair), which come with K_PLAIN */
+template <int MATH, int X = 0, bool S = X == 0, int KP = X == 0 ? K_ATMA : K_PLAIN>
 Variant default_variant()
 {
     /* S: with split-K instances (the library's default and its fallback; variants 12 and 13, whose
      * accuracy is measured on the accuracy study's split shapes) */
     constexpr int AB = tf32::OPT_AREG | tf32::OPT_TBLK | X;
     constexpr int NPW = MATH == MATH_3XTF32 ? 1 : 2;
-    /* op(B) K-contiguous */
-    constexpr int KB = MATH == MATH_TF32 && X == 0 ? AB | (TMA ? tf32::OPT_BTMA : tf32::OPT_B2) : AB;
+    constexpr bool T1 = MATH == MATH_TF32;
+    /* NN, TN and TT's: op(B) K-contiguous */
+    constexpr int KB = !T1 || KP == K_PLAIN ? AB
+                       : KP == K_REG        ? AB | tf32::OPT_B2
+                       : KP == K_BTMA       ? AB | tf32::OPT_BTMA
+                                            : AB | tf32::OPT_BTMA | tf32::OPT_ATMA;
+    constexpr int KNPW = T1 && KP == K_ATMA ? 1 : NPW;
     /* NN, TN, NT direct, TT as C^T (built one by one: TT's direct instance is not needed) */
-    return Variant{{inst<MATH, false, false, 2, NPW, KB, S>(), inst<MATH, true, false, 2, NPW, KB, S>(),
-                    inst<MATH, false, true, 2, NPW, AB, S>(), inst_ct<MATH, true, true, 2, NPW, KB, S>()}};
+    return Variant{{inst<MATH, false, false, 2, KNPW, KB, S>(), inst<MATH, true, false, 2, KNPW, KB, S>(),
+                    inst<MATH, false, true, 2, NPW, AB, S>(), inst_ct<MATH, true, true, 2, KNPW, KB, S>()}};
 }
 
 /* V_BRAW: 1xTF32's NN and TN with op(B) raw (order 2, two producer warpgroups, AREG | TBLK | BRAW),
@@ -225,22 +234,6 @@ Variant braw_variant()
     if constexpr (MATH == MATH_TF32) {
         constexpr int ABR = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BRAW;
         return Variant{{inst<MATH, false, false, 2, 2, ABR>(), inst<MATH, true, false, 2, 2, ABR>(), d.in[2], d.in[3]}};
-    } else {
-        return d;
-    }
-}
-
-/* variants 15 and 16 (V_ATMA: X = OPT_ATMA): 1xTF32's NN and TN with op(B) by tensor copy (order 2,
- * NPW producer warpgroups, AREG | TBLK | BTMA | X; S: with split-K instances), TT as C^T through the
- * NN one, NT the default's; 3xTF32's default whole */
-template <int MATH, int NPW, bool S, int X = 0>
-Variant btma_variant()
-{
-    const Variant d = default_variant<MATH>();
-    if constexpr (MATH == MATH_TF32) {
-        constexpr int ABT = tf32::OPT_AREG | tf32::OPT_TBLK | tf32::OPT_BTMA | X; /* X: OPT_ATMA (V_ATMA) */
-        return Variant{{inst<MATH, false, false, 2, NPW, ABT, S>(), inst<MATH, true, false, 2, NPW, ABT, S>(), d.in[2],
-                        inst_ct<MATH, true, true, 2, NPW, ABT, S>()}};
     } else {
         return d;
     }
@@ -272,9 +265,8 @@ const Variant &variant_of(int v)
                                          default_variant<MATH, tf32::OPT_B2>(),
                                          part_variant<MATH, tf32::OPT_P16>(),
                                          part_variant<MATH, tf32::OPT_P8>(),
-                                         default_variant<MATH, 0, true, false>(),
-                                         btma_variant<MATH, 1, false>(),
-                                         btma_variant<MATH, 1, true, tf32::OPT_ATMA>()};
+                                         default_variant<MATH, 0, true, K_REG>(),
+                                         default_variant<MATH, 0, false, K_BTMA>()};
     return vs[v];
 }
 
@@ -503,11 +495,11 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
         inst_name(vt.in[p], one[p], sizeof one[p]);
         same = same && !strcmp(one[p], one[0]);
     }
-    /* V_BRAW, V_REG, 15 and V_ATMA of 3xTF32 are its default: say so */
+    /* V_BRAW, V_REG and 15 of 3xTF32 are its default: say so */
     const char *note = math != MATH_3XTF32 ? ""
                        : v == V_BRAW       ? " (BRAW does not apply to 3xTF32: its default)"
-                       : v >= V_REG && v <= V_ATMA ? " (tensor copies do not apply to 3xTF32: its default)"
-                                                   : "";
+                       : v >= V_REG        ? " (the tensor copies do not apply to 3xTF32: its default)"
+                                           : "";
     if (same) return snprintf(buf, len, "%s%s%s", one[0], note, refused);
     return snprintf(buf, len, "NN %s; TN %s; NT %s; TT %s%s%s", one[0], one[1], one[2], one[3], note, refused);
 }
@@ -540,7 +532,7 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     const Fn fn = splits > 1 ? in.split : in.fn;
     const FnT tfn = splits > 1 ? in.tsplit : in.tfn;
     const FnT2 t2fn = splits > 1 ? in.t2split : in.t2fn;
-    if (!fn && !tfn && !t2fn) return (int)cudaErrorNotSupported; /* split-K: the default's and variants 12, 13, 14, 16's only */
+    if (!fn && !tfn && !t2fn) return (int)cudaErrorNotSupported; /* split-K: the default's and variants 12, 13, 14's only */
     const cudaStream_t s = (cudaStream_t)stream;
     /* C^T = op(B)^T op(A)^T: n x m, the operands exchanged (tsg_kernel_tf32.cuh, "CT") */
     const bool sw = swapped(in);

@@ -95,8 +95,8 @@
  *    FP32 as well: it then gives the FP32 kernels' result, whatever that is (the default 1xTF32
  *    would write its Inf). As with the flags, the recompute is exact to the FP32 kernels for
  *    NaN / Inf; the check costs 64 FMAs and one named-barrier OR per tile.
- *  - BTMA (OPT_BTMA, an experiment: 1xTF32 with OPT_AREG where op(B) is K-contiguous, NN and TN,
- *    TT as C^T; instance tf32_kernel_tma): producer thread 0 copies op(B)'s 128 x 32 slice with
+ *  - BTMA (OPT_BTMA: 1xTF32 with OPT_AREG where op(B) is K-contiguous, NN and TN, TT as C^T;
+ *    with ATMA 1xTF32's default there since H100 run 63; instance tf32_kernel_tma): producer thread 0 copies op(B)'s 128 x 32 slice with
  *    one tensor copy (tma_load_2d) into the B-big tile, through the launcher's tensor map of
  *    op(B) (copy_map, one per call: k along the first dimension, n along the second, a box of
  *    32 k x 128 n, the 128-byte swizzle, so that the tile has the layout Slice stores and desc
@@ -106,12 +106,12 @@
  *    completes only once the bytes have landed; the arrivals stay 2 PTHREADS. The copy writes
  *    through the async proxy, as wgmma reads: no proxy fence. Split-K: the map covers all of
  *    op(B), the copies' k coordinate is the slice's k0 plus the k-tile's. Coordinates are 32-bit:
- *    the launcher takes BTMA for k and n below 2^31 only. Which rounding the copy applies is
- *    what cuBLAS's fast kernels suggest (they load by TMA and round ties to even with no
- *    instruction for it: docs/NOTES.md "seventeenth session"), checked by test_tf32_kernel
- *    --rounding (tf32_variant_rounding 'e'). Non-finite inputs: as BRAW, the consumers'
+ *    the launcher takes BTMA for k and n below 2^31 only. The copy rounds
+ *    to nearest, ties to even, as cuBLAS's fast kernels do (they load by TMA, with no conversion
+ *    instruction: docs/NOTES.md "seventeenth session"; H100 runs 62-63, test_tf32_kernel
+ *    --rounding, tf32_variant_rounding 'e'). Non-finite inputs: as BRAW, the consumers'
  *    accumulator check (a TF32 conversion keeps an Inf and a NaN non-finite).
- *  - ATMA (OPT_ATMA, with BTMA; an experiment): op(A) by tensor copies as well, through a second
+ *  - ATMA (OPT_ATMA, with BTMA; 1xTF32's default in NN, TN and TT): op(A) by tensor copies as well, through a second
  *    map (tma), in the same expect_tx (two slices' bytes): a K-contiguous op(A) (TN; TT as C^T
  *    reads the call's op(B) there) as one box of 32 k x 128 rows into the layout frag_off already
  *    reads; an R-contiguous one (NN) as four boxes of 32 rows x 32 k, each row k of a box 128

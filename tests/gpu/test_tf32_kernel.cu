@@ -24,7 +24,7 @@
  *    tsg_kernel_tf32.cu) give the same bits; except an instance that rounds differently
  *    (tf32_variant_exact false: one that converts an operand by another rule than the default's,
  *    e.g. 1xTF32's variant 8 truncating op(B) in NN and TN, OPT_BRAW, or its variant 14 rounding
- *    op(B) ties away by cvt.rna's rule where the default's tensor copy rounds ties to even), run twice (its repeats bit-identical) and checked
+ *    ties away by cvt.rna's rule where the default's tensor copies round ties to even), run twice (its repeats bit-identical) and checked
  *    against the reference as the default is
  *    (classes and 1xTF32's bound: truncation's < 2^-10 per operand against rounding's 2^-11, a
  *    product's < 2^-9 + 2^-20, the bound's 2^-9 with 2 k 2^-24 beside it);
@@ -49,9 +49,9 @@
  *                               (bench/accuracy_study.c's inputs and shape; CSV, figures only)
  *   test_tf32_kernel --rounding  how cuBLAS FAST_TF32 converts each operand to TF32, and how the
  *                               family's 1xTF32 default and its variants that round otherwise
- *                               (variant 8: op(B) raw to the tensor core; 14: op(B) by cvt.rna's
- *                               rule; 16: op(A) by tensor copy too) do, against toward zero /
- *                               ties away / ties to even
+ *                               (variant 8: op(B) raw to the tensor core; 14: both by cvt.rna's
+ *                               rule; 15: op(A)) do, against toward zero / ties away / ties to
+ *                               even
  *   --variants V,V,...          the default and these variants only (checks and timing); all without it
  *                               (--accuracy: the default alone without it)
  * The figure modes (--bench and the timing after the checks, --sustain, --accuracy, --rounding) are

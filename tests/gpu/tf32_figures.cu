@@ -334,8 +334,8 @@ void accuracy()
  * toward zero (the low 13 bits cleared), to nearest with ties away (cvt.rna.tf32.f32, PTX ISA
  * "cvt") and to nearest with ties to even; a column matches a rule when all its n x n elements do. Columns: cuBLAS
  * FP32 and FAST_TF32, the family's 1xTF32 default and its variants that round otherwise
- * (tf32_variant_exact false: variant 8 leaves op(B) raw in NN, variant 14 rounds it by cvt.rna's
- * rule where the default's tensor copy rounds it, variant 16 copies op(A) too). A NaN in
+ * (tf32_variant_exact false: variant 8 leaves op(B) raw in NN, variant 14 rounds both operands by
+ * cvt.rna's rule where the default's tensor copies round them, variant 15 op(A)). A NaN in
  * C (the poison the calls write over; cublas_call does not check its status) fails the column.
  * Asserts: cuBLAS FP32 reproduces the values exactly, and every column of the family follows its
  * rule for each operand (tf32_variant_rounding): toward zero for one it hands to the tensor core
