@@ -37,7 +37,7 @@ T=$WORK/own.trace
 { echo "# tsgemm-trace 1"; echo "cblas_sgemm col N N 256 256 256 256 256 256 1 0 hhh 0 0 cpu 100"; } >"$WORK/one.trace"
 LD_PRELOAD=$FAKE TSGEMM_LOG=0 "$BENCH" --replay "$WORK/one.trace" >"$WORK/measure.txt" 2>&1 ||
     { cat "$WORK/measure.txt"; fail "the measuring replay"; }
-CPU=$(ls "$TSGEMM_CACHE_DIR"/cpu-rates-v2-*.txt 2>/dev/null | head -1)
+CPU=$(ls "$TSGEMM_CACHE_DIR"/cpu-rates-v3-*.txt 2>/dev/null | head -1)
 [ -n "$CPU" ] || fail "no CPU rates file in $TSGEMM_CACHE_DIR"
 printf 'tsgemm-cpu-rates 2\ncpu_flops 1e12\ncpu_mid_s 0.0003\ncpu_small_s 4e-05\ncpu_latency_s 1e-07\ncpu_touch_bps 4e9\nsamples 3\ncpu_thin_m_s 0.001\ncpu_thin_n_s 0.001\n' >"$CPU"
 

@@ -578,7 +578,7 @@ PY
   for f in "$TSGEMM_CACHE_DIR"/gpu-rates-v15-*.txt; do
     case "$f" in *-3xtf32.txt | *-tf32.txt) ;; *) [ -f "$f" ] && cp "$f" "$OUT/rates-gpu.txt" ;; esac
   done
-  cp "$TSGEMM_CACHE_DIR"/cpu-rates-v2-*.txt "$OUT/rates-cpu.txt" 2>/dev/null
+  cp "$TSGEMM_CACHE_DIR"/cpu-rates-v3-*.txt "$OUT/rates-cpu.txt" 2>/dev/null
   if [ $rfail -eq 0 ]; then row replay ok "$(elapsed); table in replay-table.txt"
   else row replay FAIL "$rfail runs failed (replay-*.txt)"; fails=$((fails+1)); fi
   export TSGEMM_CACHE_DIR=$B/cache

@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,18 +145,26 @@ static int try_load(const char *name, char *why, size_t len)
  * cblas_sgemm, scipy_openblas_get_config64_ for scipy_cblas_sgemm64_. Thread count and core type
  * matter for its speed; N is 0 and the config and core are left out when it lacks them.
  */
-static void describe_library(void *h, const char *path, const char *entry, char *buf, size_t len)
+/* The thread count of the library behind handle h, found by `entry` (describe_library's naming):
+ * its openblas_get_num_threads, or 0 when it has none. */
+static int library_threads(void *h, const char *entry)
 {
-    char n_threads[128], n_core[128], n_conf[128];
+    char n_threads[128];
     int (*threads)(void) = NULL;
-    char *(*core)(void) = NULL, *(*conf)(void) = NULL;
     if (tsg_api_sibling_name(entry, "openblas_get_num_threads", n_threads, sizeof n_threads) == 0)
         threads = (int (*)(void))dlsym(h, n_threads);
+    return threads ? threads() : 0;
+}
+
+static void describe_library(void *h, const char *path, const char *entry, char *buf, size_t len)
+{
+    char n_core[128], n_conf[128];
+    char *(*core)(void) = NULL, *(*conf)(void) = NULL;
     if (tsg_api_sibling_name(entry, "openblas_get_corename", n_core, sizeof n_core) == 0)
         core = (char *(*)(void))dlsym(h, n_core);
     if (tsg_api_sibling_name(entry, "openblas_get_config", n_conf, sizeof n_conf) == 0)
         conf = (char *(*)(void))dlsym(h, n_conf);
-    int nt = threads ? threads() : 0;
+    const int nt = library_threads(h, entry);
     const char *cn = core ? core() : NULL;
     const char *cf = conf ? conf() : NULL;
     snprintf(buf, len, "%s%s%s%s, %d threads", path, cf ? " (" : "", cf ? cf : "", cf ? ")" : "", nt);
@@ -399,6 +408,24 @@ void tsg_cpu_describe_api(tsg_api api, char *buf, size_t len)
     dlclose(h); /* NOLOAD: only drops the reference taken above */
 }
 
+/* The thread count of the CPU BLAS behind `api` (the caller's own library or tsgemm's), 0 when it
+ * does not say (no openblas_get_num_threads) */
+static int api_threads(tsg_api api)
+{
+    void *fn = has_native(api) ? native_fn(api) : NULL;
+    if (!fn) {
+        ensure_loaded();
+        return fb.handle ? library_threads(fb.handle, "cblas_sgemm") : 0;
+    }
+    Dl_info info;
+    const char *path = dladdr(fn, &info) && info.dli_fname && info.dli_fname[0] ? info.dli_fname : NULL;
+    void *h = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL) : NULL;
+    if (!h) return 0;
+    const int nt = library_threads(h, tsg_api_name(api));
+    dlclose(h); /* NOLOAD: only drops the reference taken above */
+    return nt;
+}
+
 void tsg_cpu_forward_cblas(int layout, int transa, int transb, int m, int n, int k, float alpha,
                            const float *a, int lda, const float *b, int ldb, float beta, float *c,
                            int ldc)
@@ -484,12 +511,16 @@ static void thin_calls(tsg_api api, double *thin_m_s, double *thin_n_s)
     free(big);
 }
 
-static double touch_bps(void);
+static double touch_bps(int threads);
 
 void tsg_cpu_measure(tsg_api api, tsg_cpu_rates *out)
 {
     double *const flops = &out->flops, *const mid_s = &out->mid_s, *const small_s = &out->small_s;
-    out->touch_bps = touch_bps(); /* a fresh C's first touch (src/tsg_cost.h) */
+    int touch_threads = api_threads(api); /* 0: the library does not say */
+    touch_threads = touch_threads < 1 ? 1 : touch_threads > 64 ? 64 : touch_threads;
+    out->touch_bps = touch_bps(touch_threads); /* a fresh C's first touch (src/tsg_cost.h) */
+    tsg_log(2, "first touch of fresh memory by %d thread%s at once (the CPU BLAS's count): %.3g GB/s",
+            touch_threads, touch_threads > 1 ? "s" : "", out->touch_bps * 1e-9);
     out->samples = 1;
     /* TSG_CPU_BIG_N^3 (1024^3): big enough for OpenBLAS's threads to reach their large-problem
      * rate (the rate the decisions above it need: rank-k updates, n ~ 1000 and up), small enough
@@ -538,18 +569,73 @@ double tsg_cpu_spot_s(tsg_api api)
     return t;
 }
 
-static double touch_bps(void)
+/* One thread's part of touch_bps's mapping: one byte written per 4 KiB page of [lo, hi) once
+ * *go is 1 (none when it is -1: the measurement was given up); *ready counts the threads
+ * waiting for it */
+struct touch_part {
+    char *lo, *hi;
+    atomic_int *go, *ready;
+};
+
+static void touch_range(char *lo, char *hi)
 {
-    enum { BYTES = 4 << 20, STEP = 4096 };
+    for (char *q = lo; q < hi; q += 4096) *(volatile char *)q = 1;
+}
+
+static void *touch_part_run(void *arg)
+{
+    const struct touch_part *t = (const struct touch_part *)arg;
+    atomic_fetch_add(t->ready, 1);
+    int g;
+    while ((g = atomic_load(t->go)) == 0) sched_yield();
+    if (g > 0) touch_range(t->lo, t->hi);
+    return NULL;
+}
+
+/* The first touch of a new mapping of TOUCH_PART bytes per thread by `threads` threads (1 to
+ * TOUCH_MAX_THREADS) at once, each writing its own contiguous part as a BLAS's threads write
+ * their parts of C: bytes per second from the start (every thread made and waiting) to the last
+ * join; 0 when no mapping or thread can be had. */
+enum { TOUCH_PART = 2 << 20, TOUCH_MAX_THREADS = 64 };
+static double touch_once(int threads)
+{
+    const size_t bytes = (size_t)threads * TOUCH_PART;
+    char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return 0;
+    atomic_int go = 0, ready = 0;
+    struct touch_part parts[TOUCH_MAX_THREADS];
+    pthread_t tid[TOUCH_MAX_THREADS];
+    int made = 0; /* threads 1 .. made exist; this one touches part 0 */
+    for (int i = 0; i < threads; ++i)
+        parts[i] = (struct touch_part){m + (size_t)i * TOUCH_PART, m + (size_t)(i + 1) * TOUCH_PART, &go, &ready};
+    while (made < threads - 1 && pthread_create(&tid[made + 1], NULL, touch_part_run, &parts[made + 1]) == 0) ++made;
+    double bps = 0;
+    if (made == threads - 1) {
+        while (atomic_load(&ready) < made) sched_yield();
+        const double t0 = tsg_now_s();
+        atomic_store(&go, 1);
+        touch_range(parts[0].lo, parts[0].hi);
+        for (int i = 1; i <= made; ++i) pthread_join(tid[i], NULL);
+        const double t = tsg_now_s() - t0;
+        bps = t > 0 ? (double)bytes / t : 0;
+    } else { /* a thread could not be made: the others leave untouched */
+        atomic_store(&go, -1);
+        for (int i = 1; i <= made; ++i) pthread_join(tid[i], NULL);
+    }
+    munmap(m, bytes);
+    return bps;
+}
+
+/* a fresh C's first touch by `threads` threads (the CPU BLAS's count; 0 when it does not say: 1),
+ * the fastest of 3 touch_once, in bytes per second; 0 when not measured */
+static double touch_bps(int threads)
+{
+    if (threads < 1) threads = 1;
+    if (threads > TOUCH_MAX_THREADS) threads = TOUCH_MAX_THREADS; /* 64: tsg_cpu_measure's cap too */
     double best = 0;
     for (int r = 0; r < 3; ++r) {
-        char *m = mmap(NULL, BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) break;
-        const double t0 = tsg_now_s();
-        for (size_t i = 0; i < BYTES; i += STEP) ((volatile char *)m)[i] = 1;
-        const double t = tsg_now_s() - t0;
-        munmap(m, BYTES);
-        if (t > 0 && BYTES / t > best) best = BYTES / t;
+        const double b = touch_once(threads);
+        if (b > best) best = b;
     }
     return best >= 1e6 && best <= 1e13 ? best : 0;
 }

@@ -97,10 +97,12 @@ void tsg_cpu_describe_api(tsg_api api, char *buf, size_t len);
  * flops, the flop/s of a TSG_CPU_BIG_N^3 call; mid_s, the seconds of a TSG_CPU_MID_N^3 one
  * (medians); small_s, of a TSG_CPU_SMALL_N^3 one (the mean less the slowest call; src/tsg_cost.h);
  * latency_s, the best of five 8^3 calls; thin_m_s and thin_n_s, the median of three calls with
- * m, then n, thin (src/tsg_cost.h TSG_CPU_THIN); touch_bps, this thread's first touch of fresh
- * anonymous memory (the fastest of 3 writes of one float per 4 KiB over a new 4 MiB mapping, no
- * madvise: the page size policy a malloc'd C gets). Without memory for the operands: a modest
- * rate and 0 (not measured) for every other time; touch_bps 0 when no mapping can be had. */
+ * m, then n, thin (src/tsg_cost.h TSG_CPU_THIN); touch_bps, the first touch of fresh anonymous
+ * memory by as many threads as that BLAS runs (its openblas_get_num_threads; 1 when it does not
+ * say; at most 64), each writing one byte per 4 KiB over its own 2 MiB part of a new mapping at
+ * once, as a BLAS's threads write their parts of C (the fastest of 3; no madvise: the page size
+ * policy a malloc'd C gets). Without memory for the operands: a modest rate and 0 (not measured)
+ * for every other time; touch_bps 0 when no mapping or thread can be had. */
 void tsg_cpu_measure(tsg_api api, tsg_cpu_rates *out);
 
 /* A spot check of cached rates: the seconds of one TSG_CPU_SMALL_N^3 call through `api`'s CPU path,

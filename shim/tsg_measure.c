@@ -117,7 +117,7 @@ static void cpu_cache_name(const char *blas, char *buf, size_t len)
     uint64_t h = 0xcbf29ce484222325ull;
     for (const char *parts[2] = {blas, host}, **q = parts; q < parts + 2; ++q)
         for (const unsigned char *c = (const unsigned char *)*q; *c; ++c) h = (h ^ *c) * 0x100000001b3ull;
-    snprintf(buf, len, "cpu-rates-v2-%016llx.txt", (unsigned long long)h);
+    snprintf(buf, len, "cpu-rates-v3-%016llx.txt", (unsigned long long)h);
 }
 
 /*

@@ -43,10 +43,10 @@ typedef struct tsg_rates {
     double cpu_small_s;    /* seconds of one TSG_CPU_SMALL_N^3 CPU BLAS call (a mean less the
                               slowest call, see TSG_CPU_SMALL_N); 0 = not measured: the CPU
                               estimate is then linear from (0, latency) to the TSG_CPU_MID_N^3 point */
-    double cpu_touch_bps;  /* bytes/s of one thread's first touch of fresh anonymous memory
-                              (page faults, zeroing, 4 KiB pages; the shim times a write over a
-                              new 8 MiB mapping); 0 = not measured: a fresh C costs nothing
-                              extra (see tsg_estimate_cpu_s)                                  */
+    double cpu_touch_bps;  /* bytes/s of the first touch of fresh anonymous memory by the CPU
+                              BLAS's threads at once, each its own part (page faults, zeroing,
+                              4 KiB pages; shim/tsg_cpublas.h tsg_cpu_measure); 0 = not
+                              measured: a fresh C costs nothing extra (tsg_first_touch_s)     */
     double cpu_thin_m_s;   /* seconds of one CPU BLAS call with m thin: TSG_CPU_THIN x
                               TSG_CPU_THIN_LONG x TSG_CPU_THIN_LONG (a median); 0 = not measured */
     double cpu_thin_n_s;   /* the same with n thin: TSG_CPU_THIN_LONG x TSG_CPU_THIN x
@@ -131,9 +131,13 @@ double tsg_estimate_cpu_s(const tsg_problem *p, const tsg_rates *r);
  *   GPU: added to the pipeline's upload side, inside the max() of tsg_estimate_gpu_s — the copy
  *        threads first-touch C (gpu/tsg_copy.c, MADV_POPULATE_WRITE) beside their gathers,
  *        while the kernels run; it shows only where the host side is the bottleneck.
- * The GPU side is priced at the same one-thread 4 KiB rate although the executor touches in
- * parallel parts with huge pages: an upper bound until a device run measures it (the replays of
- * bench/traces hold fresh C; docs/NOTES.md "2026-12-05 traces").
+ * Both at the same rate, the BLAS's threads touching at once: the copy threads touch in parallel
+ * parts too, with huge pages where the kernel gives them. Until the eighteenth session the rate
+ * was one thread's, and it priced a fresh 64 MiB C at ~25 ms on both sides, where numpy's plain
+ * product with one took 3.9 ms in all and the GPU's 4096 x 4096 x 512 with one 3.8 ms (H100 runs
+ * 60, 30): the GPU's estimate 7.6x its time, squeezing the ratio toward 1, where the own-pool
+ * margin (tsg_dispatch.h) then kept a call the GPU won by 10x (docs/NOTES.md "eighteenth
+ * session: the replays stand for the programs' own BLAS").
  */
 double tsg_first_touch_s(const tsg_problem *p, const tsg_rates *r);
 

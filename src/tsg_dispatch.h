@@ -42,7 +42,7 @@
  * of the program's own BLAS calls (dgemm, dot, ...), which tsgemm neither sees nor can quiet
  * (docs/NOTES.md "2026-12-05 traces"), and a GPU call's copy threads then share the CPUs with them.
  * Measured: numpy's tall `a @ b` (65536 x 256 x 64, a new C per call), priced at 0.94x the CPU's
- * time (both estimates dominated by the new C's first touch at one thread's rate, which neither
+ * time (both estimates then dominated by the new C's first touch at one thread's rate, which neither
  * side pays in full), ran 1.87x (H100 run 29) and 2.13x (H100 run 60) slower on the GPU than plain,
  * 2.9x the pipeline's own 2.84 ms for it; beside tsgemm's own pool right after a 1024^3 call, GPU
  * calls ran 1.04-1.19x their time alone (run 60). The factor of two keeps that call, and calls

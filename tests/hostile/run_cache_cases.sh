@@ -214,7 +214,7 @@ for i in 1 2 3; do
   run "$D"
   expect_ok || true
   grep -q 'CPU rate measured' <<<"$OUT" || fail "process $i did not measure the CPU BLAS: $OUT"
-  CPU=$(cd "$D" && ls cpu-rates-v2-*.txt 2>/dev/null | head -1)
+  CPU=$(cd "$D" && ls cpu-rates-v3-*.txt 2>/dev/null | head -1)
   [ -n "$CPU" ] || { fail "process $i wrote no CPU file"; continue; }
   grep -qx "samples $i" "$D/$CPU" || fail "process $i: $(grep samples "$D/$CPU")"
 done
