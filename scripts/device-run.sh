@@ -545,10 +545,10 @@ PY
     # TSGEMM_REPLAY_ROUNDS=N: each trace's passes N times, rotated, medians reported (the
     # passes' own spread is up to 1.8x on these hosts: runs 21-24); 3 triples the stage's time
     TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds "${TSGEMM_REPLAY_ROUNDS:-1}" \
-      --replay-csv "$OUT/replay-$name.csv" --replay-calls "$OUT/replay-$name-calls.csv" "${own[@]}" \
+      --replay-csv "$OUT/replay-$name.csv" --replay-calls "$OUT/replay-$name-calls.csv" ${own[@]+"${own[@]}"} \
       > "$OUT/replay-$name.txt" 2>&1 || rfail=$((rfail+1))
     [ "${TSGEMM_REPLAY_LOG:-1}" -ge 2 ] &&
-      TSGEMM_LOG=2 "$B/bench/tsgemm-bench" --replay "$tr" "${own[@]}" > "$OUT/replay-$name-log.txt" 2>&1
+      TSGEMM_LOG=2 "$B/bench/tsgemm-bench" --replay "$tr" ${own[@]+"${own[@]}"} > "$OUT/replay-$name-log.txt" 2>&1
     replay_totals "$OUT/replay-$name.txt"
     ongpu=$(sed -n 's/^  total  *[0-9]* .* \([0-9]*\/[0-9]*\)$/\1/p' "$OUT/replay-$name.txt")
     rtab+=$'\n'$(printf '%-34s %12s %12s %12s %s' "$name" "${ob:-?}" "${ts:-?}" "${gms:-skipped}" "${ongpu:-?}")

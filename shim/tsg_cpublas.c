@@ -71,6 +71,20 @@ static int is_tsgemm_copy(void *h, const char *path)
     return v && dladdr(v, &info) && info.dli_fname && strcmp(info.dli_fname, path) == 0;
 }
 
+/* 1 when the object that defines fn is a copy of tsgemm (is_tsgemm_copy), or cannot be told:
+ * dlsym on a handle also searches the object's dependencies, so a plugin linked to another
+ * tsgemm would otherwise pass its name through */
+static int defined_by_tsgemm_copy(void *fn)
+{
+    Dl_info info;
+    if (!dladdr(fn, &info) || !info.dli_fname || !info.dli_fname[0]) return 1;
+    void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
+    if (!h) return 1;
+    const int copy = is_tsgemm_copy(h, info.dli_fname);
+    dlclose(h); /* NOLOAD: only drops the reference taken above */
+    return copy;
+}
+
 struct find_query {
     const char *name; /* the symbol wanted                              */
     const char *also; /* and a second one the object must define, or NULL */
@@ -83,8 +97,9 @@ struct find_query {
  * loaded RTLD_LOCAL (numpy's extension modules and their bundled OpenBLAS) are invisible to
  * dlsym(RTLD_DEFAULT/RTLD_NEXT), so each object is asked through its own handle. Any copy of
  * tsgemm (one that defines tsgemm_version: a program linked to one and preloaded with another,
- * as the tests run tsgemm-bench over libtsgemm_fake) is skipped as this one is: its scipy_ names
- * are not the caller's own BLAS. */
+ * as the tests run tsgemm-bench over libtsgemm_fake) is skipped as this one is, and so is a name
+ * an object finds in such a copy among its dependencies (defined_by_tsgemm_copy): its scipy_
+ * names are not the caller's own BLAS. */
 static int find_in_object(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
@@ -95,7 +110,7 @@ static int find_in_object(struct dl_phdr_info *info, size_t size, void *data)
     void *fn = is_tsgemm_copy(h, info->dlpi_name) ? NULL : dlsym(h, q->name);
     int also = !q->also || dlsym(h, q->also);
     dlclose(h); /* NOLOAD: only drops the reference taken above */
-    if (fn && also && !is_ours(fn)) {
+    if (fn && also && !is_ours(fn) && !defined_by_tsgemm_copy(fn)) {
         q->fn = fn;
         snprintf(q->path, sizeof q->path, "%s", info->dlpi_name);
         return 1;
@@ -512,12 +527,13 @@ static void thin_calls(tsg_api api, double *thin_m_s, double *thin_n_s)
 }
 
 static double touch_bps(int threads);
+enum { TOUCH_MAX_THREADS = 64 }; /* touch_bps's threads at most */
 
 void tsg_cpu_measure(tsg_api api, tsg_cpu_rates *out)
 {
     double *const flops = &out->flops, *const mid_s = &out->mid_s, *const small_s = &out->small_s;
     int touch_threads = api_threads(api); /* 0: the library does not say */
-    touch_threads = touch_threads < 1 ? 1 : touch_threads > 64 ? 64 : touch_threads;
+    touch_threads = touch_threads < 1 ? 1 : touch_threads > TOUCH_MAX_THREADS ? TOUCH_MAX_THREADS : touch_threads;
     out->touch_bps = touch_bps(touch_threads); /* a fresh C's first touch (src/tsg_cost.h) */
     tsg_log(2, "first touch of fresh memory by %d thread%s at once (the CPU BLAS's count): %.3g GB/s",
             touch_threads, touch_threads > 1 ? "s" : "", out->touch_bps * 1e-9);
@@ -592,46 +608,59 @@ static void *touch_part_run(void *arg)
     return NULL;
 }
 
-/* The first touch of a new mapping of TOUCH_PART bytes per thread by `threads` threads (1 to
- * TOUCH_MAX_THREADS) at once, each writing its own contiguous part as a BLAS's threads write
- * their parts of C: bytes per second from the start (every thread made and waiting) to the last
- * join; 0 when no mapping or thread can be had. */
-enum { TOUCH_PART = 2 << 20, TOUCH_MAX_THREADS = 64 };
+/*
+ * The first touch of a new mapping, parts of TOUCH_BYTES / threads (512 KiB to 2 MiB each), by
+ * `threads` threads (1 to TOUCH_MAX_THREADS) at once, each writing its own contiguous part as a BLAS's
+ * threads write their parts of C: bytes per second from the start (every thread made and
+ * waiting) to the last join; 0 when no mapping can be had. A thread that cannot be made (a
+ * process or memory limit) leaves the measurement to those that were. The threads start with
+ * every signal blocked (none runs the program's handlers) and small stacks; cancellation is off
+ * in here, so the threads never outlive the stack their parts live on.
+ */
+enum { TOUCH_BYTES = 32 << 20, TOUCH_MIN_PART = 512 << 10, TOUCH_MAX_PART = 2 << 20 };
 static double touch_once(int threads)
 {
-    const size_t bytes = (size_t)threads * TOUCH_PART;
-    char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t part = TOUCH_BYTES / (size_t)threads;
+    part = part < TOUCH_MIN_PART ? TOUCH_MIN_PART : part > TOUCH_MAX_PART ? TOUCH_MAX_PART : part & ~(size_t)4095;
+    char *m = mmap(NULL, part * (size_t)threads, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return 0;
+    int cs;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
     atomic_int go = 0, ready = 0;
     struct touch_part parts[TOUCH_MAX_THREADS];
     pthread_t tid[TOUCH_MAX_THREADS];
-    int made = 0; /* threads 1 .. made exist; this one touches part 0 */
     for (int i = 0; i < threads; ++i)
-        parts[i] = (struct touch_part){m + (size_t)i * TOUCH_PART, m + (size_t)(i + 1) * TOUCH_PART, &go, &ready};
-    while (made < threads - 1 && pthread_create(&tid[made + 1], NULL, touch_part_run, &parts[made + 1]) == 0) ++made;
-    double bps = 0;
-    if (made == threads - 1) {
-        while (atomic_load(&ready) < made) sched_yield();
-        const double t0 = tsg_now_s();
-        atomic_store(&go, 1);
-        touch_range(parts[0].lo, parts[0].hi);
-        for (int i = 1; i <= made; ++i) pthread_join(tid[i], NULL);
-        const double t = tsg_now_s() - t0;
-        bps = t > 0 ? (double)bytes / t : 0;
-    } else { /* a thread could not be made: the others leave untouched */
-        atomic_store(&go, -1);
-        for (int i = 1; i <= made; ++i) pthread_join(tid[i], NULL);
-    }
-    munmap(m, bytes);
-    return bps;
+        parts[i] = (struct touch_part){m + (size_t)i * part, m + (size_t)(i + 1) * part, &go, &ready};
+    pthread_attr_t attr;
+    const int have_attr = pthread_attr_init(&attr) == 0;
+    if (have_attr) (void)pthread_attr_setstacksize(&attr, 64 << 10);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int made = 0; /* threads 1 .. made exist; this one touches part 0 */
+    while (made < threads - 1 &&
+           pthread_create(&tid[made + 1], have_attr ? &attr : NULL, touch_part_run, &parts[made + 1]) == 0)
+        ++made;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (have_attr) pthread_attr_destroy(&attr);
+    while (atomic_load(&ready) < made) sched_yield();
+    const double t0 = tsg_now_s();
+    atomic_store(&go, 1);
+    touch_range(parts[0].lo, parts[0].hi);
+    for (int i = 1; i <= made; ++i) pthread_join(tid[i], NULL);
+    const double t = tsg_now_s() - t0;
+    munmap(m, part * (size_t)threads);
+    pthread_setcancelstate(cs, NULL);
+    /* the parts of threads never made were not touched: only the made ones count */
+    return t > 0 ? (double)part * (double)(made + 1) / t : 0;
 }
 
-/* a fresh C's first touch by `threads` threads (the CPU BLAS's count; 0 when it does not say: 1),
+/* a fresh C's first touch by `threads` threads (the CPU BLAS's count, 1 to TOUCH_MAX_THREADS),
  * the fastest of 3 touch_once, in bytes per second; 0 when not measured */
 static double touch_bps(int threads)
 {
     if (threads < 1) threads = 1;
-    if (threads > TOUCH_MAX_THREADS) threads = TOUCH_MAX_THREADS; /* 64: tsg_cpu_measure's cap too */
+    if (threads > TOUCH_MAX_THREADS) threads = TOUCH_MAX_THREADS;
     double best = 0;
     for (int r = 0; r < 3; ++r) {
         const double b = touch_once(threads);

@@ -136,7 +136,7 @@ Variant variant_ct()
  * NN instance (OPT_CT: its op(B) is then K-contiguous, not through the blocks); 1xTF32's op(B)
  * and op(A) by tensor copies where op(B) is K-contiguous (OPT_BTMA | OPT_ATMA, one producer
  * warpgroup: default_variant). With the split by add
- * and mask (tsg_tf32_ptx.cuh split) this beats OPT_BCP (variant 4) in every pair, H100 run 41
+ * and mask (tsg_tf32_ptx.cuh split) the register path beats OPT_BCP (variant 4) in every pair, H100 run 41
  * (docs/results/h100-2026-12-06-run41-tf32.txt, TFLOP/s, 3xTF32 through the registers / OPT_BCP):
  * 4096^3 NN 117.3 / 100.2, NT 104.6 / 99.3, TN 103.0 / 87.7, TT 103.8 / 100.8; 8192^3 NT 102.1 /
  * 93.9, TT 98.5 / 98.4; 1xTF32 4096^3 NN 169.0 / 168.5, NT 157.4 / 149.0 (docs/NOTES.md "tenth
@@ -176,7 +176,7 @@ Variant variant_ct()
  * (tf32_variant_exact); 3xTF32's default.
  * Variant 15: 1xTF32's default of runs 62-63 (op(B) by tensor copy, op(A) by cp.async and
  * rounded by the consumers, two producer warpgroups: OPT_BTMA), no split-K instances; other bits
- * than the default's at ties in op(A); 3xTF32's default. (Its one-producer-warpgroup twin, 230.8
+ * than the default's at ties in op(A); 3xTF32's default without its split-K instances. (Its one-producer-warpgroup twin, 230.8
  * against 239.8 TFLOP/s at 4096^3 NN in run 62, is not built any more.) */
 constexpr int VARIANTS = 16, V_BRAW = 8, V_REG = 14;
 
@@ -195,7 +195,7 @@ Variant bcp_variant()
 enum { K_PLAIN, K_REG, K_BTMA, K_ATMA };
 
 /* Variant 0, the default (the comment above): op(B) through the producer's registers, one
- * producer warpgroup for 3xTF32, two for 1xTF32; TT as C^T through the NN instance (OPT_CT).
+ * producer warpgroup for 3xTF32, two for 1xTF32's NT; TT as C^T through the NN instance (OPT_CT).
  * 1xTF32's NN, TN and TT copy both operands by tensor copies (K_ATMA), H100 run 63
  * (docs/results/h100-2026-12-07-run63-tf32.txt, TFLOP/s, K_ATMA / K_BTMA / K_REG): 4096^3 NN
  * 277.8 / 259.3 / 188.9, TN 297.0 / 225.3 / 184.3, TT 275.3 / 248.5 / 182.8, 8192^3 NN 264.5 /
@@ -276,7 +276,9 @@ const Variant &pick(int math, int v)
 }
 
 /* The driver's cuTensorMapEncodeTiled (CUDA 12.0's signature) through the runtime's entry-point
- * query, looked up once (no link against libcuda); nullptr where the driver has none */
+ * query, looked up once (no link against libcuda); nullptr where the driver has none. The query
+ * by version exists from CUDA 12.5 on (the unversioned one is deprecated there); the family is
+ * built from nvcc 12.0 on (CMakeLists.txt) */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled()
 {
     static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
@@ -284,9 +286,12 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled()
     std::call_once(once, [] {
         void *p = nullptr;
         cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) ==
-                cudaSuccess &&
-            q == cudaDriverEntryPointSuccess)
+#if CUDART_VERSION >= 12050
+        const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
+#else
+        const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q);
+#endif
+        if (e == cudaSuccess && q == cudaDriverEntryPointSuccess)
             fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
         else
             (void)cudaGetLastError();
@@ -545,8 +550,9 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
         int r = copy_map(&mb, kb, klb, k, kn, tf32::BK, tf32::BN);
         if (r == 0 && t2fn)
             r = in.ta ? copy_map(&ma, ka, kla, k, km, tf32::BK, tf32::BM) : copy_map(&ma, ka, kla, km, k, 32, 32);
-        /* a map refused (a driver without tensor maps, k or n from 2^31 on): the default takes its
-         * register-path twin, the same products with op(B) rounded by cvt.rna's rule */
+        /* a map refused (a driver without tensor maps, m, n or k from 2^31 - 1 on, a leading
+         * dimension the driver does not take): the default takes its register-path twin, the same
+         * products with both operands rounded by cvt.rna's rule (ties away) */
         if (r != 0) return variant == 0 ? tf32_sgemm_variant(V_REG, math, transa, transb, m, n, k, alpha, A, lda, B, ldb,
                                                               beta, C, ldc, kslice, W, stream)
                                         : r;

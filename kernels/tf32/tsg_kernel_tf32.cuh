@@ -106,7 +106,7 @@
  *    completes only once the bytes have landed; the arrivals stay 2 PTHREADS. The copy writes
  *    through the async proxy, as wgmma reads: no proxy fence. Split-K: the map covers all of
  *    op(B), the copies' k coordinate is the slice's k0 plus the k-tile's. Coordinates are 32-bit:
- *    the launcher takes BTMA for k and n below 2^31 only. The copy rounds
+ *    the launcher takes the copies for m (ATMA), n and k below 2^31 - 1 only. The copy rounds
  *    to nearest, ties to even, as cuBLAS's fast kernels do (they load by TMA, with no conversion
  *    instruction: docs/NOTES.md "seventeenth session"; H100 runs 62-63, test_tf32_kernel
  *    --rounding, tf32_variant_rounding 'e'). Non-finite inputs: as BRAW, the consumers'
@@ -120,7 +120,7 @@
  *    non-finite a(r, k) making row r's products non-finite). In the four-box layout the fragment
  *    rows stand for permuted rows of the tile (tsg_tf32_slices.cuh ArowMap, conflict-free there),
  *    and the write-back and the FP32 path put each accumulator row where it belongs. The
- *    producer's own work is then five copy instructions per k-tile by one thread, and its
+ *    producer's own work is then five copy instructions per k-tile by one thread (two in TN), and its
  *    arrivals (cp.async.mbarrier.arrive with no copy outstanding: at once, and the publication).
  *  - CT (OPT_CT): the launcher (tsg_kernel_tf32.cu) runs a pair (TA, TB) as the product
  *    C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with m and n, A and B (lda and ldb) swapped,
@@ -216,8 +216,8 @@ namespace tf32 {
  * leaves one stage out and computes garbage: 1 the consumers alone (no producer: no loads, no
  * split, no barrier waits), 2 the producer alone (consumers wait and release each stage, no
  * wgmma). */
-/* tmb, tma: OPT_BTMA's tensor map of op(B), OPT_ATMA's of op(A) (tf32_kernel_tma's parameters),
- * nullptr in the other instances */
+/* tmb, tma: OPT_BTMA's tensor map of op(B), OPT_ATMA's of op(A) (tf32_kernel_tma's and
+ * tf32_kernel_tma2's parameters), nullptr in the other instances */
 template <int MATH, bool TA, bool TB, int PIPE, int NPW, int DIAG, int OPT>
 static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k, float alpha, const float *__restrict__ A,
                                                  int64_t lda, const float *__restrict__ B, int64_t ldb, float beta,

@@ -45,9 +45,10 @@ static __device__ __forceinline__ void regs_to()
  * of its store, in two register slots; OPT_SPLIT split-K over gridDim.y (the file comment);
  * OPT_P16 / OPT_P8 (3xTF32 with OPT_AREG) each half / quarter of a k-tile's steps promoted on its
  * own (the file comment, "P16"); OPT_BTMA (1xTF32 with OPT_AREG, order 2, a K-contiguous op(B):
- * NN, TN) op(B) by one tensor copy per k-tile that converts it to TF32 (the file comment, "BTMA";
- * the instance is tf32_kernel_tma); OPT_ATMA (with OPT_BTMA) op(A) by tensor copies too, its rows
- * permuted in the tile (the file comment, "ATMA") */
+ * NN, TN, TT as C^T) op(B) by one tensor copy per k-tile that converts it to TF32 (the file
+ * comment, "BTMA"; the instance is tf32_kernel_tma); OPT_ATMA (with OPT_BTMA) op(A) by tensor
+ * copies too, its rows permuted in the tile where it is R-contiguous (the file comment, "ATMA";
+ * the instance is tf32_kernel_tma2) */
 constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64, OPT_CT = 128,
               OPT_B2 = 256, OPT_SPLIT = 512, OPT_P16 = 1024, OPT_P8 = 2048, OPT_BTMA = 4096,
               OPT_ATMA = 8192;
