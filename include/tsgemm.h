@@ -175,7 +175,9 @@ enum tsgemm_math { TSGEMM_MATH_FP32 = 0, TSGEMM_MATH_3XTF32 = 1, TSGEMM_MATH_TF3
  *                      bits than FP32: not bit-identical to TSGEMM_MATH_FP32, still
  *                      bit-identical from run to run.
  *   TSGEMM_MATH_TF32   (2) plain TF32 tensor cores: REDUCED PRECISION. Operands are rounded to
- *                      10 mantissa bits (TF32), products accumulate in FP32: expect a relative
+ *                      10 mantissa bits (TF32) to nearest (ties to even where the tensor
+ *                      copies convert them, as cuBLAS FAST_TF32 does: NN, TN, TT; ties away in
+ *                      NT), products accumulate in FP32: expect a relative
  *                      error of about 1e-3 (measured 2.6e-4 at uniform and wide inputs, up to
  *                      4.5e-4 at same-sign inputs of K = 65536 unsplit: docs/ACCURACY.md), some
  *                      100-2000x FP32's. For callers that asked for it (as cuBLAS's

@@ -332,10 +332,13 @@ void accuracy()
  * at t = 1/2 and 5/2; toward zero differs from both at 3/4, 3/2, 7/4) and e in {-3, 0, 7}. Each
  * column's elements are compared with three conversions of the input bits (tsg_tf32_round.h):
  * toward zero (the low 13 bits cleared), to nearest with ties away (cvt.rna.tf32.f32, PTX ISA
- * "cvt") and to nearest with ties to even; a column matches a rule when all its n x n elements do. Columns: cuBLAS
- * FP32 and FAST_TF32, the family's 1xTF32 default and its variants that round otherwise
+ * "cvt") and to nearest with ties to even; a column matches a rule when all its n x n elements
+ * do. Columns: cuBLAS FP32 and FAST_TF32 (NN), then in each transpose pair (the operand under
+ * test read transposed where its flag is 'T'; NN's columns unsuffixed, the others named by their
+ * pair) the family's 1xTF32 default and its variants that round otherwise there
  * (tf32_variant_exact false: variant 8 leaves op(B) raw in NN, variant 14 rounds both operands by
- * cvt.rna's rule where the default's tensor copies round them, variant 15 op(A)). A NaN in
+ * cvt.rna's rule where the default's tensor copies round them, variant 15 op(A); TT runs as C^T,
+ * so its call's op(A) is the instance's op(B)). A NaN in
  * C (the poison the calls write over; cublas_call does not check its status) fails the column.
  * Asserts: cuBLAS FP32 reproduces the values exactly, and every column of the family follows its
  * rule for each operand (tf32_variant_rounding): toward zero for one it hands to the tensor core
@@ -356,15 +359,17 @@ static void rounding_at(int n)
     for (int i = 0; i < n; ++i) eye[(size_t)i * n + i] = 1.0f;
     float *dv = device_copy(vals), *di = device_copy(eye), *dc;
     CK(cudaMalloc(&dc, vals.size() * 4));
-    /* the operand under test: 'A' (C = V I) or 'B' (C = I V) */
+    /* the operand under test: 'A' (C = op(V) I) or 'B' (C = I op(V)), transposed (tr: its
+     * transpose flag is 'T', so C(i, j) = V(j, i)) or not */
     /* expect: 0 none, 1 exact, 2 rna, 3 rz, 4 rne */
-    auto judge = [&](const char *name, char operand, int expect) {
+    auto judge = [&](const char *name, char operand, int expect, bool tr = false) {
         char column[64];
         snprintf(column, sizeof column, "%s (%d^3)", name, n);
         CK(cudaMemcpy(out.data(), dc, out.size() * 4, cudaMemcpyDeviceToHost));
         int same = 0, rz = 0, rna = 0, rne = 0, nan = 0;
         for (size_t i = 0; i < out.size(); ++i) {
-            const float x = vals[i], y = out[i];
+            const size_t r = i % (size_t)n, c = i / (size_t)n;
+            const float x = vals[tr ? c + r * (size_t)n : i], y = out[i];
             same += y == x, rz += y == tt_tf32_rz(x), rna += y == tt_tf32_rna(x), rne += y == tt_tf32_rne(x);
             nan += y != y;
         }
@@ -391,20 +396,26 @@ static void rounding_at(int n)
         CK(cudaMemset(dc, 0xff, out.size() * 4));
         cublas_call(true, 'N', 'N', n, n, n, A, n, B, n, dc, n);
         judge("cuBLAS FAST_TF32", operand, 0);
-        for (int v = 0; v < tf32_variants(); ++v) {
-            if (!wanted(v) || (v != 0 && tf32_variant_exact(MATH_TF32, v, 'N', 'N'))) continue;
-            CK(cudaMemset(dc, 0xff, out.size() * 4));
-            const int e = tf32_sgemm_variant(v, MATH_TF32, 'N', 'N', n, n, n, 1.0f, A, n, B, n, 0.0f, dc, n, n,
-                                             nullptr, 0);
-            if (e != 0) {
-                fail("--rounding: tf32 variant %d: %s", v, cudaGetErrorString((cudaError_t)e));
-                continue;
+        /* the family in every pair: a pair run as C^T, or with another instance, may convert
+         * otherwise (tf32_variant_rounding); NN keeps the column names of earlier runs' files */
+        static const char pairs[4][3] = {"NN", "TN", "NT", "TT"};
+        for (const char *pr : pairs)
+            for (int v = 0; v < tf32_variants(); ++v) {
+                const char ta = pr[0], tb = pr[1];
+                if (!wanted(v) || (v != 0 && tf32_variant_exact(MATH_TF32, v, ta, tb))) continue;
+                CK(cudaMemset(dc, 0xff, out.size() * 4));
+                const int e = tf32_sgemm_variant(v, MATH_TF32, ta, tb, n, n, n, 1.0f, A, n, B, n, 0.0f, dc, n, n,
+                                                 nullptr, 0);
+                if (e != 0) {
+                    fail("--rounding: tf32 variant %d %s: %s", v, pr, cudaGetErrorString((cudaError_t)e));
+                    continue;
+                }
+                char col[64];
+                snprintf(col, sizeof col, "tsgemm tf32 variant %d%s%s", v, pr[0] == 'N' && pr[1] == 'N' ? "" : " ",
+                         pr[0] == 'N' && pr[1] == 'N' ? "" : pr);
+                const char rule = tf32_variant_rounding(MATH_TF32, v, ta, tb, operand);
+                judge(col, operand, rule == 'z' ? 3 : rule == 'e' ? 4 : 2, (operand == 'A' ? ta : tb) == 'T');
             }
-            char col[64];
-            snprintf(col, sizeof col, "tsgemm tf32 variant %d", v);
-            const char rule = tf32_variant_rounding(MATH_TF32, v, 'N', 'N', operand);
-            judge(col, operand, rule == 'z' ? 3 : rule == 'e' ? 4 : 2);
-        }
     }
     cudaFree(dv), cudaFree(di), cudaFree(dc);
 }
