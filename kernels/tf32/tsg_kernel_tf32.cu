@@ -42,6 +42,7 @@ struct Inst {
     FnT tfn, tsplit;
     FnT2 t2fn, t2split;
     bool ta; /* the kernel's TA: its op(A) K-contiguous (OPT_ATMA's map of op(A)) */
+    int tn;  /* the C tile's columns (Cfg::TILE_N: 256 with OPT_N256) */
     /* the instance's (or its split-K twin's) code, for cudaFuncGetAttributes / SetAttribute */
     const void *code(bool twin) const
     {
@@ -87,7 +88,8 @@ Inst inst()
                 tsplit,
                 t2fn,
                 t2split,
-                TA};
+                TA,
+                CF::TILE_N};
 }
 
 /* the pair (TA, TB) as C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with OPT_CT */
@@ -177,8 +179,13 @@ Variant variant_ct()
  * Variant 15: 1xTF32's default of runs 62-63 (op(B) by tensor copy, op(A) by cp.async and
  * rounded by the consumers, two producer warpgroups: OPT_BTMA), no split-K instances; other bits
  * than the default's at ties in op(A); 3xTF32's default without its split-K instances. (Its one-producer-warpgroup twin, 230.8
- * against 239.8 TFLOP/s at 4096^3 NN in run 62, is not built any more.) */
-constexpr int VARIANTS = 16, V_BRAW = 8, V_REG = 14;
+ * against 239.8 TFLOP/s at 4096^3 NN in run 62, is not built any more.)
+ * Variant 16, an experiment not yet run on a device: the default's NN, TN and TT with a
+ * 128 x 256 C tile (OPT_N256: each consumer warpgroup's 64 x 256 as two m64n128 halves sharing
+ * its op(A) fragments, 4 stages of 48 KiB, setmaxnreg 232 / 40), no split-K instances; NT the
+ * default's; 3xTF32's default. Other bits than the default's nowhere (the same products in the
+ * same order per element). */
+constexpr int VARIANTS = 17, V_BRAW = 8, V_REG = 14;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
  * OPT_BCP2: two), op(A) by cp.async and split by the consumers, one producer warpgroup */
@@ -191,8 +198,9 @@ Variant bcp_variant()
 /* How 1xTF32's default_variant moves the operands of NN, TN and TT (as C^T: an NN instance),
  * where op(B) is K-contiguous: K_PLAIN as NT (op(B) through the producer's registers), K_REG
  * op(B) two items ahead there (OPT_B2), K_BTMA op(B) by tensor copy (OPT_BTMA), K_ATMA both
- * operands by tensor copies (OPT_BTMA | OPT_ATMA, one producer warpgroup) */
-enum { K_PLAIN, K_REG, K_BTMA, K_ATMA };
+ * operands by tensor copies (OPT_BTMA | OPT_ATMA, one producer warpgroup), K_N256 that with a
+ * 128 x 256 tile (OPT_N256) */
+enum { K_PLAIN, K_REG, K_BTMA, K_ATMA, K_N256 };
 
 /* Variant 0, the default (the comment above): op(B) through the producer's registers, one
  * producer warpgroup for 3xTF32, two for 1xTF32's NT; TT as C^T through the NN instance (OPT_CT).
@@ -218,8 +226,9 @@ Variant default_variant()
     constexpr int KB = !T1 || KP == K_PLAIN ? AB
                        : KP == K_REG        ? AB | tf32::OPT_B2
                        : KP == K_BTMA       ? AB | tf32::OPT_BTMA
-                                            : AB | tf32::OPT_BTMA | tf32::OPT_ATMA;
-    constexpr int KNPW = T1 && KP == K_ATMA ? 1 : NPW;
+                       : KP == K_ATMA       ? AB | tf32::OPT_BTMA | tf32::OPT_ATMA
+                                            : AB | tf32::OPT_BTMA | tf32::OPT_ATMA | tf32::OPT_N256;
+    constexpr int KNPW = T1 && (KP == K_ATMA || KP == K_N256) ? 1 : NPW;
     /* NN, TN, NT direct, TT as C^T (built one by one: TT's direct instance is not needed) */
     return Variant{{inst<MATH, false, false, 2, KNPW, KB, S>(), inst<MATH, true, false, 2, KNPW, KB, S>(),
                     inst<MATH, false, true, 2, NPW, AB, S>(), inst_ct<MATH, true, true, 2, KNPW, KB, S>()}};
@@ -266,7 +275,8 @@ const Variant &variant_of(int v)
                                          part_variant<MATH, tf32::OPT_P16>(),
                                          part_variant<MATH, tf32::OPT_P8>(),
                                          default_variant<MATH, 0, true, K_REG>(),
-                                         default_variant<MATH, 0, false, K_BTMA>()};
+                                         default_variant<MATH, 0, false, K_BTMA>(),
+                                         default_variant<MATH, 0, false, K_N256>()};
     return vs[v];
 }
 
@@ -471,7 +481,7 @@ bool tf32_variant_exact(int math, int v, char transa, char transb)
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {
-    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s%s%s", swapped(in) ? "as C^T, " : "",
+    return snprintf(buf, len, "%spipe %d, %d producer warpgroup%s%s%s%s%s%s%s%s%s%s%s", swapped(in) ? "as C^T, " : "",
                     in.pipe, in.npw, in.npw > 1 ? "s" : "",
                     in.opt & tf32::OPT_AREG ? ", op(A) by cp.async, split by the consumers" : "",
                     in.opt & tf32::OPT_TBLK ? ", R-contiguous slices in 4x4 blocks" : "",
@@ -483,6 +493,7 @@ int inst_name(const Inst &in, char *buf, size_t len)
                     in.opt & tf32::OPT_BCP2 ? " two items behind its copies" : "",
                     in.opt & tf32::OPT_SLEEP ? ", waits with a suspend hint" : "",
                     in.opt & tf32::OPT_B2 ? ", op(B) two items ahead" : "",
+                    in.opt & tf32::OPT_N256 ? ", 128x256 tile" : "",
                     in.opt & tf32::OPT_P8    ? ", promoted every k8 step"
                     : in.opt & tf32::OPT_P16 ? ", promoted every 16 k"
                                              : "");
@@ -520,9 +531,12 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess) return (int)e;
-    const int64_t tiles = ((m + tf32::BM - 1) / tf32::BM) * ((n + tf32::BN - 1) / tf32::BN);
-    const int64_t grid = tiles < sms ? tiles : sms;
     if (variant < 0 || variant >= VARIANTS) return (int)cudaErrorInvalidValue;
+    const Inst &in = pick(math, variant).in[ta + 2 * tb];
+    /* the kernel's m x n (C^T's where it runs as C^T) in tiles of BM x in.tn */
+    const int64_t km_ = swapped(in) ? n : m, kn_ = swapped(in) ? m : n;
+    const int64_t tiles = ((km_ + tf32::BM - 1) / tf32::BM) * ((kn_ + in.tn - 1) / in.tn);
+    const int64_t grid = tiles < sms ? tiles : sms;
     if ((math != MATH_3XTF32 && math != MATH_TF32) || !ensure_variant(math, variant))
         return (int)cudaErrorNotSupported;
     /* split-K: slices of kslice (whole k-tiles: the slices' operands keep their alignment) into W */
@@ -533,7 +547,6 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     const int64_t ldo = splits > 1 ? m : ldc;
     const float a = splits > 1 ? 1.0f : alpha, b = splits > 1 ? 0.0f : beta;
     const dim3 g((unsigned)grid, (unsigned)splits);
-    const Inst &in = pick(math, variant).in[ta + 2 * tb];
     const Fn fn = splits > 1 ? in.split : in.fn;
     const FnT tfn = splits > 1 ? in.tsplit : in.tfn;
     const FnT2 t2fn = splits > 1 ? in.t2split : in.t2fn;
@@ -547,7 +560,7 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
                         * one slice of 32 k x BN per box; OPT_ATMA: op(A) too, 32 k x BM
                         * (K-contiguous) or 32 x 32 (four boxes per slice) */
         CUtensorMap mb, ma;
-        int r = copy_map(&mb, kb, klb, k, kn, tf32::BK, tf32::BN);
+        int r = copy_map(&mb, kb, klb, k, kn, tf32::BK, (unsigned)in.tn);
         if (r == 0 && t2fn)
             r = in.ta ? copy_map(&ma, ka, kla, k, km, tf32::BK, tf32::BM) : copy_map(&ma, ka, kla, km, k, 32, 32);
         /* a map refused (a driver without tensor maps, m, n or k from 2^31 - 1 on, a leading

@@ -122,6 +122,15 @@
  *    and the write-back and the FP32 path put each accumulator row where it belongs. The
  *    producer's own work is then five copy instructions per k-tile by one thread (two in TN), and its
  *    arrivals (cp.async.mbarrier.arrive with no copy outstanding: at once, and the publication).
+ *  - N256 (OPT_N256, with ATMA and one producer warpgroup; variant 16, an experiment): a C tile of
+ *    128 x 256. op(B)'s slice is one tensor copy of 32 k x 256 rows (32 KiB, the same layout,
+ *    rows 128 on at BN * 128 bytes), a stage 48 KiB, 4 stages; each consumer warpgroup keeps two
+ *    accumulators of 64 x 128 (y, y1) and issues per k8 step two m64n128 wgmmas with the same op(A)
+ *    fragment (descriptors BN * 128 bytes apart), so a k-tile's 16 fragment reads serve 256
+ *    columns instead of 128; the write-back writes y at the tile's columns 0-127 and y1 at
+ *    128-255. Registers: 128 accumulators per consumer thread, setmaxnreg 232 for the consumers
+ *    and 40 for the producer (which only issues copies). Each element sees the same k8 steps in
+ *    the same order as in the 128 x 128 tile: the default's bits.
  *  - CT (OPT_CT): the launcher (tsg_kernel_tf32.cu) runs a pair (TA, TB) as the product
  *    C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with m and n, A and B (lda and ldb) swapped,
  *    whose element (r, c) is C(c, r): written at C + c + r ldc (two adjacent elements with one
@@ -237,7 +246,7 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
         C += blockIdx.y * cstride;
     }
     constexpr bool AREG = OPT & OPT_AREG, TBLK = OPT & OPT_TBLK, BRAW = OPT & OPT_BRAW, BTMA = OPT & OPT_BTMA;
-    constexpr bool ATMA = OPT & OPT_ATMA;
+    constexpr bool ATMA = OPT & OPT_ATMA, N256 = OPT & OPT_N256;
     /* ATMA with an R-contiguous op(A): the tile's rows permuted (ArowMap, the file comment "ATMA") */
     using RM = ArowMap<ATMA && !TA>;
     /* op(B) straight into the stage (BRAW, BTMA): not through the producer's registers, no flags */
@@ -261,6 +270,7 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
     static_assert(!BTMA || (MATH == MATH_TF32 && AREG && !TB && !BRAW && PIPE == 2),
                   "op(B) by tensor copy (BTMA): 1xTF32 with OPT_AREG, order 2 and a K-contiguous op(B) (NN, TN) only");
     static_assert(!ATMA || BTMA, "op(A) by tensor copies (ATMA): with op(B) by one (BTMA)");
+    static_assert(!N256 || ATMA, "a 128 x 256 tile (N256): both operands by tensor copies");
     static_assert(!BCP || (AREG && !BDIR && PIPE == 2), "op(B) by cp.async (BCP): with OPT_AREG and order 2 only");
     static_assert(!B2 || (AREG && !BDIR && !BCP && PIPE == 2), "op(B) two items ahead (B2): with OPT_AREG and order 2");
     /* P16 / P8: the k-tile's steps in NP parts, each promoted on its own (the file comment, "P16") */
@@ -286,7 +296,8 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
     }
     __syncthreads();
 
-    const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN, tiles = tiles_m * tiles_n;
+    constexpr int TN = CF::TILE_N; /* the C tile's columns: BN, 2 BN with N256 */
+    const int64_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + TN - 1) / TN, tiles = tiles_m * tiles_n;
     const int64_t ktiles = (k + BK - 1) / BK, kfull = k / BK;
 
     if (t >= CTHREADS) {
@@ -306,8 +317,8 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
             auto coords = [&](int64_t tl) {
                 int64_t bm, bn;
                 tile_coords(tl, tiles_m, tiles_n, &bm, &bn);
-                m0 = bm * BM, n0 = bn * BN;
-                a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + BN <= n ? kfull : 0;
+                m0 = bm * BM, n0 = bn * TN;
+                a_full = m0 + BM <= m ? kfull : 0, b_full = n0 + TN <= n ? kfull : 0;
             };
             /* the stage st is full: its non-finite flags (nf NaN in any lane of a warp), the fence
              * that orders the generic-proxy stores before wgmma reads them, the arrival; then the
@@ -463,7 +474,9 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                             if (BTMA && pt == 0) { /* op(B) by one tensor copy into the B-big tile, its bytes on
                                                     * the same "full" phase (the file comment, "BTMA") */
                                 const int32_t kc = (int32_t)(kofs + kt * BK);
-                                ws::mbar_expect_tx(bar_full + 8 * st, ATMA ? 2 * SLICE_BYTES : SLICE_BYTES);
+                                /* op(B): TN rows of 128 bytes (one box of up to 256 rows) */
+                                constexpr uint32_t BBYTES = TN * BK * 4;
+                                ws::mbar_expect_tx(bar_full + 8 * st, ATMA ? SLICE_BYTES + BBYTES : BBYTES);
                                 if (ATMA) { /* op(A): one box of 32 k x 128 m (TA), four of 32 m x 32 k */
                                     if (TA) {
                                         tma_load_2d(sbase, tma, kc, (int32_t)m0, bar_full + 8 * st);
@@ -578,9 +591,14 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
         };
         for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
             float y[64];
+            float y1[N256 ? 64 : 1]; /* N256: columns BN .. 2 BN - 1 of the tile */
             uint32_t bad = 0;
 #pragma unroll
             for (int i = 0; i < 64; ++i) y[i] = 0.0f;
+            if constexpr (N256) {
+#pragma unroll
+                for (int i = 0; i < 64; ++i) y1[i] = 0.0f;
+            }
             if (AREG) {
                 /* op(A)'s fragments read from the stage's FP32 slice and split here (RawSlice,
                  * frag_off); the same parts and the same wgmma order as the default, so the same
@@ -645,6 +663,22 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                             if constexpr (NP == 4) part(integral_constant<int, 3>{});
                         }
                         promote(y, yt);
+                    } else if constexpr (N256) {
+                        /* the two halves of op(B)'s 256 rows, each k8 step's op(A) fragment
+                         * read once for both */
+                        reg_fence(y);
+                        reg_fence(y1);
+                        wg_fence();
+#pragma unroll
+                        for (int kk = 0; kk < 4; ++kk) {
+                            wgmma_rs(y, ab[kk], desc(bb + 32 * kk), 1u);
+                            wgmma_rs(y1, ab[kk], desc(bb + BN * 128 + 32 * kk), 1u);
+                        }
+                        wg_commit();
+                        wg_wait<0>();
+                        reg_fence(y);
+                        reg_fence(y1);
+                        if (DIAG != 1) ws::mbar_arrive(bar_empty + 8 * st);
                     } else {
                         reg_fence(y);
                         wg_fence();
@@ -661,6 +695,10 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                              * kernel's comment, "BRAW") */
 #pragma unroll
                     for (int i = 0; i < 64; ++i) nfa = __fmaf_rn(y[i], 0.0f, nfa);
+                    if constexpr (N256) {
+#pragma unroll
+                        for (int i = 0; i < 64; ++i) nfa = __fmaf_rn(y1[i], 0.0f, nfa);
+                    }
                 }
                 if (DIAG == 0) bad |= consumers_any(nfa != nfa);
             } else if (CF::X3) {
@@ -723,10 +761,10 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
             tile_coords(tile, tiles_m, tiles_n, &bm, &bn);
             /* (the unpermuted rows by the expression the other instances were measured with) */
             const int64_t r0 = RM::H == 8 ? bm * BM + wg * 64 + 16 * w + l / 4 : bm * BM + wg * 64 + RM::row(w, l / 4, 0);
-            const int64_t c0 = bn * BN + 2 * (l % 4);
+            const int64_t c0 = bn * TN + 2 * (l % 4);
             constexpr int DH = RM::H; /* the row step from e / 2 = 0 to 1 */
             if (bad) { /* block-uniform: every consumer thread read the same flags */
-                for (int i = 0; i < 16; ++i)
+                for (int i = 0; i < 16 * (N256 ? 2 : 1); ++i)
                     for (int e = 0; e < 4; ++e) {
                         const int64_t r = r0 + DH * (e / 2), c = c0 + 8 * i + e % 2;
                         if (r < m && c < n)
@@ -743,6 +781,18 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                         else if (r < m && c < n) put<CT>(C, ldc, r, c, alpha, y[4 * i + 2 * h], beta);
                     }
                 }
+                if constexpr (N256) { /* the second half: columns BN on */
+#pragma unroll
+                    for (int i = 0; i < 16; ++i) {
+#pragma unroll
+                        for (int h = 0; h < 2; ++h) {
+                            const int64_t r = r0 + DH * h, c = c0 + BN + 8 * i;
+                            if (r < m && c + 1 < n)
+                                put2(C + c + r * ldc, alpha, y1[4 * i + 2 * h], y1[4 * i + 2 * h + 1], beta);
+                            else if (r < m && c < n) put<CT>(C, ldc, r, c, alpha, y1[4 * i + 2 * h], beta);
+                        }
+                    }
+                }
             } else {
 #pragma unroll
                 for (int i = 0; i < 16; ++i) {
@@ -750,6 +800,16 @@ static __device__ __forceinline__ void tf32_body(int64_t m, int64_t n, int64_t k
                     for (int e = 0; e < 4; ++e) {
                         const int64_t r = r0 + DH * (e / 2), c = c0 + 8 * i + e % 2;
                         if (r < m && c < n) put<CT>(C, ldc, r, c, alpha, y[4 * i + e], beta);
+                    }
+                }
+                if constexpr (N256) { /* the second half: columns BN on */
+#pragma unroll
+                    for (int i = 0; i < 16; ++i) {
+#pragma unroll
+                        for (int e = 0; e < 4; ++e) {
+                            const int64_t r = r0 + DH * (e / 2), c = c0 + BN + 8 * i + e % 2;
+                            if (r < m && c < n) put<CT>(C, ldc, r, c, alpha, y1[4 * i + e], beta);
+                        }
                     }
                 }
             }

@@ -48,16 +48,21 @@ static __device__ __forceinline__ void regs_to()
  * NN, TN, TT as C^T) op(B) by one tensor copy per k-tile that converts it to TF32 (the file
  * comment, "BTMA"; the instance is tf32_kernel_tma); OPT_ATMA (with OPT_BTMA) op(A) by tensor
  * copies too, its rows permuted in the tile where it is R-contiguous (the file comment, "ATMA";
- * the instance is tf32_kernel_tma2) */
+ * the instance is tf32_kernel_tma2); OPT_N256 (with OPT_ATMA and one producer warpgroup) a C tile
+ * of 128 x 256, each consumer warpgroup's 64 x 256 as two m64n128 halves that share its op(A)
+ * fragments (the file comment, "N256") */
 constexpr int OPT_AREG = 1, OPT_TBLK = 2, OPT_BRAW = 4, OPT_BCP = 8, OPT_BCP2 = 16, OPT_SLEEP = 64, OPT_CT = 128,
               OPT_B2 = 256, OPT_SPLIT = 512, OPT_P16 = 1024, OPT_P8 = 2048, OPT_BTMA = 4096,
-              OPT_ATMA = 8192;
+              OPT_ATMA = 8192, OPT_N256 = 16384;
 /* the OPT bits that change Cfg (registers, stages) */
-constexpr int OPT_CFG = OPT_AREG | OPT_B2;
+constexpr int OPT_CFG = OPT_AREG | OPT_B2 | OPT_N256;
 
 template <int MATH, int NPW, int PIPE, int OPTC = 0>
 struct Cfg {
-    static constexpr bool AREG = OPTC & OPT_AREG, B2 = OPTC & OPT_B2;
+    static constexpr bool AREG = OPTC & OPT_AREG, B2 = OPTC & OPT_B2, N256 = OPTC & OPT_N256;
+    static_assert(!N256 || (AREG && NPW == 1 && MATH == MATH_TF32), "N256: 1xTF32, OPT_AREG, one producer warpgroup");
+    /* the C tile's columns: BN, or 2 BN with N256 (its op(B) slice two BN-row halves) */
+    static constexpr int TILE_N = N256 ? 2 * BN : BN;
     static_assert(NPW == 1 || NPW == 2, "one or two producer warpgroups");
     static_assert(AREG == 0 || PIPE == 2, "op(A) split by the consumers: producer order 2 only");
     static constexpr bool X3 = MATH == MATH_3XTF32;
@@ -67,10 +72,11 @@ struct Cfg {
      * threads, 128 for 512); tf32_init checks the real one */
     static constexpr int R0 = (65536 / THREADS) & ~7;
     static constexpr int PARTS = X3 ? 2 : 1;
-    /* a stage: [A big][B big]([A small][B small]); AREG: [A as FP32][B big]([B small]) */
+    /* a stage: [A big][B big]([A small][B small]); AREG: [A as FP32][B big]([B small]); N256:
+     * [A as FP32][B big, 256 rows] */
     static constexpr int OFF_BB = SLICE_BYTES, OFF_AS = 2 * SLICE_BYTES, OFF_BS = (AREG ? 2 : 3) * SLICE_BYTES;
-    static constexpr int STAGE_BYTES = (AREG ? 1 + PARTS : 2 * PARTS) * SLICE_BYTES;
-    static constexpr int STAGES = X3 ? (AREG ? 4 : 3) : 6;
+    static constexpr int STAGE_BYTES = N256 ? 3 * SLICE_BYTES : (AREG ? 1 + PARTS : 2 * PARTS) * SLICE_BYTES;
+    static constexpr int STAGES = N256 ? 4 : X3 ? (AREG ? 4 : 3) : 6;
     static constexpr int BAR_OFF = STAGES * STAGE_BYTES;
     static constexpr int FLAG_OFF = BAR_OFF + 2 * STAGES * 8; /* uint32 flags[STAGES][PWARPS]: per producer warp */
     static constexpr int SMEM_BYTES = 1024 + FLAG_OFF + 4 * PWARPS * STAGES; /* + 1024: alignment slack */
@@ -84,9 +90,13 @@ struct Cfg {
     /* B2: one producer warpgroup holds two op(B) slices (64 data registers): 3xTF32's consumers
      * give it 16 each of theirs (184; the producer 136: with 120 and 192 ptxas spilled 8-48 bytes
      * of stack in the 3xTF32 instances) */
-    static constexpr int CREG = AREG ? (X3 ? (NPW == 1 ? (B2 ? 184 : 200) : 192) : NPW == 1 ? R0 : 144)
+    /* N256: 128 accumulators per consumer thread; the producer, which only issues tensor copies,
+     * gives all but 40 (cuBLAS's 128 x 256 TF32 kernel splits them 232 / 40 the same way) */
+    static constexpr int CREG = N256 ? 232
+                              : AREG ? (X3 ? (NPW == 1 ? (B2 ? 184 : 200) : 192) : NPW == 1 ? R0 : 144)
                               : NPW == 1 ? (X3 ? 176 : 152) : DEEP ? (X3 ? 144 : 104) : (X3 ? 176 : 128);
-    static constexpr int PREG = AREG ? (X3 ? (NPW == 1 ? (B2 ? 136 : 104) : 64) : NPW == 1 ? R0 : 112)
+    static constexpr int PREG = N256 ? 40
+                              : AREG ? (X3 ? (NPW == 1 ? (B2 ? 136 : 104) : 64) : NPW == 1 ? R0 : 112)
                               : NPW == 1 ? (X3 ? 152 : 200) : DEEP ? (X3 ? 112 : 152) : (X3 ? 80 : 128);
     /* no setmaxnreg at all (regs_to<R0, R0>): whatever count ptxas chose is both roles' */
     static constexpr bool NONE = CREG == R0 && PREG == R0;
