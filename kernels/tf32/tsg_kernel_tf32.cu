@@ -478,6 +478,16 @@ bool tf32_variant_exact(int math, int v, char transa, char transb)
            tf32_variant_rounding(math, v, transa, transb, 'B') == tf32_variant_rounding(math, 0, transa, transb, 'B');
 }
 
+/* tf32_variant_exact for inputs holding Inf or NaN: the same, and the same C tile (a tile with a
+ * non-finite input is recomputed in FP32 whole, so a variant whose tiles are wider (OPT_N256)
+ * recomputes the finite neighbours a narrower tile left to the tensor cores: other bits there,
+ * within the same bound; H100 run 67) */
+bool tf32_variant_exact_nonfinite(int math, int v, char transa, char transb)
+{
+    const Inst *in = pair_inst(math, v, transa, transb), *d = pair_inst(math, 0, transa, transb);
+    return tf32_variant_exact(math, v, transa, transb) && in->tn == d->tn;
+}
+
 /* one instance's description, e.g. "pipe 2, 1 producer warpgroup, op(A) split by the consumers" */
 int inst_name(const Inst &in, char *buf, size_t len)
 {

@@ -24,8 +24,10 @@
  *    tsg_kernel_tf32.cu) give the same bits; except an instance that rounds differently
  *    (tf32_variant_exact false: one that converts an operand by another rule than the default's,
  *    e.g. 1xTF32's variant 8 truncating op(B) in NN and TN, OPT_BRAW, or its variant 14 rounding
- *    ties away by cvt.rna's rule where the default's tensor copies round ties to even), run twice (its repeats bit-identical) and checked
- *    against the reference as the default is
+ *    ties away by cvt.rna's rule where the default's tensor copies round ties to even; and, on
+ *    inputs with Inf or NaN, one with wider C tiles, whose FP32 recompute of a non-finite tile
+ *    covers finite neighbours too: variant 16, tf32_variant_exact_nonfinite), run twice (its
+ *    repeats bit-identical) and checked against the reference as the default is
  *    (classes and 1xTF32's bound: truncation's < 2^-10 per operand against rounding's 2^-11, a
  *    product's < 2^-9 + 2^-20, the bound's 2^-9 with 2 k 2^-24 beside it);
  *  - split-K (tf32_sgemm with kslice < k): every case also with K in three slices of whole
@@ -194,11 +196,16 @@ static void run_case(int math, const Case &cs)
     /* the runs: the default twice (repeats), then the other variants, which change how the work
      * is done, never the results, and must give the default's bits; one that rounds differently (tf32_variant_exact false)
      * twice, its two runs bit-identical, and checked against the reference below */
+    /* a variant's bits are the default's on this case's inputs (the non-finite cases also ask
+     * for the same tiles: tf32_variant_exact_nonfinite) */
+    auto same_bits = [&](int v) {
+        return cs.special ? tf32_variant_exact_nonfinite(math, v, cs.ta, cs.tb) : tf32_variant_exact(math, v, cs.ta, cs.tb);
+    };
     std::vector<int> runv = {0, 0};
     for (int v = 1; v < tf32_variants(); ++v) {
         if (!wanted(v)) continue;
         runv.push_back(v);
-        if (!tf32_variant_exact(math, v, cs.ta, cs.tb)) runv.push_back(v);
+        if (!same_bits(v)) runv.push_back(v);
     }
     const int runs = (int)runv.size();
     std::vector<std::vector<float>> out(runs);
@@ -215,7 +222,7 @@ static void run_case(int math, const Case &cs)
     ++g_checks;
     for (int rep = 1; rep < runs; ++rep) {
         const int v = runv[rep];
-        const bool exact = v == 0 || tf32_variant_exact(math, v, cs.ta, cs.tb);
+        const bool exact = v == 0 || same_bits(v);
         if (!exact && runv[rep - 1] != v) continue; /* its first run: against the reference below */
         const int with = exact ? 0 : rep - 1;
         if (memcmp(out[with].data(), out[rep].data(), c.size() * 4) != 0)
@@ -265,7 +272,7 @@ static void run_case(int math, const Case &cs)
     /* the variants that round differently: their first run */
     for (int rep = 2; rep < runs; ++rep) {
         const int v = runv[rep];
-        if (tf32_variant_exact(math, v, cs.ta, cs.tb) || runv[rep - 1] == v) continue;
+        if (same_bits(v) || runv[rep - 1] == v) continue;
         char vname[16];
         snprintf(vname, sizeof vname, "v%d", v);
         const auto [vbad, vworst] = check(out[rep], vname);
@@ -285,7 +292,7 @@ static void run_case(int math, const Case &cs)
      * that rounds differently and has split-K instances (tf32_variant_splits: 12, 13) */
     std::vector<int> splitv{0};
     for (int v = 1; v < tf32_variants(); ++v)
-        if (wanted(v) && !tf32_variant_exact(math, v, cs.ta, cs.tb) && tf32_variant_splits(math, v))
+        if (wanted(v) && !same_bits(v) && tf32_variant_splits(math, v))
             splitv.push_back(v);
     std::vector<int64_t> kss;
     const int64_t k3 = ((k + 2) / 3 + 31) / 32 * 32;

@@ -19,6 +19,7 @@ namespace tsg {
 /* kernels/tf32/tsg_kernel_tf32.cu: the family's variants (0 the default), for the A/B */
 int tf32_variants();
 bool tf32_variant_exact(int math, int v, char transa, char transb);
+bool tf32_variant_exact_nonfinite(int math, int v, char transa, char transb);
 bool tf32_variant_splits(int math, int v);
 char tf32_variant_rounding(int math, int v, char transa, char transb, char operand);
 int tf32_variant_name(int math, int v, char *buf, size_t len);
