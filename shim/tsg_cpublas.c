@@ -535,7 +535,7 @@ void tsg_cpu_measure(tsg_api api, tsg_cpu_rates *out)
     int touch_threads = api_threads(api); /* 0: the library does not say */
     touch_threads = touch_threads < 1 ? 1 : touch_threads > TOUCH_MAX_THREADS ? TOUCH_MAX_THREADS : touch_threads;
     out->touch_bps = touch_bps(touch_threads); /* a fresh C's first touch (src/tsg_cost.h) */
-    tsg_log(2, "first touch of fresh memory by %d thread%s at once (the CPU BLAS's count): %.3g GB/s",
+    tsg_log(2, "first touch of fresh memory by up to %d thread%s at once (the CPU BLAS's count): %.3g GB/s",
             touch_threads, touch_threads > 1 ? "s" : "", out->touch_bps * 1e-9);
     out->samples = 1;
     /* TSG_CPU_BIG_N^3 (1024^3): big enough for OpenBLAS's threads to reach their large-problem
@@ -586,8 +586,7 @@ double tsg_cpu_spot_s(tsg_api api)
 }
 
 /* One thread's part of touch_bps's mapping: one byte written per 4 KiB page of [lo, hi) once
- * *go is 1 (none when it is -1: the measurement was given up); *ready counts the threads
- * waiting for it */
+ * *go is 1 (none were it negative); *ready counts the threads waiting for it */
 struct touch_part {
     char *lo, *hi;
     atomic_int *go, *ready;

@@ -101,8 +101,9 @@ void tsg_cpu_describe_api(tsg_api api, char *buf, size_t len);
  * memory by as many threads as that BLAS runs (its openblas_get_num_threads; 1 when it does not
  * say, as netlib's single-threaded BLAS; at most 64), each writing one byte per 4 KiB over its
  * own part (32 MiB / threads, 512 KiB to 2 MiB) of a new mapping at once, as a BLAS's threads
- * write their parts of C (the fastest of 3; no madvise: the page size policy a malloc'd C gets). Without memory for the operands: a modest rate and 0 (not measured)
- * for every other time; touch_bps 0 when no mapping or thread can be had. */
+ * write their parts of C (the fastest of 3; no madvise: the page size policy a malloc'd C gets;
+ * where fewer threads can be made, those that were). Without memory for the operands: a modest
+ * rate and 0 (not measured) for every other time; touch_bps 0 when no mapping can be had. */
 void tsg_cpu_measure(tsg_api api, tsg_cpu_rates *out);
 
 /* A spot check of cached rates: the seconds of one TSG_CPU_SMALL_N^3 call through `api`'s CPU path,

@@ -180,11 +180,13 @@ Variant variant_ct()
  * rounded by the consumers, two producer warpgroups: OPT_BTMA), no split-K instances; other bits
  * than the default's at ties in op(A); 3xTF32's default without its split-K instances. (Its one-producer-warpgroup twin, 230.8
  * against 239.8 TFLOP/s at 4096^3 NN in run 62, is not built any more.)
- * Variant 16, an experiment not yet run on a device: the default's NN, TN and TT with a
- * 128 x 256 C tile (OPT_N256: each consumer warpgroup's 64 x 256 as two m64n128 halves sharing
- * its op(A) fragments, 4 stages of 48 KiB, setmaxnreg 232 / 40), no split-K instances; NT the
- * default's; 3xTF32's default. Other bits than the default's nowhere (the same products in the
- * same order per element). */
+ * Variant 16, an experiment: the default's NN, TN and TT with a 128 x 256 C tile (OPT_N256: each
+ * consumer warpgroup's 64 x 256 as two m64n128 halves sharing its op(A) fragments, 4 stages of
+ * 48 KiB, setmaxnreg 232 / 40), no split-K instances; NT the default's; 3xTF32's default. H100
+ * run 67: 4096^3 NN 358.9 against the default's 272.0 TFLOP/s. The default's bits wherever no
+ * tile takes the FP32 path (the same products in the same order per element); where one does
+ * (a non-finite input or sum), the wider tile recomputes more elements in FP32
+ * (tf32_variant_exact_nonfinite). */
 constexpr int VARIANTS = 17, V_BRAW = 8, V_REG = 14;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
@@ -478,10 +480,11 @@ bool tf32_variant_exact(int math, int v, char transa, char transb)
            tf32_variant_rounding(math, v, transa, transb, 'B') == tf32_variant_rounding(math, 0, transa, transb, 'B');
 }
 
-/* tf32_variant_exact for inputs holding Inf or NaN: the same, and the same C tile (a tile with a
- * non-finite input is recomputed in FP32 whole, so a variant whose tiles are wider (OPT_N256)
- * recomputes the finite neighbours a narrower tile left to the tensor cores: other bits there,
- * within the same bound; H100 run 67) */
+/* tf32_variant_exact for inputs that send a tile to the FP32 path (an Inf or NaN input, a finite
+ * one TF32 rounds to Inf, a sum that overflows): the same, and the same C tile (such a tile is
+ * recomputed in FP32 whole, so a variant whose tiles are wider (OPT_N256) recomputes finite
+ * neighbours a narrower tile leaves to the tensor cores: other bits there, within the same
+ * bound; H100 run 67). tf32_variant_exact itself holds for inputs that send no tile there. */
 bool tf32_variant_exact_nonfinite(int math, int v, char transa, char transb)
 {
     const Inst *in = pair_inst(math, v, transa, transb), *d = pair_inst(math, 0, transa, transb);
@@ -567,7 +570,7 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     const int64_t km = sw ? n : m, kn = sw ? m : n, kla = sw ? ldb : lda, klb = sw ? lda : ldb;
     const float *ka = sw ? B : A, *kb = sw ? A : B;
     if (tfn || t2fn) { /* OPT_BTMA: the kernel's op(B) (k x kn, K-contiguous) through its tensor map,
-                        * one slice of 32 k x BN per box; OPT_ATMA: op(A) too, 32 k x BM
+                        * one slice of 32 k x in.tn per box; OPT_ATMA: op(A) too, 32 k x BM
                         * (K-contiguous) or 32 x 32 (four boxes per slice) */
         CUtensorMap mb, ma;
         int r = copy_map(&mb, kb, klb, k, kn, tf32::BK, (unsigned)in.tn);

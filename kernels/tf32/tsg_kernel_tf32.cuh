@@ -130,7 +130,8 @@
  *    columns instead of 128; the write-back writes y at the tile's columns 0-127 and y1 at
  *    128-255. Registers: 128 accumulators per consumer thread, setmaxnreg 232 for the consumers
  *    and 40 for the producer (which only issues copies). Each element sees the same k8 steps in
- *    the same order as in the 128 x 128 tile: the default's bits.
+ *    the same order as in the 128 x 128 tile: the default's bits, except where a tile takes the
+ *    FP32 path, which then covers the wider tile (tf32_variant_exact_nonfinite).
  *  - CT (OPT_CT): the launcher (tsg_kernel_tf32.cu) runs a pair (TA, TB) as the product
  *    C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with m and n, A and B (lda and ldb) swapped,
  *    whose element (r, c) is C(c, r): written at C + c + r ldc (two adjacent elements with one
