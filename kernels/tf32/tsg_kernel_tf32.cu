@@ -31,7 +31,7 @@ using FnT2 = void (*)(int64_t, int64_t, int64_t, float, const float *, int64_t, 
                       float *, int64_t, int64_t, int64_t, CUtensorMap, CUtensorMap);
 
 /* one instance of the kernel with what a launch needs; split: the same with OPT_SPLIT (split-K,
- * tsg_kernel_tf32.cuh), built for the default variant and variants 12, 13, 14 only (nullptr
+ * tsg_kernel_tf32.cuh), built for the default variant and variants 12, 13, 14, 16 only (nullptr
  * elsewhere); an OPT_BTMA instance has tfn (and tsplit) instead of fn (and split), an OPT_ATMA
  * one t2fn (and t2split) */
 struct Inst {
@@ -182,7 +182,8 @@ Variant variant_ct()
  * against 239.8 TFLOP/s at 4096^3 NN in run 62, is not built any more.)
  * Variant 16, an experiment: the default's NN, TN and TT with a 128 x 256 C tile (OPT_N256: each
  * consumer warpgroup's 64 x 256 as two m64n128 halves sharing its op(A) fragments, 4 stages of
- * 48 KiB, setmaxnreg 232 / 40), no split-K instances; NT the default's; 3xTF32's default. H100
+ * 48 KiB, setmaxnreg 232 / 40), with split-K instances (so that it can take the default's place);
+ * NT the default's; 3xTF32's default. H100
  * run 67: 4096^3 NN 358.9 against the default's 272.0 TFLOP/s. The default's bits wherever no
  * tile takes the FP32 path (the same products in the same order per element); where one does
  * (a non-finite input or sum), the wider tile recomputes more elements in FP32
@@ -278,7 +279,7 @@ const Variant &variant_of(int v)
                                          part_variant<MATH, tf32::OPT_P8>(),
                                          default_variant<MATH, 0, true, K_REG>(),
                                          default_variant<MATH, 0, false, K_BTMA>(),
-                                         default_variant<MATH, 0, false, K_N256>()};
+                                         default_variant<MATH, 0, true, K_N256>()};
     return vs[v];
 }
 
@@ -563,7 +564,7 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     const Fn fn = splits > 1 ? in.split : in.fn;
     const FnT tfn = splits > 1 ? in.tsplit : in.tfn;
     const FnT2 t2fn = splits > 1 ? in.t2split : in.t2fn;
-    if (!fn && !tfn && !t2fn) return (int)cudaErrorNotSupported; /* split-K: the default's and variants 12, 13, 14's only */
+    if (!fn && !tfn && !t2fn) return (int)cudaErrorNotSupported; /* split-K: the default's and variants 12, 13, 14, 16's only */
     const cudaStream_t s = (cudaStream_t)stream;
     /* C^T = op(B)^T op(A)^T: n x m, the operands exchanged (tsg_kernel_tf32.cuh, "CT") */
     const bool sw = swapped(in);
