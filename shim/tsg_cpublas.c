@@ -586,7 +586,7 @@ double tsg_cpu_spot_s(tsg_api api)
 }
 
 /* One thread's part of touch_bps's mapping: one byte written per 4 KiB page of [lo, hi) once
- * *go is 1 (none were it negative); *ready counts the threads waiting for it */
+ * *go is set; *ready counts the threads waiting for it */
 struct touch_part {
     char *lo, *hi;
     atomic_int *go, *ready;
@@ -601,9 +601,8 @@ static void *touch_part_run(void *arg)
 {
     const struct touch_part *t = (const struct touch_part *)arg;
     atomic_fetch_add(t->ready, 1);
-    int g;
-    while ((g = atomic_load(t->go)) == 0) sched_yield();
-    if (g > 0) touch_range(t->lo, t->hi);
+    while (!atomic_load(t->go)) sched_yield();
+    touch_range(t->lo, t->hi);
     return NULL;
 }
 

@@ -547,9 +547,12 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     if (e != cudaSuccess) return (int)e;
     if (variant < 0 || variant >= VARIANTS) return (int)cudaErrorInvalidValue;
     const Inst &in = pick(math, variant).in[ta + 2 * tb];
-    /* the kernel's m x n (C^T's where it runs as C^T) in tiles of BM x in.tn */
-    const int64_t km_ = swapped(in) ? n : m, kn_ = swapped(in) ? m : n;
-    const int64_t tiles = ((km_ + tf32::BM - 1) / tf32::BM) * ((kn_ + in.tn - 1) / in.tn);
+    /* the kernel's operands and sizes: C^T = op(B)^T op(A)^T, n x m, the operands exchanged where
+     * the instance runs as C^T (tsg_kernel_tf32.cuh, "CT"); its tiles BM x in.tn */
+    const bool sw = swapped(in);
+    const int64_t km = sw ? n : m, kn = sw ? m : n, kla = sw ? ldb : lda, klb = sw ? lda : ldb;
+    const float *ka = sw ? B : A, *kb = sw ? A : B;
+    const int64_t tiles = ((km + tf32::BM - 1) / tf32::BM) * ((kn + in.tn - 1) / in.tn);
     const int64_t grid = tiles < sms ? tiles : sms;
     if ((math != MATH_3XTF32 && math != MATH_TF32) || !ensure_variant(math, variant))
         return (int)cudaErrorNotSupported;
@@ -566,10 +569,6 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
     const FnT2 t2fn = splits > 1 ? in.t2split : in.t2fn;
     if (!fn && !tfn && !t2fn) return (int)cudaErrorNotSupported; /* split-K: the default's and variants 12, 13, 14, 16's only */
     const cudaStream_t s = (cudaStream_t)stream;
-    /* C^T = op(B)^T op(A)^T: n x m, the operands exchanged (tsg_kernel_tf32.cuh, "CT") */
-    const bool sw = swapped(in);
-    const int64_t km = sw ? n : m, kn = sw ? m : n, kla = sw ? ldb : lda, klb = sw ? lda : ldb;
-    const float *ka = sw ? B : A, *kb = sw ? A : B;
     if (tfn || t2fn) { /* OPT_BTMA: the kernel's op(B) (k x kn, K-contiguous) through its tensor map,
                         * one slice of 32 k x in.tn per box; OPT_ATMA: op(A) too, 32 k x BM
                         * (K-contiguous) or 32 x 32 (four boxes per slice) */
