@@ -25,8 +25,9 @@
  *    (tf32_variant_exact false: one that converts an operand by another rule than the default's,
  *    e.g. 1xTF32's variant 8 truncating op(B) in NN and TN, OPT_BRAW, or its variant 14 rounding
  *    ties away by cvt.rna's rule where the default's tensor copies round ties to even; and, on
- *    inputs with Inf or NaN, one with wider C tiles, whose FP32 recompute of a non-finite tile
- *    covers finite neighbours too: variant 16, tf32_variant_exact_nonfinite), run twice (its
+ *    inputs with Inf or NaN, one with other C tiles, whose FP32 recompute of a non-finite tile
+ *    covers other finite neighbours: 1xTF32's 128 x 256 default against variant 16's 128 x 128,
+ *    tf32_variant_exact_nonfinite), run twice (its
  *    repeats bit-identical) and checked against the reference as the default is
  *    (classes and 1xTF32's bound: truncation's < 2^-10 per operand against rounding's 2^-11, a
  *    product's < 2^-9 + 2^-20, the bound's 2^-9 with 2 k 2^-24 beside it);
@@ -37,7 +38,8 @@
  *    rounds to Inf, NaNs whose TF32 rounding by add and mask wraps round (0x7fffffff in A,
  *    0xffffffff in B): every element of C in the same class (finite, NaN, +Inf, -Inf) as the host
  *    reference's IEEE result, finite ones in bound;
- *  - timing (not in --small): cudaEvents, median of 10 after warm-up, device data, 2048^3 /
+ *  - timing (not in --small): cudaEvents, median of 10 in 5 rounds that rotate the columns'
+ *    order (tf32_figures.cu interleaved_ms), device data, 2048^3 /
  *    4096^3 / 8192^3 NN and all pairs at 4096^3 and 8192^3, against cuBLAS sgemm (FP32) and
  *    cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32; a table of TFLOP/s and ratios; then
  *    split-K shapes (grids of at most half the GPU, long K), unsplit and with tf32_kslice's slices;

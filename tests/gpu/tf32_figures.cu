@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "tsg_kernel_tf32.h"
@@ -46,17 +47,32 @@ struct Timer {
     }
 };
 
-template <class F>
-static double median_ms(F f, int reps)
+/* The medians of several columns (launch functions) timed in interleaved rounds: round r visits
+ * the columns starting at column r (mod their count), each visit one untimed launch and then
+ * `per` timed ones; a column's figure is the median of its rounds x per times. Back to back,
+ * a column's time depends on what ran before it (the clocks under the previous column's power:
+ * two identical columns read up to 15% apart in H100 run 67); rotating the order spreads that
+ * over every column. */
+static std::vector<double> interleaved_ms(const std::vector<std::function<void()>> &cols, int rounds = 5, int per = 2)
 {
     static Timer tm;
-    f(), f(); /* warm-up */
-    CK(cudaDeviceSynchronize());
-    std::vector<float> ts;
-    for (int r = 0; r < reps; ++r) ts.push_back(tm.ms(f));
+    const size_t nc = cols.size();
+    std::vector<std::vector<float>> ts(nc);
+    for (int r = 0; r < rounds; ++r)
+        for (size_t j = 0; j < nc; ++j) {
+            const auto &f = cols[(j + (size_t)r) % nc];
+            auto &t = ts[(j + (size_t)r) % nc];
+            f(); /* warm-up after the previous column */
+            for (int q = 0; q < per; ++q) t.push_back(tm.ms(f));
+        }
     CK(cudaGetLastError());
-    std::sort(ts.begin(), ts.end());
-    return ts[ts.size() / 2];
+    std::vector<double> med(nc);
+    for (size_t c = 0; c < nc; ++c) {
+        std::sort(ts[c].begin(), ts[c].end());
+        const size_t h = ts[c].size() / 2;
+        med[c] = ts[c].size() % 2 ? ts[c][h] : 0.5 * (ts[c][h - 1] + ts[c][h]);
+    }
+    return med;
 }
 
 __global__ void fill_kernel(float *x, int64_t count, uint32_t seed)
@@ -112,7 +128,7 @@ void bench()
     tf32_describe(MATH_TF32, d1, sizeof d1);
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    printf("\ntf32 benchmark on %s (%d SMs), device data, median of 10 (cudaEvents), TFLOP/s\n  %s\n  %s\n",
+    printf("\ntf32 benchmark on %s (%d SMs), device data, median of 10 in 5 interleaved rounds (cudaEvents), TFLOP/s\n  %s\n  %s\n",
            prop.name, prop.multiProcessorCount, d3, d1);
     const int nv = tf32_variants();
     for (int v = 0; v < nv; ++v) {
@@ -131,27 +147,29 @@ void bench()
         const int n = (int)s.n;
         const double flop = 2.0 * n * (double)n * n;
         auto rate = [&](double ms) { return flop / (ms * 1e-3) / 1e12; };
-        const double t32 = median_ms([&] { cublas_call(false, s.ta, s.tb, n, n, n, dA, n, dB, n, dC, n); }, 10);
-        const double tfast = median_ms([&] { cublas_call(true, s.ta, s.tb, n, n, n, dA, n, dB, n, dC, n); }, 10);
-        std::vector<double> t[2];
+        /* columns: cuBLAS FP32, FAST_TF32, then each wanted variant of each math (3x, 1x) */
+        std::vector<std::function<void()>> cols;
+        cols.push_back([&] { cublas_call(false, s.ta, s.tb, n, n, n, dA, n, dB, n, dC, n); });
+        cols.push_back([&] { cublas_call(true, s.ta, s.tb, n, n, n, dA, n, dB, n, dC, n); });
+        std::vector<int> col_of[2]; /* column of (math, variant), -1: not timed */
         for (int mi = 0; mi < 2; ++mi)
             for (int v = 0; v < nv; ++v) {
                 const int math = mi ? MATH_TF32 : MATH_3XTF32;
-                if (!wanted(v)) {
-                    t[mi].push_back(NAN);
+                if (!wanted(v) || tf32_sgemm_variant(v, math, s.ta, s.tb, 64, 64, 64, 1.0f, dA, 64, dB, 64, 0.0f, dC,
+                                                     64, 64, nullptr, 0) != 0) {
+                    col_of[mi].push_back(-1); /* not wanted, or refused (its registers do not fit: the check part failed it) */
                     continue;
                 }
-                if (tf32_sgemm_variant(v, math, s.ta, s.tb, 64, 64, 64, 1.0f, dA, 64, dB, 64, 0.0f, dC, 64, 64, nullptr,
-                                       0) != 0) {
-                    t[mi].push_back(NAN); /* refused (its registers do not fit): the check part failed it */
-                    continue;
-                }
-                t[mi].push_back(median_ms(
-                    [&] {
-                        tf32_sgemm_variant(v, math, s.ta, s.tb, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, n, nullptr, 0);
-                    },
-                    10));
+                col_of[mi].push_back((int)cols.size());
+                cols.push_back([=, &s] {
+                    tf32_sgemm_variant(v, math, s.ta, s.tb, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, n, nullptr, 0);
+                });
             }
+        const std::vector<double> med = interleaved_ms(cols);
+        const double t32 = med[0], tfast = med[1];
+        std::vector<double> t[2];
+        for (int mi = 0; mi < 2; ++mi)
+            for (int v = 0; v < nv; ++v) t[mi].push_back(col_of[mi][v] < 0 ? NAN : med[col_of[mi][v]]);
         char name[32];
         snprintf(name, sizeof name, "%d^3 %c%c", n, s.ta, s.tb);
         printf("%-13s %8.1f %8.1f ", name, rate(t32), rate(tfast));
@@ -165,7 +183,7 @@ void bench()
 
     /* split-K: grids that fill at most half the GPU, with a long K (tf32_kslice's shapes), NN */
     const int64_t sk[][3] = {{512, 512, 4096}, {512, 512, 65536}, {1024, 1024, 16384}, {2048, 256, 65536}};
-    printf("\nsplit-K (tf32_kslice), NN, device data, median of 10, TFLOP/s\n%-19s %8s %8s %8s %8s %8s %8s %6s  %7s %7s\n",
+    printf("\nsplit-K (tf32_kslice), NN, device data, median of 10 in 5 interleaved rounds, TFLOP/s\n%-19s %8s %8s %8s %8s %8s %8s %6s  %7s %7s\n",
            "m x n x k", "cublas32", "fasttf32", "3x", "3x-split", "1x", "1x-split", "slices", "3xs/fp32", "1xs/fast");
     for (auto &x : sk) {
         const int m = (int)x[0], n = (int)x[1], k = (int)x[2];
@@ -173,17 +191,20 @@ void bench()
         const int64_t ks = tf32_kslice(m, n, k, g_sms, INT64_MAX), slices = (k + ks - 1) / ks;
         float *dW;
         CK(cudaMalloc(&dW, slices * m * n * 4));
-        const double t32 = median_ms([&] { cublas_call(false, 'N', 'N', m, n, k, dA, m, dB, k, dC, m); }, 10);
-        const double tfast = median_ms([&] { cublas_call(true, 'N', 'N', m, n, k, dA, m, dB, k, dC, m); }, 10);
-        double t[2][2];
+        std::vector<std::function<void()>> cols;
+        cols.push_back([&] { cublas_call(false, 'N', 'N', m, n, k, dA, m, dB, k, dC, m); });
+        cols.push_back([&] { cublas_call(true, 'N', 'N', m, n, k, dA, m, dB, k, dC, m); });
         for (int mi = 0; mi < 2; ++mi)
             for (int sp = 0; sp < 2; ++sp)
-                t[mi][sp] = median_ms(
-                    [&] {
-                        tf32_sgemm_variant(0, mi ? MATH_TF32 : MATH_3XTF32, 'N', 'N', m, n, k, 1.0f, dA, m, dB, k, 0.0f,
-                                           dC, m, sp ? ks : k, dW, 0);
-                    },
-                    10);
+                cols.push_back([=] {
+                    tf32_sgemm_variant(0, mi ? MATH_TF32 : MATH_3XTF32, 'N', 'N', m, n, k, 1.0f, dA, m, dB, k, 0.0f,
+                                       dC, m, sp ? ks : k, dW, 0);
+                });
+        const std::vector<double> med = interleaved_ms(cols);
+        const double t32 = med[0], tfast = med[1];
+        double t[2][2];
+        for (int mi = 0; mi < 2; ++mi)
+            for (int sp = 0; sp < 2; ++sp) t[mi][sp] = med[2 + 2 * mi + sp];
         cudaFree(dW);
         char name[40];
         snprintf(name, sizeof name, "%dx%dx%d", m, n, k);
