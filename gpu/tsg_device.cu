@@ -279,7 +279,7 @@ cudaError_t launch_product(int math, int config, char ta, char tb, int64_t m, in
     if (math != TSG_MATH_FP32 && tsg::tf32_takes(math, ta, tb, m, n, k, A, lda, B, ldb, C, ldc)) {
         *fam |= 1u << math;
         /* the family's own split, within the workspace the caller's plan made */
-        const int64_t ks = tsg::tf32_kslice(m, n, k, state.sms, W && splits > 1 ? splits * m * n : 0);
+        const int64_t ks = tsg::tf32_call_kslice(math, ta, tb, m, n, k, state.sms, W && splits > 1 ? splits * m * n : 0);
         return (cudaError_t)tsg::tf32_sgemm(math, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ks, W, s);
     }
     *fam |= 1u << TSG_MATH_FP32;

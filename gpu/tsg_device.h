@@ -69,7 +69,7 @@ void prefetch_managed(const tsg_problem *p, bool ab, bool c, cudaStream_t s);
  * device, the operands' alignment), else on the FP32 family with the FP32 plan the caller made
  * (config, kslice, splits, tail, workspace W). Same stream, same C semantics (C = alpha*op(A)op(B)
  * + beta*C, beta == 0 never reads C), so a pipeline's K chunks (beta, then 1) and a device call
- * accumulate alike. The tensor-core family splits K by its own rule (tsg::tf32_kslice) within
+ * accumulate alike. The tensor-core family splits K by its own rule (tsg::tf32_call_kslice) within
  * the workspace the plan gave (splits x m x n floats at W when splits > 1; none otherwise); the
  * configuration and the tail are the FP32 kernels' only. *fam receives the family's bit
  * (1u << math, src/tsg_plan.h tsg_done.families). Returns the launch's cudaError_t.

@@ -46,8 +46,8 @@ SplitPlan plain_plan(int config, int64_t k)
 }
 
 /* The plan of a call of shape m x n x k with this alpha on A (lda) and B (ldb) in this math: the
- * tensor-core family's split (tsg::tf32_kslice) where that family takes the call, the FP32 rule's
- * for a real product otherwise. launch_product asks tf32_kslice again with the workspace sized
+ * tensor-core family's split (tsg::tf32_call_kslice) where that family takes the call, the FP32 rule's
+ * for a real product otherwise. launch_product asks tf32_call_kslice again with the workspace sized
  * here and gets the same slices (the rule is idempotent under its own cap). */
 SplitPlan plan_call(int math, char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                     int64_t lda, const float *b, int64_t ldb, const float *c, int64_t ldc)
@@ -55,7 +55,7 @@ SplitPlan plan_call(int math, char ta, char tb, int64_t m, int64_t n, int64_t k,
     if (!(m > 0 && n > 0 && k > 0 && alpha != 0.0f)) return plain_plan(0, k);
     if (math != TSG_MATH_FP32 && tsg::tf32_takes(math, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)) {
         SplitPlan sp = plain_plan(0, k);
-        const int64_t ks = tsg::tf32_kslice(m, n, k, state.sms, PARTIALS_MAX_FLOATS);
+        const int64_t ks = tsg::tf32_call_kslice(math, ta, tb, m, n, k, state.sms, PARTIALS_MAX_FLOATS);
         if (ks < k) {
             sp.kp.splits = (k + ks - 1) / ks, sp.kp.kslice = ks;
             sp.ws = sp.kp.splits * m * n;

@@ -537,6 +537,17 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
     return snprintf(buf, len, "NN %s; TN %s; NT %s; TT %s%s%s", one[0], one[1], one[2], one[3], note, refused);
 }
 
+int64_t tf32_call_kslice(int math, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
+                         int64_t ws_max_floats)
+{
+    if (math != MATH_3XTF32 && math != MATH_TF32) return k;
+    const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
+    const Inst &in = pick(math, 0).in[ta + 2 * tb];
+    /* the kernel's tile is BM of its m by in.tn of its n; as C^T its m is the call's n */
+    const int64_t rows = swapped(in) ? in.tn : tf32::BM, cols = swapped(in) ? tf32::BM : in.tn;
+    return tf32_kslice(m, n, k, sms, ws_max_floats, rows, cols);
+}
+
 /* tf32_sgemm with variant v of the family (0 the default, up to tf32_variants() - 1): the test's
  * A/B, not in the header */
 int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,

@@ -54,15 +54,25 @@ bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_
 /* The family's split of K (split-K) for an m x n x k launch on a GPU of `sms` multiprocessors,
  * with a workspace of at most ws_max_floats floats: the length of a K slice, a multiple of 32
  * (the k-tile), or k for no split. Pure (a shape's split, hence its bits, never depends on load).
- * The rule: a grid of 128 x 128 tiles that fills at most half the GPU (2 tiles <= sms, one block
- * per multiprocessor) is cut into s = min(sms / tiles, k / 256, ws_max_floats / (m n), 16) >= 2
+ * The rule: a grid of tile_rows x tile_cols tiles of C (128 x 128 unless given; a call's own by
+ * tf32_call_kslice) that fills at most half the GPU (2 tiles <= sms, one block per
+ * multiprocessor) is cut into s = min(sms / tiles, k / 256, ws_max_floats / (m n), 16) >= 2
  * slices, so that tiles x s blocks fill at most one wave, each slice at least 256 k long (8
  * k-tiles: the pipeline's fill and a tile's write-back to the workspace stay a small part of it;
  * the FP32 families' SIMT split_min_k is the same), kslice = 32 ceil(ceil(k / s) / 32). Slicing
  * also shortens each running sum (docs/ACCURACY.md: the error of 3xTF32's promotions grows with
  * the number of k-tiles summed into one register). Host code only (tsg_kernel_tf32_plan.cu: the
  * unit tier tests it without a GPU). */
-int64_t tf32_kslice(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t ws_max_floats);
+int64_t tf32_kslice(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t ws_max_floats,
+                    int64_t tile_rows = TF32_TILE_M, int64_t tile_cols = TF32_TILE_N);
+
+/* tf32_kslice for a call of `math` with (transa, transb): with the C tile of the instance that
+ * tf32_sgemm runs for that pair, as rows x columns of the call's C (1xTF32's NN, TN and TT:
+ * 128 x 256, or 256 x 128 where the pair runs as C^T; else 128 x 128), so that a split fills the
+ * GPU as the rule means for the tiles that really run. What the executor asks (gpu/tsg_device.cu
+ * launch_product, gpu/tsg_inplace.cu plan_call). Pure; k where the family is not built. */
+int64_t tf32_call_kslice(int math, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
+                         int64_t ws_max_floats);
 
 /* Enqueues the product on `stream` (a cudaStream_t) and returns the first failing launch's
  * cudaError_t as int (0 when both launched); m, n, k >= 1, alpha != 0, and tf32_takes() true for

@@ -10,12 +10,13 @@
 
 namespace tsg {
 
-int64_t tf32_kslice(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t ws_max_floats)
+int64_t tf32_kslice(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t ws_max_floats, int64_t tile_rows,
+                    int64_t tile_cols)
 {
     /* the rule and its sources: tsg_kernel_tf32.h */
     constexpr int64_t MIN_K = 256, MAX_SPLITS = 16;
-    if (m < 1 || n < 1 || k < 1 || sms < 1 || ws_max_floats < 1) return k;
-    const int64_t tiles = ((m + TF32_TILE_M - 1) / TF32_TILE_M) * ((n + TF32_TILE_N - 1) / TF32_TILE_N);
+    if (m < 1 || n < 1 || k < 1 || sms < 1 || ws_max_floats < 1 || tile_rows < 1 || tile_cols < 1) return k;
+    const int64_t tiles = ((m + tile_rows - 1) / tile_rows) * ((n + tile_cols - 1) / tile_cols);
     if (2 * tiles > sms) return k;
     const int64_t s = std::min({sms / tiles, k / MIN_K, ws_max_floats / (m * n), MAX_SPLITS});
     if (s < 2) return k;

@@ -22,6 +22,8 @@ bool tf32_takes(int, char, char, int64_t, int64_t, int64_t, const float *, int64
     return false;
 }
 
+int64_t tf32_call_kslice(int, char, char, int64_t, int64_t, int64_t k, int64_t, int64_t) { return k; }
+
 /* Never reached (tf32_takes is false); an error, so a caller that skipped tf32_takes gets the
  * executor's CPU fallback rather than an unwritten C. */
 int tf32_sgemm(int, char, char, int64_t, int64_t, int64_t, float, const float *, int64_t,

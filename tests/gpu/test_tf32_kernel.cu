@@ -32,7 +32,7 @@
  *    (classes and 1xTF32's bound: truncation's < 2^-10 per operand against rounding's 2^-11, a
  *    product's < 2^-9 + 2^-20, the bound's 2^-9 with 2 k 2^-24 beside it);
  *  - split-K (tf32_sgemm with kslice < k): every case also with K in three slices of whole
- *    k-tiles and with tf32_kslice's slices where they differ, each run twice (bit-identical),
+ *    k-tiles and with tf32_call_kslice's slices where they differ, each run twice (bit-identical),
  *    checked against the reference like the unsplit call, NaN / Inf classes included;
  *  - NaN / Inf: an Inf in A, a NaN in B, Inf against a zero, a finite A element that TF32
  *    rounds to Inf, NaNs whose TF32 rounding by add and mask wraps round (0x7fffffff in A,
@@ -42,7 +42,7 @@
  *    order (tf32_figures.cu interleaved_ms), device data, 2048^3 /
  *    4096^3 / 8192^3 NN and all pairs at 4096^3 and 8192^3, against cuBLAS sgemm (FP32) and
  *    cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32; a table of TFLOP/s and ratios; then
- *    split-K shapes (grids of at most half the GPU, long K), unsplit and with tf32_kslice's slices;
+ *    split-K shapes (grids of at most half the GPU, long K), unsplit and with tf32_call_kslice's slices;
  *
  *   test_tf32_kernel            the gpu tier (77 when no Hopper GPU / no family)
  *   test_tf32_kernel --small    small shapes, no cuBLAS, no timing: the compute-sanitizer run
@@ -288,7 +288,7 @@ static void run_case(int math, const Case &cs)
     }
 
     /* split-K (tsg_kernel_tf32.h tf32_sgemm with kslice < k): the default with K in three slices
-     * of whole k-tiles and with the family's rule's slices (tf32_kslice), each run twice: its
+     * of whole k-tiles and with the family's rule's slices (tf32_call_kslice), each run twice: its
      * repeats bit-identical, checked against the reference as the unsplit call is (the bound
      * holds for any summation order), classes included; the same for each variant asked for
      * that rounds differently and has split-K instances (tf32_variant_splits: 12, 13) */
@@ -299,7 +299,7 @@ static void run_case(int math, const Case &cs)
     std::vector<int64_t> kss;
     const int64_t k3 = ((k + 2) / 3 + 31) / 32 * 32;
     if (k3 < k) kss.push_back(k3);
-    const int64_t kr = tf32_kslice(m, n, k, g_sms, INT64_MAX);
+    const int64_t kr = tf32_call_kslice(math, cs.ta, cs.tb, m, n, k, g_sms, INT64_MAX);
     if (kr < k && kr != k3) kss.push_back(kr);
     for (const int sv : splitv) {
         for (const int64_t ks : kss) {

@@ -181,16 +181,21 @@ void bench()
     }
     printf("(TFLOP/s counted as 2 n^3 per product; ratios are time ratios of the defaults (v0), > 1: tsgemm faster)\n");
 
-    /* split-K: grids that fill at most half the GPU, with a long K (tf32_kslice's shapes), NN */
+    /* split-K: grids that fill at most half the GPU, with a long K (tf32_call_kslice's shapes and
+     * slices: 3xTF32's 128 x 128 tiles, 1xTF32's 128 x 256), NN */
     const int64_t sk[][3] = {{512, 512, 4096}, {512, 512, 65536}, {1024, 1024, 16384}, {2048, 256, 65536}};
-    printf("\nsplit-K (tf32_kslice), NN, device data, median of 10 in 5 interleaved rounds, TFLOP/s\n%-19s %8s %8s %8s %8s %8s %8s %6s  %7s %7s\n",
-           "m x n x k", "cublas32", "fasttf32", "3x", "3x-split", "1x", "1x-split", "slices", "3xs/fp32", "1xs/fast");
+    printf("\nsplit-K (tf32_call_kslice), NN, device data, median of 10 in 5 interleaved rounds, TFLOP/s\n%-19s %8s %8s %8s %8s %8s %8s %6s  %7s %7s\n",
+           "m x n x k", "cublas32", "fasttf32", "3x", "3x-split", "1x", "1x-split", "slices", "3xs/fp32", "1xs/fast"); /* slices: 3x/1x */
     for (auto &x : sk) {
         const int m = (int)x[0], n = (int)x[1], k = (int)x[2];
         auto rate = [&](double ms) { return 2.0 * m * (double)n * k / (ms * 1e-3) / 1e12; };
-        const int64_t ks = tf32_kslice(m, n, k, g_sms, INT64_MAX), slices = (k + ks - 1) / ks;
+        int64_t ks[2], slices[2]; /* per math: 3xTF32, 1xTF32 */
+        for (int mi = 0; mi < 2; ++mi) {
+            ks[mi] = tf32_call_kslice(mi ? MATH_TF32 : MATH_3XTF32, 'N', 'N', m, n, k, g_sms, INT64_MAX);
+            slices[mi] = (k + ks[mi] - 1) / ks[mi];
+        }
         float *dW;
-        CK(cudaMalloc(&dW, slices * m * n * 4));
+        CK(cudaMalloc(&dW, std::max(slices[0], slices[1]) * m * n * 4));
         std::vector<std::function<void()>> cols;
         cols.push_back([&] { cublas_call(false, 'N', 'N', m, n, k, dA, m, dB, k, dC, m); });
         cols.push_back([&] { cublas_call(true, 'N', 'N', m, n, k, dA, m, dB, k, dC, m); });
@@ -198,7 +203,7 @@ void bench()
             for (int sp = 0; sp < 2; ++sp)
                 cols.push_back([=] {
                     tf32_sgemm_variant(0, mi ? MATH_TF32 : MATH_3XTF32, 'N', 'N', m, n, k, 1.0f, dA, m, dB, k, 0.0f,
-                                       dC, m, sp ? ks : k, dW, 0);
+                                       dC, m, sp ? ks[mi] : k, dW, 0);
                 });
         const std::vector<double> med = interleaved_ms(cols);
         const double t32 = med[0], tfast = med[1];
@@ -208,9 +213,10 @@ void bench()
         cudaFree(dW);
         char name[40];
         snprintf(name, sizeof name, "%dx%dx%d", m, n, k);
-        printf("%-19s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %6lld  %7.3f %7.3f\n", name, rate(t32), rate(tfast),
-               rate(t[0][0]), rate(t[0][1]), rate(t[1][0]), rate(t[1][1]), (long long)slices, t32 / t[0][1],
-               tfast / t[1][1]);
+        char sl[24];
+        snprintf(sl, sizeof sl, "%lld/%lld", (long long)slices[0], (long long)slices[1]);
+        printf("%-19s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %6s  %7.3f %7.3f\n", name, rate(t32), rate(tfast),
+               rate(t[0][0]), rate(t[0][1]), rate(t[1][0]), rate(t[1][1]), sl, t32 / t[0][1], tfast / t[1][1]);
     }
     cudaFree(dA), cudaFree(dB), cudaFree(dC);
 }
@@ -275,7 +281,7 @@ void sustain(double seconds)
 
 /* --accuracy: bench/accuracy_study.c's study (its inputs: accuracy_inputs.h, drawn in its order;
  * m = n = 512, NN, K = 256 .. 65536, alpha 1, beta 0, reference cuBLAS DGEMM) for 3xTF32's
- * default and the variants of --variants, each with the family's split-K rule (tf32_kslice, as
+ * default and the variants of --variants, each with the family's split-K rule (tf32_call_kslice, as
  * the library runs it; a variant without split-K instances runs unsplit and says so). CSV
  * class,k,column,error,ratio as the study's, the ratio to cuBLAS FP32's error on the same
  * inputs; the default's column must equal the study's tsgemm-3xtf32 column. Figures only: it
@@ -296,7 +302,7 @@ void accuracy()
         std::vector<double> hd(na), hr(nc);
         float *da, *db, *dc, *dw;
         double *dda, *ddb, *ddc;
-        const int64_t kslice = tf32_kslice(n, n, k, g_sms, INT64_MAX), splits = (k + kslice - 1) / kslice;
+        const int64_t kslice = tf32_call_kslice(MATH_3XTF32, 'N', 'N', n, n, k, g_sms, INT64_MAX), splits = (k + kslice - 1) / kslice;
         CK(cudaMalloc(&da, na * 4));
         CK(cudaMalloc(&db, na * 4));
         CK(cudaMalloc(&dc, nc * 4));

@@ -30,7 +30,7 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
 
 extern int g_fail, g_checks;     /* failures (each printed by fail) and checks made */
 extern cublasHandle_t g_cublas;  /* created unless --small */
-extern int g_sms;                /* the device's multiprocessors: tf32_kslice's argument */
+extern int g_sms;                /* the device's multiprocessors: tf32_call_kslice's argument */
 extern std::vector<int> g_only;  /* --variants LIST: besides the default (always run); empty: all */
 
 /* prints "FAIL: ..." to stderr and counts it */
