@@ -166,7 +166,7 @@ int main(int argc, char **argv)
         trio<tsg::MATH_3XTF32, ABS, 2, 1>("3xTF32 v9 (wait hint)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC, 2, 1>("3xTF32 v4 (BCP)", n, A, B, C, sms);
         trio<tsg::MATH_3XTF32, ABC2, 2, 1>("3xTF32 v5 (BCP2)", n, A, B, C, sms);
-        trio<tsg::MATH_TF32, AB | tsg::tf32::OPT_B2, 2, 2>("1xTF32 v0 (B2)", n, A, B, C, sms);
+        trio<tsg::MATH_TF32, AB | tsg::tf32::OPT_B2, 2, 2>("1xTF32 v11 (B2)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, AB, 2, 2>("1xTF32 v7 (no B2)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABC, 2, 1>("1xTF32 v4 (BCP)", n, A, B, C, sms);
         trio<tsg::MATH_TF32, ABC2, 2, 1>("1xTF32 v5 (BCP2)", n, A, B, C, sms);

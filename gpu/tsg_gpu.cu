@@ -21,6 +21,7 @@
 #include "tsg_pool.h"
 #include "tsg_workspace.h"
 #include "../kernels/tsg_kernel.h"
+#include "../kernels/tf32/tsg_kernel_tf32.h" /* tf32_call_tile */
 #include "../kernels/tf32/tsg_kernel_tf32.h"
 
 using namespace tsg::gpu;
@@ -68,6 +69,14 @@ extern "C" int tsg_gpu_tf32_available(void) { return tsg::tf32_available() ? 1 :
 extern "C" void tsg_gpu_get_limits(tsg_gpu_limits *out)
 {
     out->plan = plan_limits();
+    const char tr[2] = {'N', 'T'};
+    for (int mi = 0; mi < 2; ++mi)
+        for (int pair = 0; pair < 4; ++pair) {
+            int64_t *t = out->tc_tile[mi][pair];
+            t[0] = t[1] = 0;
+            if (tsg::tf32_available())
+                tsg::tf32_call_tile(mi ? tsg::MATH_TF32 : tsg::MATH_3XTF32, tr[pair & 1], tr[pair >> 1], &t[0], &t[1]);
+        }
     out->devices = usable_slots();
     out->warming = state.warming.load();
     /* at least 1 ms: a warm-up past its expected time is still a wait */

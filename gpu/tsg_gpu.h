@@ -126,7 +126,8 @@ int tsg_gpu_tf32_available(void);
  * What a call may get now (src/tsg_dispatch.h, which plans with it: tsg_gpu_work_make): the plan
  * limits of a pipelined call on one device (a workspace's share of the device memory cap, the
  * FP32 kernels' tile and wave, the split-K floor, a pinned slot's floats, the TSGEMM_TEST_BLOCK /
- * _CHUNK sizes) and the device slots one call may be split over (1 with one slot; else the slots
+ * _CHUNK sizes), the tensor-core family's tile per math and pair (0 where it does not run) and
+ * the device slots one call may be split over (1 with one slot; else the slots
  * whose device had no sticky error, at most as many as the workspace budget holds). Requires a
  * successful tsg_gpu_init.
  */

@@ -42,10 +42,24 @@ static int c_in_place(const tsg_problem *p)
 
 static int host_memory(unsigned char where) { return where == TSG_HOST || where == TSG_PINNED; }
 
+/* The plan limits of a call: the executor's, with the tensor-core family's tile for a call of its
+ * maths where the family is there (tsg_gpu_limits.tc_tile). An FP32 call plans as before. */
+static tsg_plan_limits call_limits(const tsg_problem *p, const tsg_gpu_limits *lim)
+{
+    tsg_plan_limits pl = lim->plan;
+    if (p->math == TSG_MATH_3XTF32 || p->math == TSG_MATH_TF32) {
+        const int pair = (p->transa != 'N') + 2 * (p->transb != 'N');
+        const int64_t *t = lim->tc_tile[p->math == TSG_MATH_TF32][pair];
+        if (t[0] > 0 && t[1] > 0) pl.tile_m = t[0], pl.tile_n = t[1];
+    }
+    return pl;
+}
+
 void tsg_gpu_work_make(const tsg_problem *p, const tsg_gpu_limits *lim, const tsg_rates *r,
                        tsg_gpu_work *out)
 {
-    out->limits = lim->plan;
+    const tsg_plan_limits plan = call_limits(p, lim);
+    out->limits = plan;
     out->planned = 0;
     out->split.count = 0;
     const int scalar_only = p->k == 0 || p->alpha == 0.0f;
@@ -55,7 +69,7 @@ void tsg_gpu_work_make(const tsg_problem *p, const tsg_gpu_limits *lim, const ts
     }
     if (lim->devices > 1 && host_memory(p->where_a) && host_memory(p->where_b) && host_memory(p->where_c)) {
         /* panel edges are multiples of the kernels' tile: each panel's tile grid is the call's */
-        const tsg_multi_limits ml = {lim->plan.tile_m, lim->plan.tile_n};
+        const tsg_multi_limits ml = {plan.tile_m, plan.tile_n};
         const int d = tsg_multi_devices(p, lim->devices, r, &ml, NULL);
         if (d > 1 && tsg_multi_split_make(p, d, NULL, &ml, &out->split) > 1) {
             out->how = TSG_GPU_PANELS;
@@ -63,7 +77,7 @@ void tsg_gpu_work_make(const tsg_problem *p, const tsg_gpu_limits *lim, const ts
         }
     }
     out->how = TSG_GPU_PIPELINE;
-    out->planned = tsg_plan_make(p, &lim->plan, &out->plan) == 0;
+    out->planned = tsg_plan_make(p, &plan, &out->plan) == 0;
 }
 
 int tsg_may_want_gpu(const tsg_problem *p, const tsg_policy *cfg)

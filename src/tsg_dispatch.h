@@ -110,6 +110,12 @@ typedef struct tsg_gpu_limits {
     int warming;          /* 1 while the GPU's first workspace is pinned in the background after
                              the start (gpu/tsg_gpu.h tsg_gpu_warm): a GPU call waits for it      */
     double warm_left_s;   /* while warming: the seconds it is expected to take still (> 0)     */
+    int64_t tc_tile[2][4][2]; /* the tensor-core family's C tile, rows x columns of the call's C,
+                             per math (0: TSG_MATH_3XTF32, 1: TSG_MATH_TF32) and pair (1 for
+                             transa 'T' + 2 for transb 'T'); 0 where the family is not available.
+                             A call of that math plans its blocks and split-K with it
+                             (tsg_gpu_work_make), so that a split fills the GPU with the tiles
+                             that really run (1xTF32's 128 x 256: half the FP32 kernels' count) */
 } tsg_gpu_limits;
 
 /* How a GPU call runs. */

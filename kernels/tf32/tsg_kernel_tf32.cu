@@ -164,17 +164,18 @@ Variant variant_ct()
  * Variant 10: the default's instances run as C^T in every pair (OPT_CT: NN through the TT
  * instance, TT through NN's, NT and TN through their own with the operands swapped), so that the
  * test reaches all four OPT_CT instances; 3xTF32's default takes TT's (1xTF32's TT as C^T
- * carries OPT_B2: variant 11's). An instance run as C^T may give other bits than the same pair
+ * carries OPT_B2: variant 11's, the default of runs 41-61). An instance run as C^T may give other bits than the same pair
  * run directly (tf32_variant_exact).
  * Variant 11: op(B) loaded two items ahead of its store in every pair (OPT_B2: two register
- * slots; 1xTF32's default has it in NN, TN and TT).
+ * slots; 1xTF32's default had it in NN, TN and TT until the tensor copies, H100 run 62).
  * Variants 12 and 13: 3xTF32's default with each half (OPT_P16) / each quarter (OPT_P8) of a
  * k-tile promoted on its own (tsg_kernel_tf32.cuh, "P16"): other bits than the default's
  * (tf32_variant_exact); 1xTF32's are its default.
  * Variant 14 (V_REG): 1xTF32's default with both operands through the producer (op(A) by
  * cp.async, rounded by the consumers; op(B) two items ahead in its registers, OPT_B2) instead of
  * the tensor copies: the default before H100 run 62, and the default's fallback where a call's
- * tensor map is refused (tf32_sgemm_variant); other bits than the default's at ties
+ * tensor map is refused (tf32_sgemm_variant), on 128 x 128 tiles (the default's NN, TN and TT are
+ * 128 x 256); other bits than the default's at ties
  * (tf32_variant_exact); 3xTF32's default.
  * Variant 15: 1xTF32's default of runs 62-63 (op(B) by tensor copy, op(A) by cp.async and
  * rounded by the consumers, two producer warpgroups: OPT_BTMA), no split-K instances; other bits
@@ -537,15 +538,23 @@ int tf32_variant_name(int math, int v, char *buf, size_t len)
     return snprintf(buf, len, "NN %s; TN %s; NT %s; TT %s%s%s", one[0], one[1], one[2], one[3], note, refused);
 }
 
-int64_t tf32_call_kslice(int math, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
-                         int64_t ws_max_floats)
+void tf32_call_tile(int math, char transa, char transb, int64_t *rows, int64_t *cols)
 {
-    if (math != MATH_3XTF32 && math != MATH_TF32) return k;
+    *rows = *cols = 0;
+    if (math != MATH_3XTF32 && math != MATH_TF32) return;
     const bool ta = transa == 'T' || transa == 't', tb = transb == 'T' || transb == 't';
     const Inst &in = pick(math, 0).in[ta + 2 * tb];
     /* the kernel's tile is BM of its m by in.tn of its n; as C^T its m is the call's n */
-    const int64_t rows = swapped(in) ? in.tn : tf32::BM, cols = swapped(in) ? tf32::BM : in.tn;
-    return tf32_kslice(m, n, k, sms, ws_max_floats, rows, cols);
+    *rows = swapped(in) ? in.tn : tf32::BM;
+    *cols = swapped(in) ? tf32::BM : in.tn;
+}
+
+int64_t tf32_call_kslice(int math, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
+                         int64_t ws_max_floats)
+{
+    int64_t rows, cols;
+    tf32_call_tile(math, transa, transb, &rows, &cols);
+    return rows > 0 ? tf32_kslice(m, n, k, sms, ws_max_floats, rows, cols) : k;
 }
 
 /* tf32_sgemm with variant v of the family (0 the default, up to tf32_variants() - 1): the test's
@@ -592,10 +601,14 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
             r = in.ta ? copy_map(&ma, ka, kla, k, km, tf32::BK, tf32::BM) : copy_map(&ma, ka, kla, km, k, 32, 32);
         /* a map refused (a driver without tensor maps, m, n or k from 2^31 - 1 on, a leading
          * dimension the driver does not take): the default takes its register-path twin, the same
-         * products with both operands rounded by cvt.rna's rule (ties away) */
-        if (r != 0) return variant == 0 ? tf32_sgemm_variant(V_REG, math, transa, transb, m, n, k, alpha, A, lda, B, ldb,
-                                                              beta, C, ldc, kslice, W, stream)
-                                        : r;
+         * products with both operands rounded by cvt.rna's rule (ties away), on 128 x 128 tiles:
+         * a split is asked again for those (within W: never more slices than asked for) */
+        if (r != 0 && variant == 0) {
+            const int64_t ks = splits > 1 ? tf32_kslice(m, n, k, sms, splits * m * n) : kslice;
+            return tf32_sgemm_variant(V_REG, math, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ks, W,
+                                      stream);
+        }
+        if (r != 0) return r;
         if (t2fn) t2fn<<<g, in.threads, in.smem, s>>>(km, kn, k, a, ka, kla, kb, klb, b, out, ldo, kslice, m * n, mb, ma);
         else tfn<<<g, in.threads, in.smem, s>>>(km, kn, k, a, ka, kla, kb, klb, b, out, ldo, kslice, m * n, mb);
     } else {
@@ -619,8 +632,8 @@ int tf32_describe(int math, char *buf, size_t len)
     if (math != MATH_3XTF32 && math != MATH_TF32) return snprintf(buf, len, "tf32: math %d is not the family's", math);
     const Variant &vt = pick(math, 0);
     const bool x3 = math == MATH_3XTF32;
-    int k = snprintf(buf, len, "%s: wgmma m64n128k8 tf32, tile %dx%dx%d, 2 consumer warpgroups, sm_90a%s",
-                     x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK,
+    int k = snprintf(buf, len, "%s: wgmma m64n128k8 tf32, tile %dx%dx%d%s, 2 consumer warpgroups, sm_90a%s",
+                     x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK, x3 ? "" : " (NN, TN, TT: 128x256x32)",
                      tf32_available() ? "" : " (not available on this device)");
     static const char *const pairs[4] = {"NN", "TN", "NT", "TT"};
     for (int p = 0; p < 4 && k >= 0 && (size_t)k < len; ++p) {

@@ -12,7 +12,7 @@
  * wrappers and tile_coords.
  *
  * The block (Cfg::THREADS = 384 or 512): warpgroups 0 and 1 are consumers, each owning 64 rows of
- * the 128 x 128 C tile (wgmma m64n128k8); warpgroup 2 (and 3: NPW = 2) the producer, whose
+ * the 128 x 128 C tile (wgmma m64n128k8; 128 x 256 with N256, below); warpgroup 2 (and 3: NPW = 2) the producer, whose
  * threads share out each slice's rows (Slice). The grid is persistent: block
  * b takes tiles b, b + gridDim.x, ... in tile_coords' order; the producer runs ahead across tiles.
  *  - producer, per k-tile of BK = 32: loads the 128 x 32 slices of op(A) and op(B) into registers

@@ -30,7 +30,8 @@ namespace tsg {
 enum TensorMath { MATH_FP32 = 0, MATH_3XTF32 = 1, MATH_TF32 = 2 };
 
 /* The family's C tile (rows x columns) and k-tile, in elements: the kernels' geometry
- * (tsg_tf32_slices.cuh) and the split rule's unit (tf32_kslice). */
+ * (tsg_tf32_slices.cuh) and the split rule's unit (tf32_kslice); 1xTF32's NN, TN and TT run a
+ * tile twice as wide (tf32_call_tile). */
 constexpr int TF32_TILE_M = 128, TF32_TILE_N = 128, TF32_TILE_K = 32;
 
 /* Whether this device runs the family's code (sm_90a image loaded: Hopper). Measured once at
@@ -66,18 +67,23 @@ bool tf32_takes(int math, char transa, char transb, int64_t m, int64_t n, int64_
 int64_t tf32_kslice(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t ws_max_floats,
                     int64_t tile_rows = TF32_TILE_M, int64_t tile_cols = TF32_TILE_N);
 
-/* tf32_kslice for a call of `math` with (transa, transb): with the C tile of the instance that
- * tf32_sgemm runs for that pair, as rows x columns of the call's C (1xTF32's NN, TN and TT:
- * 128 x 256, or 256 x 128 where the pair runs as C^T; else 128 x 128), so that a split fills the
- * GPU as the rule means for the tiles that really run. What the executor asks (gpu/tsg_device.cu
- * launch_product, gpu/tsg_inplace.cu plan_call). Pure; k where the family is not built. */
+/* The C tile of the instance tf32_sgemm runs for a call of `math` with (transa, transb), as rows
+ * x columns of the call's C: 1xTF32's NN and TN 128 x 256, its TT 256 x 128 (run as C^T through
+ * the NN instance), everything else 128 x 128 (tsg_kernel_tf32.cu default_variant). 0 x 0 for
+ * another math or where the family is not built. Pure. */
+void tf32_call_tile(int math, char transa, char transb, int64_t *rows, int64_t *cols);
+
+/* tf32_kslice for a call of `math` with (transa, transb), with tf32_call_tile's tile, so that a
+ * split fills the GPU as the rule means for the tiles that really run. What the executor asks
+ * (gpu/tsg_device.cu launch_product, gpu/tsg_inplace.cu plan_call). Pure; k where the family is
+ * not built. */
 int64_t tf32_call_kslice(int math, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t sms,
                          int64_t ws_max_floats);
 
 /* Enqueues the product on `stream` (a cudaStream_t) and returns the first failing launch's
  * cudaError_t as int (0 when both launched); m, n, k >= 1, alpha != 0, and tf32_takes() true for
  * the same arguments. kslice >= k: one launch, W unused. kslice < k (a multiple of 32, e.g.
- * tf32_kslice's; else cudaErrorInvalidValue, nothing launched): split-K, W (device memory,
+ * tf32_call_kslice's; else cudaErrorInvalidValue, nothing launched): split-K, W (device memory,
  * s m n floats for s = ceil(k / kslice) slices) receives slice i's partial product at W + i m n
  * (ld m, alpha and beta not applied), then kernels/common/tsg_reduce_splits.cuh sums the slices
  * in order i = 0, 1, ... into C = alpha sum + beta C. Results are a pure function of the

@@ -22,6 +22,8 @@ bool tf32_takes(int, char, char, int64_t, int64_t, int64_t, const float *, int64
     return false;
 }
 
+void tf32_call_tile(int, char, char, int64_t *rows, int64_t *cols) { *rows = *cols = 0; }
+
 int64_t tf32_call_kslice(int, char, char, int64_t, int64_t, int64_t k, int64_t, int64_t) { return k; }
 
 /* Never reached (tf32_takes is false); an error, so a caller that skipped tf32_takes gets the
@@ -32,7 +34,7 @@ int tf32_sgemm(int, char, char, int64_t, int64_t, int64_t, float, const float *,
     return (int)cudaErrorNotSupported;
 }
 
-int64_t tf32_kslice(int64_t, int64_t, int64_t k, int64_t, int64_t) { return k; }
+int64_t tf32_kslice(int64_t, int64_t, int64_t k, int64_t, int64_t, int64_t, int64_t) { return k; }
 
 int tf32_describe(int, char *buf, size_t len)
 {

@@ -38,8 +38,8 @@
  *    rounds to Inf, NaNs whose TF32 rounding by add and mask wraps round (0x7fffffff in A,
  *    0xffffffff in B): every element of C in the same class (finite, NaN, +Inf, -Inf) as the host
  *    reference's IEEE result, finite ones in bound;
- *  - timing (not in --small): cudaEvents, median of 10 in 5 rounds that rotate the columns'
- *    order (tf32_figures.cu interleaved_ms), device data, 2048^3 /
+ *  - timing (not in --small): cudaEvents, median of 10 in 5 rounds, each in a shuffled
+ *    column order (tf32_figures.cu interleaved_ms), device data, 2048^3 /
  *    4096^3 / 8192^3 NN and all pairs at 4096^3 and 8192^3, against cuBLAS sgemm (FP32) and
  *    cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32; a table of TFLOP/s and ratios; then
  *    split-K shapes (grids of at most half the GPU, long K), unsplit and with tf32_call_kslice's slices;
@@ -291,7 +291,8 @@ static void run_case(int math, const Case &cs)
      * of whole k-tiles and with the family's rule's slices (tf32_call_kslice), each run twice: its
      * repeats bit-identical, checked against the reference as the unsplit call is (the bound
      * holds for any summation order), classes included; the same for each variant asked for
-     * that rounds differently and has split-K instances (tf32_variant_splits: 12, 13) */
+     * that rounds differently and has split-K instances (tf32_variant_splits: 12, 13, 14; 16
+     * where it differs only on inputs that send a tile to the FP32 path) */
     std::vector<int> splitv{0};
     for (int v = 1; v < tf32_variants(); ++v)
         if (wanted(v) && !same_bits(v) && tf32_variant_splits(math, v))

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <random>
 #include <vector>
 
 #include "tsg_kernel_tf32.h"
@@ -47,24 +48,27 @@ struct Timer {
     }
 };
 
-/* The medians of several columns (launch functions) timed in interleaved rounds: round r visits
- * the columns starting at column r (mod their count), each visit one untimed launch and then
- * `per` timed ones; a column's figure is the median of its rounds x per times. Back to back,
- * a column's time depends on what ran before it (the clocks under the previous column's power:
- * two identical columns read up to 15% apart in H100 run 67); rotating the order spreads that
- * over every column. */
+/* The medians of several columns (launch functions) timed in interleaved rounds: each round
+ * visits every column once, in an order of its own (a shuffle with the round's fixed seed), each
+ * visit one untimed launch and then `per` timed ones; a column's figure is the median of its
+ * rounds x per times. Back to back, a column's time depends on what ran before it (the clocks
+ * under the previous column's power: two identical columns read up to 15% apart in H100 run 67);
+ * a new order per round gives each column other predecessors (a rotation would keep them). */
 static std::vector<double> interleaved_ms(const std::vector<std::function<void()>> &cols, int rounds = 5, int per = 2)
 {
     static Timer tm;
     const size_t nc = cols.size();
     std::vector<std::vector<float>> ts(nc);
-    for (int r = 0; r < rounds; ++r)
-        for (size_t j = 0; j < nc; ++j) {
-            const auto &f = cols[(j + (size_t)r) % nc];
-            auto &t = ts[(j + (size_t)r) % nc];
-            f(); /* warm-up after the previous column */
-            for (int q = 0; q < per; ++q) t.push_back(tm.ms(f));
+    std::vector<size_t> order(nc);
+    for (int r = 0; r < rounds; ++r) {
+        for (size_t j = 0; j < nc; ++j) order[j] = j;
+        std::mt19937 rng(1000u + (unsigned)r);
+        std::shuffle(order.begin(), order.end(), rng);
+        for (size_t c : order) {
+            cols[c](); /* warm-up after the previous column */
+            for (int q = 0; q < per; ++q) ts[c].push_back(tm.ms(cols[c]));
         }
+    }
     CK(cudaGetLastError());
     std::vector<double> med(nc);
     for (size_t c = 0; c < nc; ++c) {
@@ -128,7 +132,7 @@ void bench()
     tf32_describe(MATH_TF32, d1, sizeof d1);
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    printf("\ntf32 benchmark on %s (%d SMs), device data, median of 10 in 5 interleaved rounds (cudaEvents), TFLOP/s\n  %s\n  %s\n",
+    printf("\ntf32 benchmark on %s (%d SMs), device data, median of 10 in 5 shuffled rounds (cudaEvents), TFLOP/s\n  %s\n  %s\n",
            prop.name, prop.multiProcessorCount, d3, d1);
     const int nv = tf32_variants();
     for (int v = 0; v < nv; ++v) {
@@ -184,7 +188,7 @@ void bench()
     /* split-K: grids that fill at most half the GPU, with a long K (tf32_call_kslice's shapes and
      * slices: 3xTF32's 128 x 128 tiles, 1xTF32's 128 x 256), NN */
     const int64_t sk[][3] = {{512, 512, 4096}, {512, 512, 65536}, {1024, 1024, 16384}, {2048, 256, 65536}};
-    printf("\nsplit-K (tf32_call_kslice), NN, device data, median of 10 in 5 interleaved rounds, TFLOP/s\n%-19s %8s %8s %8s %8s %8s %8s %6s  %7s %7s\n",
+    printf("\nsplit-K (tf32_call_kslice), NN, device data, median of 10 in 5 shuffled rounds, TFLOP/s\n%-19s %8s %8s %8s %8s %8s %8s %6s  %7s %7s\n",
            "m x n x k", "cublas32", "fasttf32", "3x", "3x-split", "1x", "1x-split", "slices", "3xs/fp32", "1xs/fast"); /* slices: 3x/1x */
     for (auto &x : sk) {
         const int m = (int)x[0], n = (int)x[1], k = (int)x[2];

@@ -487,6 +487,50 @@ static void test_gpu_work(void **state)
     assert_int_equal(w.planned, 0);
 }
 
+/* A call of a tensor-core math plans with that family's tile for its pair (tsg_gpu_limits.tc_tile),
+ * so that its split fills the GPU with the tiles that run: 1xTF32's 128 x 256 (TT: 256 x 128)
+ * counts half the tiles of FP32's 128 x 128, and 1024 x 1024 x 16384 gets more slices; FP32 calls,
+ * and calls where the family is absent (a zero tile), plan as before. */
+static void test_gpu_work_tc_tile(void **state)
+{
+    (void)state;
+    const tsg_rates r = h200_pipeline();
+    tsg_gpu_limits lim = h200_limits(1);
+    lim.tc_tile[1][0][0] = lim.tc_tile[1][0][1] = 0; /* tf32 NN: absent for now */
+    for (int pair = 0; pair < 4; ++pair) lim.tc_tile[0][pair][0] = lim.tc_tile[0][pair][1] = 128;
+    lim.tc_tile[1][3][0] = 256, lim.tc_tile[1][3][1] = 128;
+    tsg_problem p = square(1024);
+    p.k = p.ldb = 16384;
+    tsg_gpu_work fp32, w;
+    tsg_gpu_work_make(&p, &lim, &r, &fp32);
+    assert_int_equal(fp32.planned, 1);
+    assert_int_equal(fp32.limits.tile_n, 128);
+    p.math = TSG_MATH_TF32; /* no tile for the pair: FP32's plan */
+    tsg_gpu_work_make(&p, &lim, &r, &w);
+    assert_same_plan(&w.plan, &fp32.plan);
+    p.math = TSG_MATH_3XTF32; /* 128 x 128: FP32's plan */
+    tsg_gpu_work_make(&p, &lim, &r, &w);
+    assert_same_plan(&w.plan, &fp32.plan);
+    lim.tc_tile[1][0][0] = 128, lim.tc_tile[1][0][1] = 256;
+    p.math = TSG_MATH_TF32;
+    tsg_gpu_work_make(&p, &lim, &r, &w);
+    assert_int_equal(w.how, TSG_GPU_PIPELINE);
+    assert_int_equal(w.planned, 1);
+    assert_int_equal(w.limits.tile_m, 128);
+    assert_int_equal(w.limits.tile_n, 256);
+    tsg_plan_limits want_lim = lim.plan;
+    want_lim.tile_n = 256;
+    tsg_plan want;
+    assert_int_equal(tsg_plan_make(&p, &want_lim, &want), 0);
+    assert_same_plan(&w.plan, &want);
+    assert_true(fp32.plan.splits >= 2 && w.plan.splits > fp32.plan.splits); /* 32 tiles, not 64 */
+    p.transa = p.transb = 'T'; /* TT: 256 x 128 */
+    p.lda = p.k, p.ldb = p.n;
+    tsg_gpu_work_make(&p, &lim, &r, &w);
+    assert_int_equal(w.limits.tile_m, 256);
+    assert_int_equal(w.limits.tile_n, 128);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -496,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_warming_yields_model_choice),
         cmocka_unit_test(test_own_pool_margin),
         cmocka_unit_test(test_gpu_work),
+        cmocka_unit_test(test_gpu_work_tc_tile),
         cmocka_unit_test(test_absent_gpu_and_tiny_calls),
         cmocka_unit_test(test_scalar_rules_before_any_backend),
     };
