@@ -21,8 +21,7 @@
 #include "tsg_pool.h"
 #include "tsg_workspace.h"
 #include "../kernels/tsg_kernel.h"
-#include "../kernels/tf32/tsg_kernel_tf32.h" /* tf32_call_tile */
-#include "../kernels/tf32/tsg_kernel_tf32.h"
+#include "../kernels/tf32/tsg_kernel_tf32.h" /* tf32_available, tf32_call_tile */
 
 using namespace tsg::gpu;
 

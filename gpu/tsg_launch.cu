@@ -39,7 +39,8 @@ int launch_piece(Pipeline &P, int64_t piece)
         P.tl.mark(TL_KSTART, cs);
         if (P.tl.on) P.tl.first_launch = now_s() - P.tl.h0;
     }
-    /* The pipeline plans its blocks and splits for configuration 0's tile (plan_limits); a launch
+    /* The pipeline plans its blocks and splits for configuration 0's tile (plan_limits; a call
+     * of a tensor-core math for that family's tile, src/tsg_dispatch.c call_limits); a launch
      * the plan does not split takes the family's rule for its shape (a 1024 x 2048 block is
      * 128 tiles of configuration 0, half a wave), a split one stays on configuration 0 for the
      * workspace the plan sized. A shape's choice is fixed, so results do not depend on load. */

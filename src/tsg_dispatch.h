@@ -115,7 +115,8 @@ typedef struct tsg_gpu_limits {
                              transa 'T' + 2 for transb 'T'); 0 where the family is not available.
                              A call of that math plans its blocks and split-K with it
                              (tsg_gpu_work_make), so that a split fills the GPU with the tiles
-                             that really run (1xTF32's 128 x 256: half the FP32 kernels' count) */
+                             that really run (all 128 x 128 today; a 128 x 256 default, variant
+                             16's, would count half the FP32 kernels' tiles) */
 } tsg_gpu_limits;
 
 /* How a GPU call runs. */
@@ -145,7 +146,8 @@ typedef struct tsg_gpu_work {
  * lim->devices > 1, p is a real product (k > 0, alpha != 0) with every operand in host memory,
  * and the count rule of src/tsg_multi.h (tsg_multi_devices, with rates r when usable, else the
  * panel floors alone) and tsg_multi_split_make give several panels; otherwise TSG_GPU_PIPELINE
- * with tsg_plan_make's plan under lim->plan. A pure function of its arguments.
+ * with tsg_plan_make's plan under lim->plan, its tile replaced by lim->tc_tile's for a call of a
+ * tensor-core math where that tile is known. A pure function of its arguments.
  */
 void tsg_gpu_work_make(const tsg_problem *p, const tsg_gpu_limits *lim, const tsg_rates *r,
                        tsg_gpu_work *out);

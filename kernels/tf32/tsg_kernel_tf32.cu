@@ -599,10 +599,12 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
             r = in.ta ? copy_map(&ma, ka, kla, k, km, tf32::BK, tf32::BM) : copy_map(&ma, ka, kla, km, k, 32, 32);
         /* a map refused (a driver without tensor maps, m, n or k from 2^31 - 1 on, a leading
          * dimension the driver does not take): the default takes its register-path twin, the same
-         * products with both operands rounded by cvt.rna's rule (ties away), on 128 x 128 tiles:
-         * a split is asked again for those (within W: never more slices than asked for) */
+         * products with both operands rounded by cvt.rna's rule (ties away), on 128 x 128 tiles;
+         * where the default's tile is wider (a 128 x 256 default: variant 16's), a split is asked
+         * again for those tiles (within W: never more slices than asked for); else the caller's
+         * kslice stands */
         if (r != 0 && variant == 0) {
-            const int64_t ks = splits > 1 ? tf32_kslice(m, n, k, sms, splits * m * n) : kslice;
+            const int64_t ks = splits > 1 && in.tn != tf32::BN ? tf32_kslice(m, n, k, sms, splits * m * n) : kslice;
             return tf32_sgemm_variant(V_REG, math, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ks, W,
                                       stream);
         }
@@ -630,8 +632,8 @@ int tf32_describe(int math, char *buf, size_t len)
     if (math != MATH_3XTF32 && math != MATH_TF32) return snprintf(buf, len, "tf32: math %d is not the family's", math);
     const Variant &vt = pick(math, 0);
     const bool x3 = math == MATH_3XTF32;
-    int k = snprintf(buf, len, "%s: wgmma m64n128k8 tf32, tile %dx%dx%d%s, 2 consumer warpgroups, sm_90a%s",
-                     x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK, "",
+    int k = snprintf(buf, len, "%s: wgmma m64n128k8 tf32, tile %dx%dx%d, 2 consumer warpgroups, sm_90a%s",
+                     x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK,
                      tf32_available() ? "" : " (not available on this device)");
     static const char *const pairs[4] = {"NN", "TN", "NT", "TT"};
     for (int p = 0; p < 4 && k >= 0 && (size_t)k < len; ++p) {

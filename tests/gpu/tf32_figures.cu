@@ -186,7 +186,7 @@ void bench()
     printf("(TFLOP/s counted as 2 n^3 per product; ratios are time ratios of the defaults (v0), > 1: tsgemm faster)\n");
 
     /* split-K: grids that fill at most half the GPU, with a long K (tf32_call_kslice's shapes and
-     * slices: 3xTF32's 128 x 128 tiles, 1xTF32's 128 x 256), NN */
+     * slices, each math's: the tiles its default runs), NN */
     const int64_t sk[][3] = {{512, 512, 4096}, {512, 512, 65536}, {1024, 1024, 16384}, {2048, 256, 65536}};
     printf("\nsplit-K (tf32_call_kslice), NN, device data, median of 10 in 5 shuffled rounds, TFLOP/s\n%-19s %8s %8s %8s %8s %8s %8s %6s  %7s %7s\n",
            "m x n x k", "cublas32", "fasttf32", "3x", "3x-split", "1x", "1x-split", "slices", "3xs/fp32", "1xs/fast"); /* slices: 3x/1x */
