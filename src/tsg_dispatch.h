@@ -115,8 +115,8 @@ typedef struct tsg_gpu_limits {
                              transa 'T' + 2 for transb 'T'); 0 where the family is not available.
                              A call of that math plans its blocks and split-K with it
                              (tsg_gpu_work_make), so that a split fills the GPU with the tiles
-                             that really run (all 128 x 128 today; a 128 x 256 default, variant
-                             16's, would count half the FP32 kernels' tiles) */
+                             that really run (1xTF32's NN and TN 128 x 256, its TT 256 x 128:
+                             half as many tiles as the FP32 kernels' 128 x 128) */
 } tsg_gpu_limits;
 
 /* How a GPU call runs. */

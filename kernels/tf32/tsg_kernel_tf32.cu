@@ -137,7 +137,7 @@ Variant variant_ct()
  * blocks (OPT_TBLK); one producer warpgroup for 3xTF32, two for 1xTF32; TT run as C^T through the
  * NN instance (OPT_CT: its op(B) is then K-contiguous, not through the blocks); 1xTF32's op(B)
  * and op(A) by tensor copies where op(B) is K-contiguous (OPT_BTMA | OPT_ATMA, one producer
- * warpgroup: default_variant). With the split by add
+ * warpgroup), into a 128 x 256 C tile (OPT_N256: default_variant). With the split by add
  * and mask (tsg_tf32_ptx.cuh split) the register path beats OPT_BCP (variant 4) in every pair, H100 run 41
  * (docs/results/h100-2026-12-06-run41-tf32.txt, TFLOP/s, 3xTF32 through the registers / OPT_BCP):
  * 4096^3 NN 117.3 / 100.2, NT 104.6 / 99.3, TN 103.0 / 87.7, TT 103.8 / 100.8; 8192^3 NT 102.1 /
@@ -174,20 +174,19 @@ Variant variant_ct()
  * Variant 14 (V_REG): 1xTF32's default with both operands through the producer (op(A) by
  * cp.async, rounded by the consumers; op(B) two items ahead in its registers, OPT_B2) instead of
  * the tensor copies: the default before H100 run 62, and the default's fallback where a call's
- * tensor map is refused (tf32_sgemm_variant); other bits than the default's at ties
+ * tensor map is refused (tf32_sgemm_variant), on 128 x 128 tiles (the default's NN, TN and TT are
+ * 128 x 256); other bits than the default's at ties
  * (tf32_variant_exact); 3xTF32's default.
  * Variant 15: 1xTF32's default of runs 62-63 (op(B) by tensor copy, op(A) by cp.async and
  * rounded by the consumers, two producer warpgroups: OPT_BTMA), no split-K instances; other bits
  * than the default's at ties in op(A); 3xTF32's default without its split-K instances. (Its one-producer-warpgroup twin, 230.8
  * against 239.8 TFLOP/s at 4096^3 NN in run 62, is not built any more.)
- * Variant 16, an experiment: the default's NN, TN and TT with a 128 x 256 C tile (OPT_N256: each
- * consumer warpgroup's 64 x 256 as two m64n128 halves sharing its op(A) fragments, 4 stages of
- * 48 KiB, setmaxnreg 232 / 40), with split-K instances (so that it can take the default's place);
- * NT the default's; 3xTF32's default. H100 run 67: 4096^3 NN 358.9 against the default's 272.0
- * TFLOP/s. Not the default: its rerun (the rule of docs/NOTES.md "nineteenth session") got no
- * device. The default's bits wherever no tile takes the FP32 path (the same products in the same
- * order per element); where one does (a non-finite input or sum), the wider tile recomputes more
- * elements in FP32 (tf32_variant_exact_nonfinite). */
+ * Variant 16: 1xTF32's NN, TN and TT with the 128 x 128 C tile and both operands by tensor copies
+ * (K_ATMA), with split-K instances: the default of H100 runs 63-68, kept to measure the 128 x 256
+ * tile against; NT the default's; 3xTF32's default. The default's bits wherever no tile takes the
+ * FP32 path (the same products in the same order per element); where one does (a non-finite
+ * input or sum), the default's wider tile recomputes more elements in FP32
+ * (tf32_variant_exact_nonfinite). */
 constexpr int VARIANTS = 17, V_BRAW = 8, V_REG = 14;
 
 /* Variants 4 and 5: every pair with OPT_BCP | X (X = 0: the split one item behind the copies;
@@ -207,8 +206,13 @@ enum { K_PLAIN, K_REG, K_BTMA, K_ATMA, K_N256 };
 
 /* Variant 0, the default (the comment above): op(B) through the producer's registers, one
  * producer warpgroup for 3xTF32, two for 1xTF32's NT; TT as C^T through the NN instance (OPT_CT).
- * 1xTF32's NN, TN and TT copy both operands by tensor copies into a 128 x 128 C tile (K_ATMA);
- * K_N256 (variant 16, a 128 x 256 tile) waits for its rerun (docs/NOTES.md "nineteenth session").
+ * 1xTF32's NN, TN and TT copy both operands by tensor copies into a 128 x 256 C tile (K_N256),
+ * adopted by the rule of docs/NOTES.md "nineteenth session" (every check passes, the four
+ * sanitizers clean, >= 5% over K_ATMA at 4096^3 and 8192^3 NN), met in H200 run 69
+ * (docs/results/h200-2026-12-07-run69-tf32.txt, TFLOP/s, K_N256 / K_ATMA): 4096^3 NN 375.4 / 280.5,
+ * TN 384.2 / 309.9, TT 388.4 / 283.2, 8192^3 NN 374.4 / 267.5, TN 383.1 / 304.6, TT 394.5 / 277.7,
+ * 16384^3 NN 322.8 / 233.6; H100 run 67 (docs/results/h100-2026-12-07-run67-tf32.txt): 4096^3 NN
+ * 358.9 / 272.0, 8192^3 NN 324.5 / 248.8.
  * K_ATMA against K_BTMA and K_REG, H100 run 63
  * (docs/results/h100-2026-12-07-run63-tf32.txt, TFLOP/s, K_ATMA / K_BTMA / K_REG): 4096^3 NN
  * 277.8 / 259.3 / 188.9, TN 297.0 / 225.3 / 184.3, TT 275.3 / 248.5 / 182.8, 8192^3 NN 264.5 /
@@ -219,7 +223,7 @@ enum { K_PLAIN, K_REG, K_BTMA, K_ATMA, K_N256 };
  * blocks; B2 145.1 / 152.0 at 4096^3, 140.4 / 160.0 at 8192^3), and so is 3xTF32 (B2 4096^3 NN
  * 105.7 / 119.3; its split needs each operand's FP32 value). X: further OPT bits (variant 9:
  * OPT_SLEEP, variant 11: OPT_B2 in every pair), which come with K_PLAIN */
-template <int MATH, int X = 0, bool S = X == 0, int KP = X == 0 ? K_ATMA : K_PLAIN>
+template <int MATH, int X = 0, bool S = X == 0, int KP = X == 0 ? K_N256 : K_PLAIN>
 Variant default_variant()
 {
     /* S: with split-K instances (the library's default and its fallback; variants 12 and 13, whose
@@ -281,7 +285,7 @@ const Variant &variant_of(int v)
                                          part_variant<MATH, tf32::OPT_P8>(),
                                          default_variant<MATH, 0, true, K_REG>(),
                                          default_variant<MATH, 0, false, K_BTMA>(),
-                                         default_variant<MATH, 0, true, K_N256>()};
+                                         default_variant<MATH, 0, true, K_ATMA>()};
     return vs[v];
 }
 
@@ -600,7 +604,7 @@ int tf32_sgemm_variant(int variant, int math, char transa, char transb, int64_t 
         /* a map refused (a driver without tensor maps, m, n or k from 2^31 - 1 on, a leading
          * dimension the driver does not take): the default takes its register-path twin, the same
          * products with both operands rounded by cvt.rna's rule (ties away), on 128 x 128 tiles;
-         * where the default's tile is wider (a 128 x 256 default: variant 16's), a split is asked
+         * where the default's tile is wider (1xTF32's 128 x 256 in NN, TN and TT), a split is asked
          * again for those tiles (within W: never more slices than asked for); else the caller's
          * kslice stands */
         if (r != 0 && variant == 0) {
@@ -632,8 +636,8 @@ int tf32_describe(int math, char *buf, size_t len)
     if (math != MATH_3XTF32 && math != MATH_TF32) return snprintf(buf, len, "tf32: math %d is not the family's", math);
     const Variant &vt = pick(math, 0);
     const bool x3 = math == MATH_3XTF32;
-    int k = snprintf(buf, len, "%s: wgmma m64n128k8 tf32, tile %dx%dx%d, 2 consumer warpgroups, sm_90a%s",
-                     x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK,
+    int k = snprintf(buf, len, "%s: wgmma m64n128k8 tf32, tile %dx%dx%d%s, 2 consumer warpgroups, sm_90a%s",
+                     x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK, x3 ? "" : " (NN, TN, TT: 128x256x32)",
                      tf32_available() ? "" : " (not available on this device)");
     static const char *const pairs[4] = {"NN", "TN", "NT", "TT"};
     for (int p = 0; p < 4 && k >= 0 && (size_t)k < len; ++p) {

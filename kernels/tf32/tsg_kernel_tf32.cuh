@@ -122,7 +122,7 @@
  *    and the write-back and the FP32 path put each accumulator row where it belongs. The
  *    producer's own work is then five copy instructions per k-tile by one thread (two in TN), and its
  *    arrivals (cp.async.mbarrier.arrive with no copy outstanding: at once, and the publication).
- *  - N256 (OPT_N256, with ATMA and one producer warpgroup; variant 16, an experiment): a C tile of
+ *  - N256 (OPT_N256, with ATMA and one producer warpgroup; 1xTF32's default in NN, TN and TT): a C tile of
  *    128 x 256. op(B)'s slice is one tensor copy of 32 k x 256 rows (32 KiB, the same layout,
  *    rows 128 on at BN * 128 bytes), a stage 48 KiB, 4 stages; each consumer warpgroup keeps two
  *    accumulators of 64 x 128 (y, y1) and issues per k8 step two m64n128 wgmmas with the same op(A)
@@ -130,8 +130,8 @@
  *    columns instead of 128; the write-back writes y at the tile's columns 0-127 and y1 at
  *    128-255. Registers: 128 accumulators per consumer thread, setmaxnreg 232 for the consumers
  *    and 40 for the producer (which only issues copies). Each element sees the same k8 steps in
- *    the same order as in the 128 x 128 tile: the default's bits, except where a tile takes the
- *    FP32 path, which then covers the wider tile (tf32_variant_exact_nonfinite).
+ *    the same order as in the 128 x 128 tile: the bits of that tile (variant 16), except where a
+ *    tile takes the FP32 path, which then covers the wider tile (tf32_variant_exact_nonfinite).
  *  - CT (OPT_CT): the launcher (tsg_kernel_tf32.cu) runs a pair (TA, TB) as the product
  *    C^T = op(B)^T op(A)^T: the instance <!TB, !TA> with m and n, A and B (lda and ldb) swapped,
  *    whose element (r, c) is C(c, r): written at C + c + r ldc (two adjacent elements with one

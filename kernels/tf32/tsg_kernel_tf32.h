@@ -30,8 +30,8 @@ namespace tsg {
 enum TensorMath { MATH_FP32 = 0, MATH_3XTF32 = 1, MATH_TF32 = 2 };
 
 /* The family's C tile (rows x columns) and k-tile, in elements: the kernels' geometry
- * (tsg_tf32_slices.cuh) and the split rule's unit (tf32_kslice); tf32_call_tile gives the tile
- * of the instance a call runs. */
+ * (tsg_tf32_slices.cuh) and the split rule's unit (tf32_kslice); 1xTF32's NN, TN and TT run a
+ * tile twice as wide (tf32_call_tile). */
 constexpr int TF32_TILE_M = 128, TF32_TILE_N = 128, TF32_TILE_K = 32;
 
 /* Whether this device runs the family's code (sm_90a image loaded: Hopper). Measured once at
@@ -68,9 +68,8 @@ int64_t tf32_kslice(int64_t m, int64_t n, int64_t k, int64_t sms, int64_t ws_max
                     int64_t tile_rows = TF32_TILE_M, int64_t tile_cols = TF32_TILE_N);
 
 /* The C tile of the instance tf32_sgemm runs for a call of `math` with (transa, transb), as rows
- * x columns of the call's C: 128 x 128 for every pair and math today (a 128 x 256 default, variant
- * 16's, would give NN and TN 128 x 256 and TT, run as C^T, 256 x 128: tsg_kernel_tf32.cu
- * default_variant). 0 x 0 for
+ * x columns of the call's C: 1xTF32's NN and TN 128 x 256, its TT 256 x 128 (run as C^T through
+ * the NN instance), everything else 128 x 128 (tsg_kernel_tf32.cu default_variant). 0 x 0 for
  * another math or where the family is not built. Pure. */
 void tf32_call_tile(int math, char transa, char transb, int64_t *rows, int64_t *cols);
 

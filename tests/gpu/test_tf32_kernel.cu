@@ -26,7 +26,7 @@
  *    e.g. 1xTF32's variant 8 truncating op(B) in NN and TN, OPT_BRAW, or its variant 14 rounding
  *    ties away by cvt.rna's rule where the default's tensor copies round ties to even; and, on
  *    inputs with Inf or NaN, one with other C tiles, whose FP32 recompute of a non-finite tile
- *    covers other finite neighbours: 1xTF32's variant 16, 128 x 256 against the default's 128 x 128,
+ *    covers other finite neighbours: 1xTF32's 128 x 256 default against variant 16's 128 x 128,
  *    tf32_variant_exact_nonfinite), run twice (its
  *    repeats bit-identical) and checked against the reference as the default is
  *    (classes and 1xTF32's bound: truncation's < 2^-10 per operand against rounding's 2^-11, a

@@ -489,7 +489,7 @@ static void test_gpu_work(void **state)
 
 /* A call of a tensor-core math plans with that family's tile for its pair (tsg_gpu_limits.tc_tile),
  * so that its split fills the GPU with the tiles that run: a 128 x 256 tile (TT: 256 x 128;
- * tf32 variant 16's, were it the default) counts half the tiles of FP32's 128 x 128, and 1024 x 1024 x 16384 gets more slices; FP32 calls,
+ * 1xTF32's NN, TN and TT) counts half the tiles of FP32's 128 x 128, and 1024 x 1024 x 16384 gets more slices; FP32 calls,
  * and calls where the family is absent (a zero tile), plan as before. */
 static void test_gpu_work_tc_tile(void **state)
 {

@@ -8,7 +8,7 @@
  *  - over a grid of shapes every split is well formed: kslice a multiple of 32 below k, every
  *    slice non-empty, tiles x slices within one wave, slices x m x n within the workspace, each
  *    slice at least 256 long but the last;
- *  - the tile given: 128 x 256 (1xTF32's variant 16; 256 x 128 in its C^T pairs) counts half the tiles, so
+ *  - the tile given: 128 x 256 (1xTF32's default in NN and TN; 256 x 128 in TT, run as C^T) counts half the tiles, so
  *    1024 x 1024 x 16384 gets 4 slices where 128 x 128 tiles get 2 (each filling 128 of 132 SMs);
  *  - idempotent under its own cap: asked again with the workspace of the split it gave, the rule
  *    gives the same kslice (the in-place path sizes the workspace with the rule, launch_product
