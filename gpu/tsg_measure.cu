@@ -31,6 +31,7 @@
 #include "tsg_exec.h"
 #include "tsg_pool.h"
 #include "../kernels/tsg_kernel.h"
+#include "../kernels/tf32/tsg_kernel_tf32.h" /* tf32_call_tile */
 #include "../src/tsg_cost.h"
 
 namespace tsg {
@@ -72,6 +73,9 @@ struct Times {
     double fit[FIT_CALLS] = {};
     double lat64 = 1e30;
     float kernel_ms = 1e30f;
+    /* the C tile of the instance that ran the timed kernel: the FP32 configuration's, or the
+     * tensor-core family's for NN in that math (tf32_call_tile: 1xTF32's 128 x 256) */
+    double tile_m = 0, tile_n = 0;
 };
 
 /* One measurement: its workspace, math and error message. */
@@ -166,6 +170,11 @@ int time_kernel(Measure &M)
                 s = fail(e, "timed kernel launch", M.msg, M.len);
             else if (r > 0)
                 M.t.kernel_ms = std::min(M.t.kernel_ms, ms);
+            if (e == cudaSuccess && r == 0) {
+                int64_t tm = tsg::kernel_tile_m(), tn = tsg::kernel_tile_n();
+                if (fam == 1u << M.math && M.math != TSG_MATH_FP32) tsg::tf32_call_tile(M.math, 'N', 'N', &tm, &tn);
+                M.t.tile_m = (double)tm, M.t.tile_n = (double)tn;
+            }
         }
     }
     if (t0) cudaEventDestroy(t0);
@@ -188,7 +197,7 @@ void rates_from(const Times &t, tsg_gpu_rates *out)
     /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time; one
      * block per SM is the model's wave (a grid of <= 132 tiles runs each block about as fast as
      * a full SM allows: 1024^3, 64 tiles: 0.12 ms; 4096^3, 8 waves of 132: 3.6 ms) */
-    const double slots = (double)state.sms, tm = tsg::kernel_tile_m(), tn = tsg::kernel_tile_n();
+    const double slots = (double)state.sms, tm = t.tile_m, tn = t.tile_n;
     const double n = (double)KERNEL_N, tiles = std::ceil(n / tm) * std::ceil(n / tn);
     out->gpu_flops = std::ceil(tiles / slots) * slots * 2.0 * tm * tn * n / (t.kernel_ms * 1e-3);
     out->tile_m = tm;

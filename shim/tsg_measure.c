@@ -45,8 +45,9 @@ static char g_cpu_blas[768];
 
 /* The cache file's name in the cache folder: per GPU (its UUID) and per set of knobs the rates
  * depend on (copy threads, device and pinned budgets). The format's version is the file's first
- * line (src/tsg_rates.h TSG_RATES_HEADER); the "v15" in the name keeps older tsgemm versions,
- * which read any file of their name, away from it. Returns 0, or -1 without a cache. */
+ * line (src/tsg_rates.h TSG_RATES_HEADER); the "v16" in the name keeps older tsgemm versions,
+ * which read any file of their name, away from it (v16: a tensor-core math's rates count the
+ * tiles of the family's NN instance, 1xTF32's 128 x 256, not the FP32 kernel's). Returns 0, or -1 without a cache. */
 static int cache_name(int math, char *buf, size_t len)
 {
     const tsg_config *cfg = tsg_rt_config();
@@ -59,7 +60,7 @@ static int cache_name(int math, char *buf, size_t len)
      * other maths get their own file, so their kernel rates never stand in for FP32's */
     char mathpart[16] = "";
     if (math != TSG_MATH_FP32) snprintf(mathpart, sizeof mathpart, "-%s", tsg_math_name(math));
-    int n = snprintf(buf, len, "gpu-rates-v15-%s-t%d-d%.0f-p%.0f%s.txt", uuid, cfg->copy_threads,
+    int n = snprintf(buf, len, "gpu-rates-v16-%s-t%d-d%.0f-p%.0f%s.txt", uuid, cfg->copy_threads,
                      cfg->device_memory / (1 << 20), cfg->pinned_memory / (1 << 20), mathpart);
     return (n > 0 && (size_t)n < len) ? 0 : -1;
 }

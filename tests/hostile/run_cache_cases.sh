@@ -53,7 +53,7 @@ D=$ROOT/fresh/tsgemm
 run "$D"
 expect_ok && expect_measured
 grep -q 'path=gpu' <<<"$OUT" || fail "the fake GPU was not used: $OUT"
-NAME=$(cd "$D" && ls gpu-rates-v15-*.txt 2>/dev/null | head -1)
+NAME=$(cd "$D" && ls gpu-rates-v16-*.txt 2>/dev/null | head -1)
 [ -n "$NAME" ] || fail "no cache file written"
 [ "$(stat -c %a "$D")" = 700 ] || fail "folder mode $(stat -c %a "$D")"
 [ "$(stat -c %a "$D/$NAME")" = 600 ] || fail "file mode $(stat -c %a "$D/$NAME")"
