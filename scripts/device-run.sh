@@ -604,7 +604,10 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
   # octave-single mlp-numpy), its gaps cut to 300 ms (past OpenBLAS's thread timeout, so the workers'
   # state is the program's), replayed in 3 rounds as is, with no GPU visible
   # (CUDA_VISIBLE_DEVICES=: tsgemm never starts one), with OPENBLAS_THREAD_TIMEOUT=20, and once
-  # at TSGEMM_LOG=3 (each call's own time in tsgemm: cpucalls-NAME-log.txt). Table: cpucalls.txt
+  # at TSGEMM_LOG=3 (each call's own time in tsgemm: cpucalls-NAME-log.txt). Table: cpucalls.txt;
+  # every call's time per pass and round in cpucalls-NAME-VARIANT-calls.csv (lapack-sgetrf-4096's
+  # calls of k = 1-4 ran 0.2-0.4 us slower in the auto pass than in OpenBLAS's with a GPU there,
+  # H100 run 75, and not without one: TSGEMM_CPUCALL_TRACES=lapack-sgetrf-4096 compares the two)
   export TSGEMM_CACHE_DIR=$B/cache-replay
   [ -d "$TSGEMM_CACHE_DIR" ] || quiet_rates cpucalls
   ctab=$(printf '%-26s %-10s %12s %12s %12s' trace variant openblas_ms tsgemm_ms gpu_ms)
@@ -620,7 +623,8 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
         timeout20) env=(OPENBLAS_THREAD_TIMEOUT=20) ;;
       esac
       env "${env[@]}" TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds 3 \
-        --replay-csv "$OUT/cpucalls-$name-$v.csv" > "$OUT/cpucalls-$name-$v.txt" 2>&1 || cfail=$((cfail+1))
+        --replay-csv "$OUT/cpucalls-$name-$v.csv" --replay-calls "$OUT/cpucalls-$name-$v-calls.csv" \
+        > "$OUT/cpucalls-$name-$v.txt" 2>&1 || cfail=$((cfail+1))
       replay_totals "$OUT/cpucalls-$name-$v.txt"
       ctab+=$'\n'$(printf '%-26s %-10s %12s %12s %12s' "$name" "$v" "${ob:-?}" "${ts:-?}" "${gms:-skipped}")
     done
