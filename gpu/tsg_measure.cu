@@ -73,8 +73,9 @@ struct Times {
     double fit[FIT_CALLS] = {};
     double lat64 = 1e30;
     float kernel_ms = 1e30f;
-    /* the C tile of the instance that ran the timed kernel: the FP32 configuration's, or the
-     * tensor-core family's for NN in that math (tf32_call_tile: 1xTF32's 128 x 256) */
+    /* the C tile the rate counts: the tensor-core family's NN instance where it ran the timed
+     * kernel (tf32_call_tile: 1xTF32's 128 x 256), else the FP32 kernels' model tile
+     * (kernel_tile_m/n: 128 x 128, whichever configuration ran) */
     double tile_m = 0, tile_n = 0;
 };
 

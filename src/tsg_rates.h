@@ -26,7 +26,9 @@ enum { TSG_RATES_GPU_N = 9 };
 /*
  * The cache format's first line. The number changes whenever the meaning of a field or the way
  * kernels/ measures it changes, so a file written by another version is refused whole and the
- * GPU measured again.
+ * GPU measured again. A change that only some maths' files see may move the file name's version
+ * alone (shim/tsg_measure.c cache_name: v16, 1xTF32's tile), which keeps the committed FP32 rates
+ * of docs/results/run30-classes and run31-classes readable (unit.model_replays).
  */
 #define TSG_RATES_HEADER "tsgemm-gpu-rates 15"
 

@@ -182,7 +182,7 @@ Variant variant_ct()
  * than the default's at ties in op(A); 3xTF32's default without its split-K instances. (Its one-producer-warpgroup twin, 230.8
  * against 239.8 TFLOP/s at 4096^3 NN in run 62, is not built any more.)
  * Variant 16: 1xTF32's NN, TN and TT with the 128 x 128 C tile and both operands by tensor copies
- * (K_ATMA), with split-K instances: the default of H100 runs 63-68, kept to measure the 128 x 256
+ * (K_ATMA), with split-K instances: the default of H100 runs 63-67 and H200 runs 69-74, kept to measure the 128 x 256
  * tile against; NT the default's; 3xTF32's default. The default's bits wherever no tile takes the
  * FP32 path (the same products in the same order per element); where one does (a non-finite
  * input or sum), the default's wider tile recomputes more elements in FP32
@@ -636,8 +636,9 @@ int tf32_describe(int math, char *buf, size_t len)
     if (math != MATH_3XTF32 && math != MATH_TF32) return snprintf(buf, len, "tf32: math %d is not the family's", math);
     const Variant &vt = pick(math, 0);
     const bool x3 = math == MATH_3XTF32;
-    int k = snprintf(buf, len, "%s: wgmma m64n128k8 tf32, tile %dx%dx%d%s, 2 consumer warpgroups, sm_90a%s",
-                     x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK, x3 ? "" : " (NN, TN, TT: 128x256x32)",
+    /* the family's tile; a pair whose instance has another names it (inst_name: ", 128x256 tile") */
+    int k = snprintf(buf, len, "%s: wgmma m64n128k8 tf32, tile %dx%dx%d, 2 consumer warpgroups, sm_90a%s",
+                     x3 ? "3xtf32" : "tf32", tf32::BM, tf32::BN, tf32::BK,
                      tf32_available() ? "" : " (not available on this device)");
     static const char *const pairs[4] = {"NN", "TN", "NT", "TT"};
     for (int p = 0; p < 4 && k >= 0 && (size_t)k < len; ++p) {
