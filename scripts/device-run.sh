@@ -539,8 +539,9 @@ PY
   # tsgemm's OpenBLAS: a program measures them in its first call through that library until the
   # cache holds three processes' measurements (shim/tsg_measure.c TSG_CPU_SAMPLES), and reads
   # the cache after (run 71: the auto pass's first call 72-103 ms in mlp-numpy and sklearn-pca,
-  # which doubled sklearn-pca's one-round total; run 75 warmed once: 74 ms still); three
-  # untimed replays of each trace that calls the wheels' names (replay-NAME-warm.txt: the last)
+  # sklearn-pca's one-round auto pass 1.52x OpenBLAS's; run 75 warmed once per trace, and the
+  # timed mlp-numpy's first call, the third process, still measured: 73.9 ms); three untimed
+  # replays of each trace that calls the wheels' names (replay-NAME-warm.txt: the last)
   for tr in "$ROOT"/bench/traces/*.trace; do
     if grep -q '^scipy_' "$tr" && [ ${#own[@]} -gt 0 ]; then
       for i in 1 2 3; do
