@@ -46,9 +46,10 @@ static char g_cpu_blas[768];
 /* The cache file's name in the cache folder: per GPU (its UUID) and per set of knobs the rates
  * depend on (copy threads, device and pinned budgets). The format's version is the file's first
  * line (src/tsg_rates.h TSG_RATES_HEADER); the "v16" in the name keeps older tsgemm versions,
- * which read any file of their name, away from it (v16: a tensor-core math's rates count the tiles of
- * the family's NN instance, 1xTF32's 128 x 256, not the FP32 kernels' 128 x 128; the format's
- * first line, TSG_RATES_HEADER, stays: the fields' meaning for FP32 did not change). Returns 0, or -1 without a cache. */
+ * which read any file of their name, away from it (v16: a tensor-core math's rates count the
+ * tiles of the family's NN instance, 1xTF32's 128 x 256, not the FP32 kernels' 128 x 128; the
+ * format's first line stays: the fields' meaning for FP32 did not change). Returns 0, or -1
+ * without a cache. */
 static int cache_name(int math, char *buf, size_t len)
 {
     const tsg_config *cfg = tsg_rt_config();

@@ -182,10 +182,10 @@ Variant variant_ct()
  * than the default's at ties in op(A); 3xTF32's default without its split-K instances. (Its one-producer-warpgroup twin, 230.8
  * against 239.8 TFLOP/s at 4096^3 NN in run 62, is not built any more.)
  * Variant 16: 1xTF32's NN, TN and TT with the 128 x 128 C tile and both operands by tensor copies
- * (K_ATMA), with split-K instances: the default of H100 runs 63-67 and H200 runs 69-74, kept to measure the 128 x 256
- * tile against; NT the default's; 3xTF32's default. The default's bits wherever no tile takes the
- * FP32 path (the same products in the same order per element); where one does (a non-finite
- * input or sum), the default's wider tile recomputes more elements in FP32
+ * (K_ATMA), with split-K instances: the default of H100 runs 63-67 and H200 runs 69-74, kept to
+ * measure the 128 x 256 tile against; NT the default's; 3xTF32's default. The default's bits
+ * wherever no tile takes the FP32 path (the same products in the same order per element); where
+ * one does (a non-finite input or sum), the default's wider tile recomputes more elements in FP32
  * (tf32_variant_exact_nonfinite). */
 constexpr int VARIANTS = 17, V_BRAW = 8, V_REG = 14;
 
