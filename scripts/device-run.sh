@@ -253,6 +253,12 @@ if want sanitize 300; then
       # layout (2-D uploads into sub-rectangles, launches over all of k; src/tsg_plan.h)
       timeout 120 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
         "$B/tests/gpu/test_gpu_pipeline" --small >> "$log" 2>&1 || rc=$((rc ? rc : 95))
+      # and in each tensor-core math: the family's launches, tensor maps and split through the
+      # library (issue 36; the family alone is the tf32 stage's)
+      for math in 3xtf32 tf32; do
+        TSGEMM_MATH=$math timeout 120 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
+          "$B/tests/gpu/test_gpu_pipeline" --small >> "$log" 2>&1 || rc=$((rc ? rc : 94))
+      done
     fi
     if [ $tool = memcheck ]; then # the fuzzer, GPU forced, a smaller count (issue 8)
       TSGEMM_MODE=gpu TSGEMM_TEST_EXPECT=gpu timeout 120 "$cs" --tool memcheck --error-exitcode 99 \

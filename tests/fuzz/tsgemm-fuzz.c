@@ -336,11 +336,13 @@ static void check_result(verdict *v, const fz_call *c, const operands *o, tt_rng
     /* gradual underflow: each of the k products and the alpha/beta roundings may lose TT_ETA/2
      * absolutely, scaled by the largest factor it meets (|inputs| <= 8, |alpha|, |beta| <= 4) */
     const double fa = isfinite(alpha) ? fabs(alpha) : 0, fb = isfinite(beta) ? fabs(beta) : 0;
-    /* a GPU call in TSGEMM_MATH=3xtf32 (the family takes it, or the FP32 kernels do: either is
-     * within this bound) may also carry the split's error (tests/support/tsg_testutil.h) */
-    const double split = path == PATH_GPU && tsgemm_get_math() == TSGEMM_MATH_3XTF32 ? TT_SPLIT3 : 0.0;
-    /* the floor: gradual underflow, and in 3xTF32 the split's absolute error near underflow
-     * (TT_SPLIT3_ABS per unit of |a| + |b| <= 16) */
+    /* a GPU call in TSGEMM_MATH=3xtf32 or tf32 (the family takes it, or the FP32 kernels do:
+     * either is within this bound) may also carry that math's error (TT_SPLIT3, TT_SPLIT1:
+     * tests/support/tsg_testutil.h) */
+    const int math = path == PATH_GPU ? tsgemm_get_math() : TSGEMM_MATH_FP32;
+    const double split = math == TSGEMM_MATH_3XTF32 ? TT_SPLIT3 : math == TSGEMM_MATH_TF32 ? TT_SPLIT1 : 0.0;
+    /* the floor: gradual underflow, and in either TF32 math a subnormal operand's error
+     * (TT_SPLIT3_ABS per unit of |a| + |b| <= 16: TF32 keeps 10 fraction bits there too) */
     const double unit = TT_ETA * 8 + (split > 0 ? TT_SPLIT3_ABS * 16 : 0.0);
     const tt_bound bound = {bitwise ? 0.0 : TT_GAMMA,
                             bitwise ? 0.0 : TT_GAMMA * (double)(k + 2) * unit * (1 + fa) * (1 + fb),

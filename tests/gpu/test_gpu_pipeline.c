@@ -42,7 +42,9 @@ static int g_fail, g_checks;
 
 
 /* Checks C against the reference (full below ~4e7 multiply-adds, sampled above) and that A, B and
- * everything outside C's window are unchanged. Returns the number of problems found. */
+ * everything outside C's window are unchanged. Returns the number of problems found. The bound
+ * is the FP32 one plus, under TSGEMM_MATH=3xtf32 or tf32, that math's allowance (TT_SPLIT3,
+ * TT_SPLIT1: the tensor-core family may run the call; the cases' inputs are normal numbers). */
 static int check(const gcase *g, operands *o, const char *what)
 {
     char d[160];
@@ -50,11 +52,14 @@ static int check(const gcase *g, operands *o, const char *what)
     int bad = 0;
     g_checks++;
     const float *c0 = o->c0 + o->C.first;
+    const int math = tsgemm_get_math();
+    const tt_bound bound = {TT_GAMMA, 0.0, 0,
+                            math == TSGEMM_MATH_3XTF32 ? TT_SPLIT3 : math == TSGEMM_MATH_TF32 ? TT_SPLIT1 : 0.0};
     if ((double)g->m * g->n * g->k <= 4e7) {
         double *r = malloc(sizeof(double) * (size_t)(g->m * g->n)), *ab = malloc(sizeof(double) * (size_t)(g->m * g->n));
         tt_ref_gemm(g->ta, g->tb, g->m, g->n, g->k, g->alpha, o->A.p, o->A.ld, o->B.p, o->B.ld,
                     g->beta, c0, o->C.ld, r, ab);
-        tt_check ck = tt_compare(o->C.p, o->C.ld, g->m, g->n, g->k, r, ab, TT_GAMMA);
+        tt_check ck = tt_compare_bound(o->C.p, o->C.ld, g->m, g->n, g->k, r, ab, &bound);
         free(r), free(ab);
         if (ck.bad || ck.nonzero == 0) {
             fprintf(stderr, "FAIL %s: %s: %zu elements outside the bound, first (%lld, %lld)\n",
@@ -65,9 +70,9 @@ static int check(const gcase *g, operands *o, const char *what)
         tt_rng r;
         tt_seed(&r, (uint64_t)(g->m * 31 + g->n * 7 + g->k));
         int64_t fi, fj;
-        size_t b = tt_check_sampled(g->ta, g->tb, g->m, g->n, g->k, g->alpha, o->A.p, o->A.ld,
-                                    o->B.p, o->B.ld, g->beta, c0, o->C.ld, o->C.p, o->C.ld, &r, 64,
-                                    2000, &fi, &fj);
+        size_t b = tt_check_sampled_bound(g->ta, g->tb, g->m, g->n, g->k, g->alpha, o->A.p, o->A.ld,
+                                          o->B.p, o->B.ld, g->beta, c0, o->C.ld, o->C.p, o->C.ld, &r, 64,
+                                          2000, &fi, &fj, &bound);
         if (b) {
             fprintf(stderr, "FAIL %s: %s: %zu sampled elements outside the bound, first (%lld, %lld)\n",
                     what, d, b, (long long)fi, (long long)fj);

@@ -262,14 +262,14 @@ tt_check tt_compare_bound(const float *c, int64_t ldc, int64_t m, int64_t n, int
 
 static int sample_bad(char transa, char transb, int64_t i, int64_t j, int64_t k, float alpha,
                       const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                      const float *c0, int64_t ldc0, const float *c, int64_t ldc)
+                      const float *c0, int64_t ldc0, const float *c, int64_t ldc, const tt_bound *bound)
 {
     double r, absr;
     tt_ref_gemm(transa, transb, 1, 1, k, alpha,
                 (transa == 'N' || transa == 'n') ? a + i : a + i * lda, lda,
                 (transb == 'N' || transb == 'n') ? b + j * ldb : b + j, ldb, beta,
                 beta != 0.0f ? c0 + i + j * ldc0 : NULL, ldc0, &r, &absr);
-    tt_check one = tt_compare(c + i + j * ldc, ldc, 1, 1, k, &r, &absr, TT_GAMMA);
+    tt_check one = tt_compare_bound(c + i + j * ldc, ldc, 1, 1, k, &r, &absr, bound);
     return one.bad != 0;
 }
 
@@ -278,12 +278,22 @@ size_t tt_check_sampled(char transa, char transb, int64_t m, int64_t n, int64_t 
                         const float *c0, int64_t ldc0, const float *c, int64_t ldc, tt_rng *r,
                         int edge, int random, int64_t *fi, int64_t *fj)
 {
+    const tt_bound fp32 = {TT_GAMMA, 0.0, 0, 0.0};
+    return tt_check_sampled_bound(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc0, c, ldc, r,
+                                  edge, random, fi, fj, &fp32);
+}
+
+size_t tt_check_sampled_bound(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+                              const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                              const float *c0, int64_t ldc0, const float *c, int64_t ldc, tt_rng *r,
+                              int edge, int random, int64_t *fi, int64_t *fj, const tt_bound *bound)
+{
     size_t bad = 0;
     *fi = *fj = -1;
 #define TT_SAMPLE(ii, jj)                                                                        \
     do {                                                                                         \
         int64_t i_ = (ii), j_ = (jj);                                                            \
-        if (sample_bad(transa, transb, i_, j_, k, alpha, a, lda, b, ldb, beta, c0, ldc0, c, ldc)) { \
+        if (sample_bad(transa, transb, i_, j_, k, alpha, a, lda, b, ldb, beta, c0, ldc0, c, ldc, bound)) { \
             if (!bad) *fi = i_, *fj = j_;                                                        \
             bad++;                                                                               \
         }                                                                                        \

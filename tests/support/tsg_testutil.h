@@ -131,10 +131,18 @@ typedef struct tt_bound {
                           result (NaN or either Inf: the class depends on the order in which a
                           library applies alpha, e.g. Inf*(a*b) vs (Inf*b)*a with b = 0)       */
     double split;      /* relative allowance added to gamma (k + 2) u, times the same absr:
-                          TT_SPLIT3 for TSGEMM_MATH=3xtf32 calls, 0 otherwise                  */
+                          TT_SPLIT3 for TSGEMM_MATH=3xtf32 calls, TT_SPLIT1 for
+                          TSGEMM_MATH=tf32 calls, 0 otherwise                                 */
 } tt_bound;
 tt_check tt_compare_bound(const float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                           const double *r, const double *absr, const tt_bound *bound);
+
+/* tt_check_sampled against a bound of the caller's (tt_check_sampled is this with TT_GAMMA, floor
+ * 0, any_nonfinite 0 and split 0): the tensor-core maths' checks pass TT_SPLIT3 or TT_SPLIT1. */
+size_t tt_check_sampled_bound(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+                              const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                              const float *c0, int64_t ldc0, const float *c, int64_t ldc, tt_rng *r,
+                              int edge, int random, int64_t *fi, int64_t *fj, const tt_bound *bound);
 
 /* The smallest positive float (denormal), 2^-149: the unit of absolute underflow error. */
 #define TT_ETA 0x1p-149
@@ -151,6 +159,16 @@ tt_check tt_compare_bound(const float *c, int64_t ldc, int64_t m, int64_t n, int
  * tensor cores' truncating sums of the three parts (second order). Seen on the H100: 6.2 u at
  * k = 1, where the FP32 part of the bound, 2 (k + 2) u, is 6 u (docs/NOTES.md, 2026-12-06). */
 #define TT_SPLIT3 0x1p-20
+
+/* What plain TF32 (TSGEMM_MATH=tf32, reduced precision) adds to each element's bound, relative to
+ * (|A||B|)ij: each operand is rounded to TF32's 10 fraction bits, |x - TF32(x)| <= 2^-11 |x| (to
+ * nearest, either tie rule), or truncated by the tensor core, |x - trunc(x)| < 2^-10 |x| (an
+ * operand read raw: kernels/tf32/tsg_kernel_tf32.cuh "BRAW"), so a product is off by at most
+ * (2^-10 + 2^-11 + 2^-21) |a b| < 1.51 * 2^-10; rounded up to 2^-9 for the tensor cores'
+ * truncating sums (second order). About 2^15 u: a wrong index is off by the size of the elements
+ * themselves, 2^9 times more, but a lost k-tile (32 of k products) can hide in it once k passes
+ * a few thousand; that stays the FP32 and 3xTF32 checks' job. */
+#define TT_SPLIT1 0x1p-9
 
 /* And near underflow: TF32 keeps 10 fraction bits of a subnormal too, so its spacing there is
  * 2^-136 and a subnormal operand's big + small misses it by up to 2^-137, absolutely (the H200:
