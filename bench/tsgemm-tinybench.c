@@ -30,6 +30,9 @@ typedef struct {
     double rest[32];
 } stats_head;
 typedef void (*stats_fn)(void *, size_t);
+typedef int (*info_fn)(char *, int);
+typedef int (*mode_fn)(int);
+typedef int (*ctx_get_fn)(void **);
 
 enum { MAX_LIBS = 8, MAX_SIZES = 16, API_CBLAS = 0, API_F77 = 1 };
 enum { CBLAS_COL_MAJOR = 102, CBLAS_NO_TRANS = 111 };
@@ -58,11 +61,14 @@ static void usage(FILE *f)
             "usage: tsgemm-tinybench [--openblas PATH] [--lib PATH --label NAME]... [--global NAME]\n"
             "                        [--rounds N]\n"
             "                        [--sizes 2,3,4,8,16] [--target-us US] [--f77] [--cpu N]\n"
-            "                        [--check] [--csv FILE]\n"
+            "                        [--check] [--csv FILE] [--start-gpu]\n"
             "Times cblas_sgemm (and sgemm_ with --f77) on n x n x n, one thread, libraries\n"
             "interleaved round by round; prints the median ns/call and the overhead over the\n"
             "first library (OpenBLAS, loaded by --openblas, default libopenblas.so.0).\n"
-            "--global NAME times the process's global cblas_sgemm/sgemm_ (a preloaded library).\n");
+            "--global NAME times the process's global cblas_sgemm/sgemm_ (a preloaded library).\n"
+            "--start-gpu: each tsgemm starts its GPU first (one GPU call of 64^3, forced), so that\n"
+            "the tiny calls are timed as in a program whose GPU calls came before; also times\n"
+            "libcuda's cuCtxGetCurrent alone, which the tiny path asks then.\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -139,6 +145,49 @@ static double time_calls(const lib *l, int api, int n, long calls, const float *
     return (now_ns() - t0) / (double)calls;
 }
 
+/* --start-gpu: each tsgemm library (the ones exporting tsgemm_kernel_info) runs one forced GPU
+ * call of 64^3 on its own operands (the start and its warm-up done), then goes back to auto mode.
+ * Prints what each says; returns how many started. */
+static int start_gpus(void)
+{
+    static float a[64 * 64], b[64 * 64], c[64 * 64];
+    int started = 0;
+    for (int l = 0; l < g_nlibs; ++l) {
+        info_fn info = (info_fn)dlsym(g_libs[l].handle, "tsgemm_kernel_info");
+        mode_fn mode = (mode_fn)dlsym(g_libs[l].handle, "tsgemm_set_mode");
+        if (!info || !mode) continue;
+        char text[512] = "";
+        const int ok = info(text, (int)sizeof text) == 0;
+        if (ok) {
+            const int was = mode(2); /* TSGEMM_MODE_GPU (include/tsgemm.h) */
+            g_libs[l].cblas(CBLAS_COL_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, 64, 64, 64, 1.0f, a, 64, b, 64,
+                            0.0f, c, 64);
+            mode(was >= 0 ? was : 0);
+        }
+        printf("  %-10s GPU %s: %.300s\n", g_libs[l].label, ok ? "started" : "not started", text);
+        started += ok;
+    }
+    return started;
+}
+
+/* ns per call of libcuda's cuCtxGetCurrent on this thread (the median of 9 runs of 10^5), or a
+ * negative value when libcuda is not in the process */
+static double time_ctx_get(void)
+{
+    void *cu = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    ctx_get_fn get = cu ? (ctx_get_fn)dlsym(cu, "cuCtxGetCurrent") : NULL;
+    if (!get) return -1;
+    double v[9];
+    for (int r = 0; r < 9; ++r) {
+        void *ctx = NULL;
+        double t0 = now_ns();
+        for (int i = 0; i < 100000; ++i) get(&ctx);
+        v[r] = (now_ns() - t0) / 1e5;
+    }
+    dlclose(cu);
+    return quantile(v, 9, 0.5);
+}
+
 static int parse_sizes(const char *s, int *sizes)
 {
     int count = 0;
@@ -156,7 +205,7 @@ static int parse_sizes(const char *s, int *sizes)
 int main(int argc, char **argv)
 {
     const char *openblas = "libopenblas.so.0", *csv = NULL;
-    int rounds = 41, nsizes = 5, f77 = 0, cpu = -1, check_only = 0;
+    int rounds = 41, nsizes = 5, f77 = 0, cpu = -1, check_only = 0, start_gpu = 0;
     double target_us = 500;
     int sizes[MAX_SIZES] = {2, 3, 4, 8, 16};
     const char *paths[MAX_LIBS], *labels[MAX_LIBS];
@@ -170,6 +219,8 @@ int main(int argc, char **argv)
             f77 = 1;
         } else if (!strcmp(o, "--check")) {
             check_only = 1;
+        } else if (!strcmp(o, "--start-gpu")) {
+            start_gpu = 1;
         } else if (!v) {
             usage(stderr);
             return 2;
@@ -250,6 +301,14 @@ int main(int argc, char **argv)
         b[i] = (float)((int)(x >> 28) % 9 - 4);
     }
     a[0] = b[0] = 3.0f;
+
+    if (start_gpu) {
+        printf("tsgemm-tinybench: --start-gpu\n");
+        if (start_gpus() == 0) printf("  no tsgemm started a GPU: the tiny calls are timed as without one\n");
+        const double ns = time_ctx_get();
+        if (ns >= 0) printf("  cuCtxGetCurrent: %.1f ns/call on this thread\n", ns);
+        else printf("  cuCtxGetCurrent: libcuda is not in the process\n");
+    }
 
     /* results first: every library, every size and name, exact (also warms everything up) */
     stats_head before[MAX_LIBS];

@@ -55,6 +55,8 @@
 #             beside nvidia-smi's 100 ms samples of clock, power and clock event reasons; per phase
 #             by scripts/smi-phases.py (power.txt, power-smi.csv, power-phases.txt);
 #             TSGEMM_SUSTAIN_VARIANTS (e.g. 9,11): the family's variants too, each math
+#   tiny      tsgemm-tinybench without a GPU visible, with one idle and after a GPU call
+#             (--start-gpu; issue 37's tiny calls on a GPU machine; not a default stage): tiny.txt
 #   kbench    kernel vs cuBLAS on device data (bench/tsgemm-kbench): the rule and every configuration,
 #             NN NT TN TT at 4096, 4095^3, 8192^3 among the shapes (median of 20)
 #   bench     tsgemm-bench: end to end against OpenBLAS, cuBLAS + copies, NVBLAS (when built)
@@ -641,6 +643,30 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
   if [ $cfail -eq 0 ]; then row cpucalls ok "$(elapsed); table in cpucalls.txt"
   else row cpucalls FAIL "$cfail runs failed (cpucalls-*.txt)"; fails=$((fails+1)); fi
   export TSGEMM_CACHE_DIR=$B/cache
+fi
+
+if want tiny 30 && [ -x "$B/bench/tsgemm-tinybench" ]; then
+  # issue 37's tiny calls on a GPU machine (not a default stage): tsgemm-tinybench against the
+  # same OpenBLAS without a GPU visible, with one but not started, and after a GPU call
+  # (--start-gpu: the tiny path then asks libcuda whether the thread has a CUDA context; the
+  # bench times cuCtxGetCurrent alone too); one process each, tiny.txt
+  ob=$(ls "$ROOT"/.devkit/lib/libopenblas.so.0 2>/dev/null || echo libopenblas.so.0)
+  tfail=0; : > "$OUT/tiny.txt"
+  for v in nogpu idle started; do
+    case $v in
+      nogpu) env=(CUDA_VISIBLE_DEVICES=); extra=() ;;
+      idle) env=(); extra=() ;;
+      started) env=(); extra=(--start-gpu) ;;
+    esac
+    { echo "== $v"; env "${env[@]}" "$B/bench/tsgemm-tinybench" --f77 --rounds 41 --openblas "$ob" \
+        --lib "$B/libtsgemm.so" --label tsgemm --csv "$OUT/tiny-$v.csv" "${extra[@]}"; } >> "$OUT/tiny.txt" 2>&1 ||
+      tfail=$((tfail+1))
+  done
+  over=$(for v in nogpu idle started; do
+    awk -F, -v v=$v '$3 == "tsgemm" && $1 == "cblas_sgemm" { o = o sprintf(" %s", $9) } END { printf "%s:%s;", v, o }' "$OUT/tiny-$v.csv" 2>/dev/null
+  done)
+  if [ $tfail -eq 0 ]; then row tiny ok "cblas +ns n=2,3,4,8,16 $over $(grep -h cuCtxGetCurrent "$OUT/tiny.txt" | head -1 | sed 's/^ *//')"
+  else row tiny FAIL "$tfail runs failed (tiny.txt)"; fails=$((fails+1)); fi
 fi
 
 if want clients; then # unmodified programs: pip numpy, and a C program linked to OpenBLAS
