@@ -638,6 +638,34 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
       ctab+=$'\n'$(printf '%-26s %-10s %12s %12s %12s' "$name" "$v" "${ob:-?}" "${ts:-?}" "${gms:-skipped}")
     done
     TSGEMM_LOG=3 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/cpucalls-$name-log.txt" 2>&1 || cfail=$((cfail+1))
+    # the calls both passes ran on the CPU, per k and per whether the call before ran on the GPU:
+    # the auto pass's extra in us per call (medians over rounds; cpucalls-NAME-by-k.txt)
+    for v in default nogpu timeout20; do
+      echo "== $v"
+      python3 - "$OUT/cpucalls-$name-$v-calls.csv" <<'PY'
+import collections, csv, statistics, sys
+t = collections.defaultdict(lambda: collections.defaultdict(list))
+for r in csv.DictReader(open(sys.argv[1])):
+    d = t[int(r["call"])]
+    d[r["pass"]].append(float(r["ms"]))
+    d["k"] = int(r["k"])
+    if r["pass"] == "tsgemm":
+        d["gpu"].append(int(r["on_gpu"]))
+        d["prev"].append(int(r["prev_on_gpu"]))
+g = collections.defaultdict(lambda: [0, 0.0, 0.0])
+for d in t.values():
+    if not d["openblas"] or not d["tsgemm"] or any(d["gpu"]):
+        continue
+    key = (d["k"], "after a GPU call" if max(d["prev"]) else "after a CPU call")
+    e = g[key]
+    e[0] += 1
+    e[1] += statistics.median(d["openblas"])
+    e[2] += statistics.median(d["tsgemm"])
+print("%-6s %-17s %6s %12s %12s %9s" % ("k", "previous call", "calls", "openblas ms", "auto ms", "us/call"))
+for (k, prev), (n, ob, ts) in sorted(g.items()):
+    print("%-6d %-17s %6d %12.3f %12.3f %9.3f" % (k, prev, n, ob, ts, (ts - ob) / n * 1e3))
+PY
+    done > "$OUT/cpucalls-$name-by-k.txt" 2>&1
   done
   echo "$ctab" > "$OUT/cpucalls.txt"
   if [ $cfail -eq 0 ]; then row cpucalls ok "$(elapsed); table in cpucalls.txt"
