@@ -13,7 +13,9 @@
 #             (gpu.testers_forced exists only when TSGEMM_TEST_TIERS has conformance, the default)
 #   sanitize  compute-sanitizer memcheck (+leak check), racecheck, initcheck, synccheck over the
 #             small shape set (edge tiles, all transposes, K remainders, split-K, host path), the
-#             pipeline's small cases under caps (many pieces) and the CUDA-caller cases; memcheck
+#             pipeline's small cases under caps (many pieces) and in each tensor-core math
+#             (TSGEMM_MATH=3xtf32, tf32: how many calls ran on the family is logged), the
+#             CUDA-caller cases; its own rates cache ($B/cache-sanitize); memcheck
 #             also over 400 fuzzed calls with the GPU forced (TSGEMM_SAN_FUZZ_COUNT); the kernel
 #             part runs configuration groups "0,1,2,3,4,5,6 7 8,9 10" (TSGEMM_SAN_KERNEL_GROUPS;
 #             "none": the pipeline and the CUDA callers only, as v0.11 run 3 did by hand);
@@ -252,6 +254,16 @@ if want sanitize 300; then
     # the pipeline under caps (bounded mode, many pieces), then CUDA callers' operands
     TSGEMM_DEVICE_MEMORY=2M TSGEMM_PINNED_MEMORY=1M timeout 100 "$cs" --tool $tool "${extra[@]}" \
       --error-exitcode 99 "$B/tests/gpu/test_gpu_pipeline" --small >> "$log" 2>&1 || rc=$((rc ? rc : 98))
+    # and in each tensor-core math: the family's launches, tensor maps and split through the
+    # library (issue 36; the family alone is the tf32 stage's)
+    for math in 3xtf32 tf32; do
+      TSGEMM_MATH=$math TSGEMM_LOG=3 timeout 120 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
+        "$B/tests/gpu/test_gpu_pipeline" --small > "$log.calls" 2>&1 || rc=$((rc ? rc : 94))
+      # the per-call lines stay out of the log; how many ran on the family goes in
+      grep -v '^tsgemm: ' "$log.calls" >> "$log"
+      echo "TSGEMM_MATH=$math: $(grep -c "kernels=$math" "$log.calls") calls on the tensor-core family" >> "$log"
+      rm -f "$log.calls"
+    done
     if [ $tool = memcheck ] || [ $tool = initcheck ]; then
       timeout 100 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
         "$B/tests/gpu/test_gpu_residency" --small >> "$log" 2>&1 || rc=$((rc ? rc : 97))
@@ -259,16 +271,6 @@ if want sanitize 300; then
       # layout (2-D uploads into sub-rectangles, launches over all of k; src/tsg_plan.h)
       timeout 120 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
         "$B/tests/gpu/test_gpu_pipeline" --small >> "$log" 2>&1 || rc=$((rc ? rc : 95))
-      # and in each tensor-core math: the family's launches, tensor maps and split through the
-      # library (issue 36; the family alone is the tf32 stage's)
-      for math in 3xtf32 tf32; do
-        TSGEMM_MATH=$math TSGEMM_LOG=3 timeout 120 "$cs" --tool $tool "${extra[@]}" --error-exitcode 99 \
-          "$B/tests/gpu/test_gpu_pipeline" --small > "$log.calls" 2>&1 || rc=$((rc ? rc : 94))
-        # the per-call lines stay out of the log; how many ran on the family goes in
-        grep -v '^tsgemm: ' "$log.calls" >> "$log"
-        echo "TSGEMM_MATH=$math: $(grep -c "kernels=$math" "$log.calls") calls on the tensor-core family" >> "$log"
-        rm -f "$log.calls"
-      done
     fi
     if [ $tool = memcheck ]; then # the fuzzer, GPU forced, a smaller count (issue 8)
       TSGEMM_MODE=gpu TSGEMM_TEST_EXPECT=gpu timeout 120 "$cs" --tool memcheck --error-exitcode 99 \
