@@ -319,6 +319,8 @@ enum { NSAMPLES = 192 };
 #define FULL_REF_MAX_MN 4e6
 
 /* The result in C's window against the reference (column-major view of the user's call). */
+_Static_assert(TSGEMM_MATH_3XTF32 == 1 && TSGEMM_MATH_TF32 == 2, "tt_math_split numbers the maths as tsgemm.h does");
+
 static void check_result(verdict *v, const fz_call *c, const operands *o, tt_rng *r, int path)
 {
     /* row-major C = op(A)op(B) is C^T = op(B)^T op(A)^T in column-major storage */
@@ -339,8 +341,7 @@ static void check_result(verdict *v, const fz_call *c, const operands *o, tt_rng
     /* a GPU call in TSGEMM_MATH=3xtf32 or tf32 (the family takes it, or the FP32 kernels do:
      * either is within this bound) may also carry that math's error (TT_SPLIT3, TT_SPLIT1:
      * tests/support/tsg_testutil.h) */
-    const int math = path == PATH_GPU ? tsgemm_get_math() : TSGEMM_MATH_FP32;
-    const double split = math == TSGEMM_MATH_3XTF32 ? TT_SPLIT3 : math == TSGEMM_MATH_TF32 ? TT_SPLIT1 : 0.0;
+    const double split = path == PATH_GPU ? tt_math_split(tsgemm_get_math()) : 0.0;
     /* the floor: gradual underflow, and in either TF32 math a subnormal operand's error
      * (TT_SPLIT3_ABS per unit of |a| + |b| <= 16: TF32 keeps 10 fraction bits there too) */
     const double unit = TT_ETA * 8 + (split > 0 ? TT_SPLIT3_ABS * 16 : 0.0);

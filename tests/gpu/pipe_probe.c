@@ -113,9 +113,7 @@ int main(int argc, char **argv)
         bad += require_gpu && off_gpu;
         int64_t fi, fj;
         /* the FP32 bound, plus the math's allowance under TSGEMM_MATH=3xtf32 or tf32 */
-        const int math = tsgemm_get_math();
-        const tt_bound bound = {TT_GAMMA, 0.0, 0,
-                                math == TSGEMM_MATH_3XTF32 ? TT_SPLIT3 : math == TSGEMM_MATH_TF32 ? TT_SPLIT1 : 0.0};
+        const tt_bound bound = {TT_GAMMA, 0.0, 0, tt_math_split(tsgemm_get_math())};
         size_t wrong = tt_check_sampled_bound('N', 'N', m, n, k, 1.0f, a, m, b, k, beta, c0, m, c, m,
                                               &r, 16, 200, &fi, &fj, &bound);
         bad += wrong != 0;

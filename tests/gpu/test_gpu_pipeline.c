@@ -52,9 +52,7 @@ static int check(const gcase *g, operands *o, const char *what)
     int bad = 0;
     g_checks++;
     const float *c0 = o->c0 + o->C.first;
-    const int math = tsgemm_get_math();
-    const tt_bound bound = {TT_GAMMA, 0.0, 0,
-                            math == TSGEMM_MATH_3XTF32 ? TT_SPLIT3 : math == TSGEMM_MATH_TF32 ? TT_SPLIT1 : 0.0};
+    const tt_bound bound = {TT_GAMMA, 0.0, 0, tt_math_split(tsgemm_get_math())};
     if ((double)g->m * g->n * g->k <= 4e7) {
         double *r = malloc(sizeof(double) * (size_t)(g->m * g->n)), *ab = malloc(sizeof(double) * (size_t)(g->m * g->n));
         tt_ref_gemm(g->ta, g->tb, g->m, g->n, g->k, g->alpha, o->A.p, o->A.ld, o->B.p, o->B.ld,

@@ -170,6 +170,13 @@ size_t tt_check_sampled_bound(char transa, char transb, int64_t m, int64_t n, in
  * a few thousand; that stays the FP32 and 3xTF32 checks' job. */
 #define TT_SPLIT1 0x1p-9
 
+/* The allowance above for a GPU call of the given math, as include/tsgemm.h numbers them
+ * (TSGEMM_MATH_FP32 0, TSGEMM_MATH_3XTF32 1, TSGEMM_MATH_TF32 2): 0, TT_SPLIT3 or TT_SPLIT1. */
+static inline double tt_math_split(int math)
+{
+    return math == 1 ? TT_SPLIT3 : math == 2 ? TT_SPLIT1 : 0.0;
+}
+
 /* And near underflow: TF32 keeps 10 fraction bits of a subnormal too, so its spacing there is
  * 2^-136 and a subnormal operand's big + small misses it by up to 2^-137, absolutely (the H200:
  * k = 1 products of a planted subnormal came out up to 3.3% off, about 2^-138). Per product at
