@@ -80,6 +80,9 @@ int sgemm_panels(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done,
 /* tsg_gpu_measure's work (tsg_gpu.h). */
 int measure(int math, tsg_gpu_rates *out, char *msg, size_t len);
 
+/* tsg_gpu_spot_kernel's work (tsg_gpu.h). */
+int spot_kernel(int math, double *gpu_flops, char *msg, size_t len);
+
 /* ---- tsg_call.cu ---- */
 
 /* tsg_gpu_sgemm's work for TSG_GPU_IN_PLACE and TSG_GPU_PIPELINE, on tsgemm's device. */

@@ -61,6 +61,11 @@ extern "C" int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t l
     return measure(math, out, msg, len);
 }
 
+extern "C" int tsg_gpu_spot_kernel(int math, double *gpu_flops, char *msg, size_t len)
+{
+    return spot_kernel(math, gpu_flops, msg, len);
+}
+
 extern "C" int tsg_gpu_tf32_available(void) { return tsg::tf32_available() ? 1 : 0; }
 
 /* ---- calls ---- */

@@ -117,6 +117,15 @@ typedef struct tsg_gpu_rates {
  * where it takes the call). Requires a successful tsg_gpu_init. */
 int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len);
 
+/*
+ * The kernel rate alone, as tsg_gpu_measure takes it (the same launch of math `math` on device
+ * buffers, the same full-wave FLOP/s in *gpu_flops), in about a millisecond plus one 48 MiB
+ * cudaMalloc: a check of a cached rate (the shim's: shim/tsg_measure.c TSG_GPU_STALE_FACTOR).
+ * Reads no host memory and leaves no device memory held. Requires a successful tsg_gpu_init.
+ * Returns TSG_GPU_OK, or an error with msg set and *gpu_flops untouched.
+ */
+int tsg_gpu_spot_kernel(int math, double *gpu_flops, char *msg, size_t len);
+
 /* Whether the tensor-core family (kernels/tf32/tsg_kernel_tf32.h) runs on tsgemm's device: 1 when
  * calls of math TSG_MATH_3XTF32 / TSG_MATH_TF32 may take it, 0 when they all run on the FP32
  * kernels (not Hopper, or the family not built). Requires a successful tsg_gpu_init. */

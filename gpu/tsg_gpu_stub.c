@@ -41,6 +41,12 @@ int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len)
     return nodev(msg, len);
 }
 
+int tsg_gpu_spot_kernel(int math, double *gpu_flops, char *msg, size_t len)
+{
+    (void)math, (void)gpu_flops;
+    return nodev(msg, len);
+}
+
 void tsg_gpu_get_limits(tsg_gpu_limits *out)
 {
     memset(out, 0, sizeof *out);

@@ -143,44 +143,63 @@ int time_calls(Measure &M)
     return TSG_GPU_OK;
 }
 
-/* The kernel: NN KERNEL_N^3 on hashed data in the arena, timed by events; r = 0 warms up. */
-int time_kernel(Measure &M)
+/* The kernel of math `math`: NN KERNEL_N^3 on hashed data in dev (3 KERNEL_N^2 floats) on
+ * `stream`, timed by events, the best of three after one that warms up; into t->kernel_ms and
+ * the tile the rate counts (t->tile_m, tile_n). */
+int time_kernel(int math, float *dev, cudaStream_t stream, Times *t, char *msg, size_t len)
 {
     const int64_t N = KERNEL_N;
-    Workspace *w = M.w;
     const int kcfg = tsg::kernel_plan('N', 'N', N, N, N, state.sms, 0, -1, 0).config;
-    int s = ensure_arena(w, (size_t)3 * N * N * 4, M.msg, M.len);
-    if (s) return s;
-    float *dA = w->arena, *dB = dA + N * N, *dC = dB + N * N;
+    float *dA = dev, *dB = dA + N * N, *dC = dB + N * N;
     cudaError_t e;
-    if ((e = (cudaError_t)tsg::kernel_fill(dA, N * N, 1u, w->s_comp)) != cudaSuccess ||
-        (e = (cudaError_t)tsg::kernel_fill(dB, N * N, 2u, w->s_comp)) != cudaSuccess)
-        return fail(e, "kernel_fill", M.msg, M.len);
+    if ((e = (cudaError_t)tsg::kernel_fill(dA, N * N, 1u, stream)) != cudaSuccess ||
+        (e = (cudaError_t)tsg::kernel_fill(dB, N * N, 2u, stream)) != cudaSuccess)
+        return fail(e, "kernel_fill", msg, len);
+    int s = TSG_GPU_OK;
     cudaEvent_t t0 = nullptr, t1 = nullptr;
     if ((e = cudaEventCreate(&t0)) != cudaSuccess || (e = cudaEventCreate(&t1)) != cudaSuccess) {
-        s = fail(e, "cudaEventCreate", M.msg, M.len);
+        s = fail(e, "cudaEventCreate", msg, len);
     } else {
         for (int r = 0; r < 4 && e == cudaSuccess; ++r) {
             unsigned fam = 0;
             float ms;
-            if ((e = cudaEventRecord(t0, w->s_comp)) != cudaSuccess ||
-                (e = launch_product(M.math, kcfg, 'N', 'N', N, N, N, N, 1, 0, 0, 1.0f, dA, N, dB, N, 0.0f, dC,
-                                    N, nullptr, w->s_comp, &fam)) != cudaSuccess ||
-                (e = cudaEventRecord(t1, w->s_comp)) != cudaSuccess || (e = cudaEventSynchronize(t1)) != cudaSuccess ||
+            if ((e = cudaEventRecord(t0, stream)) != cudaSuccess ||
+                (e = launch_product(math, kcfg, 'N', 'N', N, N, N, N, 1, 0, 0, 1.0f, dA, N, dB, N, 0.0f, dC,
+                                    N, nullptr, stream, &fam)) != cudaSuccess ||
+                (e = cudaEventRecord(t1, stream)) != cudaSuccess || (e = cudaEventSynchronize(t1)) != cudaSuccess ||
                 (e = cudaEventElapsedTime(&ms, t0, t1)) != cudaSuccess)
-                s = fail(e, "timed kernel launch", M.msg, M.len);
+                s = fail(e, "timed kernel launch", msg, len);
             else if (r > 0)
-                M.t.kernel_ms = std::min(M.t.kernel_ms, ms);
+                t->kernel_ms = std::min(t->kernel_ms, ms);
             if (e == cudaSuccess && r == 0) {
                 int64_t tm = tsg::kernel_tile_m(), tn = tsg::kernel_tile_n();
-                if (fam == 1u << M.math && M.math != TSG_MATH_FP32) tsg::tf32_call_tile(M.math, 'N', 'N', &tm, &tn);
-                M.t.tile_m = (double)tm, M.t.tile_n = (double)tn;
+                if (fam == 1u << math && math != TSG_MATH_FP32) tsg::tf32_call_tile(math, 'N', 'N', &tm, &tn);
+                t->tile_m = (double)tm, t->tile_n = (double)tn;
             }
         }
     }
     if (t0) cudaEventDestroy(t0);
     if (t1) cudaEventDestroy(t1);
     return s;
+}
+
+/* time_kernel on the measurement's workspace: its arena and compute stream. */
+int time_kernel(Measure &M)
+{
+    const size_t bytes = (size_t)3 * KERNEL_N * KERNEL_N * 4;
+    const int s = ensure_arena(M.w, bytes, M.msg, M.len);
+    return s ? s : time_kernel(M.math, M.w->arena, M.w->s_comp, &M.t, M.msg, M.len);
+}
+
+/* The kernel's full-wave rate (FLOP/s) from its time: waves * slots tiles' worth of work per
+ * time (see tsg_estimate_gpu_s); one block per SM is the model's wave (a grid of <= 132 tiles
+ * runs each block about as fast as a full SM allows: 1024^3, 64 tiles: 0.12 ms; 4096^3, 8 waves
+ * of 132: 3.6 ms). */
+double kernel_rate(const Times &t)
+{
+    const double slots = (double)state.sms, tm = t.tile_m, tn = t.tile_n;
+    const double n = (double)KERNEL_N, tiles = std::ceil(n / tm) * std::ceil(n / tn);
+    return std::ceil(tiles / slots) * slots * 2.0 * tm * tn * n / (t.kernel_ms * 1e-3);
 }
 
 /* The rates from the times. */
@@ -195,15 +214,10 @@ void rates_from(const Times &t, tsg_gpu_rates *out)
     std::copy(t.fit, t.fit + FIT_CALLS, fit);
     out->call_s = tsg_mean_less_slowest(fit, FIT_CALLS);
     out->floor_s = t.lat64;
-    /* full-wave rate (see tsg_estimate_gpu_s): waves * slots tiles' worth of work per time; one
-     * block per SM is the model's wave (a grid of <= 132 tiles runs each block about as fast as
-     * a full SM allows: 1024^3, 64 tiles: 0.12 ms; 4096^3, 8 waves of 132: 3.6 ms) */
-    const double slots = (double)state.sms, tm = t.tile_m, tn = t.tile_n;
-    const double n = (double)KERNEL_N, tiles = std::ceil(n / tm) * std::ceil(n / tn);
-    out->gpu_flops = std::ceil(tiles / slots) * slots * 2.0 * tm * tn * n / (t.kernel_ms * 1e-3);
-    out->tile_m = tm;
-    out->tile_n = tn;
-    out->slots = slots;
+    out->gpu_flops = kernel_rate(t);
+    out->tile_m = t.tile_m;
+    out->tile_n = t.tile_n;
+    out->slots = (double)state.sms;
     out->split_min_k = SPLIT_MIN_K;
     out->device_bytes = call_budget();
     out->copy_threads = state.copy_threads;
@@ -230,6 +244,30 @@ int measure(int math, tsg_gpu_rates *out, char *msg, size_t len)
     if (st != TSG_GPU_OK) return st;
     rates_from(M.t, out);
     return TSG_GPU_OK;
+}
+
+int spot_kernel(int math, double *gpu_flops, char *msg, size_t len)
+{
+    /* buffers and a stream of its own, not a workspace: a workspace waits for the warm-up's
+     * pinning (tsg_gpu_warm), which the first call that reads a cache must not when it stays
+     * on the CPU */
+    ContextGuard guard;
+    cudaError_t e = cudaSetDevice(state.device);
+    if (e != cudaSuccess) return fail(e, "cudaSetDevice", msg, len);
+    float *dev = nullptr;
+    cudaStream_t stream = nullptr;
+    Times t;
+    int st;
+    if ((e = cudaMalloc((void **)&dev, (size_t)3 * KERNEL_N * KERNEL_N * 4)) != cudaSuccess)
+        st = fail(e, "cudaMalloc (spot check)", msg, len);
+    else if ((e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)) != cudaSuccess)
+        st = fail(e, "cudaStreamCreateWithFlags", msg, len);
+    else
+        st = time_kernel(math, dev, stream, &t, msg, len);
+    if (stream) cudaStreamDestroy(stream);
+    if (dev) cudaFree(dev);
+    if (st == TSG_GPU_OK) *gpu_flops = kernel_rate(t);
+    return st;
 }
 
 } /* namespace gpu */

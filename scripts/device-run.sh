@@ -15,7 +15,8 @@
 #             small shape set (edge tiles, all transposes, K remainders, split-K, host path), the
 #             pipeline's small cases under caps (many pieces) and in each tensor-core math
 #             (TSGEMM_MATH=3xtf32, tf32: how many calls ran on the family is logged), the
-#             CUDA-caller cases; its own rates cache ($B/cache-sanitize); memcheck
+#             CUDA-caller cases; its own rates cache ($B/cache-sanitize; TSGEMM_SAN_CACHE=shared:
+#             the gpu stage's $B/cache, to check that later processes measure again); memcheck
 #             also over 400 fuzzed calls with the GPU forced (TSGEMM_SAN_FUZZ_COUNT); the kernel
 #             part runs configuration groups "0,1,2,3,4,5,6 7 8,9 10" (TSGEMM_SAN_KERNEL_GROUPS;
 #             "none": the pipeline and the CUDA callers only, as v0.11 run 3 did by hand);
@@ -233,7 +234,10 @@ if want sanitize 300; then
   # a cache of its own: rates measured under a sanitizer are 10-50x slow, and in the shared cache
   # they kept every later auto-mode test on the CPU (run 79: gpu.faults_auto, gpu.soak_faults and
   # gpu.fuzz_auto failed after the sanitize stage ran first, the cached kernel rate 1.1 TFLOP/s)
+  # (TSGEMM_SAN_CACHE=shared writes into the shared one: the check of shim/tsg_measure.c
+  # TSG_GPU_STALE_FACTOR, whose spot check must make the next process measure again)
   export TSGEMM_CACHE_DIR=$B/cache-sanitize
+  [ "${TSGEMM_SAN_CACHE:-}" = shared ] && export TSGEMM_CACHE_DIR=$B/cache
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in ${TSGEMM_SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
     extra=(); [ $tool = memcheck ] && extra=(--leak-check full)

@@ -33,6 +33,15 @@ enum { TSG_CPU_SAMPLES = 3 };
  * own spread (the mean and the median of a few calls: within 20% on the device machines) only
  * fires on a cache that is wrong. */
 #define TSG_CPU_STALE_FACTOR 1.5
+/* A cached kernel rate this many times under this process's spot check of the same kernel
+ * (tsg_gpu_spot_kernel) is measured again: the process that measured it ran under a tool that
+ * slows kernels. compute-sanitizer's processes cached 1.1 TFLOP/s and 15.9 GB/s where the H100
+ * runs 48.7 TFLOP/s and 55.7 GB/s, and auto mode kept every later process's calls on the CPU
+ * (device runs 78-80, docs/NOTES.md "2026-12-07 twenty-first session"). Like the CPU's check, it
+ * fires one way only: a spot check reads the kernel as fast as it runs or slower (clocks still
+ * low, another process on the GPU), so a factor well above two best-of-three readings' spread
+ * fires only on a cache that is wrong. */
+#define TSG_GPU_STALE_FACTOR 1.5
 /* The longest the CPU measurement waits for the GPU's warm-up: 160 MiB pinned in 65 ms (device run
  * 21, H100), 0.41-0.55 ms per MiB (run 6); a host 50x slower than that still fits. */
 #define TSG_WARM_WAIT_S 5.0
@@ -179,6 +188,25 @@ static void cpu_rates_once(void)
         tsg_log(2, "CPU rates from %s/%s (the best of %.0f measurements)", cfg->cache_dir, name, best.samples);
 }
 
+/* 1 when the cached kernel rate reads under 1 / TSG_GPU_STALE_FACTOR of this process's spot
+ * check (logged at 2 with both figures); 0 when it stands, or when the spot check failed (the
+ * cache is used: a GPU fault shows itself to the calls, which fall back). */
+static int gpu_cache_stale(int math, const tsg_rates *cached, const char *name)
+{
+    const double t0 = tsg_now_s();
+    double spot = 0;
+    char msg[256];
+    if (tsg_gpu_spot_kernel(math, &spot, msg, sizeof msg) != TSG_GPU_OK) {
+        tsg_log(2, "GPU spot check failed (%s); the cached rates stand", msg);
+        return 0;
+    }
+    const int stale = spot > TSG_GPU_STALE_FACTOR * cached->gpu_flops;
+    tsg_log(2, "GPU rates in %s/%s: kernel %.3g TFLOP/s, this process's spot check %.3g (%.2g ms)%s",
+            tsg_rt_config()->cache_dir, name, cached->gpu_flops * 1e-12, spot * 1e-12,
+            (tsg_now_s() - t0) * 1e3, stale ? ": measured again" : "");
+    return stale;
+}
+
 /* Cached rates when a good file is there, else measured (and cached when the folder and the lock
  * allow). Runs once per process per math, with cancellation disabled (the entry points disable
  * it), so a cancelled caller never leaves the lock held. */
@@ -207,6 +235,7 @@ static void rates_once(int math)
         if (from_cache) tsg_log(2, "GPU rates from %s/%s", cfg->cache_dir, name);
         else tsg_log(2, "rates cache: %s", why);
     }
+    if (from_cache && gpu_cache_stale(math, rates, name)) from_cache = 0;
     const int st = from_cache ? 0 : measure_gpu(math, rates, dirfd, name, t0);
     tsg_cache_unlock(lock);
     if (dirfd >= 0) close(dirfd);

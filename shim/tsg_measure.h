@@ -23,7 +23,9 @@
 
 /*
  * Makes the rates of `math` (0 .. TSG_MATH_COUNT-1) ready, once per process per math: read from
- * the cache file of this GPU, these knobs and this math when a good one is there, else measured
+ * the cache file of this GPU, these knobs and this math when a good one is there and this
+ * process's spot check of the kernel (tsg_gpu_spot_kernel, about a millisecond) does not read the
+ * kernel over 1.5x faster than the file (tsg_measure.c TSG_GPU_STALE_FACTOR), else measured
  * (~0.2-0.3 s on an H200) and cached when the folder and its lock allow. A failed measurement
  * disables the GPU (tsg_start_disable); rates outside their physical bounds are kept, uncached
  * (the model then keeps calls on the CPU). `api`: the entry point of the call that asks; the

@@ -17,7 +17,9 @@
  *                                 meanwhile the limits say warming and calls wait for it, as the
  *                                 executor's do; it prints "fake-gpu: warm-up N ms" when it starts
  * Every measurement is counted and printed to stderr as "fake-gpu: measured N (math M)" so a
- * test can tell a cached start from a measured one, and which math's rates were measured.
+ * test can tell a cached start from a measured one, and which math's rates were measured. The
+ * kernel's spot check (tsg_gpu_spot_kernel) reads the measurement's 40 TFLOP/s and prints
+ * "fake-gpu: spot check (math M)".
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -104,6 +106,14 @@ int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len)
     if (bad && !strcmp(bad, "flops")) out->gpu_flops = 1e300;
     if (bad && !strcmp(bad, "tile")) out->tile_m = 1e19;
     fprintf(stderr, "fake-gpu: measured %d (math %d)\n", atomic_fetch_add(&g_measures, 1) + 1, math);
+    return TSG_GPU_OK;
+}
+
+int tsg_gpu_spot_kernel(int math, double *gpu_flops, char *msg, size_t len)
+{
+    (void)msg, (void)len;
+    *gpu_flops = 40e12;
+    fprintf(stderr, "fake-gpu: spot check (math %d)\n", math);
     return TSG_GPU_OK;
 }
 
