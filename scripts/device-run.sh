@@ -94,8 +94,9 @@
 #             cut to 300 ms, 3 rounds each as is / with no GPU visible / OPENBLAS_THREAD_TIMEOUT=20,
 #             and one pass at TSGEMM_LOG=3 (per-call times); cpucalls.txt
 #   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
-#             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. Needs the
-#             wheels in .whl/ (docs/TESTING.md "The tiers as built", the pip download line), installed into /tmp/site; not a default stage
+#             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. The
+#             wheels in .whl/ (docs/TESTING.md "The tiers as built", the pip download line), installed
+#             into /tmp/site, else python3's own scipy and scikit-learn; not a default stage
 # TSGEMM_PIPE_SHAPES / _COPY / _THREADS / _UNITS / _BLOCKS / _CHUNKS: the pipe stage's sweep (the
 # TSGEMM_TEST_* tuning knobs; 0 = the library's rule). Only the tests' twin libtsgemm_fi reads
 # TSGEMM_TEST_* (a release libtsgemm ignores them): pipe_probe and test_gpu_pipeline link it; a
@@ -745,9 +746,18 @@ fi
 
 if want scipy 90; then # scipy wheels carried in .whl/: the scipy case on the GPU (issue 13)
   log=$OUT/scipy.log
-  if ls .whl/scipy-*.whl > /dev/null 2>&1 &&
-     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-       --target /tmp/site .whl/*.whl > "$log" 2>&1; then
+  : > "$log"
+  # the wheels carried in .whl/ installed into /tmp/site; without them, the machine's own python3
+  # when it has scipy and scikit-learn (the device machines' /opt/torch venv: pip wheels, each with
+  # its own OpenBLAS), with /tmp/site left empty
+  have_scipy=0
+  if ls .whl/scipy-*.whl > /dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+      --target /tmp/site .whl/*.whl >> "$log" 2>&1 && have_scipy=1
+  elif python3 -c 'import scipy, sklearn; print("python3 has scipy", scipy.__version__, "at", scipy.__file__, "and scikit-learn", sklearn.__version__)' >> "$log" 2>&1; then
+    mkdir -p /tmp/site && have_scipy=1
+  fi
+  if [ $have_scipy = 1 ]; then
     sc=$ROOT/tests/preload/scipy_check.py
     { echo "== scipy without tsgemm"
       PYTHONPATH=/tmp/site python3 "$sc" --parts large --expect none
@@ -761,7 +771,7 @@ if want scipy 90; then # scipy wheels carried in .whl/: the scipy case on the GP
     if [ $? -eq 0 ]; then row scipy ok "$(grep -o 'median [0-9.]* ms' "$log" | tr '\n' ' ')"
     else row scipy FAIL "see scipy.log"; fails=$((fails+1)); fi
   else
-    row scipy skip "no scipy wheel in .whl/ (or it did not install: scipy.log)"
+    row scipy skip "no scipy wheel in .whl/ nor scipy and sklearn in python3 (or they did not install: scipy.log)"
   fi
 fi
 
