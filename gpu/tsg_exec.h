@@ -80,8 +80,16 @@ int sgemm_panels(const tsg_problem *p, const tsg_gpu_work *work, tsg_done *done,
 /* tsg_gpu_measure's work (tsg_gpu.h). */
 int measure(int math, tsg_gpu_rates *out, char *msg, size_t len);
 
-/* tsg_gpu_spot_kernel's work (tsg_gpu.h). */
+/* tsg_gpu_spot_kernel's work (tsg_gpu.h): the warm-up's result when it timed `math` (waiting
+ * for it), else timed now. */
 int spot_kernel(int math, double *gpu_flops, char *msg, size_t len);
+
+/* The warm-up's spot check: spot_ahead(math) names the math it will time (-1: none; before the
+ * thread starts, and -1 again if it could not start), spot_ahead_run times it on the warm-up's
+ * thread before the pinning, whose driver calls would slow it (50-80 ms beside the pinning
+ * against 3 ms alone, device run 83, H100). */
+void spot_ahead(int math);
+void spot_ahead_run();
 
 /* ---- tsg_call.cu ---- */
 

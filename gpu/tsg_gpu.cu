@@ -87,7 +87,7 @@ extern "C" void tsg_gpu_get_limits(tsg_gpu_limits *out)
     out->warm_left_s = out->warming ? std::max(1e-3, state.warm_expect_s - (now_s() - state.warm_t0)) : 0.0;
 }
 
-extern "C" int tsg_gpu_warm(void) { return warm_start(); }
+extern "C" int tsg_gpu_warm(int spot_math) { return warm_start(spot_math); }
 
 extern "C" void tsg_gpu_warm_wait(double max_s)
 {

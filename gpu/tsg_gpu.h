@@ -119,9 +119,11 @@ int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len);
 
 /*
  * The kernel rate alone, as tsg_gpu_measure takes it (the same launch of math `math` on device
- * buffers, the same full-wave FLOP/s in *gpu_flops), in about a millisecond plus one 48 MiB
- * cudaMalloc: a check of a cached rate (the shim's: shim/tsg_measure.c TSG_GPU_STALE_FACTOR).
- * Reads no host memory and leaves no device memory held. Requires a successful tsg_gpu_init.
+ * buffers, the same full-wave FLOP/s in *gpu_flops): a check of a cached rate (the shim's:
+ * shim/tsg_measure.c TSG_GPU_STALE_FACTOR). The warm-up's reading when it timed this math
+ * (tsg_gpu_warm; waits for it), else timed now: about 3 ms alone, 50-80 ms beside the warm-up's
+ * pinning (device run 83, H100). Reads no host memory and leaves no device memory held.
+ * Requires a successful tsg_gpu_init.
  * Returns TSG_GPU_OK, or an error with msg set and *gpu_flops untouched.
  */
 int tsg_gpu_spot_kernel(int math, double *gpu_flops, char *msg, size_t len);
@@ -201,9 +203,11 @@ void tsg_gpu_pool_sizes(tsg_gpu_pools *out);
  * slots at their full size (10 x 16 MiB by default: what a 4096^3 call grows them to; pinning
  * costs about 0.5 ms per MiB, docs/NOTES.md "2026-12-06 the first GPU call"), so that no call
  * pays it. Until it ends tsg_gpu_get_limits reports warming = 1 and every call that takes a
- * workspace waits for it. Returns 0 when it started (or ran before), -1 when no thread could be
- * made (nothing changed: calls grow the slots as they need). */
-int tsg_gpu_warm(void);
+ * workspace waits for it. Before the pinning (whose driver calls slow everything beside them) it
+ * times the kernel of math spot_math (0 .. TSG_MATH_COUNT-1; -1: none), which a later
+ * tsg_gpu_spot_kernel of that math returns. Returns 0 when it started (or ran before), -1 when
+ * no thread could be made (nothing changed: calls grow the slots as they need). */
+int tsg_gpu_warm(int spot_math);
 
 /* Waits until the warm-up is over, at most `max_s` seconds; returns at once when none runs. The
  * CPU rate measurement waits here, so that the measurement's page faults (its fresh buffers, the

@@ -81,7 +81,11 @@ void tsg_gpu_pool_sizes(tsg_gpu_pools *out) { memset(out, 0, sizeof *out); }
 
 void tsg_gpu_exiting(double wait_s) { (void)wait_s; }
 
-int tsg_gpu_warm(void) { return -1; }
+int tsg_gpu_warm(int spot_math)
+{
+    (void)spot_math;
+    return -1;
+}
 
 void tsg_gpu_warm_wait(double max_s) { (void)max_s; }
 

@@ -10,6 +10,7 @@
 #include <new>
 
 #include "tsg_device.h"
+#include "tsg_exec.h" /* spot_ahead */
 #include "tsg_fault.h"
 #include "tsg_pool.h"
 
@@ -227,6 +228,7 @@ void *warm_main(void *)
     const double t0 = now_s();
     char msg[256];
     Workspace *w = nullptr;
+    spot_ahead_run(); /* before the pinning, which would slow it */
     const cudaError_t e = cudaSetDevice(state.device);
     int st = e == cudaSuccess ? take_ws(state.device, &w, msg, sizeof msg) /* gives the reservation
                                                                                 back on failure */
@@ -247,7 +249,7 @@ void *warm_main(void *)
 
 } /* namespace */
 
-int warm_start()
+int warm_start(int spot_math)
 {
     pthread_mutex_lock(&state.pool_lock);
     if (state.warming.load() || state.warm_ns.load()) { /* running, or ran before */
@@ -262,6 +264,7 @@ int warm_start()
     state.warm_expect_s = (double)((NS + ND) * state.slot_bytes) / (1 << 20) * PIN_S_PER_MIB;
     state.warming.store(1); /* seq_cst: orders the two writes above before any reader's load */
     pthread_mutex_unlock(&state.pool_lock);
+    spot_ahead(spot_math);
     pthread_attr_t attr;
     pthread_t thread;
     int rc = pthread_attr_init(&attr);
@@ -271,6 +274,7 @@ int warm_start()
         pthread_attr_destroy(&attr);
     }
     if (rc == 0) return 0;
+    spot_ahead(-1);
     pthread_mutex_lock(&state.pool_lock);
     state.ws_out--;
     state.warming.store(0);

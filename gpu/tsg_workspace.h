@@ -77,9 +77,11 @@ int ensure_pinned(Workspace *w, size_t need, char *msg, size_t len);
  * size a large call grows them to, then gives it back; State::warming is 1 until then, and
  * reserve_ws waits for it (a call would otherwise make and pin a second workspace). The
  * allocation bypasses fault injection (TSG_STAGE): the tests' armed faults fall on calls. A
- * failure leaves the slots unpinned (calls grow them as before). Returns 0 when the thread
- * started or the warm-up ran before, -1 when it could not start (nothing changed). */
-int warm_start();
+ * failure leaves the slots unpinned (calls grow them as before). Before the pinning the
+ * thread times the kernel of math spot_math (-1: none) for tsg_gpu_spot_kernel (tsg_exec.h
+ * spot_ahead). Returns 0 when the thread started or the warm-up ran before, -1 when it could
+ * not start (nothing changed). */
+int warm_start(int spot_math);
 
 /* Upload slot i (0 <= i < NS) and download slot i (0 <= i < ND). */
 inline float *up_slot(Workspace *w, int i) { return w->pinned + (size_t)i * (w->slot_bytes / 4); }

@@ -120,7 +120,10 @@ static void gpu_init_once(void)
                                            "calls run on the FP32 kernels");
         start_slots(cfg, used);
         /* before READY: the first call that sees the GPU ready also sees it warming */
-        if (cfg->pin_at_start && tsg_gpu_warm() == 0)
+        /* the warm-up times the kernel of TSGEMM_MATH's math first when a rates cache may be
+         * read (shim/tsg_measure.c gpu_cache_stale asks for it; a program that chose another
+         * math with tsgemm_set_math has it timed then) */
+        if (cfg->pin_at_start && tsg_gpu_warm(cfg->cache_dir[0] ? cfg->math : -1) == 0)
             tsg_log(2, "GPU staging: being pinned in the background; until it is done auto mode "
                        "runs on the CPU the calls the GPU would not win after waiting for it "
                        "(TSGEMM_PIN_AT_START=0 turns this off)");
