@@ -91,8 +91,9 @@
 #             OPENBLAS_THREAD_TIMEOUT=20 (TSGEMM_AFTER_SHAPES; after-openblas.txt)
 #   cpucalls  calls that stay on the CPU, through tsgemm against OpenBLAS alone (issue 37; not a
 #             default stage): TSGEMM_CPUCALL_TRACES (default scalapack-psgemm octave-single mlp-numpy), gaps
-#             cut to 300 ms, 3 rounds each as is / with no GPU visible / OPENBLAS_THREAD_TIMEOUT=20,
-#             and one pass at TSGEMM_LOG=3 (per-call times); cpucalls.txt
+#             cut to 300 ms, 3 rounds each as is / with no GPU visible / OPENBLAS_THREAD_TIMEOUT=20
+#             (TSGEMM_CPUCALL_VARIANTS adds copy2, pin0, blas8: see the stage), and one pass at
+#             TSGEMM_LOG=3 (per-call times); cpucalls.txt
 #   scipy     scipy's wheel (its own OpenBLAS, scipy_sgemm_) under LD_PRELOAD: 4096^3 timed plain
 #             and preloaded (on the GPU), and scikit-learn's KMeans with the GPU forced. The
 #             wheels in .whl/ (docs/TESTING.md "The tiers as built", the pip download line), installed
@@ -637,15 +638,23 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
   [ -d "$TSGEMM_CACHE_DIR" ] || quiet_rates cpucalls
   ctab=$(printf '%-26s %-10s %12s %12s %12s' trace variant openblas_ms tsgemm_ms gpu_ms)
   cfail=0
+  # TSGEMM_CPUCALL_VARIANTS: which settings, of default nogpu timeout20 (the default list) and
+  # copy2 (TSGEMM_COPY_THREADS=2), pin0 (TSGEMM_PIN_AT_START=0), blas8 (OPENBLAS_NUM_THREADS=8):
+  # which of tsgemm's threads, or how many of OpenBLAS's, the auto pass's slower CPU calls need
+  cvariants=${TSGEMM_CPUCALL_VARIANTS:-default nogpu timeout20}
   for name in ${TSGEMM_CPUCALL_TRACES:-scalapack-psgemm octave-single mlp-numpy}; do
     tr=$B/cpucalls-$name.trace
     awk '/^#/ {print; next} {if ($15 > 300000000) $15 = 300000000; print}' \
       "$ROOT/bench/traces/$name.trace" > "$tr" || { cfail=$((cfail+1)); continue; }
-    for v in default nogpu timeout20; do
+    for v in $cvariants; do
       case $v in
         default) env=() ;;
         nogpu) env=(CUDA_VISIBLE_DEVICES=) ;;
         timeout20) env=(OPENBLAS_THREAD_TIMEOUT=20) ;;
+        copy2) env=(TSGEMM_COPY_THREADS=2) ;;
+        pin0) env=(TSGEMM_PIN_AT_START=0) ;;
+        blas8) env=(OPENBLAS_NUM_THREADS=8) ;;
+        *) echo "cpucalls: unknown variant $v" >&2; cfail=$((cfail+1)); continue ;;
       esac
       env "${env[@]}" TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds 3 \
         --replay-csv "$OUT/cpucalls-$name-$v.csv" --replay-calls "$OUT/cpucalls-$name-$v-calls.csv" \
@@ -656,7 +665,7 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
     TSGEMM_LOG=3 "$B/bench/tsgemm-bench" --replay "$tr" > "$OUT/cpucalls-$name-log.txt" 2>&1 || cfail=$((cfail+1))
     # the calls both passes ran on the CPU, per k and per whether the call before ran on the GPU:
     # the auto pass's extra in us per call (medians over rounds; cpucalls-NAME-by-k.txt)
-    for v in default nogpu timeout20; do
+    for v in $cvariants; do
       echo "== $v"
       python3 - "$OUT/cpucalls-$name-$v-calls.csv" <<'PY'
 import collections, csv, statistics, sys
