@@ -498,6 +498,20 @@ static double median_call(tsg_api api, const tsg_problem *p, int reps)
     return t[reps / 2];
 }
 
+/* The fastest of `reps` timed calls of p through `api`, after one untimed one: what a one-way
+ * check needs (a call cannot run faster than the machine allows, so the fastest is the reading
+ * least disturbed by load). */
+static double best_call(tsg_api api, const tsg_problem *p, int reps)
+{
+    time_call(api, p);
+    double best = 0;
+    for (int r = 0; r < reps; ++r) {
+        const double t = time_call(api, p);
+        if (r == 0 || t < best) best = t;
+    }
+    return best;
+}
+
 /* Mean of `reps` timed calls of p through `api` less the slowest, after one untimed one
  * (reps <= 16). */
 static double mean_call(tsg_api api, const tsg_problem *p, int reps)
@@ -580,7 +594,7 @@ double tsg_cpu_spot_s(tsg_api api)
     if (!buf) return 0;
     for (size_t i = 0; i < 3u * Q * Q; ++i) buf[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1;
     tsg_problem p = {'N', 'N', Q, Q, Q, 1.0f, 0.0f, buf, Q, buf + Q * Q, Q, buf + 2 * Q * Q, Q, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
-    const double t = median_call(api, &p, 5);
+    const double t = best_call(api, &p, 2);
     free(buf);
     return t;
 }

@@ -30,8 +30,8 @@ enum { TSG_CPU_SAMPLES = 3 };
  * processes that measured it ran on a loaded machine (device runs 21-22: a parallel test suite's
  * measurements priced 256^3 at 0.74-3.7 ms where OpenBLAS takes 0.12-0.15). The spot check can
  * only read the CPU slower than it is, never faster, so a factor well above the measurements'
- * own spread (the mean and the median of a few calls: within 20% on the device machines) only
- * fires on a cache that is wrong. */
+ * own spread (the cache's mean of a few calls, the spot check's fastest of two: within 20% on
+ * the device machines) only fires on a cache that is wrong. */
 #define TSG_CPU_STALE_FACTOR 1.5
 /* A cached kernel rate this many times under this process's spot check of the same kernel
  * (tsg_gpu_spot_kernel) is measured again: the process that measured it ran under a tool that
