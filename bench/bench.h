@@ -196,6 +196,7 @@ typedef struct bench_opts {
     int replay_rounds;         /* --replay-rounds N (1..9): the passes N times, rotated; medians */
     const char *replay_csv;    /* --replay-csv FILE: every class's medians, one row each        */
     const char *replay_calls;  /* --replay-calls FILE: every call of every pass and round       */
+    int replay_threads;        /* --replay-threads: CPU time by thread group after each pass    */
     const char *own_blas[BENCH_OWN_BLAS_MAX]; /* --own-blas PATH (repeatable): the trace's own BLAS */
     int n_own_blas;
     unsigned math_mask;        /* --math LIST: bit m for tsgemm math m (0 fp32, 1 3xtf32, 2

@@ -51,6 +51,9 @@ static void usage(FILE *f)
 "                      median times per way, one CSV row each (bench/model_check.c reads it)\n"
 "  --replay-calls FILE with --replay: every call of every pass and round, one CSV row each\n"
 "                      (its time, whether it ran on the GPU, whether the pass's previous call did)\n"
+"  --replay-threads    with --replay: after each pass, the CPU time its threads took, by group\n"
+"                      (main, tsgemm's copy threads, its warm-up, the CUDA driver's, the rest:\n"
+"                      the BLAS's workers), gaps included\n"
 "  --own-blas PATH     with --replay (repeatable, up to 4): the library that stands for the\n"
 "                      program's own BLAS behind numpy's and scipy's names (scipy_cblas_sgemm64_,\n"
 "                      cblas_sgemm64_, scipy_cblas_sgemm, scipy_sgemm_), e.g. the wheel's\n"
@@ -82,7 +85,7 @@ enum {
     OPT_CSV, OPT_PLOT, OPT_PLOT_FROM, OPT_NO_NVBLAS, OPT_NO_CUBLAS, OPT_NO_KERNEL, OPT_NO_GPU,
     OPT_OPENBLAS, OPT_NVBLAS_LIB, OPT_KEEP_TMP, OPT_MATH, OPT_WORKER, OPT_WORKER_IMPL, OPT_BUDGET, OPT_QUICK,
     OPT_SETTLE,
-    OPT_REWARM, OPT_REPLAY, OPT_REPLAY_ROUNDS, OPT_REPLAY_CSV, OPT_REPLAY_CALLS, OPT_OWN_BLAS
+    OPT_REWARM, OPT_REPLAY, OPT_REPLAY_ROUNDS, OPT_REPLAY_CSV, OPT_REPLAY_CALLS, OPT_REPLAY_THREADS, OPT_OWN_BLAS
 };
 
 static int parse_int(const char *s, const char *what, int lo, int *out)
@@ -147,6 +150,7 @@ int bench_parse_options(int argc, char **argv, bench_opts *o)
         {"replay-rounds", required_argument, NULL, OPT_REPLAY_ROUNDS},
         {"replay-csv", required_argument, NULL, OPT_REPLAY_CSV},
         {"replay-calls", required_argument, NULL, OPT_REPLAY_CALLS},
+        {"replay-threads", no_argument, NULL, OPT_REPLAY_THREADS},
         {"own-blas", required_argument, NULL, OPT_OWN_BLAS},
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"beta", required_argument, NULL, OPT_BETA},
@@ -221,6 +225,7 @@ int bench_parse_options(int argc, char **argv, bench_opts *o)
         case OPT_REPLAY: o->replay = optarg; break;
         case OPT_REPLAY_CSV: o->replay_csv = optarg; break;
         case OPT_REPLAY_CALLS: o->replay_calls = optarg; break;
+        case OPT_REPLAY_THREADS: o->replay_threads = 1; break;
         case OPT_OWN_BLAS:
             if (o->n_own_blas == BENCH_OWN_BLAS_MAX) {
                 fprintf(stderr, "tsgemm-bench: --own-blas at most %d times\n", BENCH_OWN_BLAS_MAX);

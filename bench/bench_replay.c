@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "bench_threads.h"
 #include "tsg_dispatch.h"
 #include "tsg_trace.h"
 #include "tsgemm.h"
@@ -658,7 +659,12 @@ int bench_replay(const char *path, const bench_opts *o, const bench_cpu *cpu, in
             for (int c = 0; c < rp.nclasses; ++c) rp.classes[c].s[p] = 0, rp.classes[c].gpu[p] = 0;
             pass_result *q = &prr[r][p];
             rp.round = r;
+            static bench_threads th0, th1; /* --replay-threads: before and after the pass */
+            const double pass_t0 = now_s();
+            if (o->replay_threads) bench_threads_sample(&th0);
             run_pass(p, &rp, q);
+            if (o->replay_threads) bench_threads_sample(&th1);
+            const double pass_s = now_s() - pass_t0;
             for (int c = 0; c < rp.nclasses; ++c) {
                 cls_s[((size_t)c * rounds + r) * PASSES + p] = rp.classes[c].s[p];
                 cls_g[((size_t)c * rounds + r) * PASSES + p] = rp.classes[c].gpu[p];
@@ -669,6 +675,7 @@ int bench_replay(const char *path, const bench_opts *o, const bench_cpu *cpu, in
                    "%d gaps overrun, worst error %.2e%s%s\n",
                    pass_names[p], q->call_s * 1e3, q->wall_s * 1e3, (unsigned long long)q->gpu_calls,
                    q->overruns, q->worst_err, q->wrong ? "  WRONG" : "", tag);
+            if (o->replay_threads) bench_threads_print(stdout, pass_names[p], &th0, &th1, pass_s);
             if (q->wrong) {
                 const tsg_trace_rec *w = &rp.calls[q->first_wrong].r;
                 printf("  %-11s WRONG: %d of %d results out of bounds; first: call %d (%s %s %c%c "

@@ -7,7 +7,8 @@
 # pass must be reported WRONG and the run exit 1, the OpenBLAS pass still right; (4) a trace with
 # a bad line: exit 2 naming the line; (5) each call through its recorded entry point; (6)
 # --replay-rounds: rounds tagged, medians reported and carried by the summary line; (7)
-# --replay-csv: one row per class, which tsgemm-model-check (MODEL) reads with the run's rates.
+# --replay-csv: one row per class, which tsgemm-model-check (MODEL) reads with the run's rates;
+# (8) --replay-calls; (9) --replay-threads.
 set -u
 BENCH=$1 CLIENT=$2 FAKE=$3 NOP=$4 WORK=$5 MODEL=${6:-}
 [ -f "$NOP" ] || { echo "FAIL: the do-nothing CBLAS $NOP is missing (the wrong-backend case could not fail)"; exit 1; }
@@ -109,4 +110,20 @@ awk -F, 'NR > 1 {
     } END { exit bad }' "$WORK/calls.csv" || fail "--replay-calls rows"
 gpu_rows=$(awk -F, 'NR > 1 && $2 == "tsgemm-gpu" && $14 == 1' "$WORK/calls.csv" | wc -l)
 [ "$gpu_rows" -eq $((2 * (calls - quick))) ] || fail "--replay-calls: $gpu_rows forced rows on the GPU, want $((2 * (calls - quick)))"
+# (9) --replay-threads over the stand-in GPU (which computes on tsgemm's copy threads): a line
+# after every pass; the forced pass's copy threads ("tsg-copy") ran, and more than in the OpenBLAS
+# pass (where they only wake; 0.03 ms on the CPU VM); the main thread ran
+LD_PRELOAD=$FAKE TSGEMM_LOG=0 TSGEMM_CACHE_DIR=$WORK/cache "$BENCH" --replay "$T" --replay-threads \
+    >"$WORK/threads.txt" 2>&1 || { cat "$WORK/threads.txt"; fail "--replay-threads run"; }
+grep 'CPU ms by thread' "$WORK/threads.txt"
+[ "$(grep -c 'CPU ms by thread' "$WORK/threads.txt")" -eq 3 ] || fail "--replay-threads: not one line per pass"
+copy_ms() { grep "^  $1 *CPU ms by thread" "$WORK/threads.txt" | sed -n 's/.* tsg-copy \([0-9.]*\) (\([0-9]*\)).*/\1 \2/p'; }
+set -- $(copy_ms tsgemm-gpu)
+forced_ms=${1:-0}
+awk -v ms="$forced_ms" -v n="${2:-0}" 'BEGIN { exit !(ms > 0 && n >= 1) }' || fail "--replay-threads: the forced pass shows no copy-thread time ($*)"
+set -- $(copy_ms openblas)
+awk -v ob="${1:-x}" -v f="$forced_ms" 'BEGIN { exit !(ob != "x" && ob + 0 < f + 0) }' ||
+    fail "--replay-threads: copy threads ran ${1:-?} ms in the OpenBLAS pass, not less than the forced pass's $forced_ms"
+grep "^  openblas *CPU ms by thread" "$WORK/threads.txt" | grep -q ' main [0-9.]* (1)' ||
+    fail "--replay-threads: no main thread in the OpenBLAS pass"
 echo "replay checks passed"

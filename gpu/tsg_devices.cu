@@ -111,6 +111,7 @@ void run_group(SlotGroup *g)
 
 void *group_thread(void *arg)
 {
+    pthread_setname_np(pthread_self(), "tsg-panels");
     run_group((SlotGroup *)arg);
     return nullptr;
 }

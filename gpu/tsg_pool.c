@@ -141,6 +141,7 @@ static int poll_for_work(void)
 static void *worker(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "tsg-copy"); /* top -H, gdb, tsgemm-bench --replay-threads */
     int polled_out = 0; /* polled its full time since its last part or wake-up: block */
     lock_mu();
     for (;;) {

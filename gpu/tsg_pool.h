@@ -9,7 +9,8 @@
  *
  * Life cycle:
  *   - nothing happens at load time; tsg_pool_start() creates the threads (the executor calls it at
- *     the first GPU call from host memory);
+ *     the first GPU call from host memory), each named "tsg-copy" (top -H, gdb, tsgemm-bench
+ *     --replay-threads);
  *   - idle workers block on a condition variable (no spinning), except inside a burst with
  *     polling on (below), which a caller opens only for the length of one call;
  *   - fork: the child gets an empty pool with no threads (threads do not survive fork()); its

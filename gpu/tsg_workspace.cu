@@ -228,6 +228,7 @@ void *warm_main(void *)
     const double t0 = now_s();
     char msg[256];
     Workspace *w = nullptr;
+    pthread_setname_np(pthread_self(), "tsg-warm");
     spot_ahead_run(); /* before the pinning, which would slow it */
     const cudaError_t e = cudaSetDevice(state.device);
     int st = e == cudaSuccess ? take_ws(state.device, &w, msg, sizeof msg) /* gives the reservation

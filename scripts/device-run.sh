@@ -658,7 +658,9 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
       esac
       env "${env[@]}" TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds 3 \
         --replay-csv "$OUT/cpucalls-$name-$v.csv" --replay-calls "$OUT/cpucalls-$name-$v-calls.csv" \
-        > "$OUT/cpucalls-$name-$v.txt" 2>&1 || cfail=$((cfail+1))
+        --replay-threads > "$OUT/cpucalls-$name-$v.txt" 2>&1 || cfail=$((cfail+1))
+      # each pass's CPU time by thread group (which thread runs beside OpenBLAS's workers)
+      { echo "== $name $v"; grep -E 'ms in calls, |CPU ms by thread' "$OUT/cpucalls-$name-$v.txt"; } >> "$OUT/cpucalls-threads.txt"
       replay_totals "$OUT/cpucalls-$name-$v.txt"
       ctab+=$'\n'$(printf '%-26s %-10s %12s %12s %12s' "$name" "$v" "${ob:-?}" "${ts:-?}" "${gms:-skipped}")
     done

@@ -614,6 +614,7 @@ static void touch_range(char *lo, char *hi)
 static void *touch_part_run(void *arg)
 {
     const struct touch_part *t = (const struct touch_part *)arg;
+    pthread_setname_np(pthread_self(), "tsg-touch");
     atomic_fetch_add(t->ready, 1);
     while (!atomic_load(t->go)) sched_yield();
     touch_range(t->lo, t->hi);
