@@ -86,7 +86,7 @@ int spot_kernel(int math, double *gpu_flops, char *msg, size_t len);
 
 /* The warm-up's spot check: spot_ahead(math) names the math it will time (-1: none; before the
  * thread starts, and -1 again if it could not start), spot_ahead_run times it on the warm-up's
- * thread before the pinning, whose driver calls would slow it (50-80 ms beside the pinning
+ * thread before the pinning, whose driver calls would slow it (51-99 ms beside the pinning
  * against 3 ms alone, device run 83, H100). */
 void spot_ahead(int math);
 void spot_ahead_run();

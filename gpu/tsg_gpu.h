@@ -121,7 +121,7 @@ int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len);
  * The kernel rate alone, as tsg_gpu_measure takes it (the same launch of math `math` on device
  * buffers, the same full-wave FLOP/s in *gpu_flops): a check of a cached rate (the shim's:
  * shim/tsg_measure.c TSG_GPU_STALE_FACTOR). The warm-up's reading when it timed this math
- * (tsg_gpu_warm; waits for it), else timed now: about 3 ms alone, 50-80 ms beside the warm-up's
+ * (tsg_gpu_warm; waits for it), else timed now: about 3 ms alone, 51-99 ms beside the warm-up's
  * pinning (device run 83, H100). Reads no host memory and leaves no device memory held.
  * Requires a successful tsg_gpu_init.
  * Returns TSG_GPU_OK, or an error with msg set and *gpu_flops untouched.

@@ -7,7 +7,8 @@
  * at load time: a process that never calls SGEMM, or forks before its first big call, never
  * creates a CUDA context. A forked child of a process that started the GPU uses the CPU for good
  * (a CUDA context does not survive fork()).
- * Must not: measure rates (tsg_measure.h), dispatch, or hold a lock across a backend call.
+ * Must not: measure rates (tsg_measure.h: the start only names the math whose kernel the
+ * warm-up times for tsg_measure.c's cache check), dispatch, or hold a lock across a backend call.
  */
 #ifndef TSG_START_H
 #define TSG_START_H
