@@ -639,7 +639,8 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
   ctab=$(printf '%-26s %-10s %12s %12s %12s' trace variant openblas_ms tsgemm_ms gpu_ms)
   cfail=0
   # TSGEMM_CPUCALL_VARIANTS: which settings, of default nogpu timeout20 (the default list) and
-  # copy2 (TSGEMM_COPY_THREADS=2), pin0 (TSGEMM_PIN_AT_START=0), blas8 (OPENBLAS_NUM_THREADS=8):
+  # copy2 (TSGEMM_COPY_THREADS=2), pin0 (TSGEMM_PIN_AT_START=0), blas8 (OPENBLAS_NUM_THREADS=8),
+  # thresh (TSGEMM_GPU_THRESHOLD=100000: no cost model):
   # which of tsgemm's threads, or how many of OpenBLAS's, the auto pass's slower CPU calls need
   cvariants=${TSGEMM_CPUCALL_VARIANTS:-default nogpu timeout20}
   for name in ${TSGEMM_CPUCALL_TRACES:-scalapack-psgemm octave-single mlp-numpy}; do
@@ -654,6 +655,10 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
         copy2) env=(TSGEMM_COPY_THREADS=2) ;;
         pin0) env=(TSGEMM_PIN_AT_START=0) ;;
         blas8) env=(OPENBLAS_NUM_THREADS=8) ;;
+        # the auto pass without the cost model's questions (be_gpu_ready, the model, C's
+        # freshness): every call of the traces is under 100000^3, so the threshold rule keeps
+        # each on the CPU before the GPU side is asked anything; the forced pass still starts it
+        thresh) env=(TSGEMM_GPU_THRESHOLD=100000) ;;
         *) echo "cpucalls: unknown variant $v" >&2; cfail=$((cfail+1)); continue ;;
       esac
       env "${env[@]}" TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds 3 \
