@@ -90,6 +90,9 @@ int spot_kernel(int math, double *gpu_flops, char *msg, size_t len);
  * against 3 ms alone, device run 83, H100). */
 void spot_ahead(int math);
 void spot_ahead_run();
+/* The warm-up's spot check dropped if it has not begun (tsg_gpu_spot_cancel); a later
+ * spot_kernel times the kernel itself. */
+void spot_ahead_cancel();
 
 /* ---- tsg_call.cu ---- */
 

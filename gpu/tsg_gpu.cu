@@ -66,6 +66,8 @@ extern "C" int tsg_gpu_spot_kernel(int math, double *gpu_flops, char *msg, size_
     return spot_kernel(math, gpu_flops, msg, len);
 }
 
+extern "C" void tsg_gpu_spot_cancel(void) { spot_ahead_cancel(); }
+
 extern "C" int tsg_gpu_tf32_available(void) { return tsg::tf32_available() ? 1 : 0; }
 
 /* ---- calls ---- */

@@ -128,6 +128,12 @@ int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len);
  */
 int tsg_gpu_spot_kernel(int math, double *gpu_flops, char *msg, size_t len);
 
+/* Drops the warm-up's spot check (tsg_gpu_warm's spot_math) if it has not begun: a process that
+ * turned away from auto mode reads no rates, and its calls would wait for the check (under a
+ * sanitizer, for long). A later tsg_gpu_spot_kernel times the kernel itself. Safe at any time,
+ * from any thread; nothing when no check is pending. */
+void tsg_gpu_spot_cancel(void);
+
 /* Whether the tensor-core family (kernels/tf32/tsg_kernel_tf32.h) runs on tsgemm's device: 1 when
  * calls of math TSG_MATH_3XTF32 / TSG_MATH_TF32 may take it, 0 when they all run on the FP32
  * kernels (not Hopper, or the family not built). Requires a successful tsg_gpu_init. */

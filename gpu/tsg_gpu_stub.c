@@ -81,6 +81,8 @@ void tsg_gpu_pool_sizes(tsg_gpu_pools *out) { memset(out, 0, sizeof *out); }
 
 void tsg_gpu_exiting(double wait_s) { (void)wait_s; }
 
+void tsg_gpu_spot_cancel(void) {}
+
 int tsg_gpu_warm(int spot_math)
 {
     (void)spot_math;

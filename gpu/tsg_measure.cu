@@ -273,35 +273,66 @@ int spot_now(int math, double *gpu_flops, char *msg, size_t len)
     return st;
 }
 
-/* The warm-up's spot check (spot_ahead): the math it times (-1: none), and once g_spot_done is
- * 1 its status, rate and message (written before g_spot_done). */
+/* The warm-up's spot check (spot_ahead): the math it times (-1: none), its state, and once the
+ * state is SPOT_DONE its status, rate and message (written before the state). Whoever moves the
+ * state from SPOT_PENDING to SPOT_RUNNING times the kernel, the warm-up or a caller, never both:
+ * under a tool that slows kernels (compute-sanitizer; racecheck most, on the FP32 kernels' shared
+ * memory) a second timing beside the first doubles a long wait. */
+enum { SPOT_PENDING, SPOT_RUNNING, SPOT_DONE, SPOT_CANCELLED };
 std::atomic<int> g_spot_math{-1};
-std::atomic<int> g_spot_done{0};
+std::atomic<int> g_spot_state{SPOT_CANCELLED};
 int g_spot_status = TSG_GPU_OK;
 double g_spot_flops = 0;
 char g_spot_msg[256];
-/* How long spot_kernel waits for the warm-up's check before it times one itself: the check
- * takes about 3 ms (device run 83, H100); the thread may start late on a loaded host. */
+/* How long spot_kernel waits for the warm-up to begin its check before it takes the check itself:
+ * the check takes about 3 ms (device run 83, H100) once begun; the thread may start late on a
+ * loaded host. */
 constexpr double SPOT_WAIT_S = 2.0;
+/* How long spot_kernel waits for a check the warm-up has begun: about 3 ms on an H100, far longer
+ * under a sanitizer; a bound, so that no call waits forever on a thread that cannot finish,
+ * after which the caller times the kernel itself. */
+constexpr double SPOT_RUNNING_WAIT_S = 600.0;
+
+/* Times `math` as the one who claimed the check, and publishes the result. */
+void spot_claimed(int math)
+{
+    g_spot_status = spot_now(math, &g_spot_flops, g_spot_msg, sizeof g_spot_msg);
+    g_spot_state.store(SPOT_DONE);
+}
 
 } /* namespace */
 
-void spot_ahead(int math) { g_spot_math.store(math); }
+void spot_ahead(int math)
+{
+    g_spot_math.store(math);
+    g_spot_state.store(math >= 0 ? SPOT_PENDING : SPOT_CANCELLED);
+}
+
+void spot_ahead_cancel()
+{
+    int pending = SPOT_PENDING;
+    g_spot_state.compare_exchange_strong(pending, SPOT_CANCELLED);
+}
 
 void spot_ahead_run()
 {
     const int math = g_spot_math.load();
-    if (math < 0) return;
-    g_spot_status = spot_now(math, &g_spot_flops, g_spot_msg, sizeof g_spot_msg);
-    g_spot_done.store(1);
+    int pending = SPOT_PENDING;
+    if (math >= 0 && g_spot_state.compare_exchange_strong(pending, SPOT_RUNNING)) spot_claimed(math);
 }
 
 int spot_kernel(int math, double *gpu_flops, char *msg, size_t len)
 {
     if (g_spot_math.load() == math) {
         const double t0 = now_s();
-        while (!g_spot_done.load() && now_s() - t0 < SPOT_WAIT_S) usleep(100);
-        if (g_spot_done.load()) {
+        int st = g_spot_state.load();
+        while (st == SPOT_PENDING && now_s() - t0 < SPOT_WAIT_S) usleep(100), st = g_spot_state.load();
+        int pending = SPOT_PENDING;
+        if (st == SPOT_PENDING && g_spot_state.compare_exchange_strong(pending, SPOT_RUNNING)) {
+            spot_claimed(math); /* the warm-up had not begun it: it now skips it */
+        }
+        while (g_spot_state.load() == SPOT_RUNNING && now_s() - t0 < SPOT_RUNNING_WAIT_S) usleep(100);
+        if (g_spot_state.load() == SPOT_DONE) {
             if (g_spot_status != TSG_GPU_OK) {
                 snprintf(msg, len, "%s", g_spot_msg);
                 return g_spot_status;

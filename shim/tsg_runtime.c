@@ -118,10 +118,13 @@ static void refresh_fast(tsg_api asking, int load)
     pthread_mutex_unlock(&g_fast_lock);
 }
 
+int tsg_rt_mode(void) { return (int)current_mode(); }
+
 int tsg_rt_set_mode(int mode)
 {
     tsg_rt_config();
     int old = __atomic_exchange_n(&g_mode_override, mode, __ATOMIC_SEQ_CST);
+    if (mode != TSG_MODE_AUTO) tsg_gpu_spot_cancel();
     const int c = tsg_cancel_off(); /* refresh_fast takes the gate's lock */
     refresh_fast(TSG_API_COUNT, 0); /* never loads nor looks up: a gate that waits on either opens
                                      * at the next full-path call through its entry point */

@@ -22,8 +22,13 @@ int tsg_rt_math(void);
 int tsg_rt_set_math(int math);
 
 /* tsgemm_set_mode's store (mode already checked to be a tsg_mode): from now on calls follow
- * `mode`; the tiny path's gate is decided again. Returns the previous mode. */
+ * `mode`; the tiny path's gate is decided again; a mode other than auto drops the warm-up's spot
+ * check of the GPU rates if it has not begun (tsg_gpu_spot_cancel: no rates are read). Returns
+ * the previous mode. */
 int tsg_rt_set_mode(int mode);
+
+/* The mode calls follow now (tsg_mode): tsgemm_set_mode's last value, else TSGEMM_MODE's. */
+int tsg_rt_mode(void);
 
 /*
  * The tiny-call path of tsg_entry.c: a legal host call with m*n*k below the GPU floor

@@ -15,7 +15,10 @@
  *   TSGEMM_FAKE_BAD=FIELD         the measurement returns FIELD (h2d, flops or tile) out of bounds
  *   TSGEMM_FAKE_WARM_MS=N         the warm-up (tsg_gpu_warm) takes N ms on a thread of its own:
  *                                 meanwhile the limits say warming and calls wait for it, as the
- *                                 executor's do; it prints "fake-gpu: warm-up N ms" when it starts
+ *                                 executor's do; it prints "fake-gpu: warm-up N ms, spot check
+ *                                 ahead: math M" when it starts (M: tsg_gpu_warm's spot_math, -1
+ *                                 none), and tsg_gpu_spot_cancel "fake-gpu: spot check dropped"
+ *                                 while that check is named
  * Every measurement is counted and printed to stderr as "fake-gpu: measured N (math M)" so a
  * test can tell a cached start from a measured one, and which math's rates were measured. The
  * kernel's spot check (tsg_gpu_spot_kernel) reads the measurement's 40 TFLOP/s and prints
@@ -35,6 +38,7 @@
 #include "../../src/tsg_split.h"
 
 static atomic_int g_measures;
+static atomic_int g_spot_pending; /* the warm-up was given a math to spot-check (tsg_gpu_warm) */
 static atomic_int g_warming;  /* the warm-up thread is sleeping */
 static atomic_long g_warm_ms; /* what it slept, once it ended   */
 static atomic_long g_calls;
@@ -156,13 +160,19 @@ static void *warm_thread(void *arg)
     return NULL;
 }
 
+void tsg_gpu_spot_cancel(void)
+{
+    if (atomic_exchange(&g_spot_pending, 0)) fprintf(stderr, "fake-gpu: spot check dropped\n");
+}
+
 int tsg_gpu_warm(int spot_math)
 {
-    (void)spot_math; /* the spot check answers at once here */
     static atomic_int started;
     if (atomic_exchange(&started, 1)) return 0;
     const long ms = knob("TSGEMM_FAKE_WARM_MS");
-    fprintf(stderr, "fake-gpu: warm-up %ld ms\n", ms);
+    /* the spot check itself answers at once here (tsg_gpu_spot_kernel); only its naming is seen */
+    if (spot_math >= 0) atomic_store(&g_spot_pending, 1);
+    fprintf(stderr, "fake-gpu: warm-up %ld ms, spot check ahead: math %d\n", ms, spot_math);
     atomic_store(&g_warming, 1);
     pthread_t t;
     if (pthread_create(&t, NULL, warm_thread, (void *)(intptr_t)ms) != 0) {

@@ -15,6 +15,10 @@
  *            call waits for the warm-up (a precaution: the pinning may slow its page faults), so
  *            that call ends after the warm-up, on the GPU.
  *   off      TSGEMM_PIN_AT_START=0: no warm-up; the first auto call goes to the GPU.
+ *   forced   TSGEMM_MODE=gpu with a rates cache: the warm-up is given no math to spot-check (a
+ *            forced process reads no rates, and its calls would wait for the check).
+ * In `on`, the warm-up of an auto-mode process with a cache spot-checks TSGEMM_MATH's kernel, and
+ * tsgemm_set_mode(gpu) drops that check while it has not begun (the stand-in never begins it).
  * Every result is checked against a double-precision reference.
  */
 #define _GNU_SOURCE
@@ -119,10 +123,12 @@ static void test_on(void **state)
     const char *out;
     const char *first = captured_call(&out);
     assert_string_equal(first, "cpu");
-    assert_non_null(strstr(out, "fake-gpu: warm-up 4000 ms"));
+    assert_non_null(strstr(out, "fake-gpu: warm-up 4000 ms, spot check ahead: math 0"));
     assert_non_null(strstr(out, "model: GPU faster, but not after waiting for its workspace's pinning"));
-    /* forced: waits for the warm-up, then the GPU */
+    /* forced: the spot check is dropped; the call waits for the warm-up, then the GPU */
+    capture_begin();
     assert_true(tsgemm_set_mode(TSGEMM_MODE_GPU) >= 0);
+    assert_non_null(strstr(capture_end(), "fake-gpu: spot check dropped"));
     assert_string_equal(call_checked(), "gpu");
     const double waited = now_s() - t0;
     printf("the forced call ended %.3f s after the first call began (warm-up 4 s)\n", waited);
@@ -154,6 +160,14 @@ static void test_measure(void **state)
     assert_string_equal(first, "gpu");
 }
 
+static void test_forced(void **state)
+{
+    (void)state;
+    const char *out;
+    assert_string_equal(captured_call(&out), "gpu");
+    assert_non_null(strstr(out, "spot check ahead: math -1"));
+}
+
 static void test_off(void **state)
 {
     (void)state;
@@ -171,10 +185,12 @@ int main(int argc, char **argv)
     const struct CMUnitTest off[] = {cmocka_unit_test(test_off)};
     const struct CMUnitTest prime[] = {cmocka_unit_test(test_prime)};
     const struct CMUnitTest measure[] = {cmocka_unit_test(test_measure)};
+    const struct CMUnitTest forced[] = {cmocka_unit_test(test_forced)};
     if (!strcmp(which, "prime")) return cmocka_run_group_tests(prime, setup, NULL);
     if (!strcmp(which, "measure")) return cmocka_run_group_tests(measure, setup, NULL);
     if (!strcmp(which, "on")) return cmocka_run_group_tests(on, setup, NULL);
     if (!strcmp(which, "off")) return cmocka_run_group_tests(off, setup, NULL);
-    fprintf(stderr, "usage: %s prime|on|measure|off\n", argv[0]);
+    if (!strcmp(which, "forced")) return cmocka_run_group_tests(forced, setup, NULL);
+    fprintf(stderr, "usage: %s prime|on|measure|off|forced\n", argv[0]);
     return 2;
 }
