@@ -614,7 +614,7 @@ PY
   echo "$rtab" > "$OUT/replay-table.txt"
   # the rates the replays' auto passes decided with, for bench/model_check.c (tsgemm-model-check
   # rates-gpu.txt rates-cpu.txt replay-NAME.csv: the model's side and error per class)
-  for f in "$TSGEMM_CACHE_DIR"/gpu-rates-v16-*.txt; do
+  for f in "$TSGEMM_CACHE_DIR"/gpu-rates-v17-*.txt; do
     case "$f" in *-3xtf32.txt | *-tf32.txt) ;; *) [ -f "$f" ] && cp "$f" "$OUT/rates-gpu.txt" ;; esac
   done
   cp "$TSGEMM_CACHE_DIR"/cpu-rates-v3-*.txt "$OUT/rates-cpu.txt" 2>/dev/null
