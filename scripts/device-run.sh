@@ -226,7 +226,7 @@ run_ctest() { # label logname
 if want rates 30; then # the cost model's inputs on this machine, and where auto mode sends sizes
   rm -rf "$B/cache-rates"
   TSGEMM_CACHE_DIR=$B/cache-rates TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/rates.txt" 2>&1 &&
-    row rates ok "$(grep -o 'rates: .*' "$OUT/rates.txt" | head -1 | cut -c1-150)" ||
+    row rates ok "$(grep -o 'rates (math [a-z0-9]*): .*' "$OUT/rates.txt" | head -1 | cut -c1-180)" ||
     { row rates FAIL "see rates.txt"; fails=$((fails+1)); }
 fi
 want unit 60 && run_ctest unit unit
@@ -791,7 +791,7 @@ fi
   [ -f "$OUT/tf32.txt" ] && sed -n '/tf32 benchmark/,$p' "$OUT/tf32.txt"
   [ -f "$OUT/tf32_probe.txt" ] && cat "$OUT/tf32_probe.txt"
   [ -f "$OUT/power-phases.txt" ] && cat "$OUT/power-phases.txt"
-  [ -f "$OUT/rates.txt" ] && grep -E 'rates:|rates measured|auto mode' "$OUT/rates.txt"
+  [ -f "$OUT/rates.txt" ] && grep -E 'rates \(math [a-z0-9]+\):|rates measured|auto mode' "$OUT/rates.txt"
   [ -f "$OUT/pipe.txt" ] && cat "$OUT/pipe.txt"
   [ -f "$OUT/ab-table.txt" ] && cat "$OUT/ab-table.txt"
   [ -f "$OUT/replay-table.txt" ] && cat "$OUT/replay-table.txt"
