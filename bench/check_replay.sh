@@ -90,7 +90,7 @@ ncls=$(sed -n 's/^replay .*: [0-9]* calls (.*), \([0-9]*\) classes;.*/\1/p' "$WO
 [ -n "$ncls" ] && [ "$(wc -l <"$WORK/classes.csv")" -eq $((ncls + 1)) ] || fail "the CSV has $(wc -l <"$WORK/classes.csv") lines for $ncls classes"
 head -1 "$WORK/classes.csv" | grep -q '^entry,layout,transa,transb,m,n,k,' || fail "CSV header"
 if [ -n "$MODEL" ]; then
-    "$MODEL" "$(ls "$WORK"/cache/gpu-rates-v16-*-p0.txt | head -1)" "$(ls "$WORK"/cache/cpu-rates-v3-*.txt | head -1)" \
+    "$MODEL" "$(ls "$WORK"/cache/gpu-rates-v17-*-p0.txt | head -1)" "$(ls "$WORK"/cache/cpu-rates-v3-*.txt | head -1)" \
         "$WORK/classes.csv" >"$WORK/model.txt" 2>&1 || { cat "$WORK/model.txt"; fail "tsgemm-model-check on the replay's CSV"; }
     cat "$WORK/model.txt"
     grep -q "^$ncls classes; " "$WORK/model.txt" || fail "the model check did not read $ncls classes"

@@ -4,7 +4,7 @@
  * choice of side).
  *
  * GPU_RATES and CPU_RATES are the rates cache's files of the machine the replay ran on
- * (gpu-rates-v16-*.txt and cpu-rates-v3-*.txt in TSGEMM_CACHE_DIR; scripts/device-run.sh's replay
+ * (gpu-rates-v17-*.txt and cpu-rates-v3-*.txt in TSGEMM_CACHE_DIR; scripts/device-run.sh's replay
  * stage copies them next to its results), joined as the library joins them (shim/tsg_measure.c).
  * CLASSES.csv is `tsgemm-bench --replay TRACE --replay-csv FILE`'s output: per call class the
  * median milliseconds of the OpenBLAS pass, the auto pass and the forced-GPU pass.

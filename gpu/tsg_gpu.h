@@ -101,24 +101,28 @@ int tsg_gpu_uuid(char *buf, size_t len);
 typedef struct tsg_gpu_rates {
     double h2d_bps, d2h_bps; /* through the pipeline: pageable memory, copy threads, pinned
                                 staging and DMA, sustained (64 MiB each way, alone)         */
-    double gpu_flops;
+    double gpu_flops;      /* NN's kernel: the full-wave FLOP/s of a 2048^3 call            */
     double call_s;         /* one pipelined NN call of TSG_GPU_FIT_N^3 (src/tsg_cost.h) on host
                               memory: the mean of its calls less the slowest                 */
     double floor_s;        /* the best of a few 64^3 pipelined calls: no call costs less     */
-    double tile_m, tile_n; /* C tile of one thread block                                   */
+    double tile_m, tile_n; /* NN's C tile of one thread block                              */
+    /* the other transpose pairs' kernels, as gpu_flops, tile_m and tile_n are NN's: element
+     * pair - 1, pair = (transa != 'N') + 2 * (transb != 'N'), i.e. TN, NT, TT (src/tsg_cost.h
+     * tsg_rates.gpu_pair_*) */
+    double pair_flops[3], pair_tile_m[3], pair_tile_n[3];
     double slots;          /* tiles that run at full speed at once (one wave): one per SM  */
     double split_min_k;    /* smallest split-K slice of the plans                           */
     double device_bytes;   /* device memory one call may plan for                           */
     int copy_threads;      /* copy threads the rates were measured with                     */
 } tsg_gpu_rates;
 
-/* Measures the rates in a few tens of milliseconds, every call and the kernel rate with math
- * `math` (src/tsg_config.h tsg_math: the kernels a call of that math gets, the tensor-core family
- * where it takes the call). Requires a successful tsg_gpu_init. */
+/* Measures the rates in a few tens of milliseconds, every call and the kernel rates (each
+ * transpose pair's) with math `math` (src/tsg_config.h tsg_math: the kernels a call of that math
+ * gets, the tensor-core family where it takes the call). Requires a successful tsg_gpu_init. */
 int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len);
 
 /*
- * The kernel rate alone, as tsg_gpu_measure takes it (the same launch of math `math` on device
+ * NN's kernel rate alone, as tsg_gpu_measure takes it (the same launch of math `math` on device
  * buffers, the same full-wave FLOP/s in *gpu_flops): a check of a cached rate (the shim's:
  * shim/tsg_measure.c TSG_GPU_STALE_FACTOR). The warm-up's reading when it timed this math
  * (tsg_gpu_warm; waits for it), else timed now: about 3 ms alone, 51-99 ms beside the warm-up's

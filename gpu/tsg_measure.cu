@@ -12,12 +12,15 @@
  *            calls: the shim fits the model's fixed cost to the first (tsg_fit_gpu_latency) and
  *            never below the second (before v0.12 the executor took a 512^3 call less its bytes,
  *            and the model counted that call's kernel again: docs/NOTES.md "v0.12");
- *   kernel   NN 2048^3 on device buffers with the configuration the per-shape rule picks for it
- *            (one wave of tiles on an H200; configuration 7 since v0.4, where the rates up to
- *            cache v9 timed configuration 0: 38 TFLOP/s, 17% under what large calls run at);
- *            with math != fp32 the launch the call's math gets (launch_product: the tensor-core
- *            family where it takes the shape), as do all the calls above (tsg_problem.math), so
- *            each math's rates are its own (cached per math by the shim).
+ *   kernel   2048^3 on device buffers with the configuration the per-shape rule picks for it
+ *            (one wave of tiles on an H200; NN on configuration 7 since v0.4, where the rates up
+ *            to cache v9 timed configuration 0: 38 TFLOP/s, 17% under what large calls run at),
+ *            once per transpose pair (NN, TN, NT, TT), each with its own rate and tile: the
+ *            pairs run other instances (1xTF32's NT 128 x 128 tiles at 157 TFLOP/s where NN runs
+ *            128 x 256 at 375, H200 device run 69); with math != fp32 the launch the call's math
+ *            gets (launch_product: the tensor-core family where it takes the shape), as do all
+ *            the calls above (tsg_problem.math), so each math's rates are its own (cached per
+ *            math by the shim). The spot check of a cached rate times NN alone.
  * These calls are the executor's own: they plan themselves (src/tsg_plan.h with plan_limits), as
  * no call of a caller ever does.
  */
@@ -42,7 +45,7 @@ namespace gpu {
 namespace {
 
 constexpr int FIT_CALLS = 7; /* TSG_GPU_FIT_N^3 calls timed (after one to warm up) */
-constexpr int64_t KERNEL_N = 2048; /* the timed kernel's NN KERNEL_N^3 */
+constexpr int64_t KERNEL_N = 2048; /* the timed kernel's KERNEL_N^3, each transpose pair */
 
 /* The calls' host memory, mapped and populated: the big operand (A up, C down: 8192^2 floats)
  * and a small buffer for the rest (B and C of the upload calls, A and B of the download calls,
@@ -74,11 +77,13 @@ struct Times {
     double up[2] = {1e30, 1e30}, down[2] = {1e30, 1e30}; /* 64 and 256 MiB */
     double fit[FIT_CALLS] = {};
     double lat64 = 1e30;
-    float kernel_ms = 1e30f;
-    /* the C tile the rate counts: the tensor-core family's NN instance where it ran the timed
-     * kernel (tf32_call_tile: 1xTF32's 128 x 256), else the FP32 kernels' model tile
+    /* per transpose pair, pair = (transa != 'N') + 2 * (transb != 'N') (src/tsg_cost.h
+     * tsg_rates.gpu_pair_*): the kernel's time, and the C tile its rate counts: the tensor-core
+     * family's instance for the pair where it ran the timed kernel (tf32_call_tile: 1xTF32's NN
+     * 128 x 256, NT 128 x 128, TT 256 x 128), else the FP32 kernels' model tile
      * (kernel_tile_m/n: 128 x 128, whichever configuration ran) */
-    double tile_m = 0, tile_n = 0;
+    float kernel_ms[4] = {1e30f, 1e30f, 1e30f, 1e30f};
+    double tile_m[4] = {}, tile_n[4] = {};
 };
 
 /* One measurement: its workspace, math and error message. */
@@ -145,13 +150,15 @@ int time_calls(Measure &M)
     return TSG_GPU_OK;
 }
 
-/* The kernel of math `math`: NN KERNEL_N^3 on hashed data in dev (3 KERNEL_N^2 floats) on
- * `stream`, timed by events, the best of three after one that warms up; into t->kernel_ms and
- * the tile the rate counts (t->tile_m, tile_n). */
-int time_kernel(int math, float *dev, cudaStream_t stream, Times *t, char *msg, size_t len)
+/* The kernel of math `math` for transpose pair `pair` (0 NN, 1 TN, 2 NT, 3 TT): KERNEL_N^3 on
+ * hashed data in dev (3 KERNEL_N^2 floats) on `stream`, timed by events, the best of three after
+ * one that warms up; into t->kernel_ms[pair] and the tile the rate counts (t->tile_m[pair],
+ * tile_n[pair]). */
+int time_kernel(int math, int pair, float *dev, cudaStream_t stream, Times *t, char *msg, size_t len)
 {
     const int64_t N = KERNEL_N;
-    const int kcfg = tsg::kernel_plan('N', 'N', N, N, N, state.sms, 0, -1, 0).config;
+    const char ta = pair & 1 ? 'T' : 'N', tb = pair & 2 ? 'T' : 'N';
+    const int kcfg = tsg::kernel_plan(ta, tb, N, N, N, state.sms, 0, -1, 0).config;
     float *dA = dev, *dB = dA + N * N, *dC = dB + N * N;
     cudaError_t e;
     if ((e = (cudaError_t)tsg::kernel_fill(dA, N * N, 1u, stream)) != cudaSuccess ||
@@ -166,17 +173,17 @@ int time_kernel(int math, float *dev, cudaStream_t stream, Times *t, char *msg, 
             unsigned fam = 0;
             float ms;
             if ((e = cudaEventRecord(t0, stream)) != cudaSuccess ||
-                (e = launch_product(math, kcfg, 'N', 'N', N, N, N, N, 1, 0, 0, 1.0f, dA, N, dB, N, 0.0f, dC,
-                                    N, nullptr, stream, &fam)) != cudaSuccess ||
+                (e = launch_product(math, kcfg, ta, tb, N, N, N, N, 1, 0, 0, 1.0f, dA, N, dB, N, 0.0f, dC, N,
+                                    nullptr, stream, &fam)) != cudaSuccess ||
                 (e = cudaEventRecord(t1, stream)) != cudaSuccess || (e = cudaEventSynchronize(t1)) != cudaSuccess ||
                 (e = cudaEventElapsedTime(&ms, t0, t1)) != cudaSuccess)
                 s = fail(e, "timed kernel launch", msg, len);
             else if (r > 0)
-                t->kernel_ms = std::min(t->kernel_ms, ms);
+                t->kernel_ms[pair] = std::min(t->kernel_ms[pair], ms);
             if (e == cudaSuccess && r == 0) {
                 int64_t tm = tsg::kernel_tile_m(), tn = tsg::kernel_tile_n();
-                if (fam == 1u << math && math != TSG_MATH_FP32) tsg::tf32_call_tile(math, 'N', 'N', &tm, &tn);
-                t->tile_m = (double)tm, t->tile_n = (double)tn;
+                if (fam == 1u << math && math != TSG_MATH_FP32) tsg::tf32_call_tile(math, ta, tb, &tm, &tn);
+                t->tile_m[pair] = (double)tm, t->tile_n[pair] = (double)tn;
             }
         }
     }
@@ -185,23 +192,26 @@ int time_kernel(int math, float *dev, cudaStream_t stream, Times *t, char *msg, 
     return s;
 }
 
-/* time_kernel on the measurement's workspace: its arena and compute stream. */
+/* time_kernel of every transpose pair on the measurement's workspace: its arena and compute
+ * stream. */
 int time_kernel(Measure &M)
 {
     const size_t bytes = (size_t)3 * KERNEL_N * KERNEL_N * 4;
-    const int s = ensure_arena(M.w, bytes, M.msg, M.len);
-    return s ? s : time_kernel(M.math, M.w->arena, M.w->s_comp, &M.t, M.msg, M.len);
+    int s = ensure_arena(M.w, bytes, M.msg, M.len);
+    for (int pair = 0; pair < 4 && s == TSG_GPU_OK; ++pair)
+        s = time_kernel(M.math, pair, M.w->arena, M.w->s_comp, &M.t, M.msg, M.len);
+    return s;
 }
 
-/* The kernel's full-wave rate (FLOP/s) from its time: waves * slots tiles' worth of work per
- * time (see tsg_estimate_gpu_s); one block per SM is the model's wave (a grid of <= 132 tiles
- * runs each block about as fast as a full SM allows: 1024^3, 64 tiles: 0.12 ms; 4096^3, 8 waves
- * of 132: 3.6 ms). */
-double kernel_rate(const Times &t)
+/* The kernel's full-wave rate (FLOP/s) for transpose pair `pair` from its time: waves * slots
+ * tiles' worth of work per time (see tsg_estimate_gpu_s); one block per SM is the model's wave (a
+ * grid of <= 132 tiles runs each block about as fast as a full SM allows: 1024^3, 64 tiles:
+ * 0.12 ms; 4096^3, 8 waves of 132: 3.6 ms). */
+double kernel_rate(const Times &t, int pair)
 {
-    const double slots = (double)state.sms, tm = t.tile_m, tn = t.tile_n;
+    const double slots = (double)state.sms, tm = t.tile_m[pair], tn = t.tile_n[pair];
     const double n = (double)KERNEL_N, tiles = std::ceil(n / tm) * std::ceil(n / tn);
-    return std::ceil(tiles / slots) * slots * 2.0 * tm * tn * n / (t.kernel_ms * 1e-3);
+    return std::ceil(tiles / slots) * slots * 2.0 * tm * tn * n / (t.kernel_ms[pair] * 1e-3);
 }
 
 /* The rates from the times. */
@@ -216,9 +226,14 @@ void rates_from(const Times &t, tsg_gpu_rates *out)
     std::copy(t.fit, t.fit + FIT_CALLS, fit);
     out->call_s = tsg_mean_less_slowest(fit, FIT_CALLS);
     out->floor_s = t.lat64;
-    out->gpu_flops = kernel_rate(t);
-    out->tile_m = t.tile_m;
-    out->tile_n = t.tile_n;
+    out->gpu_flops = kernel_rate(t, 0);
+    out->tile_m = t.tile_m[0];
+    out->tile_n = t.tile_n[0];
+    for (int pair = 1; pair < 4; ++pair) {
+        out->pair_flops[pair - 1] = kernel_rate(t, pair);
+        out->pair_tile_m[pair - 1] = t.tile_m[pair];
+        out->pair_tile_n[pair - 1] = t.tile_n[pair];
+    }
     out->slots = (double)state.sms;
     out->split_min_k = SPLIT_MIN_K;
     out->device_bytes = call_budget();
@@ -266,10 +281,10 @@ int spot_now(int math, double *gpu_flops, char *msg, size_t len)
     else if ((e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)) != cudaSuccess)
         st = fail(e, "cudaStreamCreateWithFlags", msg, len);
     else
-        st = time_kernel(math, dev, stream, &t, msg, len);
+        st = time_kernel(math, 0, dev, stream, &t, msg, len); /* NN: the cached gpu_flops */
     if (stream) cudaStreamDestroy(stream);
     if (dev) cudaFree(dev);
-    if (st == TSG_GPU_OK) *gpu_flops = kernel_rate(t);
+    if (st == TSG_GPU_OK) *gpu_flops = kernel_rate(t, 0);
     return st;
 }
 

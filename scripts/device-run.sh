@@ -226,7 +226,7 @@ run_ctest() { # label logname
 if want rates 30; then # the cost model's inputs on this machine, and where auto mode sends sizes
   rm -rf "$B/cache-rates"
   TSGEMM_CACHE_DIR=$B/cache-rates TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/rates.txt" 2>&1 &&
-    row rates ok "$(grep -o 'rates: .*' "$OUT/rates.txt" | head -1 | cut -c1-150)" ||
+    row rates ok "$(grep -o 'rates (math [a-z0-9]*): .*' "$OUT/rates.txt" | head -1 | cut -c1-180)" ||
     { row rates FAIL "see rates.txt"; fails=$((fails+1)); }
 fi
 want unit 60 && run_ctest unit unit
@@ -614,7 +614,7 @@ PY
   echo "$rtab" > "$OUT/replay-table.txt"
   # the rates the replays' auto passes decided with, for bench/model_check.c (tsgemm-model-check
   # rates-gpu.txt rates-cpu.txt replay-NAME.csv: the model's side and error per class)
-  for f in "$TSGEMM_CACHE_DIR"/gpu-rates-v16-*.txt; do
+  for f in "$TSGEMM_CACHE_DIR"/gpu-rates-v17-*.txt; do
     case "$f" in *-3xtf32.txt | *-tf32.txt) ;; *) [ -f "$f" ] && cp "$f" "$OUT/rates-gpu.txt" ;; esac
   done
   cp "$TSGEMM_CACHE_DIR"/cpu-rates-v3-*.txt "$OUT/rates-cpu.txt" 2>/dev/null
@@ -796,7 +796,7 @@ fi
   [ -f "$OUT/tf32.txt" ] && sed -n '/tf32 benchmark/,$p' "$OUT/tf32.txt"
   [ -f "$OUT/tf32_probe.txt" ] && cat "$OUT/tf32_probe.txt"
   [ -f "$OUT/power-phases.txt" ] && cat "$OUT/power-phases.txt"
-  [ -f "$OUT/rates.txt" ] && grep -E 'rates:|rates measured|auto mode' "$OUT/rates.txt"
+  [ -f "$OUT/rates.txt" ] && grep -E 'rates \(math [a-z0-9]+\):|rates measured|auto mode' "$OUT/rates.txt"
   [ -f "$OUT/pipe.txt" ] && cat "$OUT/pipe.txt"
   [ -f "$OUT/ab-table.txt" ] && cat "$OUT/ab-table.txt"
   [ -f "$OUT/replay-table.txt" ] && cat "$OUT/replay-table.txt"

@@ -31,6 +31,6 @@ rows+=("memcheck rc=$? $(el)s: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | t
 grep -E '^FAIL' "$OUT/gpu.txt" "$OUT/memcheck.txt" | head -8
 grep -E '^config [0-9]' "$OUT/gpu.txt" "$OUT/memcheck.txt" | sed -E 's/, [0-9]-stage.*binary sm_90//' | cut -c1-120
 grep -E '^accuracy|repeat' "$OUT/gpu.txt"
-grep -E 'rates:|auto mode' "$OUT/rates.txt" | cut -c1-200
+grep -E 'rates \(math [a-z0-9]+\):|auto mode' "$OUT/rates.txt" | cut -c1-200
 sed -n '/^per configuration/,$p' "$OUT/kbench.txt"
 printf '%s\n' "${rows[@]}"

@@ -54,11 +54,13 @@ static char g_cpu_blas[768];
 
 /* The cache file's name in the cache folder: per GPU (its UUID) and per set of knobs the rates
  * depend on (copy threads, device and pinned budgets). The format's version is the file's first
- * line (src/tsg_rates.h TSG_RATES_HEADER); the "v16" in the name keeps older tsgemm versions,
- * which read any file of their name, away from it (v16: a tensor-core math's rates count the
- * tiles of the family's NN instance, 1xTF32's 128 x 256, not the FP32 kernels' 128 x 128; the
- * format's first line stays: the fields' meaning for FP32 did not change). Returns 0, or -1
- * without a cache. */
+ * line (src/tsg_rates.h TSG_RATES_HEADER); the "v17" in the name keeps older tsgemm versions,
+ * which read any file of their name, away from it, and has a machine with an older file measure
+ * once more (v16: a tensor-core math's rates count the tiles of the family's NN instance,
+ * 1xTF32's 128 x 256, not the FP32 kernels' 128 x 128; v17: each transpose pair's kernel rate
+ * and tile, the file's optional pairs' group, so that a v16 file would read as "pairs not
+ * measured"). The format's first line stays: the fields' meaning for FP32 did not change, and
+ * the committed files of older runs still parse. Returns 0, or -1 without a cache. */
 static int cache_name(int math, char *buf, size_t len)
 {
     const tsg_config *cfg = tsg_rt_config();
@@ -71,7 +73,7 @@ static int cache_name(int math, char *buf, size_t len)
      * other maths get their own file, so their kernel rates never stand in for FP32's */
     char mathpart[16] = "";
     if (math != TSG_MATH_FP32) snprintf(mathpart, sizeof mathpart, "-%s", tsg_math_name(math));
-    int n = snprintf(buf, len, "gpu-rates-v16-%s-t%d-d%.0f-p%.0f%s.txt", uuid, cfg->copy_threads,
+    int n = snprintf(buf, len, "gpu-rates-v17-%s-t%d-d%.0f-p%.0f%s.txt", uuid, cfg->copy_threads,
                      cfg->device_memory / (1 << 20), cfg->pinned_memory / (1 << 20), mathpart);
     return (n > 0 && (size_t)n < len) ? 0 : -1;
 }
@@ -98,6 +100,11 @@ static int measure_gpu(int math, tsg_rates *rates, int dirfd, const char *name, 
     rates->gpu_flops = gr.gpu_flops;
     rates->gpu_tile_m = gr.tile_m;
     rates->gpu_tile_n = gr.tile_n;
+    for (int i = 0; i < 3; ++i) { /* TN, NT, TT */
+        rates->gpu_pair_flops[i] = gr.pair_flops[i];
+        rates->gpu_pair_tile_m[i] = gr.pair_tile_m[i];
+        rates->gpu_pair_tile_n[i] = gr.pair_tile_n[i];
+    }
     rates->gpu_slots = gr.slots;
     rates->gpu_split_min_k = gr.split_min_k;
     rates->gpu_device_bytes = gr.device_bytes;
@@ -244,14 +251,20 @@ static void rates_once(int math)
     tsg_rates_set_cpu(rates, &g_cpu);
     rates->gpu_count = tsg_start_slots(); /* the first device's rates stand for every slot */
     tsg_log(2, "rates (math %s) in %.0f ms in all", tsg_math_name(math), (tsg_now_s() - t0) * 1e3);
+    /* each pair's kernel rate as the model prices it (tsg_gpu_kernel_of: 0 = NN's) */
+    double pair_flops[4];
+    for (int pair = 0; pair < 4; ++pair) {
+        const tsg_problem p = {.transa = pair & 1 ? 'T' : 'N', .transb = pair & 2 ? 'T' : 'N'};
+        pair_flops[pair] = tsg_gpu_kernel_of(&p, rates).flops;
+    }
     tsg_log(2,
             "rates (math %s): upload %.3g GB/s, download %.3g GB/s (pipeline, sustained), kernel "
-            "%.3g TFLOP/s, GPU call %.3g us; CPU BLAS %.3g TFLOP/s at %d^3, %.3g ms at %d^3, %.3g "
-            "ms at %d^3, call %.3g us (%s)",
-            tsg_math_name(math), rates->h2d_bps * 1e-9, rates->d2h_bps * 1e-9,
-            rates->gpu_flops * 1e-12, rates->gpu_latency_s * 1e6, rates->cpu_flops * 1e-12,
-            TSG_CPU_BIG_N, rates->cpu_mid_s * 1e3, TSG_CPU_MID_N, rates->cpu_small_s * 1e3,
-            TSG_CPU_SMALL_N, rates->cpu_latency_s * 1e6, g_cpu_blas);
+            "%.3g TFLOP/s (TN %.3g, NT %.3g, TT %.3g), GPU call %.3g us; CPU BLAS %.3g TFLOP/s at "
+            "%d^3, %.3g ms at %d^3, %.3g ms at %d^3, call %.3g us (%s)",
+            tsg_math_name(math), rates->h2d_bps * 1e-9, rates->d2h_bps * 1e-9, pair_flops[0] * 1e-12,
+            pair_flops[1] * 1e-12, pair_flops[2] * 1e-12, pair_flops[3] * 1e-12,
+            rates->gpu_latency_s * 1e6, rates->cpu_flops * 1e-12, TSG_CPU_BIG_N, rates->cpu_mid_s * 1e3,
+            TSG_CPU_MID_N, rates->cpu_small_s * 1e3, TSG_CPU_SMALL_N, rates->cpu_latency_s * 1e6, g_cpu_blas);
 }
 
 static void rates_once_fp32(void) { rates_once(TSG_MATH_FP32); }

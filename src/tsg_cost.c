@@ -29,15 +29,27 @@ static void transfer_bytes(const tsg_problem *p, double *in, double *out)
     *out = c_bytes;
 }
 
-/* Seconds of the kernels of a plan: each launch (block, chunk) runs ceil(units / slots) waves. */
-static double kernel_s(const tsg_problem *p, const tsg_plan *pl, const tsg_rates *r)
+tsg_gpu_kernel tsg_gpu_kernel_of(const tsg_problem *p, const tsg_rates *r)
 {
-    const double per_k = 2.0 * r->gpu_tile_m * r->gpu_tile_n * r->gpu_slots / r->gpu_flops;
+    tsg_gpu_kernel k = {r->gpu_flops, r->gpu_tile_m, r->gpu_tile_n};
+    const int pair = (p->transa != 'N') + 2 * (p->transb != 'N');
+    if (pair == 0) return k;
+    if (r->gpu_pair_flops[pair - 1] != 0) k.flops = r->gpu_pair_flops[pair - 1];
+    if (r->gpu_pair_tile_m[pair - 1] != 0) k.tile_m = r->gpu_pair_tile_m[pair - 1];
+    if (r->gpu_pair_tile_n[pair - 1] != 0) k.tile_n = r->gpu_pair_tile_n[pair - 1];
+    return k;
+}
+
+/* Seconds of the kernels of a plan: each launch (block, chunk) runs ceil(units / slots) waves of
+ * kernel kn's tiles at its rate. */
+static double kernel_s(const tsg_problem *p, const tsg_plan *pl, const tsg_rates *r, const tsg_gpu_kernel *kn)
+{
+    const double per_k = 2.0 * kn->tile_m * kn->tile_n * r->gpu_slots / kn->flops;
     double t = 0;
     for (int64_t i = 0; i < pl->gm; ++i) {
-        const double tm = ceil((double)tsg_plan_rows(pl, p->m, i) / r->gpu_tile_m);
+        const double tm = ceil((double)tsg_plan_rows(pl, p->m, i) / kn->tile_m);
         for (int64_t j = 0; j < pl->gn; ++j) {
-            const double tiles = tm * ceil((double)tsg_plan_cols(pl, p->n, j) / r->gpu_tile_n);
+            const double tiles = tm * ceil((double)tsg_plan_cols(pl, p->n, j) / kn->tile_n);
             for (int64_t c = 0; c < pl->nk; ++c) {
                 const double kl = (double)tsg_plan_klen(pl, p->k, c);
                 const double slices = ceil(kl / (double)pl->split_kc);
@@ -56,10 +68,12 @@ double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
     if (tsg_rates_gpu_check(r, 0) >= 0) return INFINITY;
     double in, out;
     transfer_bytes(p, &in, &out);
-    if (!(r->gpu_tile_m >= 1 && r->gpu_tile_n >= 1 && r->gpu_slots >= 1)) /* no shape info */
-        return r->gpu_latency_s + in / r->h2d_bps + out / r->d2h_bps + tsg_flops(p) / r->gpu_flops;
+    /* the call's pair's kernel: the executor plans it with that tile too (call_limits) */
+    const tsg_gpu_kernel kn = tsg_gpu_kernel_of(p, r);
+    if (!(kn.tile_m >= 1 && kn.tile_n >= 1 && r->gpu_slots >= 1)) /* no shape info */
+        return r->gpu_latency_s + in / r->h2d_bps + out / r->d2h_bps + tsg_flops(p) / kn.flops;
     tsg_plan_limits lim = {r->gpu_device_bytes > 0 ? r->gpu_device_bytes : 1e300,
-                           (int64_t)r->gpu_tile_m, (int64_t)r->gpu_tile_n, (int64_t)r->gpu_slots,
+                           (int64_t)kn.tile_m, (int64_t)kn.tile_n, (int64_t)r->gpu_slots,
                            (int64_t)r->gpu_split_min_k, 0, 0, 0};
     tsg_plan pl;
     if (tsg_plan_make(p, &lim, &pl) != 0) return INFINITY;
@@ -68,7 +82,7 @@ double tsg_estimate_gpu_s(const tsg_problem *p, const tsg_rates *r)
     const double b_in = moves(p->where_b) ? 4.0 * (double)p->n * (double)p->k : 0.0;
     if (!pl.resident) in += a_in * (double)(pl.gn - 1) + b_in * (double)(pl.gm - 1);
     const double up = in / r->h2d_bps, down = out / r->d2h_bps;
-    const double kernel = kernel_s(p, &pl, r);
+    const double kernel = kernel_s(p, &pl, r, &kn);
     /* the first piece must be up before the first launch, the last block down after the last */
     const double first_in = (moves(p->where_a) ? 4.0 * (double)pl.bm * (double)pl.kc : 0.0) +
                             (moves(p->where_b) ? 4.0 * (double)pl.bn * (double)pl.kc : 0.0);

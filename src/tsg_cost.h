@@ -25,11 +25,12 @@ typedef struct tsg_rates {
     double h2d_bps;        /* host -> device bytes/s through the pipeline (pageable user memory,
                               copy threads, pinned staging, DMA), sustained                    */
     double d2h_bps;        /* device -> host bytes/s through the pipeline, sustained           */
-    double gpu_flops;      /* kernel flop/s on a large square problem                          */
+    double gpu_flops;      /* NN kernel flop/s on a large square problem (the full-wave rate) */
     double gpu_latency_s;  /* fixed cost of one pipelined GPU call (set-up, launches, syncs, the
                               ring's fill and drain): fitted so that the model prices a
                               TSG_GPU_FIT_N^3 call at its measured time (tsg_fit_gpu_latency) */
-    double gpu_tile_m, gpu_tile_n; /* C tile per thread block (0 = ignore wave quantisation)  */
+    double gpu_tile_m, gpu_tile_n; /* NN's C tile per thread block (0 = ignore wave
+                                      quantisation)                                          */
     double gpu_slots;      /* thread blocks resident at once: one wave                       */
     double gpu_split_min_k; /* split-K slice floor of the executor (0 = no split-K)          */
     double gpu_device_bytes; /* device memory one call may hold (the pipeline's plan budget)  */
@@ -51,7 +52,21 @@ typedef struct tsg_rates {
                               TSG_CPU_THIN_LONG x TSG_CPU_THIN_LONG (a median); 0 = not measured */
     double cpu_thin_n_s;   /* the same with n thin: TSG_CPU_THIN_LONG x TSG_CPU_THIN x
                               TSG_CPU_THIN_LONG                                               */
+    /* The kernel figures of the other transpose pairs, as gpu_flops, gpu_tile_m and gpu_tile_n
+     * are NN's: element pair - 1, pair = (transa != 'N') + 2 * (transb != 'N') of the call's
+     * tsg_problem (column-major, as src/tsg_dispatch.c call_limits numbers them): [0] TN
+     * (A transposed), [1] NT (B transposed), [2] TT. Each 0 = not measured: NN's figure stands
+     * for it (tsg_gpu_kernel_of). */
+    double gpu_pair_flops[3];
+    double gpu_pair_tile_m[3], gpu_pair_tile_n[3];
 } tsg_rates;
+
+/* The kernel figures the model prices call p with: its transpose pair's full-wave rate and C
+ * tile (tsg_rates.gpu_pair_*), NN's (gpu_flops, gpu_tile_m, gpu_tile_n) where the pair's is 0. */
+typedef struct tsg_gpu_kernel {
+    double flops, tile_m, tile_n;
+} tsg_gpu_kernel;
+tsg_gpu_kernel tsg_gpu_kernel_of(const tsg_problem *p, const tsg_rates *r);
 
 /* The sizes of the CPU BLAS measurement (shim/tsg_cpublas.c tsg_cpu_measure): cpu_mid_s is a
  * TSG_CPU_MID_N^3 call, cpu_flops the rate of a TSG_CPU_BIG_N^3 one. */
@@ -106,9 +121,10 @@ typedef struct tsg_rates {
  * larger than the rows never move; C down; C never goes up: the scatters apply beta != 0 on the
  * host),
  * and the kernels are the plan's launches: each runs ceil(units / slots) waves of
- * tile_m x tile_n x split_kc blocks at gpu_flops (the full-wave rate), units = tiles of the block
- * times its split-K slices, plus TSG_GPU_LAUNCH_S per launch. Small C grids thus pay for a whole
- * wave unless the plan splits K, as the executor does.
+ * tile_m x tile_n x split_kc blocks at the full-wave rate, units = tiles of the block times its
+ * split-K slices, plus TSG_GPU_LAUNCH_S per launch; rate and tile are the call's transpose
+ * pair's (tsg_gpu_kernel_of), and the plan is made with that tile, as the executor makes it.
+ * Small C grids thus pay for a whole wave unless the plan splits K, as the executor does.
  * CPU: with cpu_mid_s, piecewise linear in the call's flops through (0, cpu_latency_s),
  *   (TSG_CPU_SMALL_N^3's flops, cpu_small_s) when measured, (TSG_CPU_MID_N^3's, cpu_mid_s) and
  *   (TSG_CPU_BIG_N^3's, their time at cpu_flops), and flops / cpu_flops above that; each point

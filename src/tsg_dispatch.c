@@ -25,7 +25,9 @@ double tsg_estimate_gpus_s(const tsg_problem *p, const tsg_rates *r)
     /* the casts below need bounded fields; rates outside them price no GPU call at all */
     if (tsg_rates_gpu_check(r, 0) >= 0 || !tsg_rates_cpu_ok(r)) return INFINITY;
     if (!(r->gpu_count > 1)) return tsg_estimate_gpu_s(p, r);
-    const tsg_multi_limits lim = {(int64_t)r->gpu_tile_m, (int64_t)r->gpu_tile_n};
+    /* the panels' edges on the call's pair's tile, as tsg_gpu_work_make cuts them */
+    const tsg_gpu_kernel kn = tsg_gpu_kernel_of(p, r);
+    const tsg_multi_limits lim = {(int64_t)kn.tile_m, (int64_t)kn.tile_n};
     double est = 0;
     const int d = tsg_multi_devices(p, (int)r->gpu_count, r, &lim, &est);
     return d > 1 ? est : tsg_estimate_gpu_s(p, r);

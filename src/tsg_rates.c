@@ -12,15 +12,25 @@
 #include "tsg_config.h" /* TSG_MAX_DEVICES */
 
 static const tsg_rate_bound g_bounds[TSG_RATES_GPU_N] = {
-    {"h2d_bps", 1e6, 4e12, 0},
-    {"d2h_bps", 1e6, 4e12, 0},
-    {"gpu_flops", 1e9, 1e16, 0},
-    {"gpu_latency_s", 0.0, 1.0, 0},
-    {"gpu_tile_m", 1.0, 4096.0, 1},
-    {"gpu_tile_n", 1.0, 4096.0, 1},
-    {"gpu_slots", 1.0, 1048576.0, 1},
-    {"gpu_split_min_k", 0.0, 2147483648.0, 1},
-    {"gpu_device_bytes", 1048576.0, 1125899906842624.0, 0},
+    {"h2d_bps", 1e6, 4e12, 0, 0},
+    {"d2h_bps", 1e6, 4e12, 0, 0},
+    {"gpu_flops", 1e9, 1e16, 0, 0},
+    {"gpu_latency_s", 0.0, 1.0, 0, 0},
+    {"gpu_tile_m", 1.0, 4096.0, 1, 0},
+    {"gpu_tile_n", 1.0, 4096.0, 1, 0},
+    {"gpu_slots", 1.0, 1048576.0, 1, 0},
+    {"gpu_split_min_k", 0.0, 2147483648.0, 1, 0},
+    {"gpu_device_bytes", 1048576.0, 1125899906842624.0, 0, 0},
+    /* the pairs' group (TSG_RATES_GPU_REQUIRED on): gpu_flops's and the tiles' bounds, or 0 */
+    {"gpu_tn_flops", 1e9, 1e16, 0, 1},
+    {"gpu_tn_tile_m", 1.0, 4096.0, 1, 1},
+    {"gpu_tn_tile_n", 1.0, 4096.0, 1, 1},
+    {"gpu_nt_flops", 1e9, 1e16, 0, 1},
+    {"gpu_nt_tile_m", 1.0, 4096.0, 1, 1},
+    {"gpu_nt_tile_n", 1.0, 4096.0, 1, 1},
+    {"gpu_tt_flops", 1e9, 1e16, 0, 1},
+    {"gpu_tt_tile_m", 1.0, 4096.0, 1, 1},
+    {"gpu_tt_tile_n", 1.0, 4096.0, 1, 1},
 };
 
 const tsg_rate_bound *tsg_rates_gpu_bound(int i)
@@ -40,14 +50,21 @@ double *tsg_rates_gpu_field(tsg_rates *r, int i)
     case 6: return &r->gpu_slots;
     case 7: return &r->gpu_split_min_k;
     case 8: return &r->gpu_device_bytes;
-    default: return NULL;
+    default: break;
+    }
+    if (i < TSG_RATES_GPU_REQUIRED || i >= TSG_RATES_GPU_N) return NULL;
+    const int pair = (i - TSG_RATES_GPU_REQUIRED) / 3; /* element pair - 1 of the arrays */
+    switch ((i - TSG_RATES_GPU_REQUIRED) % 3) {
+    case 0: return &r->gpu_pair_flops[pair];
+    case 1: return &r->gpu_pair_tile_m[pair];
+    default: return &r->gpu_pair_tile_n[pair];
     }
 }
 
 static int within(double v, const tsg_rate_bound *b)
 {
     /* comparisons are false for NaN: NaN fails */
-    return v >= b->lo && v <= b->hi && (!b->whole || v == floor(v));
+    return (b->zero && v == 0) || (v >= b->lo && v <= b->hi && (!b->whole || v == floor(v)));
 }
 
 int tsg_rates_gpu_check(const tsg_rates *r, int shape)
@@ -90,28 +107,36 @@ static int parse_value(const char *s, double *out)
     return 0;
 }
 
-/* A field table of one cache format: its header line, bounds and the field's storage. */
+/* A field table of one cache format: its header line, bounds and the field's storage. Fields
+ * 0 .. required - 1 are in every file; the rest (none where required == count) are one optional
+ * group: all there or none (none: 0). */
 typedef struct fields {
     const char *header;
     const tsg_rate_bound *bounds;
-    int count;
+    int count, required;
     double *(*field)(void *obj, int i);
 } fields;
 
-/* The text of fs's fields of obj (checked by the caller): header, then "name value" lines. */
+/* The text of fs's fields of obj (checked by the caller): header, then "name value" lines; the
+ * optional group only where one of its fields is not 0. */
 static int format_fields(const fields *fs, void *obj, char *buf, size_t len)
 {
     size_t pos = 0;
     int n = snprintf(buf, len, "%s\n", fs->header);
     if (n < 0 || (size_t)n >= len) return -1;
     pos = (size_t)n;
-    for (int i = 0; i < fs->count; ++i) {
+    int count = fs->required;
+    for (int i = fs->required; i < fs->count; ++i)
+        if (*fs->field(obj, i) != 0) count = fs->count;
+    for (int i = 0; i < count; ++i) {
         n = snprintf(buf + pos, len - pos, "%s %.17g\n", fs->bounds[i].name, *fs->field(obj, i));
         if (n < 0 || (size_t)n >= len - pos) return -1;
         pos += (size_t)n;
     }
     return (int)pos;
 }
+
+_Static_assert(TSG_RATES_GPU_N < 32 && TSG_RATES_CPU_N < 32, "parse_fields's mask of the fields seen");
 
 /* Parses text into obj's fields (obj untouched unless every check passes); see tsg_rates_parse. */
 static int parse_fields(const fields *fs, const char *text, size_t len, void *obj, void *scratch, size_t size,
@@ -181,16 +206,24 @@ static int parse_fields(const fields *fs, const char *text, size_t len, void *ob
         *why = "empty";
         return -1;
     }
-    if (seen != (1u << fs->count) - 1) {
+    const unsigned required = (1u << fs->required) - 1;
+    if ((seen & required) != required) {
         *why = "a field missing";
         return -1;
     }
+    if (seen != required && seen != (1u << fs->count) - 1) {
+        *why = "part of the optional group (all its fields or none)";
+        return -1;
+    }
+    if (seen == required) /* the group absent: not measured */
+        for (int i = fs->required; i < fs->count; ++i) *fs->field(scratch, i) = 0;
     memcpy(obj, scratch, size);
     return 0;
 }
 
 static double *gpu_field(void *obj, int i) { return tsg_rates_gpu_field((tsg_rates *)obj, i); }
-static const fields g_gpu_fields = {TSG_RATES_HEADER, g_bounds, TSG_RATES_GPU_N, gpu_field};
+static const fields g_gpu_fields = {TSG_RATES_HEADER, g_bounds, TSG_RATES_GPU_N, TSG_RATES_GPU_REQUIRED,
+                                    gpu_field};
 
 int tsg_rates_format(const tsg_rates *r, char *buf, size_t len)
 {
@@ -208,9 +241,9 @@ int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why
 /* ---- the CPU BLAS's cached rates ---- */
 
 static const tsg_rate_bound g_cpu_bounds[TSG_RATES_CPU_N] = {
-    {"cpu_flops", 1e6, 1e16, 0},      {"cpu_mid_s", 0.0, 100.0, 0},   {"cpu_small_s", 0.0, 100.0, 0},
-    {"cpu_latency_s", 0.0, 100.0, 0}, {"cpu_touch_bps", 0.0, 1e13, 0}, {"samples", 1.0, 1e6, 1},
-    {"cpu_thin_m_s", 0.0, 100.0, 0},  {"cpu_thin_n_s", 0.0, 100.0, 0},
+    {"cpu_flops", 1e6, 1e16, 0, 0},      {"cpu_mid_s", 0.0, 100.0, 0, 0},   {"cpu_small_s", 0.0, 100.0, 0, 0},
+    {"cpu_latency_s", 0.0, 100.0, 0, 0}, {"cpu_touch_bps", 0.0, 1e13, 0, 0}, {"samples", 1.0, 1e6, 1, 0},
+    {"cpu_thin_m_s", 0.0, 100.0, 0, 0},  {"cpu_thin_n_s", 0.0, 100.0, 0, 0},
 };
 
 static double *cpu_field(void *obj, int i)
@@ -228,7 +261,8 @@ static double *cpu_field(void *obj, int i)
     default: return NULL;
     }
 }
-static const fields g_cpu_fields = {TSG_CPU_RATES_HEADER, g_cpu_bounds, TSG_RATES_CPU_N, cpu_field};
+static const fields g_cpu_fields = {TSG_CPU_RATES_HEADER, g_cpu_bounds, TSG_RATES_CPU_N, TSG_RATES_CPU_N,
+                                    cpu_field};
 
 int tsg_cpu_rates_check(const tsg_cpu_rates *r)
 {

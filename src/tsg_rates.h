@@ -20,24 +20,28 @@
 extern "C" {
 #endif
 
-/* The GPU fields the cache holds, in file order (the CPU's have a file of their own: below). */
-enum { TSG_RATES_GPU_N = 9 };
+/* The GPU fields the cache holds, in file order (the CPU's have a file of their own: below): the
+ * first TSG_RATES_GPU_REQUIRED in every file, then the transpose pairs' kernel figures
+ * (tsg_rates.gpu_pair_*: TN, NT, TT, each flops, tile_m, tile_n) as one optional group. */
+enum { TSG_RATES_GPU_N = 18, TSG_RATES_GPU_REQUIRED = 9 };
 
 /*
  * The cache format's first line. The number changes whenever the meaning of a field or the way
  * kernels/ measures it changes, so a file written by another version is refused whole and the
- * GPU measured again. A change that only some maths' files see may move the file name's version
- * alone (shim/tsg_measure.c cache_name: v16, 1xTF32's tile), which keeps the committed FP32 rates
- * of docs/results/run30-classes and run31-classes readable (unit.model_replays).
+ * GPU measured again. A change that only some maths' files see, or that adds fields older files
+ * may lack, may move the file name's version alone (shim/tsg_measure.c cache_name: v16, 1xTF32's
+ * tile; v17, the pairs' group), which keeps the committed FP32 rates of
+ * docs/results/run30-classes and run31-classes readable (unit.model_replays).
  */
 #define TSG_RATES_HEADER "tsgemm-gpu-rates 15"
 
-/* Largest cache file read (bytes): nine short lines are about 300. */
+/* Largest cache file read (bytes): eighteen short lines are about 550. */
 #define TSG_RATES_FILE_MAX 4096
 
 /*
- * The bounds of field i (0 <= i < TSG_RATES_GPU_N): name, lowest and highest value, and whether
- * it must be a whole number. Sources of the bounds (the widest real hardware, with a margin):
+ * The bounds of field i (0 <= i < TSG_RATES_GPU_N): name, lowest and highest value, whether it
+ * must be a whole number, and whether 0 is allowed too ("not measured"). Sources of the bounds
+ * (the widest real hardware, with a margin):
  *   h2d_bps, d2h_bps   1 MB/s .. 4 TB/s: PCIe 6 x16 is 128 GB/s a way, NVLink-C2C (GH200)
  *                      450 GB/s a way (NVIDIA GH200 datasheet); below 1 MB/s nothing works
  *   gpu_flops          1 GFLOP/s .. 10 PFLOP/s: H200 FP32 66.9 TFLOP/s, dense TF32 494.7
@@ -47,11 +51,15 @@ enum { TSG_RATES_GPU_N = 9 };
  *   gpu_slots          1 .. 2^20 whole: resident blocks of one wave (132 SMs x a few)
  *   gpu_split_min_k    0 .. 2^31 whole (0: no split-K)
  *   gpu_device_bytes   1 MiB .. 2^50 (1 PiB; the H200 has 141 GB)
+ *   gpu_{tn,nt,tt}_flops         as gpu_flops, or 0 (the pair not measured: NN's rate)
+ *   gpu_{tn,nt,tt}_tile_m/_n     as gpu_tile_m/_n, or 0 (NN's tile): 1xTF32's NT 128 x 128
+ *                      at 157 TFLOP/s where its NN runs 128 x 256 at 375 (H200, device run 69)
  */
 typedef struct tsg_rate_bound {
     const char *name;
     double lo, hi;
     int whole;
+    int zero; /* 1: 0 is allowed too (not measured) */
 } tsg_rate_bound;
 const tsg_rate_bound *tsg_rates_gpu_bound(int i);
 
@@ -80,8 +88,9 @@ int tsg_rates_usable(const tsg_rates *r);
 
 /*
  * Writes the cache text of r's GPU fields into buf (len bytes): TSG_RATES_HEADER, then one
- * "name value" line per field, values in %.17g (read back bit for bit). Returns the length
- * written (< len, NUL-terminated), or -1 when buf is too small or r fails
+ * "name value" line per field, values in %.17g (read back bit for bit); the pairs' group only
+ * where one of its fields is not 0 (so rates without it write the text they always did).
+ * Returns the length written (< len, NUL-terminated), or -1 when buf is too small or r fails
  * tsg_rates_gpu_check(r, 1) (an absurd measurement is not cached).
  */
 int tsg_rates_format(const tsg_rates *r, char *buf, size_t len);
@@ -91,7 +100,8 @@ int tsg_rates_format(const tsg_rates *r, char *buf, size_t len);
  * TSG_RATES_FILE_MAX) into r's GPU fields. The whole text is refused — -1, r untouched, *why
  * (static text) set — on anything but exactly: the header line, then each field once, "name
  * value\n" with one space, the value a plain decimal strtod reads entirely, within its bounds
- * (tsg_rates_gpu_check(r, 1)). Returns 0 on success.
+ * (tsg_rates_gpu_check(r, 1)); the pairs' group (fields TSG_RATES_GPU_REQUIRED on) all there or
+ * none, none read as 0 (files written before the pairs were measured). Returns 0 on success.
  */
 int tsg_rates_parse(const char *text, size_t len, tsg_rates *r, const char **why);
 

@@ -53,7 +53,7 @@ D=$ROOT/fresh/tsgemm
 run "$D"
 expect_ok && expect_measured
 grep -q 'path=gpu' <<<"$OUT" || fail "the fake GPU was not used: $OUT"
-NAME=$(cd "$D" && ls gpu-rates-v16-*.txt 2>/dev/null | head -1)
+NAME=$(cd "$D" && ls gpu-rates-v17-*.txt 2>/dev/null | head -1)
 [ -n "$NAME" ] || fail "no cache file written"
 [ "$(stat -c %a "$D")" = 700 ] || fail "folder mode $(stat -c %a "$D")"
 [ "$(stat -c %a "$D/$NAME")" = 600 ] || fail "file mode $(stat -c %a "$D/$NAME")"
@@ -80,6 +80,8 @@ while IFS= read -r body_kind; do
     h2dtiny) bad_body h2d_bps 1e-300 > "$D/$NAME" ;;
     nan) bad_body d2h_bps nan > "$D/$NAME" ;;
     negative) bad_body gpu_slots -132 > "$D/$NAME" ;;
+    pairflops) bad_body gpu_nt_flops 1e19 > "$D/$NAME" ;;
+    pairpart) grep -v '^gpu_tt_tile_n ' <<<"$GOOD" > "$D/$NAME" ;; # the pairs' group: all or none
     huge) { printf '%s\n' "$GOOD"; head -c 1000000 /dev/zero | tr '\0' 'x'; } > "$D/$NAME" ;;
     truncated) head -c 60 <<<"$GOOD" > "$D/$NAME" ;;
     version) sed '1s/.*/tsgemm-gpu-rates 14/' <<<"$GOOD" > "$D/$NAME" ;;
@@ -97,6 +99,8 @@ flops0
 h2dtiny
 nan
 negative
+pairflops
+pairpart
 huge
 truncated
 version
@@ -193,15 +197,18 @@ wait "$HOLDER" 2>/dev/null || true
 HOLDER=
 done_case "$f0"
 
-# --- a measurement out of physical bounds: not cached, auto mode stays on the CPU, C right
-CASE="absurd measurement"; f0=$FAILS
-D=$ROOT/absurd
-run "$D" 512 512 512 TSGEMM_FAKE_BAD=tile
-expect_ok && expect_measured
-grep -q 'outside its physical bounds' <<<"$OUT" || fail "not said: $OUT"
-grep -q 'path=cpu' <<<"$OUT" || fail "not on the CPU: $OUT"
-[ ! -e "$D/$NAME" ] || fail "absurd rates were cached"
-done_case "$f0"
+# --- a measurement out of physical bounds (NN's tile; TT's rate, NaN): not cached, auto mode
+# stays on the CPU, C right
+for bad in tile pair; do
+  CASE="absurd measurement ($bad)"; f0=$FAILS
+  D=$ROOT/absurd-$bad
+  run "$D" 512 512 512 TSGEMM_FAKE_BAD=$bad
+  expect_ok && expect_measured
+  grep -q 'outside its physical bounds' <<<"$OUT" || fail "not said: $OUT"
+  grep -q 'path=cpu' <<<"$OUT" || fail "not on the CPU: $OUT"
+  [ ! -e "$D/$NAME" ] || fail "absurd rates were cached"
+  done_case "$f0"
+done
 
 # --- the CPU BLAS's file: the first TSG_CPU_SAMPLES (3) processes measure and merge, the next
 # reads it without measuring (its spot check cannot beat the file's 256^3 time: set to 0.1 us

@@ -5,14 +5,16 @@
  * on a machine without a GPU.
  *
  * What it pretends: one device "fake-0" with a fixed UUID; measured rates that make calls of
- * 256^3 and up faster "on the GPU" than on any CPU; each call's C computed by the reference
- * loop (double accumulation, src/tsg_split.h tsg_ref_sgemm) split over the library's copy-thread
- * pool, so the pool's threads exist and work during a call. Host memory only.
+ * 256^3 and up faster "on the GPU" than on any CPU (NT's kernel at half NN's rate); each call's
+ * C computed by the reference loop (double accumulation, src/tsg_split.h tsg_ref_sgemm) split
+ * over the library's copy-thread pool, so the pool's threads exist and work during a call. Host
+ * memory only.
  * Its own knobs (test code, read with getenv; never in a release library):
  *   TSGEMM_FAKE_GPU=absent        no device (tsg_gpu_init answers ENODEV)
  *   TSGEMM_FAKE_MEASURE_MS=N      the measurement takes N ms (a sleep)
  *   TSGEMM_FAKE_CALL_MS=N         every part of every call sleeps N ms before computing
- *   TSGEMM_FAKE_BAD=FIELD         the measurement returns FIELD (h2d, flops or tile) out of bounds
+ *   TSGEMM_FAKE_BAD=FIELD         the measurement returns FIELD (h2d, flops, tile, or pair: TT's
+ *                                 rate) out of bounds
  *   TSGEMM_FAKE_WARM_MS=N         the warm-up (tsg_gpu_warm) takes N ms on a thread of its own:
  *                                 meanwhile the limits say warming and calls wait for it, as the
  *                                 executor's do; it prints "fake-gpu: warm-up N ms, spot check
@@ -25,6 +27,7 @@
  * "fake-gpu: spot check (math M)".
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -101,6 +104,10 @@ int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len)
     out->call_s = 60e-6;
     out->floor_s = 20e-6;
     out->tile_m = out->tile_n = 128;
+    /* the other pairs (TN, NT, TT): NT at half NN's rate, as 1xTF32's NT runs beside its NN on
+     * an H200 (157 against 375 TFLOP/s), so that the cache and the model carry a pair's own rate */
+    for (int i = 0; i < 3; ++i) out->pair_flops[i] = 40e12, out->pair_tile_m[i] = out->pair_tile_n[i] = 128;
+    out->pair_flops[1] = 20e12;
     out->slots = 132;
     out->split_min_k = 256;
     out->device_bytes = 8.0 * (1 << 30);
@@ -109,6 +116,7 @@ int tsg_gpu_measure(int math, tsg_gpu_rates *out, char *msg, size_t len)
     if (bad && !strcmp(bad, "h2d")) out->h2d_bps = 0;
     if (bad && !strcmp(bad, "flops")) out->gpu_flops = 1e300;
     if (bad && !strcmp(bad, "tile")) out->tile_m = 1e19;
+    if (bad && !strcmp(bad, "pair")) out->pair_flops[2] = NAN;
     fprintf(stderr, "fake-gpu: measured %d (math %d)\n", atomic_fetch_add(&g_measures, 1) + 1, math);
     return TSG_GPU_OK;
 }

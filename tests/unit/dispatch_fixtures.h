@@ -14,14 +14,16 @@
  * ~30 TFLOP/s, OpenBLAS 1.25 TFLOP/s with 16 threads). */
 static inline tsg_rates h200(void)
 {
-    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6, 0, 0, 0, 0, 0, 0};
+    tsg_rates r = {8e9, 14e9, 30e12, 40e-6, 128, 128, 132, 0, 0, 1.25e12, 2e-6, 0, 0, 0, 0, 0, 0,
+                   {0}, {0}, {0}}; /* no pair's own kernel figures */
     return r;
 }
 
 /* ... and with the pipeline's staged rates (50 / 47 GB/s, docs/PERF.md) */
 static inline tsg_rates h200_pipeline(void)
 {
-    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0, 0, 0, 0, 0, 0};
+    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, 0, 0, 0, 0, 0, 0,
+                   {0}, {0}, {0}}; /* no pair's own kernel figures */
     return r;
 }
 

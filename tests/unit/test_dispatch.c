@@ -334,7 +334,7 @@ static void test_own_pool_margin(void **state)
                   {512, 512, 512, 0},  {768, 768, 768, 0},   {1024, 1024, 1024, 0}, {4096, 4096, 4096, 0}};
     int bands[3] = {0, 0, 0}; /* ratio < 0.5, 0.5 .. 0.97, >= 0.97 */
     tsg_rates r = {49.1e9, 59.7e9, 48.5e12, 84.7e-6, 128, 128, 264, 256, 0, 0.984e12, 0.14e-6, 0,
-                   0.336e-3, 0.0697e-3, 2.63e9, 0, 0};
+                   0.336e-3, 0.0697e-3, 2.63e9, 0, 0, {0}, {0}, {0}};
     for (size_t j = 0; j < 2 * sizeof shapes / sizeof shapes[0]; ++j) { /* one thread's touch, then 16's */
         const size_t i = j % (sizeof shapes / sizeof shapes[0]);
         const int threads = j < sizeof shapes / sizeof shapes[0] ? 1 : 16;

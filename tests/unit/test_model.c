@@ -168,7 +168,8 @@ static void test_measured_rates_v9(void **state)
 {
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
-    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6, 0, 0, 0, 0, 0, 0};
+    tsg_rates v8 = {31e9, 40.6e9, 37.9e12, 54e-6, 128, 128, 132, 256, 0, 1.0e12, 0.23e-6, 0, 0, 0, 0, 0, 0,
+                    {0}, {0}, {0}}; /* no pair's own kernel figures */
     tsg_rates v9 = v8;
     v9.h2d_bps = 49e9, v9.d2h_bps = 48e9, v9.gpu_latency_s = 0.53e-3;
     tsg_why why;
@@ -205,7 +206,8 @@ static void test_cpu_two_sizes(void **state)
 {
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
-    tsg_rates one = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.921e12, 0.19e-6, 0, 0, 0, 0, 0, 0};
+    tsg_rates one = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.921e12, 0.19e-6, 0, 0, 0, 0, 0, 0,
+                     {0}, {0}, {0}}; /* no pair's own kernel figures */
     tsg_rates two = one;
     two.cpu_flops = 2.0 * 1024 * 1024 * 1024 / 4.20e-3, two.cpu_mid_s = 0.724e-3;
     tsg_why why;
@@ -258,7 +260,7 @@ static void test_cpu_thin_calls(void **state)
 {
     (void)state;
     tsg_rates r = {41.8e9, 58.4e9, 46.6e12, 234e-6, 256, 128, 132, 256, 0, 0.957e12, 0.17e-6, 0, 0.453e-3,
-                   0.107e-3, 0, 0, 0};
+                   0.107e-3, 0, 0, 0, {0}, {0}, {0}};
     const double f_thin = 2.0 * TSG_CPU_THIN * (double)TSG_CPU_THIN_LONG * TSG_CPU_THIN_LONG;
     tsg_problem thin_ref = {'N', 'N', TSG_CPU_THIN, TSG_CPU_THIN_LONG, TSG_CPU_THIN_LONG, 1, 0, NULL, 64, NULL,
                             2048, NULL, 64, TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
@@ -333,7 +335,7 @@ static void test_crossover_measured_v12(void **state)
     (void)state;
     tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_rates v11 = {56.4e9, 58.6e9, 47.1e12, 129e-6, 128, 128, 132, 256, 0,
-                     1.04e12, 0.106e-6, 0, 0.39e-3, 0, 0, 0, 0};
+                     1.04e12, 0.106e-6, 0, 0.39e-3, 0, 0, 0, 0, {0}, {0}, {0}};
     tsg_why why;
     tsg_problem p = square(256);
     assert_int_equal(tsg_wants_gpu(&p, &c, 1, &v11, &why), 0); /* v0.11's miss */
@@ -397,6 +399,85 @@ static void test_wave_quantisation(void **state)
     assert_true(fabs(tsg_estimate_gpu_s(&p, &r) - ideal) < 1e-9);
 }
 
+/* A device-resident call of transpose pair `pair` (0 NN, 1 TN, 2 NT, 3 TT, as
+ * src/tsg_dispatch.c call_limits numbers them): no transfers, the kernels and launches alone. */
+static tsg_problem device_call(int pair, int64_t m, int64_t n, int64_t k)
+{
+    const int ta = pair & 1, tb = pair >> 1;
+    tsg_problem p = {ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1, 0, NULL, ta ? k : m, NULL, tb ? n : k, NULL, m,
+                     TSG_DEVICE, TSG_DEVICE, TSG_DEVICE, 0, 0, 0};
+    return p;
+}
+
+/* The model's seconds of device_call(pair, m, n, k) under r. */
+static double device_s(int pair, int64_t m, int64_t n, int64_t k, const tsg_rates *r)
+{
+    const tsg_problem p = device_call(pair, m, n, k);
+    return tsg_estimate_gpu_s(&p, r);
+}
+
+/*
+ * Each transpose pair's kernel is priced with its own rate and tile where the rates have them
+ * (src/tsg_cost.h tsg_rates.gpu_pair_*): on Hopper 1xTF32's NT runs 128 x 128 tiles at 157 TFLOP/s
+ * where NN runs 128 x 256 at 375, and TT's tile is 256 x 128 in C (H200 device run 69,
+ * docs/NOTES.md "twentieth session"); NN's figures priced them all before. A pair's 0 keeps NN's
+ * figure, so rates without the pairs price every pair exactly as NN, as before.
+ */
+static void test_pair_kernels(void **state)
+{
+    (void)state;
+    tsg_rates r = h200_pipeline();
+    r.gpu_latency_s = 0;
+    /* no pair's figures: every pair priced exactly as NN, on the device and from host memory */
+    const double nn = device_s(0, 8192, 8192, 8192, &r);
+    assert_true(nn > 0 && isfinite(nn));
+    tsg_problem host = device_call(0, 3000, 5000, 700);
+    host.where_a = host.where_b = host.where_c = TSG_HOST;
+    const double nn_host = tsg_estimate_gpu_s(&host, &r);
+    for (int pair = 1; pair < 4; ++pair) {
+        const tsg_problem p = device_call(pair, 8192, 8192, 8192);
+        assert_true(tsg_estimate_gpu_s(&p, &r) == nn);
+        tsg_problem h = device_call(pair, 3000, 5000, 700);
+        h.where_a = h.where_b = h.where_c = TSG_HOST;
+        assert_true(tsg_estimate_gpu_s(&h, &r) == nn_host);
+    }
+    /* NT's kernel at half NN's rate: a large NT call takes about twice NN's kernel time (its
+     * launches' fixed cost aside); NN and the pairs left at 0 unchanged */
+    tsg_rates half = r;
+    half.gpu_pair_flops[1] = r.gpu_flops / 2;
+    const tsg_problem nt = device_call(2, 8192, 8192, 8192);
+    const double t_nt = tsg_estimate_gpu_s(&nt, &half);
+    if (!(t_nt > 1.95 * nn && t_nt < 2.0 * nn)) fail_msg("NT at half NN's rate: %g s, NN %g s", t_nt, nn);
+    assert_true(device_s(0, 8192, 8192, 8192, &half) == nn);
+    assert_true(device_s(1, 8192, 8192, 8192, &half) == nn);
+    assert_true(device_s(3, 8192, 8192, 8192, &half) == nn);
+    /* the decision sees it too (tsg_estimate_gpus_s): on one device, and split over two, whose
+     * panels are priced alike */
+    assert_true(tsg_estimate_gpus_s(&nt, &half) == t_nt);
+    tsg_problem nt_host = nt;
+    nt_host.where_a = nt_host.where_b = nt_host.where_c = TSG_HOST;
+    tsg_rates two = r, two_half = half;
+    two.gpu_count = two_half.gpu_count = 2;
+    const double split = tsg_estimate_gpus_s(&nt_host, &two);
+    const double split_half = tsg_estimate_gpus_s(&nt_host, &two_half);
+    if (!(split_half > 1.3 * split)) fail_msg("NT over two devices: %g s, at NN's rate %g s", split_half, split);
+    /* TT's tile: NN 128 x 256, TT 256 x 128 in C. 640 x 3072 x 16384 (one block) is 5 x 12 = 60
+     * of NN's tiles, which split-K cuts into 2 slices each, 120 blocks in a wave of 132, but
+     * 3 x 24 = 72 of TT's, which a second slice would spill into another wave: unsplit, twice
+     * the time, as NN's own kernels would take on 256 x 128 tiles */
+    tsg_rates wide = r;
+    wide.gpu_tile_m = 128, wide.gpu_tile_n = 256;
+    const double nn_wide = device_s(0, 640, 3072, 16384, &wide);
+    assert_true(device_s(3, 640, 3072, 16384, &wide) == nn_wide); /* without TT's own tile */
+    wide.gpu_pair_tile_m[2] = 256, wide.gpu_pair_tile_n[2] = 128;
+    const double tt = device_s(3, 640, 3072, 16384, &wide);
+    if (!(tt > 1.9 * nn_wide && tt < 2.0 * nn_wide)) fail_msg("TT on 256 x 128: %g s, NN %g s", tt, nn_wide);
+    assert_true(device_s(0, 640, 3072, 16384, &wide) == nn_wide);
+    tsg_rates tall = r;
+    tall.gpu_tile_m = 256, tall.gpu_tile_n = 128;
+    assert_true(device_s(0, 640, 3072, 16384, &tall) == tt);
+}
+
 /*
  * ScaLAPACK's PSGEMM (and PBLAS generally) turns one distributed product into local SGEMMs that
  * are mostly rank-NB panel updates: every rank's whole local C block (m x n) += its A panel
@@ -410,7 +491,8 @@ static void test_wave_quantisation(void **state)
 static void test_psgemm_panel_updates_stay_on_cpu(void **state)
 {
     (void)state;
-    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6, 0, 0, 0, 0, 0, 0};
+    const tsg_rates r = {50e9, 50e9, 38e12, 20e-6, 128, 128, 132, 256, 0, 1.2e12, 2e-6, 0, 0, 0, 0, 0, 0,
+                         {0}, {0}, {0}}; /* no pair's own kernel figures */
     const tsg_policy c = cfg_mode(TSG_MODE_AUTO);
     tsg_why why;
     for (int64_t mn = 2000; mn <= 8000; mn += 500) {
@@ -547,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_fresh_c_first_touch),
         cmocka_unit_test(test_threshold_lies_between),
         cmocka_unit_test(test_wave_quantisation),
+        cmocka_unit_test(test_pair_kernels),
         cmocka_unit_test(test_measured_rates_v9),
         cmocka_unit_test(test_cpu_two_sizes),
         cmocka_unit_test(test_cpu_thin_calls),

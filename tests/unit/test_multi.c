@@ -152,7 +152,8 @@ static void test_split_weights(void **state)
 /* H200 pipeline rates (docs/PERF.md: 50 / 47 GB/s, kernel 38 TFLOP/s), two slots */
 static tsg_rates h200x(double count)
 {
-    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, count, 0, 0, 0, 0, 0};
+    tsg_rates r = {50e9, 47e9, 38e12, 60e-6, 128, 128, 132, 256, 0, 1.25e12, 2e-6, count, 0, 0, 0, 0, 0,
+                   {0}, {0}, {0}}; /* no pair's own kernel figures */
     return r;
 }
 

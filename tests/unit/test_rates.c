@@ -15,7 +15,9 @@
 #include "tsg_dispatch.h"
 #include "tsg_rates.h"
 
-/* Rates of the H200 host as measured (docs/NOTES.md v0.20; CPU side 16 OpenBLAS threads). */
+/* Rates of the H200 host as measured (docs/NOTES.md v0.20; CPU side 16 OpenBLAS threads), with
+ * the transpose pairs' kernels of their own (TN, NT, TT; NT at half NN's rate and a square tile,
+ * TT's tile the other way round, as 1xTF32's on the H200: docs/NOTES.md "twentieth session"). */
 static tsg_rates good_rates(void)
 {
     tsg_rates r;
@@ -34,6 +36,9 @@ static tsg_rates good_rates(void)
     r.cpu_mid_s = 0.6e-3;
     r.cpu_small_s = 0.15e-3;
     r.gpu_count = 1;
+    r.gpu_pair_flops[0] = 50e12, r.gpu_pair_tile_m[0] = 256, r.gpu_pair_tile_n[0] = 128;
+    r.gpu_pair_flops[1] = 25.5e12, r.gpu_pair_tile_m[1] = 128, r.gpu_pair_tile_n[1] = 128;
+    r.gpu_pair_flops[2] = 49e12, r.gpu_pair_tile_m[2] = 128, r.gpu_pair_tile_n[2] = 256;
     return r;
 }
 
@@ -115,11 +120,12 @@ static void test_parse_refuses_each_bad_value(void **state)
     for (int f = 0; f < TSG_RATES_GPU_N; ++f)
         for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
             const tsg_rate_bound *bd = tsg_rates_gpu_bound(f);
-            /* a plain number within this field's bounds is legal (0 or 1e-300 s of latency) */
+            /* a plain number within this field's bounds is legal (0 or 1e-300 s of latency; 0
+             * for a pair's figure: not measured) */
             char *end;
             const double v = strtod(bad[b], &end);
             if (bad[b][0] >= '0' && bad[b][0] <= '9' && *end == '\0' && bad[b][1] != 'x' &&
-                v >= bd->lo && v <= bd->hi && (!bd->whole || v == floor(v)))
+                ((v >= bd->lo && v <= bd->hi && (!bd->whole || v == floor(v))) || (bd->zero && v == 0)))
                 continue;
             char what[128];
             snprintf(what, sizeof what, "%s = \"%s\"", bd->name, bad[b]);
@@ -129,6 +135,12 @@ static void test_parse_refuses_each_bad_value(void **state)
     expect_refused(text, file_with(text, sizeof text, 4, "128.5"), "gpu_tile_m 128.5");
     expect_refused(text, file_with(text, sizeof text, 6, "4097.25"), "gpu_slots 4097.25");
     expect_refused(text, file_with(text, sizeof text, 4, "4097"), "gpu_tile_m 4097");
+    /* the pairs' fields: the bounds of NN's, 0 aside */
+    assert_string_equal(tsg_rates_gpu_bound(12)->name, "gpu_nt_flops");
+    expect_refused(text, file_with(text, sizeof text, 12, "5e8"), "gpu_nt_flops 5e8");
+    expect_refused(text, file_with(text, sizeof text, 12, "nan"), "gpu_nt_flops nan");
+    expect_refused(text, file_with(text, sizeof text, 16, "4097"), "gpu_tt_tile_m 4097");
+    expect_refused(text, file_with(text, sizeof text, 11, "128.5"), "gpu_tn_tile_n 128.5");
 }
 
 static void test_parse_refuses_bad_files(void **state)
@@ -165,9 +177,102 @@ static void test_parse_refuses_bad_files(void **state)
     expect_refused(text, n, "a carriage return");
 }
 
+/* The transpose pairs' kernel figures (src/tsg_cost.h tsg_rates.gpu_pair_*) are one optional
+ * group of the file: written and read back bit for bit where measured; a file without them (every
+ * file before cache v17, as the committed FP32 rates of docs/results/run30-classes, which
+ * unit.model_replays reads) parses with them 0; a file with part of the group, one of them twice
+ * or out of its bounds is refused whole. */
+static void test_pair_group(void **state)
+{
+    (void)state;
+    char text[TSG_RATES_FILE_MAX], other[TSG_RATES_FILE_MAX];
+    const char *why = NULL;
+    /* measured: all 18 lines, every bit back (values that are not round numbers) */
+    tsg_rates r = good_rates(), back;
+    r.gpu_pair_flops[1] = 157.12345678901234e12;
+    r.gpu_pair_flops[2] = 372.98765432109876e12;
+    int n = tsg_rates_format(&r, text, sizeof text);
+    assert_true(n > 0);
+    assert_non_null(strstr(text, "\ngpu_tn_flops 50000000000000\ngpu_tn_tile_m 256\ngpu_tn_tile_n 128\n"));
+    assert_non_null(strstr(text, "\ngpu_tt_tile_n 256\n"));
+    memset(&back, 0, sizeof back);
+    assert_int_equal(tsg_rates_parse(text, (size_t)n, &back, &why), 0);
+    assert_true(same_gpu_fields(&r, &back));
+    assert_memory_equal(back.gpu_pair_flops, r.gpu_pair_flops, sizeof r.gpu_pair_flops);
+    /* one pair measured, the others 0: the group is written whole, 0s included, and read back */
+    tsg_rates one = good_rates();
+    memset(one.gpu_pair_flops, 0, sizeof one.gpu_pair_flops);
+    memset(one.gpu_pair_tile_m, 0, sizeof one.gpu_pair_tile_m);
+    memset(one.gpu_pair_tile_n, 0, sizeof one.gpu_pair_tile_n);
+    one.gpu_pair_flops[1] = 20e12;
+    n = tsg_rates_format(&one, other, sizeof other);
+    assert_true(n > 0);
+    assert_non_null(strstr(other, "\ngpu_tn_flops 0\n"));
+    assert_non_null(strstr(other, "\ngpu_nt_flops 20000000000000\n"));
+    back = good_rates();
+    assert_int_equal(tsg_rates_parse(other, (size_t)n, &back, &why), 0);
+    assert_true(same_gpu_fields(&one, &back));
+    /* not measured: the file is the nine lines it always was, and reads back with the pairs 0
+     * (a target that held pairs' figures before included) */
+    tsg_rates none = good_rates();
+    memset(none.gpu_pair_flops, 0, sizeof none.gpu_pair_flops);
+    memset(none.gpu_pair_tile_m, 0, sizeof none.gpu_pair_tile_m);
+    memset(none.gpu_pair_tile_n, 0, sizeof none.gpu_pair_tile_n);
+    n = tsg_rates_format(&none, other, sizeof other);
+    assert_true(n > 0);
+    assert_null(strstr(other, "gpu_tn_"));
+    int lines = 0;
+    for (const char *c = other; *c; ++c) lines += *c == '\n';
+    assert_int_equal(lines, 1 + TSG_RATES_GPU_REQUIRED);
+    back = good_rates();
+    assert_int_equal(tsg_rates_parse(other, (size_t)n, &back, &why), 0);
+    assert_true(same_gpu_fields(&none, &back));
+    /* the committed file of run 30 (H100, FP32), as written then */
+    static const char run30[] = TSG_RATES_HEADER "\nh2d_bps 54694535371.044518\nd2h_bps 58253025473.347679\n"
+                                "gpu_flops 48286073341765.445\ngpu_latency_s 9.6883326367657509e-05\n"
+                                "gpu_tile_m 128\ngpu_tile_n 128\ngpu_slots 132\ngpu_split_min_k 256\n"
+                                "gpu_device_bytes 21254373376\n";
+    back = good_rates();
+    assert_int_equal(tsg_rates_parse(run30, sizeof run30 - 1, &back, &why), 0);
+    assert_true(back.gpu_flops == 48286073341765.445 && back.gpu_device_bytes == 21254373376.0);
+    for (int i = 0; i < 3; ++i)
+        assert_true(back.gpu_pair_flops[i] == 0 && back.gpu_pair_tile_m[i] == 0 &&
+                    back.gpu_pair_tile_n[i] == 0);
+    /* part of the group: the nine lines and NT's three alone; the whole group less TT's tile */
+    snprintf(other, sizeof other, "%sgpu_nt_flops 2e13\ngpu_nt_tile_m 128\ngpu_nt_tile_n 128\n", run30);
+    expect_refused(other, strlen(other), "NT's figures alone");
+    assert_int_equal(tsg_rates_parse(other, strlen(other), &back, &why), -1);
+    assert_non_null(strstr(why, "part of the optional group"));
+    n = tsg_rates_format(&r, text, sizeof text);
+    assert_true(n > 0);
+    char *tt = strstr(text, "gpu_tt_tile_n ");
+    assert_non_null(tt);
+    *tt = '\0'; /* the last line */
+    expect_refused(text, strlen(text), "the group less gpu_tt_tile_n");
+    /* a pair's line twice, an unknown pair */
+    n = tsg_rates_format(&r, text, sizeof text);
+    snprintf(other, sizeof other, "%sgpu_nt_flops 2e13\n", text);
+    expect_refused(other, strlen(other), "gpu_nt_flops twice");
+    snprintf(other, sizeof other, "%sgpu_nn_flops 2e13\n", run30);
+    expect_refused(other, strlen(other), "gpu_nn_flops");
+    /* out of bounds in the struct: the check names the field, nothing is written */
+    tsg_rates bad = good_rates();
+    bad.gpu_pair_flops[1] = NAN;
+    assert_int_equal(tsg_rates_gpu_check(&bad, 1), 12);
+    assert_int_equal(tsg_rates_gpu_check(&bad, 0), 12);
+    assert_int_equal(tsg_rates_format(&bad, text, sizeof text), -1);
+    bad = good_rates();
+    bad.gpu_pair_tile_n[2] = 1e19;
+    assert_int_equal(tsg_rates_gpu_check(&bad, 1), 17);
+    assert_int_equal(tsg_rates_format(&bad, text, sizeof text), -1);
+    bad = good_rates();
+    bad.gpu_pair_flops[0] = 5e8; /* not 0, under 1 GFLOP/s */
+    assert_int_equal(tsg_rates_gpu_check(&bad, 1), 9);
+}
+
 /* Every GPU field at every absurd value, on shapes whose plans have many blocks, split-K and
- * several devices: no trap (SIGFPE, or UBSan's float-cast-overflow in the sanitizer build), the
- * GPU estimate infinite (never chosen), the decision on the CPU. */
+ * several devices, in every transpose pair: no trap (SIGFPE, or UBSan's float-cast-overflow in
+ * the sanitizer build), the GPU estimate infinite (never chosen), the decision on the CPU. */
 static void test_cost_model_never_traps(void **state)
 {
     (void)state;
@@ -184,12 +289,16 @@ static void test_cost_model_never_traps(void **state)
                     double *field = tsg_rates_gpu_field(&r, f);
                     *field = bad[b];
                     const tsg_rate_bound *bd = tsg_rates_gpu_bound(f);
-                    /* gpu_device_bytes 0 means "no budget known" (src/tsg_cost.h) */
+                    /* gpu_device_bytes 0 means "no budget known" (src/tsg_cost.h), a pair's
+                     * figure 0 "not measured" */
                     const int legal = (bad[b] >= bd->lo && bad[b] <= bd->hi &&
                                        (!bd->whole || bad[b] == floor(bad[b]))) ||
-                                      (f == 8 && bad[b] == 0.0);
-                    tsg_problem p = {'N', 'N', shapes[s][0], shapes[s][1], shapes[s][2], 1.0f, 0.0f,
-                                     NULL, shapes[s][0], NULL, shapes[s][2], NULL, shapes[s][0],
+                                      ((f == 8 || bd->zero) && bad[b] == 0.0);
+                    /* each shape with one transpose pair (s % 4), so the pairs' figures are read */
+                    const int ta = s & 1, tb = (s >> 1) & 1;
+                    tsg_problem p = {ta ? 'T' : 'N', tb ? 'T' : 'N', shapes[s][0], shapes[s][1], shapes[s][2],
+                                     1.0f, 0.0f, NULL, ta ? shapes[s][2] : shapes[s][0], NULL,
+                                     tb ? shapes[s][1] : shapes[s][2], NULL, shapes[s][0],
                                      TSG_HOST, TSG_HOST, TSG_HOST, 0, 0, 0};
                     const double g = tsg_estimate_gpu_s(&p, &r), gs = tsg_estimate_gpus_s(&p, &r);
                     tsg_why why;
@@ -332,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_format_refuses_absurd),
         cmocka_unit_test(test_parse_refuses_each_bad_value),
         cmocka_unit_test(test_parse_refuses_bad_files),
+        cmocka_unit_test(test_pair_group),
         cmocka_unit_test(test_cost_model_never_traps),
         cmocka_unit_test(test_cpu_rates_checked),
         cmocka_unit_test(test_plan_zero_limits),
