@@ -7,7 +7,9 @@
 #   build     configure + build for sm_90 with the devkit (.devkit/, made by scripts/devkit.sh);
 #             TSGEMM_BUILD_TARGETS: only these targets (e.g. "test_tf32_kernel tf32_probe" for a
 #             tf32-only run: the other stages then find their programs missing)
-#   rates     the measured rates of the cost model (TSGEMM_LOG=2) and auto mode's choice per size
+#   rates     the measured rates of the cost model (TSGEMM_LOG=2) and auto mode's choice per size,
+#             each transpose pair's kernel among them; TSGEMM_RATES_MATHS="fp32 3xtf32 tf32": one
+#             process per math (default: TSGEMM_MATH's math, or fp32)
 #   unit      ctest -L unit (the CPU tiers also hold on the GPU machine)
 #   gpu       ctest -L gpu: kernel tests, large sizes, fault classes forced/auto, forced-GPU testers
 #             (gpu.testers_forced exists only when TSGEMM_TEST_TIERS has conformance, the default)
@@ -224,10 +226,17 @@ run_ctest() { # label logname
   rm -f "$OUT/.ctest.tmp"
 }
 if want rates 30; then # the cost model's inputs on this machine, and where auto mode sends sizes
+  # TSGEMM_RATES_MATHS: the maths measured, one process each into one fresh cache (default: the
+  # math TSGEMM_MATH names, or fp32); rates.txt holds every process's log, a row per math
   rm -rf "$B/cache-rates"
-  TSGEMM_CACHE_DIR=$B/cache-rates TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/rates.txt" 2>&1 &&
-    row rates ok "$(grep -o 'rates (math [a-z0-9]*): .*' "$OUT/rates.txt" | head -1 | cut -c1-180)" ||
-    { row rates FAIL "see rates.txt"; fails=$((fails+1)); }
+  : > "$OUT/rates.txt"
+  for math in ${TSGEMM_RATES_MATHS:-${TSGEMM_MATH:-fp32}}; do
+    TSGEMM_MATH=$math TSGEMM_CACHE_DIR=$B/cache-rates TSGEMM_LOG=2 "$B/tests/gpu/gpu_probe" --rates > "$OUT/.rates.tmp" 2>&1 &&
+      row rates ok "$(grep -o 'rates (math [a-z0-9]*): .*' "$OUT/.rates.tmp" | head -1 | cut -c1-180)" ||
+      { row rates FAIL "$math: see rates.txt"; fails=$((fails+1)); }
+    { echo "== TSGEMM_MATH=$math"; cat "$OUT/.rates.tmp"; } >> "$OUT/rates.txt"
+  done
+  rm -f "$OUT/.rates.tmp"
 fi
 want unit 60 && run_ctest unit unit
 want gpu "${TSGEMM_GPU_MIN_S:-240}" && run_ctest gpu gpu
