@@ -17,6 +17,8 @@
  *   off      TSGEMM_PIN_AT_START=0: no warm-up; the first auto call goes to the GPU.
  *   forced   TSGEMM_MODE=gpu with a rates cache: the warm-up is given no math to spot-check (a
  *            forced process reads no rates, and its calls would wait for the check).
+ *   setmath  tsgemm_set_math(3xtf32) before the first call, TSGEMM_MATH unset: the warm-up
+ *            spot-checks 3xTF32's kernel, the math the call reads rates of.
  * In `on`, the warm-up of an auto-mode process with a cache spot-checks TSGEMM_MATH's kernel, and
  * tsgemm_set_mode(gpu) drops that check while it has not begun (the stand-in never begins it).
  * Every result is checked against a double-precision reference.
@@ -168,6 +170,15 @@ static void test_forced(void **state)
     assert_non_null(strstr(out, "spot check ahead: math -1"));
 }
 
+static void test_setmath(void **state)
+{
+    (void)state;
+    assert_true(tsgemm_set_math(TSGEMM_MATH_3XTF32) >= 0);
+    const char *out;
+    assert_string_equal(captured_call(&out), "gpu");
+    assert_non_null(strstr(out, "spot check ahead: math 1"));
+}
+
 static void test_off(void **state)
 {
     (void)state;
@@ -186,11 +197,13 @@ int main(int argc, char **argv)
     const struct CMUnitTest prime[] = {cmocka_unit_test(test_prime)};
     const struct CMUnitTest measure[] = {cmocka_unit_test(test_measure)};
     const struct CMUnitTest forced[] = {cmocka_unit_test(test_forced)};
+    const struct CMUnitTest setmath[] = {cmocka_unit_test(test_setmath)};
     if (!strcmp(which, "prime")) return cmocka_run_group_tests(prime, setup, NULL);
     if (!strcmp(which, "measure")) return cmocka_run_group_tests(measure, setup, NULL);
     if (!strcmp(which, "on")) return cmocka_run_group_tests(on, setup, NULL);
     if (!strcmp(which, "off")) return cmocka_run_group_tests(off, setup, NULL);
     if (!strcmp(which, "forced")) return cmocka_run_group_tests(forced, setup, NULL);
-    fprintf(stderr, "usage: %s prime|on|measure|off|forced\n", argv[0]);
+    if (!strcmp(which, "setmath")) return cmocka_run_group_tests(setmath, setup, NULL);
+    fprintf(stderr, "usage: %s prime|on|measure|off|forced|setmath\n", argv[0]);
     return 2;
 }
