@@ -649,7 +649,9 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
   cfail=0
   # TSGEMM_CPUCALL_VARIANTS: which settings, of default nogpu timeout20 (the default list) and
   # copy2 (TSGEMM_COPY_THREADS=2), pin0 (TSGEMM_PIN_AT_START=0), blas8 (OPENBLAS_NUM_THREADS=8),
-  # thresh (TSGEMM_GPU_THRESHOLD=100000: no cost model):
+  # thresh (TSGEMM_GPU_THRESHOLD=100000: no cost model); TSGEMM_CPUCALL_ROUNDS: rounds per run
+  # (1-9, default 3; OpenBLAS's own pass spread 14-19 ms between rounds in run 87, so a per-class
+  # 1.10x needs more than three to be told apart):
   # which of tsgemm's threads, or how many of OpenBLAS's, the auto pass's slower CPU calls need
   cvariants=${TSGEMM_CPUCALL_VARIANTS:-default nogpu timeout20}
   for name in ${TSGEMM_CPUCALL_TRACES:-scalapack-psgemm octave-single mlp-numpy}; do
@@ -670,7 +672,7 @@ if want cpucalls 90 && [ -x "$B/bench/tsgemm-bench" ]; then
         thresh) env=(TSGEMM_GPU_THRESHOLD=100000) ;;
         *) echo "cpucalls: unknown variant $v" >&2; cfail=$((cfail+1)); continue ;;
       esac
-      env "${env[@]}" TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds 3 \
+      env "${env[@]}" TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --replay "$tr" --replay-rounds "${TSGEMM_CPUCALL_ROUNDS:-3}" \
         --replay-csv "$OUT/cpucalls-$name-$v.csv" --replay-calls "$OUT/cpucalls-$name-$v-calls.csv" \
         --replay-threads > "$OUT/cpucalls-$name-$v.txt" 2>&1 || cfail=$((cfail+1))
       # each pass's CPU time by thread group (which thread runs beside OpenBLAS's workers)
