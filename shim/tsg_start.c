@@ -121,12 +121,11 @@ static void gpu_init_once(void)
                                            "calls run on the FP32 kernels");
         start_slots(cfg, used);
         /* before READY: the first call that sees the GPU ready also sees it warming */
-        /* the warm-up times the kernel of the math calls get now (TSGEMM_MATH's, or what the
-         * program set with tsgemm_set_math before its first call) first when a rates cache may
-         * be read: auto mode with the cost model (shim/tsg_measure.c gpu_cache_stale asks for
-         * it; a program that changes the math or turns to auto mode later has it timed then). A process in gpu or cpu mode, or with TSGEMM_GPU_THRESHOLD, reads no
-         * rates, and its calls would wait for the check (under compute-sanitizer racecheck a
-         * forced-mode test timed out at 100 s, most likely behind it: device run 89) */
+        /* the warm-up first spot-checks the kernel of the math calls get now (TSGEMM_MATH's, or
+         * tsgemm_set_math's before the first call) where rates may be read: a cache, auto mode,
+         * the cost model (shim/tsg_measure.c gpu_cache_stale asks for it; a later change of
+         * math or mode has it timed then). Elsewhere no rates are read, and calls would only
+         * wait for it (racecheck: a forced-mode test past 100 s, most likely behind it, run 89) */
         const int spot = cfg->cache_dir[0] && tsg_rt_mode() == TSG_MODE_AUTO && cfg->policy.threshold <= 0
                              ? tsg_rt_math()
                              : -1;

@@ -32,7 +32,7 @@ static void transfer_bytes(const tsg_problem *p, double *in, double *out)
 tsg_gpu_kernel tsg_gpu_kernel_of(const tsg_problem *p, const tsg_rates *r)
 {
     tsg_gpu_kernel k = {r->gpu_flops, r->gpu_tile_m, r->gpu_tile_n};
-    const int pair = (p->transa != 'N') + 2 * (p->transb != 'N');
+    const int pair = tsg_problem_pair(p);
     if (pair == 0) return k;
     if (r->gpu_pair_flops[pair - 1] != 0) k.flops = r->gpu_pair_flops[pair - 1];
     if (r->gpu_pair_tile_m[pair - 1] != 0) k.tile_m = r->gpu_pair_tile_m[pair - 1];

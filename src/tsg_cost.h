@@ -53,7 +53,7 @@ typedef struct tsg_rates {
     double cpu_thin_n_s;   /* the same with n thin: TSG_CPU_THIN_LONG x TSG_CPU_THIN x
                               TSG_CPU_THIN_LONG                                               */
     /* The kernel figures of the other transpose pairs, as gpu_flops, gpu_tile_m and gpu_tile_n
-     * are NN's: element pair - 1, pair = (transa != 'N') + 2 * (transb != 'N') of the call's
+     * are NN's: element pair - 1, pair = tsg_problem_pair (src/tsg_problem.h) of the call's
      * tsg_problem (column-major, as src/tsg_dispatch.c call_limits numbers them): [0] TN
      * (A transposed), [1] NT (B transposed), [2] TT. Each 0 = not measured: NN's figure stands
      * for it (tsg_gpu_kernel_of). */

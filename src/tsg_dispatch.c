@@ -50,8 +50,7 @@ static tsg_plan_limits call_limits(const tsg_problem *p, const tsg_gpu_limits *l
 {
     tsg_plan_limits pl = lim->plan;
     if (p->math == TSG_MATH_3XTF32 || p->math == TSG_MATH_TF32) {
-        const int pair = (p->transa != 'N') + 2 * (p->transb != 'N');
-        const int64_t *t = lim->tc_tile[p->math == TSG_MATH_TF32][pair];
+        const int64_t *t = lim->tc_tile[p->math == TSG_MATH_TF32][tsg_problem_pair(p)];
         if (t[0] > 0 && t[1] > 0) pl.tile_m = t[0], pl.tile_n = t[1];
     }
     return pl;

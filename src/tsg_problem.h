@@ -70,6 +70,14 @@ static inline int tsg_needs_device(const tsg_problem *p)
     return p->where_a == TSG_DEVICE || p->where_b == TSG_DEVICE || p->where_c == TSG_DEVICE;
 }
 
+/* The call's transpose pair, as the rates (src/tsg_cost.h tsg_rates.gpu_pair_*) and the
+ * executor's tensor-core tiles (src/tsg_dispatch.h tsg_gpu_limits.tc_tile) index it: 0 NN, 1 TN
+ * (op(A) = A^T), 2 NT, 3 TT. */
+static inline int tsg_problem_pair(const tsg_problem *p)
+{
+    return (p->transa != 'N') + 2 * (p->transb != 'N');
+}
+
 /* Values of the CBLAS enums (reference cblas.h); kept here so src/ needs no CBLAS header. */
 enum { TSG_CBLAS_ROW_MAJOR = 101, TSG_CBLAS_COL_MAJOR = 102 };
 enum { TSG_CBLAS_NO_TRANS = 111, TSG_CBLAS_TRANS = 112, TSG_CBLAS_CONJ_TRANS = 113 };
