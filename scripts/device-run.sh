@@ -158,6 +158,18 @@ if [ ! -f .devkit/env.sh ]; then
 fi
 # shellcheck disable=SC1091
 source .devkit/env.sh
+# a build folder packed on the development machine (scripts/pack-build.sh, carried in build-carry/):
+# unpacked when there is no build-dev/, refused when configured for another source folder (its
+# paths are absolute)
+if [ ! -d "$B" ] && [ -f build-carry/build-dev.tar.xz ]; then
+  tar -xJf build-carry/build-dev.tar.xz || exit 2
+  packed_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")
+  if [ "$packed_src" != "$ROOT" ]; then
+    echo "device-run: build-carry/build-dev.tar.xz was built for $packed_src, not $ROOT" >&2
+    rm -rf "$B"; exit 2
+  fi
+  echo "device-run: build-dev/ unpacked from build-carry/build-dev.tar.xz"
+fi
 export TSGEMM_CACHE_DIR=$B/cache
 # OpenBLAS 0.3.21 misdetects this host's CPU ("Prescott", 0.2 TFLOP/s; docs/PERF.md): fair comparisons
 # need the real core type. The tests do not depend on it.
