@@ -139,6 +139,7 @@ typedef struct column {
     double *t, spent, worst;
     uint64_t d_calls, d_gpu, d_cpu, d_gpu_failed; /* tsgemm_get_stats deltas of its calls  */
 } column;
+enum { BENCH_MAX_COLUMNS = 4 }; /* OpenBLAS, tsgemm auto, tsgemm forced, cuBLAS + copies */
 
 /*
  * OpenBLAS's worker threads spin after each call for 2^OPENBLAS_THREAD_TIMEOUT TSC cycles
@@ -232,14 +233,34 @@ static void column_call(const bench_opts *o, bench_data *d, const bench_ref *ref
         c->active = 0; /* done; r is filled in by run_columns */
 }
 
+/* A round's order of the columns 0..n-1 (n <= BENCH_MAX_COLUMNS): a Fisher-Yates shuffle driven
+ * by *rng (splitmix64, seeded from --seed: the same orders in every run with the same seed). */
+static void round_order(int *order, int n, uint64_t *rng)
+{
+    for (int i = 0; i < n; ++i) order[i] = i;
+    for (int i = n - 1; i > 0; --i) {
+        uint64_t z = (*rng += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        const int j = (int)(z % (uint64_t)(i + 1));
+        const int t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+}
+
 /*
  * Times the columns side by side: each gets its warm-up calls, then the repeats run in rounds
  * (one call of every column per round), so that drift of the machine (clocks, neighbours)
- * touches every column alike; the round's first column rotates. A rotation keeps the cyclic
- * order, so the column after OpenBLAS is always the same one: run 3 of 2026-12-01 charged
- * OpenBLAS's spinning workers to the GPU columns that way (12.7 ms at 4096^3 where pipe_probe
- * measured 5.6). settle() now keeps every GPU-using call clear of them. Every call's result
- * is checked. Without --reps a column stops after 2 repeats once they took o->budget_s seconds.
+ * touches every column alike. Each round calls the columns in an order of its own, shuffled
+ * from --seed (round_order), so that no column always runs right after the same one. A rotation
+ * kept the cyclic order, so the column after OpenBLAS was always the same one: run 3 of
+ * 2026-12-01 charged OpenBLAS's spinning workers to the GPU columns that way (12.7 ms at 4096^3
+ * where pipe_probe measured 5.6), and with --settle 0 the auto column, right after OpenBLAS's,
+ * paid them at every repeat where the forced column never did (H100 run 86: 512 x 512 x 65536
+ * auto 10.6 ms, forced 8.8, both on the GPU). settle() keeps every GPU-using call clear of them
+ * unless --settle 0. Every call's result is checked. Without --reps a column stops after 2
+ * repeats once they took o->budget_s seconds.
  */
 static void run_columns(const bench_opts *o, bench_data *d, const bench_ref *ref, column *cols,
                         int ncols)
@@ -254,11 +275,13 @@ static void run_columns(const bench_opts *o, bench_data *d, const bench_ref *ref
         }
         for (int w = 0; w < o->warmup && c->active; ++w) column_call(o, d, ref, c, 0);
     }
-    for (int round = 0; round < o->reps; ++round)
-        for (int j = 0; j < ncols; ++j) {
-            const int i = (round + j) % ncols;
-            if (cols[i].active) column_call(o, d, ref, &cols[i], 1);
-        }
+    int order[BENCH_MAX_COLUMNS];
+    uint64_t rng = o->seed;
+    for (int round = 0; round < o->reps; ++round) {
+        round_order(order, ncols, &rng);
+        for (int j = 0; j < ncols; ++j)
+            if (cols[order[j]].active) column_call(o, d, ref, &cols[order[j]], 1);
+    }
     for (int i = 0; i < ncols; ++i) {
         column *c = &cols[i];
         if (c->t && c->n > 0 && c->r->status != BS_WRONG && c->r->status != BS_FAIL &&
@@ -361,7 +384,7 @@ static void run_shape(bench_run *run, int index, const bench_shape *s, bench_res
     }
     make_reference(&run->cpu, &d, &ref);
 
-    column cols[4];
+    column cols[BENCH_MAX_COLUMNS];
     int ncols = 0;
     memset(cols, 0, sizeof cols);
     cols[ncols++] = (column){.impl = BI_OPENBLAS, .fn = call_openblas, .ctx = &run->cpu,
