@@ -7,7 +7,7 @@
 #   the CPU's file (measured once, then overwritten with a CPU of 1 TFLOP/s, 40 us at 256^3 and
 #   0.3 ms at 512^3: faster than this machine, so no spot check measures it again) puts square
 #   calls from 256^3 to 448^3 on both sides of the GPU's estimate, some of them between 0.5 and
-#   0.97 of the CPU's (src/tsg_dispatch.h: the own-pool margin's band).
+#   TSG_GPU_MARGIN (0.9) of the CPU's (src/tsg_dispatch.h: the own-pool margin's band).
 #   (1) with --own-blas: the header names the stand-in for both names; the shim finds it as the
 #       caller's own (its TSGEMM_LOG=2 line); in the auto pass some scipy_cblas_sgemm64_ calls
 #       stay on the CPU "beside the caller's own BLAS threads" (own_pool 1), no cblas_sgemm call
@@ -60,7 +60,7 @@ grep "beside the caller's own BLAS threads" "$WORK/own.txt" | grep -q "^tsgemm: 
 grep -q '^scipy_cblas_sgemm64_,row,N,N,256,.*,1$' "$WORK/own.csv" || fail "the CSV's own_pool is not 1 for scipy_cblas_sgemm64_"
 grep -q '^cblas_sgemm,col,N,N,256,.*,0$' "$WORK/own.csv" || fail "the CSV's own_pool is not 0 for cblas_sgemm"
 
-# (2) without it: said, and the same calls on the GPU under the 0.97 margin
+# (2) without it: said, and the same calls on the GPU under TSG_GPU_MARGIN
 LD_PRELOAD=$FAKE TSGEMM_LOG=3 "$BENCH" --replay "$T" --replay-csv "$WORK/none.csv" >"$WORK/none.txt" 2>&1; rc=$?
 grep -v '^tsgemm: [a-z_0-9]* layout=' "$WORK/none.txt"
 [ $rc -eq 0 ] || fail "replay without --own-blas: exit $rc"
