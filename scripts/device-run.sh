@@ -168,6 +168,7 @@ if [ ! -d "$B" ] && [ -f build-carry/build-dev.tar.xz ]; then
     echo "device-run: build-carry/build-dev.tar.xz was built for $packed_src, not $ROOT" >&2
     rm -rf "$B"; exit 2
   fi
+  touch "$B/.from-pack"
   echo "device-run: build-dev/ unpacked from build-carry/build-dev.tar.xz"
 fi
 export TSGEMM_CACHE_DIR=$B/cache
@@ -209,12 +210,17 @@ configure() {
 # build_targets T...: configure when no build stage did, then build these targets (incremental:
 # a program left from an older tree is rebuilt, not reused); 0 when built
 build_targets() {
+  if [ -f "$B/.from-pack" ]; then # the pack leaves out CMake's own files and the objects
+    echo "device-run: build-dev/ came from build-carry/build-dev.tar.xz: name the build stage to build $*" >&2
+    return 1
+  fi
   if [ ! -f "$B/CMakeCache.txt" ]; then configure || return 1; fi
   cmake --build "$B" -j"$(nproc)" --target "$@" >> "$OUT/build.log" 2>&1
 }
 
 if want build; then
   : > "$OUT/build.log"
+  [ -f "$B/.from-pack" ] && rm -rf "$B" # a packed build cannot be built on: start afresh
   if configure &&
      cmake --build "$B" -j"$(nproc)" ${TSGEMM_BUILD_TARGETS:+--target $TSGEMM_BUILD_TARGETS} >> "$OUT/build.log" 2>&1; then
     row build ok "sm_90, $(elapsed)"
