@@ -35,7 +35,7 @@
  * the copy threads: its best case). In a program the GPU call often follows a CPU BLAS call, and
  * then runs 1.04-1.36x its time alone (H100 runs 85-86, a 1024^3 OpenBLAS call right before;
  * 1.00-1.13x on the H200, run 71), while a call kept on the CPU costs what OpenBLAS alone costs:
- * a close call is safer on the CPU. Run 86's sweep without pauses sent 256^3, priced at 0.958x
+ * a close call is safer on the CPU. Run 86's sweep without pauses sent 256^3, priced at 0.956x
  * the CPU's time (GPU 136 us against 142), to the GPU, where it took 0.156-0.171 ms against
  * OpenBLAS's 0.127-0.135 (1.30x; docs/NOTES.md "2026-12-07 twenty-fourth session"). 0.9 keeps
  * such calls on the CPU and gives up at most 1/0.9 = 1.11x where the GPU would have won alone.
