@@ -379,6 +379,16 @@ int bench_own_blas_open(bench_own_blas *ob, const char *path, char *why, size_t 
  */
 void *bench_own_blas_fn(int entry, const char **lib);
 
+/* ------------------------------------------------------------------ --math */
+
+/* The math table (--math, o->math_mask: bit m for tsgemm math m) on stdout, a markdown table:
+ * per shape the kernel-only median (ms), TFLOP/s and error ||C - C64||_F / ||C64||_F of cuBLAS
+ * FP32, tsgemm in each math of the mask and cuBLAS FAST_TF32, with each error's ratio to cuBLAS
+ * FP32's. cuda: bench_cuda_init's facts; tsgemm_gpu_ok / tsgemm_gpu_why: whether tsgemm has a
+ * GPU, and why not. A cell that cannot run says why. tsgemm's math is left as it was. */
+void bench_math_table(const bench_opts *o, const bench_cuda_info *cuda, int tsgemm_gpu_ok,
+                      const char *tsgemm_gpu_why, const bench_shape *shapes, int nshapes);
+
 /* ------------------------------------------------------------------ misc */
 
 /* Fills x[0..n) with uniform values in (-1, 1), never 0, deterministic in seed. */
