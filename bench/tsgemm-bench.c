@@ -276,6 +276,10 @@ static void run_columns(const bench_opts *o, bench_data *d, const bench_ref *ref
         for (int w = 0; w < o->warmup && c->active; ++w) column_call(o, d, ref, c, 0);
     }
     int order[BENCH_MAX_COLUMNS];
+    if (ncols < 1 || ncols > BENCH_MAX_COLUMNS) { /* a programming error: no round order fits */
+        fprintf(stderr, "tsgemm-bench: %d columns, at most %d\n", ncols, BENCH_MAX_COLUMNS);
+        exit(3);
+    }
     uint64_t rng = o->seed;
     for (int round = 0; round < o->reps; ++round) {
         round_order(order, ncols, &rng);
