@@ -3,6 +3,7 @@
 # of the stand-ins> -DWORKDIR=<scratch directory>.
 #   run 1: right results -> cublas+copies, cublas-kernel, nvblas, nvblas-tuned ok with times for
 #          every shape (all transposes, both layouts, beta != 0); tsgemm's GPU columns n/a.
+#          CUDA's runtime is loaded only after every shape's host columns.
 #   run 2: FAKE_CUBLAS_PERTURB=1 -> those four columns WRONG, with an error and no time.
 cmake_minimum_required(VERSION 3.24) # policies: keep empty list elements (empty CSV fields)
 file(REMOVE_RECURSE "${WORKDIR}")
@@ -24,6 +25,13 @@ function(run_bench csv expect extra_env)
   endif()
   if(NOT out MATCHES "Fake GPU")
     message(FATAL_ERROR "the stand-in cudart was not used\n${out}")
+  endif()
+  # the host columns of every shape (the first pass's last progress line) before CUDA's runtime
+  # is loaded: until then tsgemm sees a program that does not use CUDA (shim/tsg_residency.h)
+  string(FIND "${err}" "[ 6/6]" host_done)
+  string(FIND "${err}" "fake cudart: loaded" rt_loaded)
+  if(host_done LESS 0 OR NOT rt_loaded GREATER host_done)
+    message(FATAL_ERROR "the stand-in cudart was loaded before the host columns ran\n${err}")
   endif()
   file(READ "${WORKDIR}/${csv}" text)
   string(REPLACE ";" "<semicolon>" text "${text}")

@@ -2,10 +2,11 @@
  * tsgemm-bench.c — main(): the header, the sweep, timing of host-memory calls, and the NVBLAS
  * worker's loop (the options: bench_options.c).
  *
- * Per shape, in one process: OpenBLAS (the real one, through its own handle; its checked result
- * is the reference), tsgemm's cblas_sgemm in auto mode and with the GPU forced (proved by
- * tsgemm_get_stats deltas), cuBLAS with plain copies, then kernel-only tsgemm_sgemm_device vs
- * cublasSgemm_v2 on device data. NVBLAS runs afterwards in child processes (bench_nvblas.c).
+ * In one process, two passes over the shapes. First, per shape: OpenBLAS (the real one, through
+ * its own handle; its checked result is the reference), tsgemm's cblas_sgemm in auto mode and with
+ * the GPU forced (proved by tsgemm_get_stats deltas), before the bench loads CUDA's runtime. Then,
+ * per shape: cuBLAS with plain copies, and kernel-only tsgemm_sgemm_device vs cublasSgemm_v2 on
+ * device data. NVBLAS runs afterwards in child processes (bench_nvblas.c).
  * Every timed result is checked; a wrong one gets no time. Poisoning and copying of C happen
  * outside every timed region.
  * Must not: call cblas_sgemm of OpenBLAS by global name (the global one is tsgemm's).
@@ -139,7 +140,7 @@ typedef struct column {
     double *t, spent, worst;
     uint64_t d_calls, d_gpu, d_cpu, d_gpu_failed; /* tsgemm_get_stats deltas of its calls  */
 } column;
-enum { BENCH_MAX_COLUMNS = 4 }; /* OpenBLAS, tsgemm auto, tsgemm forced, cuBLAS + copies */
+enum { BENCH_MAX_COLUMNS = 3 }; /* OpenBLAS, tsgemm auto, tsgemm forced */
 
 /*
  * OpenBLAS's worker threads spin after each call for 2^OPENBLAS_THREAD_TIMEOUT TSC cycles
@@ -364,29 +365,41 @@ typedef struct bench_run {
 
 /* ------------------------------------------------------------------ one shape */
 
-static void run_shape(bench_run *run, int index, const bench_shape *s, bench_result *res)
+/* The operands and the reference of shape `index` (the same inputs in both passes: they come
+ * from --seed and the index). On failure marks the results of impls[0..nimpls) FAIL and
+ * returns -1. */
+static int shape_begin(bench_run *run, int index, const bench_shape *s, bench_data *d,
+                       bench_ref *ref, bench_result *res, const int *impls, int nimpls)
+{
+    const bench_opts *o = run->o;
+    char label[96];
+    bench_shape_label(s, label, sizeof label);
+    if (bench_data_make(d, s, o->alpha, o->beta, o->seed, index) != 0) {
+        for (int i = 0; i < nimpls; ++i)
+            bench_result_set(&res[impls[i]], BS_FAIL, "out of host memory for the operands");
+        fprintf(stderr, "tsgemm-bench: %s: out of host memory\n", label);
+        return -1;
+    }
+    if (bench_ref_init(ref, d, bench_tolerance(s->k, o->tol)) != 0) {
+        for (int i = 0; i < nimpls; ++i)
+            bench_result_set(&res[impls[i]], BS_FAIL, "out of host memory for the reference");
+        bench_data_free(d);
+        return -1;
+    }
+    make_reference(&run->cpu, d, ref);
+    return 0;
+}
+
+/* The first pass over a shape: the columns on host memory (OpenBLAS, tsgemm auto, tsgemm with the
+ * GPU forced), timed side by side in rounds, while the bench has not loaded CUDA's runtime. */
+static void run_shape_host(bench_run *run, int index, const bench_shape *s, bench_result *res)
 {
     bench_opts *o = run->o;
     bench_data d;
     bench_ref ref;
-    char label[96];
-    bench_shape_label(s, label, sizeof label);
+    static const int host_impls[] = {BI_OPENBLAS, BI_TSGEMM, BI_TSGEMM_GPU};
     for (int i = 0; i < BI_COUNT; ++i) bench_result_set(&res[i], BS_NONE, "not run");
-    if (bench_data_make(&d, s, o->alpha, o->beta, o->seed, index) != 0) {
-        for (int i = 0; i < BI_COUNT; ++i)
-            if (i != BI_NVBLAS && i != BI_NVBLAS_TUNED)
-                bench_result_set(&res[i], BS_FAIL, "out of host memory for the operands");
-        fprintf(stderr, "tsgemm-bench: %s: out of host memory\n", label);
-        return;
-    }
-    if (bench_ref_init(&ref, &d, bench_tolerance(s->k, o->tol)) != 0) {
-        for (int i = 0; i < BI_COUNT; ++i)
-            if (i != BI_NVBLAS && i != BI_NVBLAS_TUNED)
-                bench_result_set(&res[i], BS_FAIL, "out of host memory for the reference");
-        bench_data_free(&d);
-        return;
-    }
-    make_reference(&run->cpu, &d, &ref);
+    if (shape_begin(run, index, s, &d, &ref, res, host_impls, 3) != 0) return;
 
     column cols[BENCH_MAX_COLUMNS];
     int ncols = 0;
@@ -401,25 +414,6 @@ static void run_shape(bench_run *run, int index, const bench_shape *s, bench_res
     else
         cols[ncols++] = (column){.impl = BI_TSGEMM_GPU, .fn = call_tsgemm,
                                  .mode = TSGEMM_MODE_GPU, .r = &res[BI_TSGEMM_GPU]};
-
-    /* cuBLAS: device buffers once per shape, outside every timed region. */
-    int want_cublas = !o->no_gpu && !o->no_cublas;
-    int want_kernel = !o->no_gpu && !o->no_kernel;
-    char why[256] = "";
-    int have_bufs = 0;
-    if ((want_cublas || want_kernel) && run->cuda.device_ok)
-        have_bufs = bench_cuda_shape_begin(&d, why, sizeof why) == 0;
-    else
-        snprintf(why, sizeof why, "%s", run->cuda.why);
-
-    bench_result *r = &res[BI_CUBLAS_COPIES];
-    if (!want_cublas) bench_result_set(r, BS_NONE, o->no_gpu ? "--no-gpu" : "--no-cublas");
-    else if (!run->cuda.device_ok) set_from_why(r, run->cuda.why);
-    else if (!have_bufs) set_from_why(r, why);
-    else if (run->cuda.cublas_why[0]) set_from_why(r, run->cuda.cublas_why);
-    else
-        cols[ncols++] = (column){.impl = BI_CUBLAS_COPIES, .fn = call_cublas_copies,
-                                 .mode = -1, .r = r};
 
     run_columns(o, &d, &ref, cols, ncols);
 
@@ -448,19 +442,50 @@ static void run_shape(bench_run *run, int index, const bench_shape *s, bench_res
                                  (unsigned long long)c->d_gpu_failed);
         }
     }
+    bench_ref_free(&ref);
+    bench_data_free(&d);
+}
 
-    const int kimpl[2] = {BI_TSGEMM_KERNEL, BI_CUBLAS_KERNEL};
-    for (int i = 0; i < 2; ++i) {
-        r = &res[kimpl[i]];
-        if (!want_kernel) bench_result_set(r, BS_NONE, o->no_gpu ? "--no-gpu" : "--no-kernel");
-        else if (kimpl[i] == BI_CUBLAS_KERNEL && o->no_cublas) bench_result_set(r, BS_NONE, "--no-cublas");
-        else if (!run->cuda.device_ok) set_from_why(r, run->cuda.why);
-        else if (!have_bufs) set_from_why(r, why);
-        else if (kimpl[i] == BI_TSGEMM_KERNEL && !run->tsgemm_gpu_ok)
+/* The second pass over a shape, after every shape's first: cuBLAS with its copies, then the
+ * kernel-only columns, on the device buffers of this shape. Fills the results of those columns
+ * (with the reason when one cannot run). */
+static void run_shape_cuda(bench_run *run, int index, const bench_shape *s, bench_result *res)
+{
+    bench_opts *o = run->o;
+    const char *off = o->no_gpu ? "--no-gpu" : NULL;
+    /* want[i]: column cuda_impls[i] is asked for; else res says why not */
+    static const int cuda_impls[] = {BI_CUBLAS_COPIES, BI_TSGEMM_KERNEL, BI_CUBLAS_KERNEL};
+    const char *why_not[3] = {off ? off : o->no_cublas ? "--no-cublas" : NULL,
+                              off ? off : o->no_kernel ? "--no-kernel" : NULL,
+                              off ? off : o->no_kernel ? "--no-kernel"
+                                        : o->no_cublas ? "--no-cublas" : NULL};
+    int nwant = 0;
+    for (int i = 0; i < 3; ++i) {
+        if (why_not[i]) bench_result_set(&res[cuda_impls[i]], BS_NONE, "%s", why_not[i]);
+        else if (!run->cuda.device_ok) set_from_why(&res[cuda_impls[i]], run->cuda.why);
+        else ++nwant;
+    }
+    if (!nwant) return;
+
+    bench_data d;
+    bench_ref ref;
+    if (shape_begin(run, index, s, &d, &ref, res, cuda_impls, 3) != 0) return;
+    char why[256] = "";
+    const int have_bufs = bench_cuda_shape_begin(&d, why, sizeof why) == 0;
+    for (int i = 0; i < 3; ++i) {
+        bench_result *r = &res[cuda_impls[i]];
+        if (why_not[i]) continue;
+        if (!have_bufs) set_from_why(r, why);
+        else if (cuda_impls[i] == BI_TSGEMM_KERNEL && !run->tsgemm_gpu_ok)
             set_from_why(r, run->tsgemm_gpu_why);
-        else if (kimpl[i] == BI_CUBLAS_KERNEL && run->cuda.cublas_why[0])
+        else if (cuda_impls[i] != BI_TSGEMM_KERNEL && run->cuda.cublas_why[0])
             set_from_why(r, run->cuda.cublas_why);
-        else time_kernel(kimpl[i], o, &d, &ref, r);
+        else if (cuda_impls[i] == BI_CUBLAS_COPIES) {
+            column c = {.impl = BI_CUBLAS_COPIES, .fn = call_cublas_copies, .mode = -1, .r = r};
+            run_columns(o, &d, &ref, &c, 1);
+        } else {
+            time_kernel(cuda_impls[i], o, &d, &ref, r);
+        }
     }
     if (have_bufs) bench_cuda_shape_end();
     bench_ref_free(&ref);
@@ -489,10 +514,9 @@ static void progress(int index, int nshapes, const bench_shape *s, const bench_r
 
 /* ------------------------------------------------------------------ header */
 
-static void header(FILE *f, bench_run *run, int nshapes)
+/* The header's first half, written before the sweep: the date, the CPU, OpenBLAS and tsgemm. */
+static void header(FILE *f, bench_run *run)
 {
-    bench_opts *o = run->o;
-    const bench_cuda_info *c = &run->cuda;
     fprintf(f, "tsgemm-bench %s: SGEMM side by side, end to end on host memory and kernel-only\n",
             tsgemm_version());
     fprintf(f, "date        %s   host %s\n", run->date, run->host);
@@ -529,6 +553,14 @@ static void header(FILE *f, bench_run *run, int nshapes)
         fprintf(f, "WARNING     TSGEMM_TEST_* knobs are read only by the tests' twin libtsgemm_fi; "
                    "this\n            library ignores them (run with "
                    "LD_PRELOAD=<build>/libtsgemm_fi.so)\n");
+}
+
+/* The header's second half, written once the CUDA columns have run (the bench loads CUDA's
+ * runtime only then): CUDA, the GPU, cuBLAS, NVBLAS, the method and the check. */
+static void header_cuda(FILE *f, bench_run *run, int nshapes)
+{
+    bench_opts *o = run->o;
+    const bench_cuda_info *c = &run->cuda;
     if (o->no_gpu) {
         fprintf(f, "gpu         not used (--no-gpu)\n");
     } else {
@@ -579,6 +611,10 @@ static void header(FILE *f, bench_run *run, int nshapes)
                 o->settle_ms, o->rewarm_ms);
     else
         fprintf(f, "            --settle 0: GPU columns may run beside OpenBLAS's spinning workers.\n");
+    fprintf(f,
+            "            two passes: every shape's openblas / tsgemm / tsgemm-gpu columns first,"
+            "\n            in a process that has not loaded CUDA's runtime (a program that does "
+            "not use\n            CUDA, to tsgemm); then the cuBLAS and kernel-only columns.\n");
     fprintf(f,
             "            end-to-end = host monotonic clock around one call on pageable malloc "
             "memory.\n            cublas+copies = cudaMemcpy H2D A, B%s + cublasSgemm_v2 + "
@@ -775,21 +811,22 @@ int main(int argc, char **argv)
     Dl_info di;
     snprintf(run.tsgemm_path, sizeof run.tsgemm_path, "%s",
              dladdr((void *)&tsgemm_version, &di) && di.dli_fname ? di.dli_fname : "?");
+    /* tsgemm's GPU first, and CUDA's runtime only after the host columns: a process that loads a
+     * shared CUDA runtime is a CUDA program to tsgemm (shim/tsg_residency.h), whose every call
+     * asks the driver where its operands live (0.8-2.4 us at 64^3, H100 runs 90-91), while the
+     * programs the host columns stand for (numpy, Octave, Fortran codes) do not use CUDA. */
     if (o.no_gpu) {
         snprintf(run.tsgemm_kernel, sizeof run.tsgemm_kernel, "not queried (--no-gpu)");
         snprintf(run.cuda.why, sizeof run.cuda.why, "n/a: --no-gpu");
     } else {
-        bench_cuda_init(o.device, !o.no_cublas || !o.no_kernel, &run.cuda);
         run.tsgemm_gpu_ok =
             tsgemm_kernel_info(run.tsgemm_kernel, (int)sizeof run.tsgemm_kernel) == 0;
         if (run.tsgemm_gpu_ok) wait_for_warm_up();
-        if (!run.tsgemm_gpu_ok)
+        else
             snprintf(run.tsgemm_gpu_why, sizeof run.tsgemm_gpu_why,
-                     "n/a: gpu unavailable (tsgemm: %.200s%s%.150s)", run.tsgemm_kernel,
-                     run.cuda.device_ok ? "" : "; cudart: ",
-                     run.cuda.device_ok ? "" : strip_prefix(run.cuda.why));
+                     "n/a: gpu unavailable (tsgemm: %.200s)", run.tsgemm_kernel);
     }
-    header(stdout, &run, nshapes);
+    header(stdout, &run);
     fflush(stdout);
 
     res = calloc((size_t)nshapes * BI_COUNT, sizeof *res);
@@ -797,8 +834,17 @@ int main(int argc, char **argv)
     double t_all = bench_now();
     for (int i = 0; i < nshapes; ++i) {
         double t0 = bench_now();
-        run_shape(&run, i, &shapes[i], &res[i * BI_COUNT]);
+        run_shape_host(&run, i, &shapes[i], &res[i * BI_COUNT]);
         progress(i, nshapes, &shapes[i], &res[i * BI_COUNT], bench_now() - t0);
+    }
+    if (!o.no_gpu) {
+        bench_cuda_init(o.device, !o.no_cublas || !o.no_kernel, &run.cuda);
+        fprintf(stderr, "tsgemm-bench: the CUDA columns\n");
+    }
+    for (int i = 0; i < nshapes; ++i) {
+        double t0 = bench_now();
+        run_shape_cuda(&run, i, &shapes[i], &res[i * BI_COUNT]);
+        if (!o.no_gpu) progress(i, nshapes, &shapes[i], &res[i * BI_COUNT], bench_now() - t0);
     }
     tsgemm_release(); /* leave the GPU's memory to the NVBLAS children */
     const int nv[2] = {BI_NVBLAS, BI_NVBLAS_TUNED};
@@ -815,6 +861,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "[nvblas] %s done (%.1f s)\n", bench_impl_name(nv[j]), bench_now() - t0);
     }
     fprintf(stderr, "tsgemm-bench: sweep done in %.1f s\n", bench_now() - t_all);
+    header_cuda(stdout, &run, nshapes);
 
     bench_report_tables(stdout, shapes, nshapes, res);
     if (o.math_mask)
