@@ -76,8 +76,9 @@
 #   replay    the shipped traces of real programs (bench/traces/*.trace, recorded on the CPU
 #             path): tsgemm-bench --replay each (OpenBLAS, tsgemm auto, GPU forced; the recorded
 #             gaps and fresh C's, no settle, no rewarm), then the default bench sweep with --settle 0
-#             --rewarm 0 (calls beside OpenBLAS's spinning workers, as programs make them) and its
-#             shapes up to 1024^3 again with TSGEMM_SWEEP_REPS repeats (default 25); not a
+#             --rewarm 0 (calls beside OpenBLAS's spinning workers, as programs make them) and
+#             the shapes up to 1024^3 again (TSGEMM_SWEEP_SHAPES: 288^3-384^3 added, where the
+#             crossover lies) with TSGEMM_SWEEP_REPS repeats (default 25); not a
 #             default stage. Table: per trace the three totals (ms in calls) and the GPU's share
 #             of auto mode's calls; replay-*.txt, replay-bench.{txt,csv} and
 #             replay-bench-small.{txt,csv} under $OUT, timed at
@@ -624,7 +625,9 @@ PY
   # or five samples of a 6 us call are mostly the OpenBLAS workers' state (run 31's --quick sweep)
   TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --settle 0 --rewarm 0 --no-nvblas \
     --csv "$OUT/replay-bench.csv" > "$OUT/replay-bench.txt" 2>&1 || rfail=$((rfail+1))
-  TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --settle 0 --rewarm 0 --no-nvblas --shapes "64 128 256 512 768 1024" \
+  # (288^3-384^3: where the crossover's margin decides, docs/NOTES.md "2026-12-07 twenty-fourth")
+  TSGEMM_LOG=1 "$B/bench/tsgemm-bench" --settle 0 --rewarm 0 --no-nvblas \
+    --shapes "${TSGEMM_SWEEP_SHAPES:-64 128 256 288 320 352 384 512 768 1024}" \
     --reps "${TSGEMM_SWEEP_REPS:-25}" --csv "$OUT/replay-bench-small.csv" > "$OUT/replay-bench-small.txt" 2>&1 ||
     rfail=$((rfail+1))
   # issue 37's "GPU calls right after an OpenBLAS call <= 1.10x their isolated time": pipe_probe
