@@ -348,6 +348,9 @@ const tsg_knob tsg_knobs[] = {
      VALUES(1), FIELD(test_poll), .takes = "1", RULE,
      .doc = "1: the copy threads poll while a pipelined call is in flight even where the rule "
             "blocks (too few CPUs to spare)"},
+    {.name = "TSGEMM_TEST_FENCE", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST, WORDS("off"),
+     VALUES(-1), FIELD(test_fence), .takes = "off", RULE,
+     .doc = "off: no fence over the CPU BLAS's spinning workers during GPU calls"},
 };
 const int tsg_nknobs = (int)(sizeof tsg_knobs / sizeof tsg_knobs[0]);
 
