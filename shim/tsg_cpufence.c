@@ -56,6 +56,7 @@ static int g_depth;              /* GPU calls inside a fence (under g_mu) */
 static int g_set_ready;          /* 1: g_set computed, 2: too few CPUs to fence on (under g_mu) */
 static cpu_set_t g_set;
 static double g_window_s = -1;   /* the pools' spin window, seconds (under g_mu) */
+static void child_after_fork(void);
 
 /*
  * How long a pool may spin after a call: 2^t TSC cycles, t from OPENBLAS_THREAD_TIMEOUT as
@@ -113,6 +114,7 @@ static pool *register_pool(const void *fn, const char *entry)
     for (int i = 0; i < np; ++i)
         if (g_pools[i].base == info.dli_fbase) return g_pools[i].setaff ? &g_pools[i] : NULL;
     if (np == TSG_FENCE_POOLS) return NULL;
+    if (np == 0) pthread_atfork(NULL, NULL, child_after_fork);
     pool *p = &g_pools[np];
     memset(p, 0, sizeof *p);
     p->base = info.dli_fbase;
@@ -168,15 +170,30 @@ static pool *pool_of(const void *fn, const char *entry)
     return p;
 }
 
-/* Puts back the saved masks of p's fenced workers. Under g_mu. */
+/* Puts back the saved masks of p's fenced workers. Under g_mu. Only the indexes that are still
+ * workers: after openblas_set_num_threads lowered the count, index count - 1 names the calling
+ * thread, and the workers beyond keep the fence until the next one. */
 static void restore(pool *p)
 {
-    const int n = atomic_load_explicit(&p->fenced, memory_order_relaxed);
+    int n = atomic_load_explicit(&p->fenced, memory_order_relaxed);
     if (n == 0) return;
-    if (*(volatile const int *)p->avail) /* else the workers are gone (fork): nothing to restore */
+    if (*(volatile const int *)p->avail) { /* else the workers are gone: nothing to restore */
+        const int now = p->nthreads() - 1;
+        if (n > now) n = now;
         for (int i = 0; i < n; ++i)
             if (p->ok[i]) p->setaff(i, sizeof p->saved[i], &p->saved[i]);
+    }
     atomic_store_explicit(&p->fenced, 0, memory_order_release);
+}
+
+/* A child of fork() has none of its parent's worker threads, and no GPU call in flight: no
+ * fence to put back, and the lock as new (another thread may have held it at the fork). */
+static void child_after_fork(void)
+{
+    pthread_mutex_init(&g_mu, NULL);
+    g_depth = 0;
+    const int np = atomic_load_explicit(&g_npools, memory_order_relaxed);
+    for (int i = 0; i < np; ++i) atomic_store_explicit(&g_pools[i].fenced, 0, memory_order_relaxed);
 }
 
 /* Confines p's workers to g_set, saving their masks; returns how many. Under g_mu. */
