@@ -180,8 +180,20 @@ static void restore(pool *p)
     if (*(volatile const int *)p->avail) { /* else the workers are gone: nothing to restore */
         const int now = p->nthreads() - 1;
         if (n > now) n = now;
-        for (int i = 0; i < n; ++i)
-            if (p->ok[i]) p->setaff(i, sizeof p->saved[i], &p->saved[i]);
+        const int spread = tsg_rt_config()->test_fence != -2;
+        for (int i = 0; i < n; ++i) {
+            if (!p->ok[i]) continue;
+            /* first off the fence's CPUs: the kernel moves a thread whose CPU it may no longer
+             * use at once, each to another of the allowed ones (cpumask_any_and_distribute);
+             * a mask that only widens moves nobody, and the workers would stay crowded on the
+             * fence's CPUs until the load balancer spreads them, milliseconds later, while the
+             * next CPU call hands them work */
+            cpu_set_t away;
+            CPU_AND(&away, &p->saved[i], &g_set);
+            CPU_XOR(&away, &p->saved[i], &away);
+            if (spread && CPU_COUNT(&away) > 0) p->setaff(i, sizeof away, &away);
+            p->setaff(i, sizeof p->saved[i], &p->saved[i]);
+        }
     }
     atomic_store_explicit(&p->fenced, 0, memory_order_release);
 }
@@ -213,7 +225,8 @@ static int fence(pool *p)
     return done;
 }
 
-/* The fence's switch: the rule (on) unless the tests' twin library reads TSGEMM_TEST_FENCE=off. */
+/* The fence's switch: the rule (on) unless the tests' twin library reads TSGEMM_TEST_FENCE=off
+ * (-1; plain, -2: the masks put back without moving the workers off the fence's CPUs first). */
 static int fence_on(void) { return tsg_rt_config()->test_fence >= 0; }
 
 void tsg_fence_cpu_enter(const void *fn, const char *entry)

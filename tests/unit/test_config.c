@@ -588,6 +588,8 @@ static void test_tuning_knobs(void **state)
     c = parse(fence_off);
     assert_int_equal(c.test_fence, -1);
     assert_int_equal(c.nwarn, 0);
+    const char *fence_plain[] = {"TSGEMM_TEST_FENCE=plain", NULL};
+    assert_int_equal(parse(fence_plain).test_fence, -2);
     const char *fence_bad[] = {"TSGEMM_TEST_FENCE=0", NULL};
     c = parse(fence_bad);
     assert_int_equal(c.test_fence, 0);
