@@ -31,6 +31,13 @@ void tsg_fence_cpu_enter(const void *fn, const char *entry);
 /* After that CPU call: its pool's workers spin from now on. */
 void tsg_fence_cpu_leave(const void *fn);
 
+/* The smallest GPU call the runtime fences for (2mnk flops): about 1 ms from host memory on an
+ * H100 (2048 x 1024 x 2048 in 0.9-1.2 ms). Fencing 15 workers and putting them back takes 45
+ * system calls (18 us for one worker on the CPU VM; the first fence of a process logs its cost at
+ * TSGEMM_LOG=2), which a shorter call would feel, while the copy threads' loss beside spinning
+ * workers grows with the call (mlp-numpy, run 91: 3.2 -> 24.2 ms). */
+#define TSG_FENCE_MIN_FLOPS 4e9
+
 /* Around a GPU call: fences the pools that may be spinning (GPU calls of several threads nest:
  * the last tsg_fence_gpu_end puts the masks back). Returns the number of workers this call fenced,
  * or -1 when the fence is off or no pool is known; pass it to tsg_fence_gpu_end. */

@@ -174,7 +174,7 @@ static int be_gpu_sgemm(void *ctx, const tsg_problem *p, const tsg_gpu_work *wor
     (void)ctx;
     /* work: how src/ decided the call runs, over how many devices, and its plan */
     /* the CPU BLAS pools that may be spinning keep off the copy threads' CPUs meanwhile */
-    const int fenced = tsg_fence_gpu_begin();
+    const int fenced = tsg_flops(p) >= TSG_FENCE_MIN_FLOPS ? tsg_fence_gpu_begin() : -1;
     int st = tsg_gpu_sgemm(p, work, done, msg, len);
     tsg_fence_gpu_end(fenced);
     if (st == TSG_GPU_OK) {

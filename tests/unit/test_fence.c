@@ -6,7 +6,7 @@
  * The test loads OpenBLAS first (libopenblas.so.0), so that tsgemm's CPU BLAS is this very
  * instance, and reads its workers' CPU masks with OpenBLAS's own openblas_getaffinity while a GPU
  * call runs on another thread:
- *   hot   a 512^3 call on the CPU (its workers spin from then on), then at once a GPU call:
+ *   hot   a 1280^3 call on the CPU (its workers spin from then on), then at once a GPU call:
  *         during it every worker's mask is the fence's CPUs (the highest-numbered eighth, at
  *         least one, of this process's); after it, each mask is what it was.
  *   cold  the same after a pause longer than the workers' spin window (0.27 s at most with
@@ -35,13 +35,13 @@
 #include "tsg_testutil.h"
 #include "tsgemm.h"
 
-enum { N = 512, MAX_W = 256 };
+enum { N = 1280, MAX_W = 256 }; /* 2N^3 = 4.2e9 flops: above TSG_FENCE_MIN_FLOPS */
 
 typedef int (*aff_fn)(int, size_t, cpu_set_t *);
 static aff_fn g_getaff;
 static int (*g_nthreads)(void);
-static float g_a[N * N], g_b[N * N], g_c[N * N];
-static double g_ref[N * N];
+static float *g_a, *g_b, *g_c;
+static double *g_ref;
 
 static void sleep_ms(long ms)
 {
@@ -53,7 +53,7 @@ static void sleep_ms(long ms)
 static void call(int mode)
 {
     tsgemm_set_mode(mode);
-    memset(g_c, 0xff, sizeof g_c); /* NaN */
+    memset(g_c, 0xff, sizeof(float) * N * N); /* NaN */
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, g_a, N, g_b, N, 0.0f,
                 g_c, N);
     double err = 0, mx = 0;
@@ -150,6 +150,9 @@ int main(int argc, char **argv)
                g_nthreads ? g_nthreads() : 0);
         return 77;
     }
+    g_a = malloc(sizeof(float) * N * N), g_b = malloc(sizeof(float) * N * N);
+    g_c = malloc(sizeof(float) * N * N), g_ref = malloc(sizeof(double) * N * N);
+    if (!g_a || !g_b || !g_c || !g_ref) return 1;
     tt_rng r;
     tt_seed(&r, 42);
     for (int i = 0; i < N * N; ++i) g_a[i] = tt_uniform(&r), g_b[i] = tt_uniform(&r);
