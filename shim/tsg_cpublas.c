@@ -30,7 +30,6 @@
 #include "../src/tsg_split.h"
 #include "../src/tsg_trace.h"
 #include "tsg_cpublas.h"
-#include "tsg_cpufence.h"
 #include "tsg_log.h"
 #include "tsg_thread.h"
 
@@ -278,9 +277,6 @@ static void run_block(void *ctx, const tsg_problem *p)
         tsg_ref_sgemm(p);
         return;
     }
-    /* the fence (tsg_cpufence.h): lifted before, the pool's spin noted after */
-    const void *key = fb.cblas ? (const void *)fb.cblas : (const void *)fb.f77;
-    if (key) tsg_fence_cpu_enter(key, fb.cblas ? "cblas_sgemm" : "sgemm_");
     if (fb.cblas) {
         fb.cblas(TSG_CBLAS_COL_MAJOR, p->transa == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS,
                  p->transb == 'N' ? TSG_CBLAS_NO_TRANS : TSG_CBLAS_TRANS, (int)p->m, (int)p->n,
@@ -295,7 +291,6 @@ static void run_block(void *ctx, const tsg_problem *p)
         tsg_ref_sgemm(p);
         return;
     }
-    tsg_fence_cpu_leave(key);
     leave_blas();
 }
 
@@ -402,9 +397,7 @@ void tsg_cpu_sgemm_api(tsg_api api, const tsg_problem *p)
          * GPU call's remaining columns is smaller still), checked all the same */
         int fits = api == TSG_API_SCIPY_CBLAS64 || api == TSG_API_CBLAS64 || tsg_fits_int32(p);
         if (fn && fits && enter_blas()) {
-            tsg_fence_cpu_enter(fn, tsg_api_name(api));
             run_native(api, fn, p);
-            tsg_fence_cpu_leave(fn);
             leave_blas();
             return;
         }

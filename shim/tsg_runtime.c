@@ -19,7 +19,6 @@
 #include "../src/tsg_dispatch.h"
 #include "../src/tsg_split.h"
 #include "../src/tsg_trace.h"
-#include "tsg_cpufence.h"
 #include "tsg_cpublas.h"
 #include "tsg_log.h"
 #include "tsg_measure.h"
@@ -173,10 +172,7 @@ static int be_gpu_sgemm(void *ctx, const tsg_problem *p, const tsg_gpu_work *wor
 {
     (void)ctx;
     /* work: how src/ decided the call runs, over how many devices, and its plan */
-    /* the CPU BLAS pools that may be spinning keep off the copy threads' CPUs meanwhile */
-    const int fenced = tsg_flops(p) >= TSG_FENCE_MIN_FLOPS ? tsg_fence_gpu_begin() : -1;
     int st = tsg_gpu_sgemm(p, work, done, msg, len);
-    tsg_fence_gpu_end(fenced);
     if (st == TSG_GPU_OK) {
         /* a split call whose failed panel the other GPUs finished: said once, like a failure */
         if (tsg_start_slots() > 1 && msg[0] && tsg_log_first(TSG_ONCE_EFAIL))

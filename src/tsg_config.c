@@ -348,10 +348,6 @@ const tsg_knob tsg_knobs[] = {
      VALUES(1), FIELD(test_poll), .takes = "1", RULE,
      .doc = "1: the copy threads poll while a pipelined call is in flight even where the rule "
             "blocks (too few CPUs to spare)"},
-    {.name = "TSGEMM_TEST_FENCE", .kind = TSG_KNOB_WORD, .flags = TSG_KNOB_TEST,
-     WORDS("off", "plain"), VALUES(-1, -2), FIELD(test_fence), .takes = "off or plain", RULE,
-     .doc = "off: no fence over the CPU BLAS's spinning workers during GPU calls; plain: their "
-            "masks put back without moving them off the fence's CPUs first"},
 };
 const int tsg_nknobs = (int)(sizeof tsg_knobs / sizeof tsg_knobs[0]);
 

@@ -85,9 +85,6 @@ typedef struct tsg_config {
     int test_poll;        /* TSGEMM_TEST_POLL=1 (tuning A/B): the copy threads poll while a
                              pipelined call is in flight (gpu/tsg_pool.h bursts) even where the
                              rule blocks (too few CPUs to spare); 0 = the rule                */
-    int test_fence;       /* TSGEMM_TEST_FENCE=off|plain (A/B): -1 no fence over the CPU BLAS
-                             pools' workers during GPU calls (shim/tsg_cpufence.h), -2 their
-                             masks put back without moving them first; 0 = the rule          */
     int nwarn;
     char warn[TSG_CONFIG_WARN_MAX][TSG_CONFIG_WARN_LEN]; /* one line per bad knob value */
 } tsg_config;

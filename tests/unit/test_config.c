@@ -583,17 +583,6 @@ static void test_tuning_knobs(void **state)
     assert_int_equal(parse(poll_two).test_poll, 0);
     const char *poll_bad[] = {"TSGEMM_TEST_POLL=on", NULL};
     assert_int_equal(parse(poll_bad).test_poll, 0);
-    assert_int_equal(c.test_fence, 0); /* unset: the rule (the fence) */
-    const char *fence_off[] = {"TSGEMM_TEST_FENCE=off", NULL};
-    c = parse(fence_off);
-    assert_int_equal(c.test_fence, -1);
-    assert_int_equal(c.nwarn, 0);
-    const char *fence_plain[] = {"TSGEMM_TEST_FENCE=plain", NULL};
-    assert_int_equal(parse(fence_plain).test_fence, -2);
-    const char *fence_bad[] = {"TSGEMM_TEST_FENCE=0", NULL};
-    c = parse(fence_bad);
-    assert_int_equal(c.test_fence, 0);
-    assert_int_equal(c.nwarn, 1);
     /* the switches that restored superseded paths are no knobs any more: read as nothing, no
      * warning, the configuration of an empty environment */
     const char *gone[] = {"TSGEMM_TEST_BETA=device", "TSGEMM_TEST_STREAMS=1", "TSGEMM_TEST_WS=0", NULL};
