@@ -453,7 +453,7 @@ static void run_shape_cuda(bench_run *run, int index, const bench_shape *s, benc
 {
     bench_opts *o = run->o;
     const char *off = o->no_gpu ? "--no-gpu" : NULL;
-    /* want[i]: column cuda_impls[i] is asked for; else res says why not */
+    /* why_not[i]: why column cuda_impls[i] is not run (an option), NULL when it is asked for */
     static const int cuda_impls[] = {BI_CUBLAS_COPIES, BI_TSGEMM_KERNEL, BI_CUBLAS_KERNEL};
     const char *why_not[3] = {off ? off : o->no_cublas ? "--no-cublas" : NULL,
                               off ? off : o->no_kernel ? "--no-kernel" : NULL,
