@@ -366,8 +366,9 @@ typedef struct bench_run {
 /* ------------------------------------------------------------------ one shape */
 
 /* The operands and the reference of shape `index` (the same inputs in both passes: they come
- * from --seed and the index). On failure marks the results of impls[0..nimpls) FAIL and
- * returns -1. */
+ * from --seed and the index; each pass makes its reference anew, one more untimed OpenBLAS call
+ * per shape, rather than hold every shape's C between the passes). On failure marks the results
+ * of impls[0..nimpls) FAIL and returns -1. */
 static int shape_begin(bench_run *run, int index, const bench_shape *s, bench_data *d,
                        bench_ref *ref, bench_result *res, const int *impls, int nimpls)
 {
@@ -452,13 +453,12 @@ static void run_shape_host(bench_run *run, int index, const bench_shape *s, benc
 static void run_shape_cuda(bench_run *run, int index, const bench_shape *s, bench_result *res)
 {
     bench_opts *o = run->o;
-    const char *off = o->no_gpu ? "--no-gpu" : NULL;
-    /* why_not[i]: why column cuda_impls[i] is not run (an option), NULL when it is asked for */
+    /* why_not[i]: the option that leaves column cuda_impls[i] out, NULL when it is asked for */
     static const int cuda_impls[] = {BI_CUBLAS_COPIES, BI_TSGEMM_KERNEL, BI_CUBLAS_KERNEL};
-    const char *why_not[3] = {off ? off : o->no_cublas ? "--no-cublas" : NULL,
-                              off ? off : o->no_kernel ? "--no-kernel" : NULL,
-                              off ? off : o->no_kernel ? "--no-kernel"
-                                        : o->no_cublas ? "--no-cublas" : NULL};
+    const char *why_not[3] = {NULL, NULL, NULL};
+    if (o->no_cublas) why_not[0] = why_not[2] = "--no-cublas";
+    if (o->no_kernel) why_not[1] = why_not[2] = "--no-kernel";
+    if (o->no_gpu) why_not[0] = why_not[1] = why_not[2] = "--no-gpu";
     int nwant = 0;
     for (int i = 0; i < 3; ++i) {
         if (why_not[i]) bench_result_set(&res[cuda_impls[i]], BS_NONE, "%s", why_not[i]);
@@ -555,9 +555,9 @@ static void header(FILE *f, bench_run *run)
                    "LD_PRELOAD=<build>/libtsgemm_fi.so)\n");
 }
 
-/* The header's second half, written once the CUDA columns have run (the bench loads CUDA's
- * runtime only then): CUDA, the GPU, cuBLAS, NVBLAS, the method and the check. */
-static void header_cuda(FILE *f, bench_run *run, int nshapes)
+/* The header's second half, written after the sweep (the bench loads CUDA's runtime only for its
+ * second pass): CUDA, the GPU, cuBLAS, NVBLAS, the method and the check. */
+static void header_rest(FILE *f, bench_run *run, int nshapes)
 {
     bench_opts *o = run->o;
     const bench_cuda_info *c = &run->cuda;
@@ -861,7 +861,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "[nvblas] %s done (%.1f s)\n", bench_impl_name(nv[j]), bench_now() - t0);
     }
     fprintf(stderr, "tsgemm-bench: sweep done in %.1f s\n", bench_now() - t_all);
-    header_cuda(stdout, &run, nshapes);
+    header_rest(stdout, &run, nshapes);
 
     bench_report_tables(stdout, shapes, nshapes, res);
     if (o.math_mask)
